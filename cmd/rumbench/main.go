@@ -1,0 +1,57 @@
+// Command rumbench benchmarks database storage engines: what each write, read
+// and byte of data costs, and when the engine stalls.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"rumbench/internal/runner"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitBadInput    = 2
+	exitInterrupted = 130
+)
+
+// exitError carries an exit code chosen by a subcommand (e.g. verify's 1).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	cmd := newRootCmd()
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	var bad *runner.BadInputError
+	switch {
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintf(os.Stderr, "rumbench: %v\n", ee.err)
+		}
+		return ee.code
+	case errors.Is(err, runner.ErrInterrupted):
+		fmt.Fprintln(os.Stderr, "rumbench: interrupted; results gathered so far are saved")
+		return exitInterrupted
+	case errors.As(err, &bad):
+		fmt.Fprintf(os.Stderr, "rumbench: %v\n", err)
+		return exitBadInput
+	}
+	fmt.Fprintf(os.Stderr, "rumbench: %v\n", err)
+	return exitFailure
+}

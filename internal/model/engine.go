@@ -1,0 +1,185 @@
+package model
+
+import (
+	"context"
+	"errors"
+)
+
+// Family classifies an engine's storage structure (the R/U/M trade it makes).
+type Family string
+
+const (
+	LSM       Family = "LSM"
+	BTree     Family = "B-tree"
+	CoWBTree  Family = "copy-on-write B-tree"
+	HeapBTree Family = "heap + B-tree"
+	NoFamily  Family = "none (client ceiling)"
+)
+
+// Kind says how an engine runs.
+type Kind string
+
+const (
+	Embedded Kind = "embedded"
+	Server   Kind = "server"
+)
+
+// Option is an engine setting accepted through --engine-opt key=value.
+type Option struct {
+	Key     string
+	Default string
+	Help    string
+}
+
+// Config is what an engine is opened with.
+type Config struct {
+	// DataDir is the engine's own directory (embedded engines, managed servers).
+	DataDir string
+	// DSN addresses a server (server engines).
+	DSN string
+	// Database is the database a server engine creates and drops.
+	Database string
+	// Options are --engine-opt settings, already checked against Driver.Options.
+	Options map[string]string
+}
+
+// Driver describes an engine and opens it. Engines register a Driver with
+// package engine, like database/sql drivers.
+type Driver interface {
+	Name() string
+	Family() Family
+	Kind() Kind
+	// Description is one line for `rumbench engines`.
+	Description() string
+	// Options lists the accepted --engine-opt keys with defaults.
+	Options() []Option
+	// Available returns nil when the engine can run on this machine, or an
+	// error saying why not and how to fix it.
+	Available() error
+	// Open opens (creating if needed) the engine.
+	Open(ctx context.Context, cfg Config) (DB, error)
+}
+
+// Info describes an opened engine for run.json.
+type Info struct {
+	Name     string            `json:"name"`
+	Family   Family            `json:"family"`
+	Kind     Kind              `json:"kind"`
+	Version  string            `json:"version"`
+	Settings map[string]string `json:"settings"`
+	// Note flags results that need a caveat (the null engine's "client ceiling").
+	Note string `json:"note,omitempty"`
+}
+
+// DB is an opened engine. Its methods are safe for concurrent use; per-worker
+// work goes through a Conn.
+type DB interface {
+	Info() Info
+	// CreateTable creates t with its primary key only (no secondary indexes),
+	// replacing any table of the same name. The schema is recorded so that
+	// Tables can return it later.
+	CreateTable(ctx context.Context, t *Table) error
+	// DropTable removes t and its indexes.
+	DropTable(ctx context.Context, t *Table) error
+	// CreateIndexes builds t.Indexes over the rows already in t.
+	CreateIndexes(ctx context.Context, t *Table) error
+	// Tables returns the schemas of the tables rumbench created, with the
+	// secondary indexes that have been built.
+	Tables(ctx context.Context) ([]*Table, error)
+	// Conn opens a connection (session) for one worker.
+	Conn(ctx context.Context) (Conn, error)
+	// Size is the engine's own idea of its size in bytes (-1 when unknown).
+	Size(ctx context.Context) (int64, error)
+	Close() error
+}
+
+// ScanSpec describes an ordered index read.
+type ScanSpec struct {
+	// Index is the position in Table.Indexes, or -1 for the primary key.
+	Index int
+	// Lower, when non-empty, is a prefix of the index's columns (values in
+	// index column order): the scan starts at the first entry >= Lower when
+	// ascending, or the last entry whose prefix <= Lower when descending.
+	Lower Row
+	// Limit bounds the entries read; 0 means all.
+	Limit int
+	// Desc scans in descending order.
+	Desc bool
+}
+
+// ChangeOp says how a Change applies.
+type ChangeOp int
+
+const (
+	// Set replaces the column's value.
+	Set ChangeOp = iota
+	// Add adds Value.Int to an Int column.
+	Add
+)
+
+// Change is one column change of an Update.
+type Change struct {
+	Col   int
+	Op    ChangeOp
+	Value Value
+}
+
+// Ops are the per-table operations of design §3. Each call is one transaction
+// unless made on a Tx.
+type Ops interface {
+	// Insert inserts rows (full rows, PK included) in one transaction.
+	Insert(ctx context.Context, t *Table, rows []Row) error
+	// DeleteOldest deletes the n rows with the smallest primary keys, with
+	// their index entries, and returns how many it deleted.
+	DeleteOldest(ctx context.Context, t *Table, n int) (int, error)
+	// Get fetches rows by primary key (each key holds the PK columns in PK
+	// order) and calls fn with each full row found. It returns the number found.
+	Get(ctx context.Context, t *Table, keys []Row, fn func(Row)) (int, error)
+	// Scan reads entries of an index in order and calls fn with the covering
+	// projection (columns t.IndexColumns(spec.Index), in that order) until fn
+	// returns false or the limit is reached. It returns the entries read.
+	Scan(ctx context.Context, t *Table, spec ScanSpec, fn func(Row) bool) (int, error)
+	// Update applies changes to the row with primary key pk, keeping indexes
+	// consistent, and reports whether the row existed.
+	Update(ctx context.Context, t *Table, pk Row, changes []Change) (bool, error)
+}
+
+// Conn is one worker's connection. It is not safe for concurrent use.
+type Conn interface {
+	Ops
+	Close() error
+}
+
+// Tx is a multi-operation transaction (optional capability, see Transactor).
+type Tx interface {
+	Ops
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// Transactor is implemented by connections that run several operations in
+// one transaction (LinkBench, hot rows).
+type Transactor interface {
+	Begin(ctx context.Context) (Tx, error)
+}
+
+// StatsReporter is implemented by engines that expose their own statistics
+// (compaction, cache, stalls), captured at each step end.
+type StatsReporter interface {
+	Stats(ctx context.Context) (map[string]any, error)
+}
+
+// Maintainer is implemented by engines with a maintenance action worth timing
+// between steps (vacuum, flush, compaction).
+type Maintainer interface {
+	Maintain(ctx context.Context) error
+}
+
+// ProcessOwner is implemented by server engines: the server's main pid and
+// data directory, for the system metrics sampler. Pid 0 means unknown.
+type ProcessOwner interface {
+	ServerProcess(ctx context.Context) (pid int, dataDir string, err error)
+}
+
+// ErrNotSupported is returned by optional operations an engine lacks.
+var ErrNotSupported = errors.New("operation not supported by this engine")

@@ -1,0 +1,247 @@
+package results
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"rumbench/internal/measure"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// File names inside a bundle directory.
+const (
+	RunFile       = "run.json"
+	StepsDir      = "steps"
+	IntervalsFile = "intervals.jsonl"
+)
+
+// Writer writes one engine's bundle.
+type Writer struct {
+	dir string
+
+	mu        sync.Mutex
+	intervals *os.File
+	iw        *bufio.Writer
+}
+
+// Create makes the bundle directory dir, refusing one that already holds a
+// bundle so nothing is overwritten.
+func Create(dir string) (*Writer, error) {
+	if _, err := os.Stat(filepath.Join(dir, RunFile)); err == nil {
+		return nil, fmt.Errorf("%s already holds a run bundle: choose another --out", dir)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, StepsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create bundle dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, IntervalsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create interval log: %w", err)
+	}
+	return &Writer{dir: dir, intervals: f, iw: bufio.NewWriter(f)}, nil
+}
+
+// Dir is the bundle directory.
+func (w *Writer) Dir() string { return w.dir }
+
+// WriteRun writes run.json atomically.
+func (w *Writer) WriteRun(r *Run) error {
+	return writeJSONAtomic(filepath.Join(w.dir, RunFile), r)
+}
+
+// WriteStep writes steps/<step>.json atomically.
+func (w *Writer) WriteStep(s *Step) error {
+	return writeJSONAtomic(filepath.Join(w.dir, StepsDir, s.Step+".json"), s)
+}
+
+// AppendInterval appends one record to intervals.jsonl and flushes it, so a
+// crash loses at most the line being written.
+func (w *Writer) AppendInterval(rec *IntervalRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode interval: %w", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.iw.Write(b)
+	w.iw.WriteByte('\n')
+	if err := w.iw.Flush(); err != nil {
+		return fmt.Errorf("write interval log: %w", err)
+	}
+	return nil
+}
+
+// Close flushes and closes the interval log.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.intervals == nil {
+		return nil
+	}
+	err := w.iw.Flush()
+	if cerr := w.intervals.Close(); err == nil {
+		err = cerr
+	}
+	w.intervals = nil
+	return err
+}
+
+// writeJSONAtomic writes v to path through a synced temp file and a rename,
+// so readers see the old file or the new one, never half of one.
+func writeJSONAtomic(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+	}
+	b = append(b, '\n')
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(b)
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// EncodeInterval turns a clock interval into its log record.
+func EncodeInterval(step string, iv *measure.Interval) *IntervalRecord {
+	rec := &IntervalRecord{
+		Step:    step,
+		Index:   iv.Index,
+		StartMs: iv.Start.UnixMilli(),
+		Seconds: iv.Seconds,
+		Ops:     map[string]OpRecord{},
+	}
+	for op, o := range iv.Ops {
+		if o == nil || o.Ops == 0 {
+			continue
+		}
+		lat := measure.Summarize(o.Hist)
+		var enc string
+		if b, err := o.Hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
+			enc = base64.StdEncoding.EncodeToString(b)
+		}
+		rec.Ops[measure.Op(op).String()] = OpRecord{
+			Ops: o.Ops, Rows: o.Rows, Errors: o.Errors,
+			Rate: round(iv.Rate(measure.Op(op)), 1),
+			P50:  lat.P50, P99: lat.P99, Max: lat.Max,
+			Hist: enc,
+		}
+	}
+	return rec
+}
+
+func round(v float64, digits int) float64 {
+	p := 1.0
+	for i := 0; i < digits; i++ {
+		p *= 10
+	}
+	if v >= 0 {
+		return float64(int64(v*p+0.5)) / p
+	}
+	return float64(int64(v*p-0.5)) / p
+}
+
+// Bundle is a bundle read back from disk.
+type Bundle struct {
+	Dir       string
+	Run       Run
+	Steps     map[string]*Step
+	Intervals []IntervalRecord
+}
+
+// ErrNoBundle is wrapped when a directory holds no run.json.
+var ErrNoBundle = errors.New("no run bundle")
+
+// Read loads the bundle in dir.
+func Read(dir string) (*Bundle, error) {
+	b := &Bundle{Dir: dir, Steps: map[string]*Step{}}
+	raw, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w in %s (expected %s)", ErrNoBundle, dir, RunFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read bundle: %w", err)
+	}
+	if err := json.Unmarshal(raw, &b.Run); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, RunFile), err)
+	}
+	if b.Run.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s has schema_version %d; this rumbench reads version %d", filepath.Join(dir, RunFile), b.Run.SchemaVersion, SchemaVersion)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, StepsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read steps: %w", err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, StepsDir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("read step: %w", err)
+		}
+		var s Step
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("read %s: %w", e.Name(), err)
+		}
+		b.Steps[s.Step] = &s
+	}
+	f, err := os.Open(filepath.Join(dir, IntervalsFile))
+	if err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var rec IntervalRecord
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				// A torn last line after a crash is expected; stop there.
+				break
+			}
+			b.Intervals = append(b.Intervals, rec)
+		}
+	}
+	return b, nil
+}
+
+// StepNames returns the bundle's steps in run order (as planned in run.json,
+// then any others alphabetically).
+func (b *Bundle) StepNames() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range b.Run.Steps {
+		if _, ok := b.Steps[s]; ok && !seen[s] {
+			out = append(out, s)
+			seen[s] = true
+		}
+	}
+	var rest []string
+	for s := range b.Steps {
+		if !seen[s] {
+			rest = append(rest, s)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}

@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"rumbench/internal/measure"
+	"rumbench/internal/results"
+)
+
+// livePrinter writes one line per interval while a step runs.
+type livePrinter struct {
+	w      io.Writer
+	engine string
+	step   string
+	buf    strings.Builder
+	// elapsed is the step time at the end of the last interval.
+	elapsed float64
+}
+
+func newLivePrinter(w io.Writer, engine, step string) *livePrinter {
+	return &livePrinter{w: w, engine: engine, step: step}
+}
+
+// shown lists the operations printed, in order, with their short labels.
+var shown = []struct {
+	op    measure.Op
+	label string
+	perOp bool
+}{
+	{measure.OpInsert, "ins", false},
+	{measure.OpDelete, "del", false},
+	{measure.OpQuery, "qry", true},
+	{measure.OpUpdate, "upd", true},
+	{measure.OpIndex, "idx", false},
+	{measure.OpScan, "scan", false},
+}
+
+func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
+	p.elapsed += iv.Seconds
+	b := &p.buf
+	b.Reset()
+	fmt.Fprintf(b, "%-8s %-6s %6.0fs", p.engine, p.step, p.elapsed)
+	var main measure.Op = -1
+	for _, s := range shown {
+		o := iv.Ops[s.op]
+		if o == nil || o.Ops == 0 {
+			continue
+		}
+		if main < 0 {
+			main = s.op
+		}
+		rate, unit := iv.Rate(s.op), "rows/s"
+		if s.perOp {
+			rate, unit = iv.OpRate(s.op), "/s"
+		}
+		fmt.Fprintf(b, "  %s %9.0f %s", s.label, rate, unit)
+		if o.Errors > 0 {
+			fmt.Fprintf(b, " (%d err)", o.Errors)
+		}
+	}
+	if main >= 0 {
+		r := rec.Ops[main.String()]
+		fmt.Fprintf(b, "  %s p99 %s max %s", main, fmtUs(r.P99), fmtUs(r.Max))
+	} else {
+		b.WriteString("  (no operations completed)")
+	}
+	if m, ok := rec.System["marker"].(string); ok && m != "" {
+		fmt.Fprintf(b, "  %s", m)
+	}
+	b.WriteByte('\n')
+	io.WriteString(p.w, b.String())
+}
+
+// fmtUs formats microseconds with a readable unit.
+func fmtUs(us int64) string {
+	switch {
+	case us >= 1_000_000:
+		return fmt.Sprintf("%.2fs", float64(us)/1e6)
+	case us >= 1000:
+		return fmt.Sprintf("%.1fms", float64(us)/1e3)
+	}
+	return fmt.Sprintf("%dµs", us)
+}

@@ -1,0 +1,461 @@
+// Package runner runs a workload on each engine in turn: it opens the engine,
+// drives the steps under an interval clock, and writes the run bundle.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/hostinfo"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/results"
+	"rumbench/internal/version"
+	"rumbench/internal/workload"
+)
+
+// Observer watches steps alongside the clock, e.g. the system metrics
+// sampler. Its methods are called from the runner and the clock goroutine,
+// never concurrently with each other for one step.
+type Observer interface {
+	// StepStart is called just before a step's clock starts.
+	StepStart(step string)
+	// Interval is called for each closed interval; what it returns is stored
+	// as the interval record's system deltas.
+	Interval(iv *measure.Interval) map[string]any
+	// StepEnd is called after the step's clock stopped, to add to its summary.
+	StepEnd(s *results.Step, c *measure.Clock)
+	// Close releases resources once the engine is done.
+	Close() error
+}
+
+// ObserverFactory creates an observer for one opened engine.
+type ObserverFactory func(ctx context.Context, db model.DB, dataDir string) (Observer, error)
+
+// Options configure a run.
+type Options struct {
+	Engines []string
+	// Out is the results directory; each engine writes Out/<engine>.
+	Out string
+	// DataDir is the data directory; "" means a temporary one per engine,
+	// removed afterwards. With several engines each uses DataDir/<engine>.
+	DataDir string
+	// EngineOpts are --engine-opt settings: "key" applies to every engine
+	// that has the setting, "engine.key" to that engine only.
+	EngineOpts map[string]string
+	DSN        string
+	Database   string
+	Interval   time.Duration
+	Seed       int64
+	// Config is recorded in run.json as the full configuration.
+	Config any
+	// NewWorkload returns a fresh workload for each engine.
+	NewWorkload func() (workload.Workload, error)
+	Observers   []ObserverFactory
+	// Live receives one line per interval; Log receives progress notes.
+	Live io.Writer
+	Log  io.Writer
+}
+
+// EngineResult is one engine's outcome.
+type EngineResult struct {
+	Engine string
+	Dir    string
+	Err    error
+}
+
+// ErrInterrupted is returned when the run was cancelled (Ctrl-C).
+var ErrInterrupted = errors.New("interrupted")
+
+// BadInputError marks errors caused by the user's input (exit code 2).
+type BadInputError struct{ Err error }
+
+func (e *BadInputError) Error() string { return e.Err.Error() }
+func (e *BadInputError) Unwrap() error { return e.Err }
+
+func badInput(format string, args ...any) error {
+	return &BadInputError{Err: fmt.Errorf(format, args...)}
+}
+
+// Check validates options that can be checked before anything runs:
+// engines exist, settings are known, and the output directory is writable.
+func Check(o *Options) error {
+	if len(o.Engines) == 0 {
+		return badInput("no engine given: use --engine with one of %s", strings.Join(engine.Names(), ", "))
+	}
+	seen := map[string]bool{}
+	for _, name := range o.Engines {
+		if seen[name] {
+			return badInput("engine %q is listed twice in --engine", name)
+		}
+		seen[name] = true
+		d, err := engine.Lookup(name)
+		if err != nil {
+			return &BadInputError{Err: err}
+		}
+		if err := d.Available(); err != nil {
+			return badInput("engine %s is not available here: %v", name, err)
+		}
+		if _, err := engine.CheckOptions(d, optionsFor(d, o.EngineOpts)); err != nil {
+			return &BadInputError{Err: err}
+		}
+	}
+	if err := checkUnscopedOptions(o); err != nil {
+		return err
+	}
+	if err := checkWritable(o.Out); err != nil {
+		return err
+	}
+	for _, name := range o.Engines {
+		if _, err := os.Stat(filepath.Join(o.Out, name, results.RunFile)); err == nil {
+			return badInput("%s already holds results for %s: choose another --out (nothing was overwritten)", o.Out, name)
+		}
+	}
+	return nil
+}
+
+// optionsFor picks the settings that apply to driver d.
+func optionsFor(d model.Driver, all map[string]string) map[string]string {
+	known := map[string]bool{}
+	for _, opt := range d.Options() {
+		known[opt.Key] = true
+	}
+	out := map[string]string{}
+	for k, v := range all {
+		if eng, key, scoped := strings.Cut(k, "."); scoped {
+			if eng == d.Name() {
+				out[key] = v
+			}
+			continue
+		}
+		if known[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// checkUnscopedOptions rejects a plain key that no selected engine knows, and
+// a scoped key for an engine that is not selected.
+func checkUnscopedOptions(o *Options) error {
+	keys := make([]string, 0, len(o.EngineOpts))
+	for k := range o.EngineOpts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if eng, key, scoped := strings.Cut(k, "."); scoped {
+			found := false
+			for _, e := range o.Engines {
+				found = found || e == eng
+			}
+			if !found {
+				return badInput("--engine-opt %s=...: engine %q is not in --engine", k, eng)
+			}
+			_ = key
+			continue
+		}
+		used := false
+		var all []string
+		for _, name := range o.Engines {
+			d, _ := engine.Lookup(name)
+			for _, opt := range d.Options() {
+				all = append(all, name+"."+opt.Key)
+				used = used || opt.Key == k
+			}
+		}
+		if !used {
+			if len(all) == 0 {
+				return badInput("unknown --engine-opt %q: the selected engines take no settings", k)
+			}
+			return badInput("unknown --engine-opt %q: the selected engines take %s", k, strings.Join(all, ", "))
+		}
+	}
+	return nil
+}
+
+func checkWritable(dir string) error {
+	if dir == "" {
+		return badInput("--out is empty: give a results directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput("cannot create --out %s: %v (choose a writable directory)", dir, errors.Unwrap(err))
+	}
+	f, err := os.CreateTemp(dir, ".rumbench-write-check*")
+	if err != nil {
+		return badInput("--out %s is not writable: %v (choose a writable directory)", dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// Run runs the workload on each engine in turn. It returns one result per
+// engine that started; an interrupted run returns ErrInterrupted after saving
+// what it gathered.
+func Run(ctx context.Context, o Options) ([]EngineResult, error) {
+	if err := Check(&o); err != nil {
+		return nil, err
+	}
+	if o.Live == nil {
+		o.Live = io.Discard
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	var out []EngineResult
+	for _, name := range o.Engines {
+		dir := filepath.Join(o.Out, name)
+		err := runEngine(ctx, &o, name, dir)
+		out = append(out, EngineResult{Engine: name, Dir: dir, Err: err})
+		if ctx.Err() != nil {
+			return out, ErrInterrupted
+		}
+		if err != nil {
+			var bad *BadInputError
+			if errors.As(err, &bad) {
+				return out, err
+			}
+			fmt.Fprintf(o.Log, "rumbench: %s: %v\n", name, err)
+		}
+	}
+	for _, r := range out {
+		if r.Err != nil {
+			return out, fmt.Errorf("engine %s failed: %w", r.Engine, r.Err)
+		}
+	}
+	return out, nil
+}
+
+func (o *Options) dataDirFor(name string) (dir string, cleanup func(), err error) {
+	if o.DataDir == "" {
+		d, err := os.MkdirTemp("", "rumbench-"+name+"-")
+		if err != nil {
+			return "", nil, fmt.Errorf("create temporary data dir: %w", err)
+		}
+		return d, func() { os.RemoveAll(d) }, nil
+	}
+	if len(o.Engines) > 1 {
+		return filepath.Join(o.DataDir, name), func() {}, nil
+	}
+	return o.DataDir, func() {}, nil
+}
+
+func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err error) {
+	w, err := o.NewWorkload()
+	if err != nil {
+		return &BadInputError{Err: err}
+	}
+	dataDir, cleanup, err := o.dataDirFor(name)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	d, _ := engine.Lookup(name)
+	db, err := engine.Open(ctx, name, model.Config{
+		DataDir:  dataDir,
+		DSN:      o.DSN,
+		Database: o.Database,
+		Options:  optionsFor(d, o.EngineOpts),
+	})
+	if err != nil {
+		if errors.Is(err, engine.ErrForeignData) {
+			return &BadInputError{Err: err}
+		}
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close engine: %w", cerr)
+		}
+	}()
+
+	bw, err := results.Create(bundleDir)
+	if err != nil {
+		return &BadInputError{Err: err}
+	}
+	defer bw.Close()
+
+	var observers []Observer
+	for _, f := range o.Observers {
+		ob, err := f(ctx, db, dataDir)
+		if err != nil {
+			return fmt.Errorf("start observer: %w", err)
+		}
+		observers = append(observers, ob)
+		defer ob.Close()
+	}
+
+	steps := w.Steps()
+	run := &results.Run{
+		SchemaVersion: results.SchemaVersion,
+		Tool:          results.Tool{Name: "rumbench", Version: version.Version, Commit: version.Revision(), GoVersion: runtime.Version()},
+		Workload:      w.Name(),
+		Seed:          o.Seed,
+		Config:        o.Config,
+		Host:          hostinfo.Read(),
+		Engine:        db.Info(),
+		Tables:        w.Tables(),
+		StartedAt:     time.Now().UTC(),
+	}
+	for _, s := range steps {
+		run.Steps = append(run.Steps, s.Name)
+	}
+	if run.Engine.Note != "" {
+		run.Notes = append(run.Notes, run.Engine.Note)
+		fmt.Fprintf(o.Log, "NOTE: %s\n", run.Engine.Note)
+	}
+	if err := bw.WriteRun(run); err != nil {
+		return err
+	}
+	finish := func(complete bool) error {
+		t := time.Now().UTC()
+		run.FinishedAt = &t
+		run.Complete = complete
+		return bw.WriteRun(run)
+	}
+
+	fmt.Fprintf(o.Log, "== %s (%s, %s %s) data dir %s\n", name, run.Engine.Family, run.Engine.Kind, run.Engine.Version, dataDir)
+	if err := w.Prepare(ctx, db); err != nil {
+		finish(false)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &BadInputError{Err: err}
+	}
+	for _, s := range steps {
+		sum, stepErr := runStep(ctx, o, name, db, bw, observers, s)
+		if err := bw.WriteStep(sum); err != nil {
+			return err
+		}
+		if stepErr != nil {
+			finish(false)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("step %s: %w", s.Name, stepErr)
+		}
+	}
+	return finish(true)
+}
+
+func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *results.Writer, observers []Observer, s workload.Step) (*results.Step, error) {
+	live := newLivePrinter(o.Live, name, s.Name)
+	clock := measure.NewClock(o.Interval, func(iv *measure.Interval) {
+		rec := results.EncodeInterval(s.Name, iv)
+		for _, ob := range observers {
+			if sys := ob.Interval(iv); sys != nil {
+				if rec.System == nil {
+					rec.System = map[string]any{}
+				}
+				for k, v := range sys {
+					rec.System[k] = v
+				}
+			}
+		}
+		if err := bw.AppendInterval(rec); err != nil {
+			fmt.Fprintf(o.Log, "rumbench: %v\n", err)
+		}
+		live.print(iv, rec)
+	})
+	env := &workload.Env{
+		DB:      db,
+		Clock:   clock,
+		Details: map[string]any{},
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(o.Log, "[%s %s] %s\n", name, s.Name, fmt.Sprintf(format, args...))
+		},
+	}
+	for _, ob := range observers {
+		ob.StepStart(s.Name)
+	}
+	clock.Start()
+	err := s.Run(ctx, env)
+	clock.Stop()
+
+	sum := Summarize(s.Name, clock)
+	sum.Complete = err == nil
+	if err != nil {
+		sum.Error = err.Error()
+		if ctx.Err() != nil {
+			sum.Error = "interrupted"
+		}
+	}
+	if len(env.Details) > 0 {
+		sum.Details = env.Details
+	}
+	// Engine reports use a fresh context so an interrupted step still gets them.
+	ectx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum.EngineSize = -1
+	if n, serr := db.Size(ectx); serr == nil {
+		sum.EngineSize = n
+	}
+	if sr, ok := db.(model.StatsReporter); ok {
+		if st, serr := sr.Stats(ectx); serr == nil {
+			sum.EngineStats = st
+		}
+	}
+	for _, ob := range observers {
+		ob.StepEnd(sum, clock)
+	}
+	return sum, err
+}
+
+// Summarize turns a stopped clock into a step summary.
+func Summarize(step string, c *measure.Clock) *results.Step {
+	sum := &results.Step{
+		Step:     step,
+		Started:  c.StartTime().UTC(),
+		Seconds:  round3(c.Seconds()),
+		Interval: c.Interval().Seconds(),
+		Latency:  map[string]measure.Latency{},
+	}
+	for op := measure.Op(0); op < measure.NumOps; op++ {
+		t := c.Total(op)
+		if t == nil {
+			continue
+		}
+		sum.Latency[op.String()] = measure.Summarize(t.Hist)
+		sum.Errors += t.Errors
+	}
+	secs := c.Seconds()
+	rate := func(op measure.Op, useOps bool) (total int64, avg, p99 float64) {
+		t := c.Total(op)
+		if t == nil {
+			return 0, 0, 0
+		}
+		total = t.Rows
+		if useOps {
+			total = t.Ops - t.Errors
+		}
+		if secs > 0 {
+			avg = float64(total) / secs
+		}
+		return total, round1(avg), round1(measure.RateMetBy(c.Rates(op), 99))
+	}
+	sum.Inserted, sum.IPSAvg, sum.IPS99 = rate(measure.OpInsert, false)
+	sum.Deleted, sum.DPSAvg, sum.DPS99 = rate(measure.OpDelete, false)
+	sum.Queries, sum.QPSAvg, sum.QPS99 = rate(measure.OpQuery, true)
+	if c.Total(measure.OpQuery) != nil {
+		// Queries are counted per query, not per row returned.
+		sum.QPS99 = round1(measure.RateMetBy(queryRates(c), 99))
+	}
+	sum.Updates, _, _ = rate(measure.OpUpdate, true)
+	return sum
+}
+
+// queryRates are per-interval queries/s; the clock's rates count rows.
+func queryRates(c *measure.Clock) []float64 { return c.OpRates(measure.OpQuery) }
+
+func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

@@ -1,0 +1,445 @@
+// Package ibench is the insert benchmark (design §4.1): a PK-order load,
+// secondary index creation, and insert+delete churn at a constant table size.
+package ibench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/workload"
+)
+
+// Config sizes a run. Sizes are per client; each client has its own table.
+type Config struct {
+	Clients       int      `json:"clients"`
+	Rows          int64    `json:"rows"`
+	ChurnRows     int64    `json:"churn_rows"`
+	Indexes       int      `json:"indexes"`
+	PadMin        int      `json:"pad_min"`
+	PadMax        int      `json:"pad_max"`
+	PadRandomPct  int      `json:"pad_random_pct"`
+	RowsPerCommit int      `json:"rows_per_commit"`
+	QuerySeconds  float64  `json:"query_seconds"`
+	Seed          int64    `json:"seed"`
+	Steps         []string `json:"steps"`
+}
+
+// Step names as users know them.
+const (
+	StepLoad       = "l.i0"
+	StepIndex      = "l.x"
+	StepChurnBig   = "l.i1"
+	StepChurnSmall = "l.i2"
+)
+
+// Default rows per transaction of each write step (design §4.1).
+const (
+	loadBatch       = 100
+	churnBigBatch   = 50
+	churnSmallBatch = 5
+)
+
+// stepFuncs maps every known step to its implementation; later steps (query
+// and scan steps) add themselves here.
+var stepFuncs = map[string]func(*Bench) func(context.Context, *workload.Env) error{
+	StepLoad:       func(b *Bench) func(context.Context, *workload.Env) error { return b.load },
+	StepIndex:      func(b *Bench) func(context.Context, *workload.Env) error { return b.createIndexes },
+	StepChurnBig:   func(b *Bench) func(context.Context, *workload.Env) error { return b.churnStep(StepChurnBig) },
+	StepChurnSmall: func(b *Bench) func(context.Context, *workload.Env) error { return b.churnStep(StepChurnSmall) },
+}
+
+// StepOrder is the canonical order of all known steps.
+var StepOrder = []string{StepLoad, StepIndex, StepChurnBig, StepChurnSmall}
+
+// DefaultSteps are the steps a run does when --steps is not given.
+var DefaultSteps = []string{StepLoad, StepIndex, StepChurnBig, StepChurnSmall}
+
+// Validate checks the configuration and returns a one-line error naming the
+// bad setting and the fix.
+func (c *Config) Validate() error {
+	switch {
+	case c.Clients < 1:
+		return fmt.Errorf("--clients must be at least 1, got %d", c.Clients)
+	case c.Rows < 1:
+		return fmt.Errorf("--rows must be at least 1, got %d", c.Rows)
+	case c.ChurnRows < 0:
+		return fmt.Errorf("--churn-rows must be 0 or more, got %d", c.ChurnRows)
+	case c.Indexes < 0 || c.Indexes > MaxIndexes:
+		return fmt.Errorf("--indexes must be between 0 and %d, got %d", MaxIndexes, c.Indexes)
+	case c.PadMin < 0:
+		return fmt.Errorf("--pad-min must be 0 or more, got %d", c.PadMin)
+	case c.PadMax < c.PadMin:
+		return fmt.Errorf("--pad-max (%d) must be at least --pad-min (%d)", c.PadMax, c.PadMin)
+	case c.PadMax > 16<<20:
+		return fmt.Errorf("--pad-max must be at most 16 MiB, got %d", c.PadMax)
+	case c.PadRandomPct < 0 || c.PadRandomPct > 100:
+		return fmt.Errorf("--pad-random-pct must be between 0 and 100, got %d", c.PadRandomPct)
+	case c.RowsPerCommit < 0:
+		return fmt.Errorf("--rows-per-commit must be at least 1 (or 0 for the step defaults), got %d", c.RowsPerCommit)
+	}
+	if len(c.Steps) == 0 {
+		return fmt.Errorf("no steps given: use --steps with some of %s", strings.Join(StepOrder, ","))
+	}
+	for _, s := range c.Steps {
+		if _, ok := stepFuncs[s]; !ok {
+			return fmt.Errorf("unknown step %q: choose from %s", s, strings.Join(StepOrder, ","))
+		}
+	}
+	return nil
+}
+
+// tableState is one client's table and its live PK range [min, next).
+type tableState struct {
+	schema *model.Table
+	gen    *RowGen
+	minPK  atomic.Int64
+	nextPK atomic.Int64
+}
+
+// Rows is the live row count implied by the PK range.
+func (t *tableState) Rows() int64 { return t.nextPK.Load() - t.minPK.Load() }
+
+// Bench is the configured insert benchmark.
+type Bench struct {
+	cfg    Config
+	tables []*tableState
+}
+
+// New validates cfg and returns the workload.
+func New(cfg Config) (*Bench, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	b := &Bench{cfg: cfg}
+	for c := 0; c < cfg.Clients; c++ {
+		ts := &tableState{
+			schema: Table(TableName(c), cfg.Indexes, cfg.PadMax),
+			gen:    NewRowGen(cfg.Seed, c, cfg.PadMin, cfg.PadMax, cfg.PadRandomPct),
+		}
+		ts.minPK.Store(1)
+		ts.nextPK.Store(1)
+		b.tables = append(b.tables, ts)
+	}
+	return b, nil
+}
+
+// Name implements workload.Workload.
+func (b *Bench) Name() string { return "ibench" }
+
+// Config returns the configuration.
+func (b *Bench) Config() Config { return b.cfg }
+
+// Tables implements workload.Workload.
+func (b *Bench) Tables() []string {
+	var out []string
+	for _, t := range b.tables {
+		out = append(out, t.schema.Name)
+	}
+	return out
+}
+
+// Schema returns client c's table schema.
+func (b *Bench) Schema(c int) *model.Table { return b.tables[c].schema }
+
+// Steps implements workload.Workload.
+func (b *Bench) Steps() []workload.Step {
+	var out []workload.Step
+	for _, s := range b.cfg.Steps {
+		out = append(out, workload.Step{Name: s, Run: stepFuncs[s](b)})
+	}
+	return out
+}
+
+// Prepare implements workload.Workload: a run that starts with l.i0 creates
+// its tables; any other run continues on the tables in the data dir, reading
+// their PK ranges.
+func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
+	if len(b.cfg.Steps) > 0 && b.cfg.Steps[0] == StepLoad {
+		for _, t := range b.tables {
+			if err := db.CreateTable(ctx, t.schema); err != nil {
+				return fmt.Errorf("create table %s: %w", t.schema.Name, err)
+			}
+		}
+		return nil
+	}
+	existing, err := db.Tables(ctx)
+	if err != nil {
+		return fmt.Errorf("list tables: %w", err)
+	}
+	have := map[string]bool{}
+	for _, t := range existing {
+		have[t.Name] = true
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	for _, t := range b.tables {
+		if !have[t.schema.Name] {
+			return fmt.Errorf("table %s does not exist in this data dir: run step %s first (or use a data dir from a run with as many --clients)", t.schema.Name, StepLoad)
+		}
+		lo, hi, ok, err := pkBounds(ctx, conn, t.schema)
+		if err != nil {
+			return fmt.Errorf("read PK range of %s: %w", t.schema.Name, err)
+		}
+		if ok {
+			t.minPK.Store(lo)
+			t.nextPK.Store(hi + 1)
+		}
+	}
+	return nil
+}
+
+// pkBounds returns the smallest and largest PK of t.
+func pkBounds(ctx context.Context, conn model.Conn, t *model.Table) (lo, hi int64, ok bool, err error) {
+	var got bool
+	if _, err = conn.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1}, func(r model.Row) bool {
+		lo, got = r[0].Int, true
+		return false
+	}); err != nil {
+		return 0, 0, false, err
+	}
+	if !got {
+		return 0, 0, false, nil
+	}
+	if _, err = conn.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1, Desc: true}, func(r model.Row) bool {
+		hi = r[0].Int
+		return false
+	}); err != nil {
+		return 0, 0, false, err
+	}
+	return lo, hi, true, nil
+}
+
+func (b *Bench) batchSize(def int) int {
+	if b.cfg.RowsPerCommit > 0 {
+		return b.cfg.RowsPerCommit
+	}
+	return def
+}
+
+// forEachClient runs fn once per client concurrently and returns the first
+// error; the others are cancelled through ctx.
+func (b *Bench) forEachClient(ctx context.Context, fn func(ctx context.Context, c int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, len(b.tables))
+	for c := range b.tables {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			if err := fn(ctx, c); err != nil {
+				errs[c] = err
+				cancel()
+			}
+		}(c)
+	}
+	wg.Wait()
+	// Prefer a real failure over the cancellations it caused.
+	var first error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// load is l.i0: each client inserts cfg.Rows rows in PK order, no indexes.
+func (b *Bench) load(ctx context.Context, env *workload.Env) error {
+	bs := b.batchSize(loadBatch)
+	env.Details["rows_per_commit"] = bs
+	return b.forEachClient(ctx, func(ctx context.Context, c int) error {
+		rec := env.Clock.Recorder()
+		t := b.tables[c]
+		return b.insertRows(ctx, env.DB, rec, t, b.cfg.Rows, bs, nil)
+	})
+}
+
+// insertRows inserts n rows into t in batches of bs, in PK order, recording
+// each transaction. After every commit it calls notify (if set).
+func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, n int64, bs int, notify func(k int64)) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	batch := NewBatch(bs, b.cfg.PadMax)
+	for done := int64(0); done < n; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := int64(bs)
+		if n-done < k {
+			k = n - done
+		}
+		first := t.nextPK.Load()
+		rows := t.gen.Fill(batch, first, int(k), time.Now().Unix())
+		start := time.Now()
+		err := conn.Insert(ctx, t.schema, rows)
+		rec.Record(measure.OpInsert, int(k), time.Since(start), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("insert into %s: %w", t.schema.Name, err)
+		}
+		t.nextPK.Add(k)
+		done += k
+		if notify != nil {
+			notify(k)
+		}
+	}
+	return nil
+}
+
+// createIndexes is l.x: build the first K secondary indexes on every table,
+// one table per client in parallel.
+func (b *Bench) createIndexes(ctx context.Context, env *workload.Env) error {
+	var rows atomic.Int64
+	start := time.Now()
+	err := b.forEachClient(ctx, func(ctx context.Context, c int) error {
+		rec := env.Clock.Recorder()
+		t := b.tables[c]
+		if len(t.schema.Indexes) == 0 {
+			return nil
+		}
+		n := t.Rows()
+		s := time.Now()
+		err := env.DB.CreateIndexes(ctx, t.schema)
+		rec.Record(measure.OpIndex, int(n), time.Since(s), err != nil)
+		if err != nil {
+			return fmt.Errorf("create indexes on %s: %w", t.schema.Name, err)
+		}
+		rows.Add(n)
+		return nil
+	})
+	secs := time.Since(start).Seconds()
+	env.Details["indexes"] = b.cfg.Indexes
+	env.Details["indexed_rows"] = rows.Load()
+	if secs > 0 && b.cfg.Indexes > 0 {
+		env.Details["indexed_rows_per_s"] = float64(rows.Load()) / secs
+		env.Details["index_entries_per_s"] = float64(rows.Load()*int64(b.cfg.Indexes)) / secs
+	}
+	return err
+}
+
+// ChurnRows returns the rows per client that step inserts: l.i1 gets 4/5 of
+// --churn-rows and l.i2 the rest.
+func (b *Bench) ChurnRows(step string) int64 {
+	big := b.cfg.ChurnRows * 4 / 5
+	if step == StepChurnBig {
+		return big
+	}
+	return b.cfg.ChurnRows - big
+}
+
+// churnStep is l.i1 / l.i2: per client an inserter and a deleter that
+// removes as many of the oldest rows as were inserted, so the table size is
+// the same at the end of the step as at its start.
+func (b *Bench) churnStep(step string) func(context.Context, *workload.Env) error {
+	return func(ctx context.Context, env *workload.Env) error {
+		bs := b.batchSize(churnBigBatch)
+		if step == StepChurnSmall {
+			bs = b.batchSize(churnSmallBatch)
+		}
+		n := b.ChurnRows(step)
+		env.Details["rows_per_commit"] = bs
+		env.Details["rows_per_client"] = n
+		return b.forEachClient(ctx, func(ctx context.Context, c int) error {
+			return b.churnClient(ctx, env, b.tables[c], n, bs)
+		})
+	}
+}
+
+func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableState, n int64, bs int) error {
+	insRec, delRec := env.Clock.Recorder(), env.Clock.Recorder()
+	var inserted atomic.Int64
+	wake := make(chan struct{}, 1)
+	insertsDone := make(chan struct{})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	delErr := make(chan error, 1)
+	go func() {
+		delErr <- b.deleter(ctx, env.DB, delRec, t, bs, &inserted, wake, insertsDone)
+	}()
+	err := b.insertRows(ctx, env.DB, insRec, t, n, bs, func(k int64) {
+		inserted.Add(k)
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	})
+	close(insertsDone)
+	if err != nil {
+		cancel()
+		<-delErr
+		return err
+	}
+	return <-delErr
+}
+
+// deleter removes the oldest rows, batch by batch, as long as fewer rows have
+// been deleted than inserted; after the inserts end it catches up exactly.
+func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, bs int, inserted *atomic.Int64, wake <-chan struct{}, insertsDone <-chan struct{}) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect deleter: %w", err)
+	}
+	defer conn.Close()
+	var deleted int64
+	for {
+		// Read insertsDone before the count so a finished step sees the
+		// final count.
+		finished := false
+		select {
+		case <-insertsDone:
+			finished = true
+		default:
+		}
+		target := inserted.Load()
+		if deleted >= target {
+			if finished {
+				return nil
+			}
+			select {
+			case <-wake:
+			case <-insertsDone:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		k := int64(bs)
+		if target-deleted < k {
+			k = target - deleted
+		}
+		start := time.Now()
+		got, err := conn.DeleteOldest(ctx, t.schema, int(k))
+		rec.Record(measure.OpDelete, got, time.Since(start), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("delete from %s: %w", t.schema.Name, err)
+		}
+		if got == 0 {
+			return fmt.Errorf("delete from %s: no rows left to delete (expected %d more)", t.schema.Name, target-deleted)
+		}
+		deleted += int64(got)
+		t.minPK.Add(int64(got))
+	}
+}

@@ -1,0 +1,41 @@
+// Package workload defines what a workload gives the runner: an ordered list
+// of named steps, each run against the table model under one interval clock.
+// Workloads never import engine packages.
+package workload
+
+import (
+	"context"
+
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+)
+
+// Workload is one benchmark (ibench, hotrow, ...) configured for a run.
+type Workload interface {
+	// Name is the workload's name as given to --workload.
+	Name() string
+	// Steps returns the steps to run, in order.
+	Steps() []Step
+	// Tables names the tables the workload uses.
+	Tables() []string
+	// Prepare readies the workload's state for db before the first step,
+	// e.g. reading table bounds from an existing data dir.
+	Prepare(ctx context.Context, db model.DB) error
+}
+
+// Step is one named, separately measured phase of a workload.
+type Step struct {
+	Name string
+	Run  func(ctx context.Context, env *Env) error
+}
+
+// Env is what a step runs with.
+type Env struct {
+	DB model.DB
+	// Clock is the step's interval clock; each worker takes its own Recorder.
+	Clock *measure.Clock
+	// Details are step-specific results, copied into the step summary.
+	Details map[string]any
+	// Logf prints a progress note (not an interval line).
+	Logf func(format string, args ...any)
+}
