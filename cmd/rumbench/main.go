@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"rumbench/internal/runner"
 )
 
@@ -33,9 +35,16 @@ func main() {
 func run(args []string) int {
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
+	// Errors raised before a command's own code runs (unknown command,
+	// argument checks) are the user's input.
+	started := false
+	cmd.PersistentPreRun = func(*cobra.Command, []string) { started = true }
 	err := cmd.Execute()
 	if err == nil {
 		return exitOK
+	}
+	if !started {
+		err = &runner.BadInputError{Err: err}
 	}
 	var ee *exitError
 	var bad *runner.BadInputError

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rumbench-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "rumbench")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// rb runs the binary and returns stdout, stderr and the exit code.
+func rb(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return so.String(), se.String(), code
+}
+
+// wantBadInput asserts exit code 2 and one stderr line mentioning each want.
+func wantBadInput(t *testing.T, wants []string, args ...string) {
+	t.Helper()
+	_, stderr, code := rb(t, args...)
+	if code != 2 {
+		t.Fatalf("%v: exit code %d, want 2 (stderr %q)", args, code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("%v: stderr has %d lines, want one: %q", args, len(lines), stderr)
+	}
+	if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine") {
+		t.Fatalf("%v: stderr looks like a crash: %q", args, stderr)
+	}
+	for _, w := range wants {
+		if !strings.Contains(stderr, w) {
+			t.Fatalf("%v: stderr %q does not mention %q", args, stderr, w)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"run", "--engine", "null", "--out", filepath.Join(out, "r")}
+	cases := []struct {
+		name  string
+		wants []string
+		args  []string
+	}{
+		{"unknown engine", []string{"unknown engine", "nosuch", "rumbench engines"}, []string{"run", "--engine", "nosuch", "--out", out}},
+		{"unknown step", []string{"unknown step", "l.i9"}, append(base, "--steps", "l.i0,l.i9")},
+		{"too many indexes", []string{"--indexes", "between 0 and 3"}, append(base, "--indexes", "5")},
+		{"zero rows", []string{"--rows", "at least 1"}, append(base, "--rows", "0")},
+		{"negative rows", []string{"--rows"}, append(base, "--rows", "-5")},
+		{"zero clients", []string{"--clients"}, append(base, "--clients", "0")},
+		{"negative churn", []string{"--churn-rows"}, append(base, "--churn-rows", "-1")},
+		{"pad order", []string{"--pad-max", "--pad-min"}, append(base, "--pad-min", "30", "--pad-max", "20")},
+		{"unknown preset", []string{"--preset", "huge"}, append(base, "--preset", "huge")},
+		{"bad flag value", []string{"invalid argument"}, append(base, "--rows", "many")},
+		{"unknown flag", []string{"unknown flag", "--bogus"}, append(base, "--bogus")},
+		{"unknown engine opt", []string{"unknown --engine-opt", "cache"}, append(base, "--engine-opt", "cache=1")},
+		{"engine opt form", []string{"key=value"}, append(base, "--engine-opt", "cache")},
+		{"unwritable out", []string{"--out"}, []string{"run", "--engine", "null", "--out", "/proc/rumbench-out"}},
+		{"unknown command", []string{"unknown command"}, []string{"frobnicate"}},
+		{"verify without engine", []string{"--engine is required"}, []string{"verify"}},
+		{"verify missing dir", []string{"does not exist"}, []string{"verify", "--engine", "null", "--data-dir", filepath.Join(out, "none")}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantBadInput(t, c.wants, c.args...) })
+	}
+}
+
+func TestForeignDataDirIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	os.MkdirAll(data, 0o755)
+	os.WriteFile(filepath.Join(data, "RUMBENCH_ENGINE"), []byte("sqlite\n"), 0o644)
+	wantBadInput(t, []string{"sqlite", "--data-dir"}, "run", "--engine", "null", "--data-dir", data, "--out", filepath.Join(dir, "o1"))
+
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "precious.txt"), []byte("keep me"), 0o644)
+	wantBadInput(t, []string{"not written by rumbench"}, "run", "--engine", "null", "--data-dir", other, "--out", filepath.Join(dir, "o2"))
+	if b, _ := os.ReadFile(filepath.Join(other, "precious.txt")); string(b) != "keep me" {
+		t.Fatal("foreign data dir was modified")
+	}
+}
+
+func TestExistingResultsAreNotOverwritten(t *testing.T) {
+	out := t.TempDir()
+	os.MkdirAll(filepath.Join(out, "null"), 0o755)
+	run := filepath.Join(out, "null", "run.json")
+	os.WriteFile(run, []byte(`{"old":true}`), 0o644)
+	wantBadInput(t, []string{"already holds results", "--out"}, "run", "--engine", "null", "--out", out)
+	if b, _ := os.ReadFile(run); string(b) != `{"old":true}` {
+		t.Fatal("existing run.json was overwritten")
+	}
+}
+
+func TestNullRunWritesBundle(t *testing.T) {
+	out := t.TempDir()
+	stdout, stderr, code := rb(t, "run", "--engine", "null", "--out", out, "--rows", "20000", "--churn-rows", "10000", "--clients", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "client's own ceiling") {
+		t.Fatalf("null run output is not labelled as the client ceiling:\n%s", stdout)
+	}
+	var run map[string]any
+	readJSON(t, filepath.Join(out, "null", "run.json"), &run)
+	for _, k := range []string{"schema_version", "tool", "config", "seed", "host", "engine"} {
+		if _, ok := run[k]; !ok {
+			t.Errorf("run.json lacks %q", k)
+		}
+	}
+	if run["complete"] != true {
+		t.Errorf("run.json complete = %v", run["complete"])
+	}
+	var step map[string]any
+	readJSON(t, filepath.Join(out, "null", "steps", "l.i0.json"), &step)
+	if step["inserted"].(float64) != 40000 || step["complete"] != true {
+		t.Fatalf("l.i0 summary: inserted=%v complete=%v", step["inserted"], step["complete"])
+	}
+	readJSON(t, filepath.Join(out, "null", "steps", "l.i1.json"), &step)
+	if step["inserted"].(float64) != 16000 || step["deleted"].(float64) != 16000 {
+		t.Fatalf("l.i1: inserted=%v deleted=%v, want 16000 each (4/5 of 2x10000)", step["inserted"], step["deleted"])
+	}
+	readJSON(t, filepath.Join(out, "null", "steps", "l.i2.json"), &step)
+	if step["inserted"].(float64) != 4000 || step["deleted"].(float64) != 4000 {
+		t.Fatalf("l.i2: inserted=%v deleted=%v, want 4000 each", step["inserted"], step["deleted"])
+	}
+}
+
+func TestInterruptKeepsResults(t *testing.T) {
+	out := t.TempDir()
+	cmd := exec.Command(binary, "run", "--engine", "null", "--out", out, "--rows", "2000000000", "--interval", "200ms")
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the run has written its first interval.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(filepath.Join(out, "null", "intervals.jsonl")); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("run wrote no interval within 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit after Ctrl-C: %v, want code 130 (stderr %q)", err, se.String())
+	}
+	var step map[string]any
+	readJSON(t, filepath.Join(out, "null", "steps", "l.i0.json"), &step)
+	if step["complete"] != false || step["inserted"].(float64) <= 0 {
+		t.Fatalf("interrupted l.i0: complete=%v inserted=%v", step["complete"], step["inserted"])
+	}
+	var run map[string]any
+	readJSON(t, filepath.Join(out, "null", "run.json"), &run)
+	if run["complete"] != false {
+		t.Fatal("run.json of an interrupted run says complete")
+	}
+}
+
+func TestEnginesList(t *testing.T) {
+	stdout, _, code := rb(t, "engines", "-v")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"pebble", "LSM", "sqlite", "B-tree", "null", "embedded"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("engines output lacks %q:\n%s", w, stdout)
+		}
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
