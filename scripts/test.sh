@@ -4,7 +4,7 @@
 # rather than skip when CI or RUMBENCH_REQUIRE_SERVERS is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+scripts/deps.sh chromium
 unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then echo "gofmt needed:"; echo "$unformatted"; exit 1; fi
 go vet ./...

@@ -26,7 +26,7 @@ Start with:  rumbench run            (quick insert benchmark on pebble and sqlit
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.BadInputError{Err: err}
 	})
-	root.AddCommand(newRunCmd(), newVerifyCmd(), newEnginesCmd())
+	root.AddCommand(newRunCmd(), newVerifyCmd(), newEnginesCmd(), newReportCmd())
 	return root
 }
 

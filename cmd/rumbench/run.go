@@ -16,6 +16,7 @@ import (
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
@@ -168,12 +169,21 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		Live:        stdout,
 		Log:         stdout,
 	})
+	var bundles []*results.Bundle
 	for _, r := range res {
 		b, err := results.Read(r.Dir)
 		if err != nil {
 			continue
 		}
 		report.StepSummary(stdout, b)
+		bundles = append(bundles, b)
+	}
+	if len(bundles) > 0 {
+		// The comparison report is a view of results already saved: failing
+		// to draw it must not fail the run.
+		if err := report.RunReport(stdout, bundles, filepath.Join(out, "report.html")); err != nil {
+			fmt.Fprintf(stdout, "rumbench: could not write the report: %v\n", err)
+		}
 	}
 	if len(res) > 0 {
 		fmt.Fprintf(stdout, "\nresults: %s\n", out)
@@ -195,4 +205,8 @@ func parseEngineOpts(kvs []string) (map[string]string, error) {
 }
 
 // observers returns the step observers every run uses (system metrics).
-func observers() []runner.ObserverFactory { return nil }
+// Unavailable counters are explained once on stderr and in each step's
+// metrics.null_reasons.
+func observers() []runner.ObserverFactory {
+	return []runner.ObserverFactory{sysmetrics.Factory(os.Stderr)}
+}

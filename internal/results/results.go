@@ -87,6 +87,70 @@ type Step struct {
 	EngineStats map[string]any `json:"engine_stats,omitempty"`
 	// EngineSize is the engine's own size report at step end (bytes, -1 unknown).
 	EngineSize int64 `json:"engine_size_bytes"`
+	// Metrics are the step's system metrics (docs/metrics.md), when sampled.
+	Metrics *Metrics `json:"metrics,omitempty"`
+	// Stalls are the step's stalled intervals per operation type.
+	Stalls *Stalls `json:"stalls,omitempty"`
+}
+
+// Metrics are a step's system metrics, defined with units and denominators
+// in docs/metrics.md. A null field could not be measured; NullReasons says
+// why. Per-insert figures divide by inserted rows (write steps), per-query
+// figures by queries (query steps); wKB is always per inserted row. KB are
+// 1024 bytes.
+type Metrics struct {
+	CPUUsPerInsert   *float64 `json:"cpu_us_per_insert"`
+	CPUUsPerQuery    *float64 `json:"cpu_us_per_query"`
+	ReadsPerInsert   *float64 `json:"reads_per_insert"`
+	RKBPerInsert     *float64 `json:"rkb_per_insert"`
+	WKBPerInsert     *float64 `json:"wkb_per_insert"`
+	RKBPerQuery      *float64 `json:"rkb_per_query"`
+	CSPerInsert      *float64 `json:"cs_per_insert"`
+	ClientCPUUsPerOp *float64 `json:"client_cpu_us_per_op"`
+	// SizeBytes is the data dir's allocated size at step end (st_blocks).
+	SizeBytes *int64 `json:"size_bytes"`
+	// PSSBytes is the measured processes' memory at step end: PSS summed,
+	// or the RSS of the largest process when MemorySource says so.
+	PSSBytes     *int64 `json:"pss_bytes"`
+	MemorySource string `json:"memory_source,omitempty"`
+	// WriteAmp = bytes written / logical bytes inserted; WriteAmpSource
+	// says whose bytes: "device" or "process" (no device resolved).
+	WriteAmp       *float64 `json:"write_amp"`
+	WriteAmpSource string   `json:"write_amp_source,omitempty"`
+	// SpaceAmp = SizeBytes / logical live bytes.
+	SpaceAmp *float64 `json:"space_amp"`
+	// Step totals, KB: the device's and the measured processes' traffic.
+	DevRKB       *float64 `json:"dev_rkb"`
+	DevWKB       *float64 `json:"dev_wkb"`
+	DevDiscardKB *float64 `json:"dev_discard_kb"`
+	ProcRKB      *float64 `json:"proc_rkb"`
+	ProcWKB      *float64 `json:"proc_wkb"`
+	// Step totals the ratios derive from.
+	CPUUs                *int64 `json:"cpu_us"`
+	ClientCPUUs          *int64 `json:"client_cpu_us"`
+	ContextSwitches      *int64 `json:"cs"`
+	DevReads             *int64 `json:"dev_reads"`
+	DevWrites            *int64 `json:"dev_writes"`
+	DevDiscards          *int64 `json:"dev_discards"`
+	LogicalBytesInserted *int64 `json:"logical_bytes_inserted"`
+	LogicalLiveBytes     *int64 `json:"logical_live_bytes"`
+	// ClientCPUSource says how client CPU was measured.
+	ClientCPUSource string `json:"client_cpu_source,omitempty"`
+	// ProcessSet and Device say what was measured.
+	ProcessSet string `json:"process_set"`
+	Processes  int    `json:"processes"`
+	Device     string `json:"device,omitempty"`
+	DeviceDisk string `json:"device_disk,omitempty"`
+	// NullReasons maps each null field to why it could not be measured.
+	NullReasons map[string]string `json:"null_reasons,omitempty"`
+}
+
+// Stalls are a step's stalls for inserts and queries (nil when the step had
+// none of that operation): runs of intervals whose rate was below 50% of
+// the step's median or zero.
+type Stalls struct {
+	Insert *measure.Stalls `json:"insert,omitempty"`
+	Query  *measure.Stalls `json:"query,omitempty"`
 }
 
 // OpRecord is one operation type's part of an interval record.

@@ -39,3 +39,15 @@ type Env struct {
 	// Logf prints a progress note (not an interval line).
 	Logf func(format string, args ...any)
 }
+
+// Details keys through which a step reports the logical size of its data,
+// the denominators of write and space amplification (docs/metrics.md).
+// Values are int64 bytes, set by the step before it returns.
+const (
+	// DetailLogicalBytesInserted is the logical bytes of the rows the step
+	// inserted (as the workload defines a row's logical size).
+	DetailLogicalBytesInserted = "logical_bytes_inserted"
+	// DetailLogicalLiveBytes is the logical bytes of the live rows at step
+	// end.
+	DetailLogicalLiveBytes = "logical_live_bytes"
+)

@@ -2,5 +2,8 @@
 package all
 
 import (
+	_ "rumbench/internal/engine/kv/bbolt"
+	_ "rumbench/internal/engine/kv/pebble"
 	_ "rumbench/internal/engine/null"
+	_ "rumbench/internal/engine/sql/sqlite"
 )

@@ -46,20 +46,29 @@ const (
 	churnSmallBatch = 5
 )
 
-// stepFuncs maps every known step to its implementation; later steps (query
-// and scan steps) add themselves here.
+// stepFuncs maps every known step to its implementation.
 var stepFuncs = map[string]func(*Bench) func(context.Context, *workload.Env) error{
 	StepLoad:       func(b *Bench) func(context.Context, *workload.Env) error { return b.load },
 	StepIndex:      func(b *Bench) func(context.Context, *workload.Env) error { return b.createIndexes },
 	StepChurnBig:   func(b *Bench) func(context.Context, *workload.Env) error { return b.churnStep(StepChurnBig) },
 	StepChurnSmall: func(b *Bench) func(context.Context, *workload.Env) error { return b.churnStep(StepChurnSmall) },
+	StepQR100:      queryStepFunc(StepQR100),
+	StepQP100:      queryStepFunc(StepQP100),
+	StepQR500:      queryStepFunc(StepQR500),
+	StepQP500:      queryStepFunc(StepQP500),
+	StepQR1000:     queryStepFunc(StepQR1000),
+	StepQP1000:     queryStepFunc(StepQP1000),
+	StepScan:       func(b *Bench) func(context.Context, *workload.Env) error { return b.scan },
 }
 
 // StepOrder is the canonical order of all known steps.
-var StepOrder = []string{StepLoad, StepIndex, StepChurnBig, StepChurnSmall}
+var StepOrder = []string{StepLoad, StepIndex, StepChurnBig, StepChurnSmall,
+	StepQR100, StepQP100, StepQR500, StepQP500, StepQR1000, StepQP1000, StepScan}
 
-// DefaultSteps are the steps a run does when --steps is not given.
-var DefaultSteps = []string{StepLoad, StepIndex, StepChurnBig, StepChurnSmall}
+// DefaultSteps are the steps a run does when --steps is not given: all but
+// the optional scan.
+var DefaultSteps = []string{StepLoad, StepIndex, StepChurnBig, StepChurnSmall,
+	StepQR100, StepQP100, StepQR500, StepQP500, StepQR1000, StepQP1000}
 
 // Validate checks the configuration and returns a one-line error naming the
 // bad setting and the fix.
@@ -90,6 +99,9 @@ func (c *Config) Validate() error {
 	for _, s := range c.Steps {
 		if _, ok := stepFuncs[s]; !ok {
 			return fmt.Errorf("unknown step %q: choose from %s", s, strings.Join(StepOrder, ","))
+		}
+		if _, ok := querySteps[s]; ok && !(c.QuerySeconds > 0) {
+			return fmt.Errorf("--query-seconds must be positive for step %s, got %g", s, c.QuerySeconds)
 		}
 	}
 	return nil
@@ -152,7 +164,7 @@ func (b *Bench) Schema(c int) *model.Table { return b.tables[c].schema }
 func (b *Bench) Steps() []workload.Step {
 	var out []workload.Step
 	for _, s := range b.cfg.Steps {
-		out = append(out, workload.Step{Name: s, Run: stepFuncs[s](b)})
+		out = append(out, workload.Step{Name: s, Run: b.withLogicalBytes(stepFuncs[s](b))})
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package ibench
 
 import (
+	"sync/atomic"
+
 	"rumbench/internal/gen"
 	"rumbench/internal/model"
 )
@@ -15,6 +17,9 @@ type RowGen struct {
 	padMax       int
 	padRandomPct int
 	rnd          gen.Rand
+	// filledBytes sums LogicalRowBytes over every row Fill produced: the
+	// logical bytes inserted, read by steps for write amplification.
+	filledBytes atomic.Int64
 }
 
 // NewRowGen returns the generator for table number table (0-based).
@@ -49,11 +54,17 @@ func NewBatch(n, padMax int) *Batch {
 // returns them. n must not exceed the batch's capacity.
 func (g *RowGen) Fill(b *Batch, firstPK int64, n int, now int64) []model.Row {
 	rows := b.Rows[:n]
+	var bytes int64
 	for i := range rows {
 		g.Row(rows[i], firstPK+int64(i), now)
+		bytes += LogicalRowBytes(rows[i])
 	}
+	g.filledBytes.Add(bytes)
 	return rows
 }
+
+// FilledLogicalBytes is the logical bytes of all rows Fill has produced.
+func (g *RowGen) FilledLogicalBytes() int64 { return g.filledBytes.Load() }
 
 // Row fills one row for primary key pk.
 func (g *RowGen) Row(r model.Row, pk, now int64) {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"rumbench/internal/report"
+	"rumbench/internal/runner"
+)
+
+type reportFlags struct {
+	base   int
+	format string
+	html   string
+}
+
+func newReportCmd() *cobra.Command {
+	f := &reportFlags{}
+	cmd := &cobra.Command{
+		Use:   "report DIR...",
+		Short: "Compare run bundles: per-step tables, ratios to a base run, throughput summary, HTML charts",
+		Long: `Report one or more runs. Each DIR is an engine's bundle (it holds run.json)
+or a directory of bundles (the --out of rumbench run, one <engine>/ each).
+
+Per step it prints a row per run with the published columns (units in the
+headers), the same table relative to the base run, then a throughput summary
+(a row per run, a column per step) and the stalls. Runs are numbered 1..N in
+the order given (a --out directory's engines in the order they ran); --base
+takes that 1-based number. Figures a run did not measure show as n/a, steps
+it did not run as —, never as 0. Runs whose workload sizes differ from the
+base are flagged.`,
+		Example: `  rumbench report rumbench-results/20260101-120000
+  rumbench report results/pebble results/sqlite --base 2
+  rumbench report results/* --format csv > steps.csv
+  rumbench report results/run1 --html report.html`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &runner.BadInputError{Err: fmt.Errorf("report needs at least one DIR: a run bundle or a run's --out directory")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, f, args) },
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.base, "base", 1, "base run for the relative tables: its 1-based number, in the order the runs are listed")
+	fl.StringVar(&f.format, "format", "md", "output format: md (markdown, aligned for terminals), csv (one line per step per run), json")
+	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report with charts to this file")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
+	switch f.format {
+	case "md", "csv", "json":
+	default:
+		return &runner.BadInputError{Err: fmt.Errorf("unknown --format %q: choose md, csv or json", f.format)}
+	}
+	if f.base < 1 {
+		return &runner.BadInputError{Err: fmt.Errorf("--base %d is out of range: runs are numbered from 1", f.base)}
+	}
+	bundles, err := report.Load(dirs)
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
+	rep, err := report.Build(bundles, report.Options{Base: f.base})
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
+	out := cmd.OutOrStdout()
+	switch f.format {
+	case "csv":
+		err = rep.CSV(out)
+	case "json":
+		err = rep.JSON(out)
+	default:
+		err = rep.Markdown(out)
+	}
+	if err != nil {
+		return err
+	}
+	if f.html != "" {
+		n, err := rep.WriteHTMLFile(f.html)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "rumbench report: wrote %s (%d charts)\n", f.html, n)
+	}
+	return nil
+}

@@ -1,0 +1,638 @@
+package kv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"rumbench/internal/engine/kv/keyenc"
+	"rumbench/internal/model"
+)
+
+// conn implements model.Conn and model.Transactor. It owns every buffer its
+// operations need, so steady-state operations allocate nothing per row.
+type conn struct {
+	db    *DB
+	batch Batch
+	tx    *tx // the open transaction, if any
+	done  bool
+
+	// cached table lookup
+	lastName string
+	lastGen  uint64
+	lastSt   *tableState
+
+	key, key2, val, getBuf []byte
+	lo, hi                 []byte
+	scratch                []byte
+	row, row2, proj        model.Row
+	arena                  keyArena
+	locked                 stripeSet
+}
+
+func newConn(d *DB) *conn {
+	return &conn{db: d, batch: d.store.NewBatch()}
+}
+
+var _ model.Conn = (*conn)(nil)
+var _ model.Transactor = (*conn)(nil)
+
+func (c *conn) check(ctx context.Context, t *model.Table) (*tableState, error) {
+	if c.done {
+		return nil, errors.New("connection is closed")
+	}
+	if c.tx != nil {
+		return nil, errors.New("connection has an open transaction: use the Tx")
+	}
+	return c.lookup(ctx, t)
+}
+
+func (c *conn) lookup(ctx context.Context, t *model.Table) (*tableState, error) {
+	if err := c.db.checkOpen(ctx); err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, errors.New("nil table")
+	}
+	if g := c.db.gen.Load(); g == c.lastGen && c.lastSt != nil && t.Name == c.lastName {
+		return c.lastSt, nil
+	}
+	// Load the generation before the map so a concurrent publish can only
+	// make the cache miss later, never hold a stale entry.
+	g := c.db.gen.Load()
+	st, err := c.db.table(t.Name)
+	if err != nil {
+		return nil, err
+	}
+	c.lastName, c.lastGen, c.lastSt = t.Name, g, st
+	return st, nil
+}
+
+// rowsFor sizes the conn's row buffers for a table.
+func (c *conn) rowsFor(st *tableState) {
+	n := len(st.schema.Columns)
+	if cap(c.row) < n {
+		c.row = make(model.Row, n)
+		c.row2 = make(model.Row, n)
+	}
+	c.row, c.row2 = c.row[:n], c.row2[:n]
+}
+
+// Close implements model.Conn. An open transaction is rolled back.
+func (c *conn) Close() error {
+	if c.done {
+		return nil
+	}
+	if c.tx != nil {
+		c.tx.Rollback(context.Background())
+	}
+	c.done = true
+	return c.batch.Close()
+}
+
+// Insert implements model.Ops.
+func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) error {
+	st, err := c.check(ctx, t)
+	if err != nil {
+		return err
+	}
+	c.db.txMu.RLock()
+	defer c.db.txMu.RUnlock()
+	// Reload under the lock: a schema change may have finished meanwhile.
+	if st, err = c.lookup(ctx, t); err != nil {
+		return err
+	}
+	if err := c.insert(c.batch, st, rows); err != nil {
+		c.batch.Reset()
+		return err
+	}
+	if err := c.batch.Commit(); err != nil {
+		return fmt.Errorf("insert into %s: commit: %w", t.Name, err)
+	}
+	return nil
+}
+
+// DeleteOldest implements model.Ops: it reads the first n PK keys, locks
+// them, and deletes what is still there in one commit.
+func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+	if _, err := c.check(ctx, t); err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		return 0, nil
+	}
+	c.db.txMu.RLock()
+	defer c.db.txMu.RUnlock()
+	st, err := c.lookup(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	// Pass 1, lock-free: which keys are the oldest.
+	c.locked.clear()
+	found, err := c.oldestKeys(st, n)
+	if err != nil || found == 0 {
+		return 0, err
+	}
+	c.db.lockStripes(&c.locked)
+	defer c.db.unlockStripes(&c.locked)
+	txn, err := c.db.store.Begin(false)
+	if err != nil {
+		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	// Pass 2, from the first key seen: delete the rows that are (still)
+	// there and whose locks we hold.
+	deleted, err := c.deleteOldest(txn, st, n, c.lo, &c.locked)
+	if err != nil {
+		txn.Rollback()
+		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	if err := txn.Commit(); err != nil {
+		return 0, fmt.Errorf("delete from %s: commit: %w", t.Name, err)
+	}
+	return deleted, nil
+}
+
+// oldestKeys marks the stripes of the first n PK keys in c.locked, leaves
+// the first key in c.lo and returns how many keys it saw.
+func (c *conn) oldestKeys(st *tableState, n int) (int, error) {
+	v, err := c.db.store.NewView()
+	if err != nil {
+		return 0, err
+	}
+	defer v.Close()
+	it, err := v.NewIter(st.pk.start, st.pk.end)
+	if err != nil {
+		return 0, err
+	}
+	found := 0
+	for ok := it.First(); ok && found < n; ok = it.Next() {
+		if found == 0 {
+			c.lo = append(c.lo[:0], it.Key()...)
+		}
+		_ = stripe
+		found++
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return 0, err
+	}
+	return found, it.Close()
+}
+
+// Get implements model.Ops.
+func (c *conn) Get(ctx context.Context, t *model.Table, keys []model.Row, fn func(model.Row)) (int, error) {
+	st, err := c.check(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	v, err := c.db.store.NewView()
+	if err != nil {
+		return 0, fmt.Errorf("get from %s: %w", t.Name, err)
+	}
+	defer v.Close()
+	return c.get(v, st, keys, fn)
+}
+
+// Scan implements model.Ops.
+func (c *conn) Scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn func(model.Row) bool) (int, error) {
+	st, err := c.check(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	v, err := c.db.store.NewView()
+	if err != nil {
+		return 0, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
+	defer v.Close()
+	return c.scan(ctx, v, st, t, spec, fn)
+}
+
+// Update implements model.Ops. The row's stripe lock makes the
+// read-modify-write atomic against other Updates and DeleteOldest.
+func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes []model.Change) (bool, error) {
+	if _, err := c.check(ctx, t); err != nil {
+		return false, err
+	}
+	c.db.txMu.RLock()
+	defer c.db.txMu.RUnlock()
+	st, err := c.lookup(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	if len(pk) != len(st.schema.PK) {
+		return false, fmt.Errorf("update %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
+	}
+	c.key = st.appendPKKey(c.key[:0], pk)
+	mu := &c.db.rows[stripe(c.key)]
+	mu.Lock()
+	defer mu.Unlock()
+	txn, err := c.db.store.Begin(false)
+	if err != nil {
+		return false, fmt.Errorf("update %s: %w", t.Name, err)
+	}
+	found, err := c.update(txn, st, pk, changes)
+	if err != nil || !found {
+		txn.Rollback()
+		if err != nil {
+			return false, fmt.Errorf("update %s: %w", t.Name, err)
+		}
+		return false, nil
+	}
+	if err := txn.Commit(); err != nil {
+		return false, fmt.Errorf("update %s: commit: %w", t.Name, err)
+	}
+	return true, nil
+}
+
+// Begin implements model.Transactor.
+func (c *conn) Begin(ctx context.Context) (model.Tx, error) {
+	if c.done {
+		return nil, errors.New("connection is closed")
+	}
+	if c.tx != nil {
+		return nil, errors.New("connection already has an open transaction")
+	}
+	if err := c.db.checkOpen(ctx); err != nil {
+		return nil, err
+	}
+	c.db.txMu.Lock()
+	txn, err := c.db.store.Begin(true)
+	if err != nil {
+		c.db.txMu.Unlock()
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	c.tx = &tx{c: c, txn: txn}
+	return c.tx, nil
+}
+
+// ---- operations shared by autocommit and Tx paths ----
+
+func (c *conn) insert(w Writer, st *tableState, rows []model.Row) error {
+	ncols := len(st.schema.Columns)
+	for i, r := range rows {
+		if len(r) != ncols {
+			return fmt.Errorf("insert into %s: row %d has %d values, the table %d columns", st.schema.Name, i, len(r), ncols)
+		}
+		c.key = st.pk.appendKey(c.key[:0], r)
+		c.val = st.appendValue(c.val[:0], r)
+		if err := w.Set(c.key, c.val); err != nil {
+			return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
+		}
+		for k := range st.ixs {
+			c.key = st.ixs[k].appendKey(c.key[:0], r)
+			if err := w.Set(c.key, nil); err != nil {
+				return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// deleteOldest deletes up to n of the first rows at or after from (nil: the
+// table's start) with their index entries. With locked set, it stops at the
+// first row whose stripe is not in it.
+func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from []byte, locked *stripeSet) (int, error) {
+	if from == nil {
+		from = st.pk.start
+	}
+	c.rowsFor(st)
+	c.arena.reset()
+	it, err := rw.NewIter(from, st.pk.end)
+	if err != nil {
+		return 0, err
+	}
+	rows := 0
+	for ok := it.First(); ok && rows < n; ok = it.Next() {
+		k := it.Key()
+		if locked != nil && !locked.has(stripe(k)) {
+			break
+		}
+		c.scratch, err = st.pk.decodeKey(k, c.row, true, c.scratch[:0])
+		if err == nil {
+			err = st.decodeValue(it.Value(), c.row)
+		}
+		if err != nil {
+			it.Close()
+			return 0, err
+		}
+		c.arena.add(append(c.arena.buf, k...))
+		for i := range st.ixs {
+			c.arena.add(st.ixs[i].appendKey(c.arena.buf, c.row))
+		}
+		rows++
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return 0, err
+	}
+	if err := it.Close(); err != nil {
+		return 0, err
+	}
+	for i := 0; i < c.arena.len(); i++ {
+		if err := rw.Delete(c.arena.key(i)); err != nil {
+			return 0, err
+		}
+	}
+	return rows, nil
+}
+
+func (c *conn) get(r Reader, st *tableState, keys []model.Row, fn func(model.Row)) (int, error) {
+	c.rowsFor(st)
+	pkCols := st.schema.PK
+	found := 0
+	for i, k := range keys {
+		if len(k) != len(pkCols) {
+			return found, fmt.Errorf("get from %s: key %d has %d values, the primary key %d columns", st.schema.Name, i, len(k), len(pkCols))
+		}
+		c.key = st.appendPKKey(c.key[:0], k)
+		val, ok, err := r.Get(c.key, c.getBuf)
+		c.getBuf = val[:0]
+		if err != nil {
+			return found, fmt.Errorf("get from %s: %w", st.schema.Name, err)
+		}
+		if !ok {
+			continue
+		}
+		for j, p := range pkCols {
+			c.row[p] = k[j]
+		}
+		if err := st.decodeValue(val, c.row); err != nil {
+			return found, err
+		}
+		found++
+		fn(c.row)
+	}
+	return found, nil
+}
+
+func (c *conn) scan(ctx context.Context, r Reader, st *tableState, t *model.Table, spec model.ScanSpec, fn func(model.Row) bool) (int, error) {
+	ix, err := st.index(t, spec.Index)
+	if err != nil {
+		return 0, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
+	if len(spec.Lower) > len(ix.proj) {
+		return 0, fmt.Errorf("scan %s: lower bound has %d values, index %s %d columns", t.Name, len(spec.Lower), ix.name, len(ix.proj))
+	}
+	if spec.Limit < 0 {
+		return 0, fmt.Errorf("scan %s: negative limit %d", t.Name, spec.Limit)
+	}
+	lower, upper := ix.start, ix.end
+	if len(spec.Lower) > 0 {
+		c.lo = append(c.lo[:0], ix.start...)
+		for i := range spec.Lower {
+			c.lo = appendKeyValue(c.lo, ix.types[i], &spec.Lower[i])
+		}
+		if spec.Desc {
+			// Every entry whose leading columns equal Lower starts with
+			// c.lo: the end of that prefix range is the exclusive bound.
+			var ok bool
+			if c.hi, ok = keyenc.PrefixEnd(c.hi[:0], c.lo); ok && bytes.Compare(c.hi, ix.end) < 0 {
+				upper = c.hi
+			}
+		} else {
+			lower = c.lo
+		}
+	}
+	it, err := r.NewIter(lower, upper)
+	if err != nil {
+		return 0, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
+	if cap(c.proj) < len(ix.proj) {
+		c.proj = make(model.Row, len(ix.proj))
+	}
+	out := c.proj[:len(ix.proj)]
+	n := 0
+	var ok bool
+	if spec.Desc {
+		ok = it.Last()
+	} else {
+		ok = it.First()
+	}
+	for ok {
+		if c.scratch, err = ix.decodeKey(it.Key(), out, false, c.scratch[:0]); err != nil {
+			it.Close()
+			return n, fmt.Errorf("scan %s: %w", t.Name, err)
+		}
+		n++
+		if !fn(out) || n == spec.Limit {
+			break
+		}
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				it.Close()
+				return n, err
+			}
+		}
+		if spec.Desc {
+			ok = it.Prev()
+		} else {
+			ok = it.Next()
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return n, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
+	if err := it.Close(); err != nil {
+		return n, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
+	return n, nil
+}
+
+// update applies changes to the row with primary key pk through rw.
+func (c *conn) update(rw Txn, st *tableState, pk model.Row, changes []model.Change) (bool, error) {
+	cols := st.schema.Columns
+	for _, ch := range changes {
+		if ch.Col < 0 || ch.Col >= len(cols) {
+			return false, fmt.Errorf("change of column %d: the table has %d columns", ch.Col, len(cols))
+		}
+		for _, p := range st.schema.PK {
+			if p == ch.Col {
+				return false, fmt.Errorf("change of primary key column %s is not supported", cols[ch.Col].Name)
+			}
+		}
+		switch ch.Op {
+		case model.Set:
+		case model.Add:
+			if cols[ch.Col].Type == model.String {
+				return false, fmt.Errorf("add to string column %s", cols[ch.Col].Name)
+			}
+		default:
+			return false, fmt.Errorf("unknown change op %d", ch.Op)
+		}
+	}
+	if len(pk) != len(st.schema.PK) {
+		return false, fmt.Errorf("key has %d values, the primary key %d columns", len(pk), len(st.schema.PK))
+	}
+	c.rowsFor(st)
+	c.key = st.appendPKKey(c.key[:0], pk)
+	val, ok, err := rw.Get(c.key, c.getBuf)
+	c.getBuf = val[:0]
+	if err != nil || !ok {
+		return false, err
+	}
+	for j, p := range st.schema.PK {
+		c.row[p] = pk[j]
+	}
+	if err := st.decodeValue(val, c.row); err != nil {
+		return false, err
+	}
+	copy(c.row2, c.row)
+	for _, ch := range changes {
+		if ch.Op == model.Add {
+			c.row2[ch.Col].Int += ch.Value.Int
+		} else {
+			c.row2[ch.Col] = ch.Value
+		}
+	}
+	for i := range st.ixs {
+		c.key2 = st.ixs[i].appendKey(c.key2[:0], c.row)
+		c.val = st.ixs[i].appendKey(c.val[:0], c.row2)
+		if bytes.Equal(c.key2, c.val) {
+			continue
+		}
+		if err := rw.Delete(c.key2); err != nil {
+			return false, err
+		}
+		if err := rw.Set(c.val, nil); err != nil {
+			return false, err
+		}
+	}
+	c.val = st.appendValue(c.val[:0], c.row2)
+	if err := rw.Set(c.key, c.val); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// ---- transactions ----
+
+// tx implements model.Tx: see the isolation notes on DB.
+type tx struct {
+	c   *conn
+	txn Txn
+}
+
+func (x *tx) check(ctx context.Context, t *model.Table) (*tableState, error) {
+	if x.c.tx != x {
+		return nil, errors.New("transaction is finished")
+	}
+	return x.c.lookup(ctx, t)
+}
+
+func (x *tx) Insert(ctx context.Context, t *model.Table, rows []model.Row) error {
+	st, err := x.check(ctx, t)
+	if err != nil {
+		return err
+	}
+	return x.c.insert(x.txn, st, rows)
+}
+
+func (x *tx) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+	st, err := x.check(ctx, t)
+	if err != nil || n <= 0 {
+		return 0, err
+	}
+	deleted, err := x.c.deleteOldest(x.txn, st, n, nil, nil)
+	if err != nil {
+		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	return deleted, nil
+}
+
+func (x *tx) Get(ctx context.Context, t *model.Table, keys []model.Row, fn func(model.Row)) (int, error) {
+	st, err := x.check(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	return x.c.get(x.txn, st, keys, fn)
+}
+
+func (x *tx) Scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn func(model.Row) bool) (int, error) {
+	st, err := x.check(ctx, t)
+	if err != nil {
+		return 0, err
+	}
+	return x.c.scan(ctx, x.txn, st, t, spec, fn)
+}
+
+func (x *tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes []model.Change) (bool, error) {
+	st, err := x.check(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	found, err := x.c.update(x.txn, st, pk, changes)
+	if err != nil {
+		return false, fmt.Errorf("update %s: %w", t.Name, err)
+	}
+	return found, nil
+}
+
+func (x *tx) finish() {
+	x.c.tx = nil
+	x.c.db.txMu.Unlock()
+}
+
+func (x *tx) Commit(ctx context.Context) error {
+	if x.c.tx != x {
+		return errors.New("transaction is finished")
+	}
+	defer x.finish()
+	if err := x.txn.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (x *tx) Rollback(ctx context.Context) error {
+	if x.c.tx != x {
+		return nil
+	}
+	defer x.finish()
+	if err := x.txn.Rollback(); err != nil {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
+}
+
+// ---- row locks ----
+
+// stripe maps a PK entry key to its lock stripe (FNV-1a).
+func stripe(key []byte) int {
+	h := uint32(2166136261)
+	for _, b := range key {
+		h ^= uint32(b)
+		h *= 16777619
+	}
+	return int(h & (nStripes - 1))
+}
+
+// stripeSet is a set of stripes, iterated in ascending order so that
+// several of them are always locked in the same order (no deadlock).
+type stripeSet [nStripes / 64]uint64
+
+func (s *stripeSet) clear()         { *s = stripeSet{} }
+func (s *stripeSet) add(i int)      { s[i>>6] |= 1 << (i & 63) }
+func (s *stripeSet) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
+
+func (d *DB) lockStripes(s *stripeSet) {
+	for w, bitsLeft := range s {
+		for bitsLeft != 0 {
+			b := bits.TrailingZeros64(bitsLeft)
+			bitsLeft &^= 1 << b
+			d.rows[w*64+b].Lock()
+		}
+	}
+}
+
+func (d *DB) unlockStripes(s *stripeSet) {
+	for w, bitsLeft := range s {
+		for bitsLeft != 0 {
+			b := bits.TrailingZeros64(bitsLeft)
+			bitsLeft &^= 1 << b
+			d.rows[w*64+b].Unlock()
+		}
+	}
+}

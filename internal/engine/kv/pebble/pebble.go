@@ -1,0 +1,423 @@
+// Package pebble is the "pebble" engine: CockroachDB's Pebble LSM tree
+// (pure Go, embedded) under the kv table layer.
+package pebble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	pdb "github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/engine/kv"
+	"rumbench/internal/model"
+)
+
+const modulePath = "github.com/cockroachdb/pebble/v2"
+
+func init() { engine.Register(Driver{}) }
+
+// Driver is the pebble model.Driver.
+type Driver struct{}
+
+// Name implements model.Driver.
+func (Driver) Name() string { return "pebble" }
+
+// Family implements model.Driver.
+func (Driver) Family() model.Family { return model.LSM }
+
+// Kind implements model.Driver.
+func (Driver) Kind() model.Kind { return model.Embedded }
+
+// Description implements model.Driver.
+func (Driver) Description() string {
+	return "Pebble LSM key-value store (CockroachDB's, pure Go), embedded"
+}
+
+// Options implements model.Driver.
+func (Driver) Options() []model.Option {
+	return []model.Option{
+		{Key: "cache_size", Default: "64MB", Help: "block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based)"},
+		{Key: "memtable_size", Default: "64MB", Help: "size of one memtable (writes stall when 2 are full and flushing); below 4GB"},
+		{Key: "sync", Default: "true", Help: "fsync the WAL at every commit, as a database does by default; false trades durability of the last commits for speed"},
+		{Key: "compression", Default: "snappy", Help: "sstable block compression: none, snappy or zstd"},
+		{Key: "l0_compaction_threshold", Default: "4", Help: "L0 read amplification (sublevels) that triggers an L0 compaction"},
+		{Key: "max_concurrent_compactions", Default: "2", Help: "compactions that may run at once (Pebble's own default is 1)"},
+	}
+}
+
+// Available implements model.Driver: pebble is compiled in.
+func (Driver) Available() error { return nil }
+
+type settings struct {
+	cacheSize, memtableSize int64
+	sync                    bool
+	compression             string
+	l0Threshold, maxComp    int
+}
+
+func parseOptions(opts map[string]string) (settings, error) {
+	var s settings
+	get := func(key string) string {
+		if v, ok := opts[key]; ok {
+			return v
+		}
+		for _, o := range (Driver{}).Options() {
+			if o.Key == key {
+				return o.Default
+			}
+		}
+		return ""
+	}
+	var err error
+	if s.cacheSize, err = kv.ParseSize("cache_size", get("cache_size")); err != nil {
+		return s, err
+	}
+	if s.memtableSize, err = kv.ParseSize("memtable_size", get("memtable_size")); err != nil {
+		return s, err
+	}
+	if s.memtableSize < 64<<10 || s.memtableSize >= 4<<30 {
+		return s, fmt.Errorf("engine option memtable_size=%q: want a size from 64KB to below 4GB", get("memtable_size"))
+	}
+	if s.sync, err = kv.ParseBool("sync", get("sync")); err != nil {
+		return s, err
+	}
+	if s.compression, err = kv.ParseChoice("compression", get("compression"), "none", "snappy", "zstd"); err != nil {
+		return s, err
+	}
+	n, err := kv.ParseInt("l0_compaction_threshold", get("l0_compaction_threshold"), 1, 1000)
+	if err != nil {
+		return s, err
+	}
+	s.l0Threshold = int(n)
+	if n, err = kv.ParseInt("max_concurrent_compactions", get("max_concurrent_compactions"), 1, 64); err != nil {
+		return s, err
+	}
+	s.maxComp = int(n)
+	return s, nil
+}
+
+// quietLogger drops Pebble's informational lines (they would interleave with
+// rumbench's output) and keeps errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...interface{}) {}
+func (quietLogger) Errorf(format string, args ...interface{}) {
+	pdb.DefaultLogger.Errorf(format, args...)
+}
+func (quietLogger) Fatalf(format string, args ...interface{}) {
+	pdb.DefaultLogger.Fatalf(format, args...)
+}
+
+// stallClock counts write stalls and their total duration.
+type stallClock struct {
+	mu     sync.Mutex
+	count  int64
+	total  time.Duration
+	since  time.Time
+	inside bool
+}
+
+func (c *stallClock) begin(pdb.WriteStallBeginInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.count++
+	if !c.inside {
+		c.inside, c.since = true, time.Now()
+	}
+}
+
+func (c *stallClock) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.inside {
+		c.total += time.Since(c.since)
+		c.inside = false
+	}
+}
+
+func (c *stallClock) read() (int64, time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	total := c.total
+	if c.inside {
+		total += time.Since(c.since)
+	}
+	return c.count, total
+}
+
+// Open implements model.Driver. cfg.Options have been merged with the
+// defaults by engine.Open; missing keys take the defaults here too.
+func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
+	s, err := parseOptions(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("pebble needs a data dir")
+	}
+	st, err := openStore(filepath.Join(cfg.DataDir, "pebble"), s)
+	if err != nil {
+		return nil, err
+	}
+	info := model.Info{
+		Name:    "pebble",
+		Family:  model.LSM,
+		Kind:    model.Embedded,
+		Version: kv.ModuleVersion(modulePath, "v2"),
+		Settings: map[string]string{
+			"cache_size":                 strconv.FormatInt(s.cacheSize, 10),
+			"memtable_size":              strconv.FormatInt(s.memtableSize, 10),
+			"sync":                       strconv.FormatBool(s.sync),
+			"compression":                s.compression,
+			"l0_compaction_threshold":    strconv.Itoa(s.l0Threshold),
+			"max_concurrent_compactions": strconv.Itoa(s.maxComp),
+		},
+	}
+	d, err := kv.Open(st, info)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("pebble: %w", err)
+	}
+	return &DB{DB: d, st: st}, nil
+}
+
+func openStore(dir string, s settings) (*store, error) {
+	st := &store{wo: pdb.NoSync}
+	if s.sync {
+		st.wo = pdb.Sync
+	}
+	cache := pdb.NewCache(s.cacheSize)
+	defer cache.Unref() // the DB holds its own reference
+	opts := &pdb.Options{
+		Cache:                 cache,
+		MemTableSize:          uint64(s.memtableSize),
+		L0CompactionThreshold: s.l0Threshold,
+		FormatMajorVersion:    pdb.FormatNewest,
+		Logger:                quietLogger{},
+		EventListener: &pdb.EventListener{
+			WriteStallBegin: st.stalls.begin,
+			WriteStallEnd:   st.stalls.end,
+		},
+	}
+	maxComp := s.maxComp
+	opts.CompactionConcurrencyRange = func() (int, int) { return 1, maxComp }
+	if s.l0Threshold > 12 {
+		// Pebble requires the stop threshold (default 12) >= the trigger.
+		opts.L0StopWritesThreshold = s.l0Threshold
+	}
+	var profile *sstable.CompressionProfile
+	switch s.compression {
+	case "none":
+		profile = sstable.NoCompression
+	case "zstd":
+		profile = sstable.ZstdCompression
+	default:
+		profile = sstable.SnappyCompression
+	}
+	for i := range opts.Levels {
+		opts.Levels[i].Compression = func() *sstable.CompressionProfile { return profile }
+	}
+	db, err := pdb.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
+	}
+	st.db = db
+	st.view = &view{db: db}
+	return st, nil
+}
+
+// DB is the pebble engine: the kv table layer plus Pebble's statistics and
+// manual compaction.
+type DB struct {
+	*kv.DB
+	st *store
+}
+
+var (
+	_ model.StatsReporter = (*DB)(nil)
+	_ model.Maintainer    = (*DB)(nil)
+)
+
+// Stats implements model.StatsReporter with Pebble's own counters
+// (cumulative since open).
+func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
+	if d.Closed() {
+		return nil, errors.New("engine is closed")
+	}
+	m := d.st.db.Metrics()
+	total := m.Total()
+	stalls, stallTime := d.st.stalls.read()
+	levels := make([]map[string]any, 0, len(m.Levels))
+	for i := range m.Levels {
+		l := &m.Levels[i]
+		if l.TablesCount == 0 && l.TableBytesIn == 0 && l.TableBytesCompacted == 0 {
+			continue
+		}
+		levels = append(levels, map[string]any{
+			"level":            i,
+			"files":            l.TablesCount,
+			"bytes":            l.TablesSize,
+			"score":            l.Score,
+			"bytes_in":         l.TableBytesIn,
+			"bytes_flushed":    l.TableBytesFlushed,
+			"bytes_compacted":  l.TableBytesCompacted,
+			"bytes_read":       l.TableBytesRead,
+			"tables_compacted": l.TablesCompacted,
+		})
+	}
+	return map[string]any{
+		"compactions":              m.Compact.Count,
+		"compaction_seconds":       m.Compact.Duration.Seconds(),
+		"compaction_debt_bytes":    m.Compact.EstimatedDebt,
+		"compactions_in_progress":  m.Compact.NumInProgress,
+		"compaction_bytes_read":    total.TableBytesRead,
+		"compaction_bytes_written": total.TableBytesCompacted,
+		"flushes":                  m.Flush.Count,
+		"flush_bytes_written":      total.TableBytesFlushed,
+		"write_amp":                total.WriteAmp(),
+		"read_amp":                 m.ReadAmp(),
+		"l0_files":                 m.Levels[0].TablesCount,
+		"l0_sublevels":             m.Levels[0].Sublevels,
+		"memtable_bytes":           m.MemTable.Size,
+		"memtables":                m.MemTable.Count,
+		"wal_bytes_in":             m.WAL.BytesIn,
+		"wal_bytes_written":        m.WAL.BytesWritten,
+		"write_stalls":             stalls,
+		"write_stall_seconds":      stallTime.Seconds(),
+		"block_cache_bytes":        m.BlockCache.Size,
+		"block_cache_hits":         m.BlockCache.Hits,
+		"block_cache_misses":       m.BlockCache.Misses,
+		"disk_usage_bytes":         m.DiskSpaceUsage(),
+		"levels":                   levels,
+	}, nil
+}
+
+// Maintain implements model.Maintainer: flush the memtable, then compact the
+// whole key space into the bottom level.
+func (d *DB) Maintain(ctx context.Context) error {
+	if d.Closed() {
+		return errors.New("engine is closed")
+	}
+	if err := d.st.db.Flush(); err != nil {
+		return fmt.Errorf("pebble flush: %w", err)
+	}
+	end := []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
+	if err := d.st.db.Compact(ctx, []byte{0}, end, true); err != nil {
+		return fmt.Errorf("pebble compact: %w", err)
+	}
+	return nil
+}
+
+// ---- kv.Store on Pebble ----
+
+type store struct {
+	db     *pdb.DB
+	wo     *pdb.WriteOptions
+	view   *view
+	stalls stallClock
+}
+
+func (s *store) NewView() (kv.View, error) { return s.view, nil }
+
+func (s *store) NewBatch() kv.Batch { return &batch{b: s.db.NewBatch(), wo: s.wo} }
+
+func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
+	t := &txn{db: s.db, wo: s.wo, indexed: readOwnWrites}
+	if readOwnWrites {
+		t.b = s.db.NewIndexedBatch()
+	} else {
+		t.b = s.db.NewBatch()
+	}
+	return t, nil
+}
+
+func (s *store) DeleteRange(start, end []byte) error { return s.db.DeleteRange(start, end, s.wo) }
+
+func (s *store) Size() (int64, error) { return int64(s.db.Metrics().DiskSpaceUsage()), nil }
+
+func (s *store) Close() error { return s.db.Close() }
+
+// pebbleReader is what *pdb.DB and an indexed *pdb.Batch both offer.
+type pebbleReader interface {
+	Get(key []byte) ([]byte, io.Closer, error)
+	NewIter(o *pdb.IterOptions) (*pdb.Iterator, error)
+}
+
+func get(r pebbleReader, key, dst []byte) ([]byte, bool, error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pdb.ErrNotFound) {
+		return dst[:0], false, nil
+	}
+	if err != nil {
+		return dst[:0], false, err
+	}
+	dst = append(dst[:0], v...)
+	return dst, true, closer.Close()
+}
+
+func newIter(r pebbleReader, lower, upper []byte) (kv.Iter, error) {
+	it, err := r.NewIter(&pdb.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// view reads the DB directly: every Get and iterator sees the latest state.
+type view struct{ db *pdb.DB }
+
+func (v *view) Get(key, dst []byte) ([]byte, bool, error)    { return get(v.db, key, dst) }
+func (v *view) NewIter(lower, upper []byte) (kv.Iter, error) { return newIter(v.db, lower, upper) }
+func (v *view) Close() error                                 { return nil }
+
+type batch struct {
+	b  *pdb.Batch
+	wo *pdb.WriteOptions
+}
+
+func (b *batch) Set(key, value []byte) error { return b.b.Set(key, value, nil) }
+func (b *batch) Delete(key []byte) error     { return b.b.Delete(key, nil) }
+func (b *batch) Len() int                    { return int(b.b.Count()) }
+func (b *batch) Reset()                      { b.b.Reset() }
+func (b *batch) Close() error                { return b.b.Close() }
+func (b *batch) Commit() error {
+	err := b.b.Commit(b.wo)
+	b.b.Reset()
+	return err
+}
+
+// txn is a batch; indexed when it must read its own writes.
+type txn struct {
+	db      *pdb.DB
+	b       *pdb.Batch
+	wo      *pdb.WriteOptions
+	indexed bool
+}
+
+func (t *txn) reader() pebbleReader {
+	if t.indexed {
+		return t.b
+	}
+	return t.db
+}
+
+func (t *txn) Get(key, dst []byte) ([]byte, bool, error)    { return get(t.reader(), key, dst) }
+func (t *txn) NewIter(lower, upper []byte) (kv.Iter, error) { return newIter(t.reader(), lower, upper) }
+func (t *txn) Set(key, value []byte) error                  { return t.b.Set(key, value, nil) }
+func (t *txn) Delete(key []byte) error                      { return t.b.Delete(key, nil) }
+func (t *txn) Rollback() error                              { return t.b.Close() }
+func (t *txn) Commit() error {
+	err := t.b.Commit(t.wo)
+	if cerr := t.b.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,85 @@
+package pebble
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/model"
+)
+
+// open goes through engine.Open, as the CLI does (options, data dir marker).
+// sync=false keeps the suite fast; TestDefaults covers the default.
+func open(opts map[string]string) kvtest.Opener {
+	return func(tb testing.TB, dir string) model.DB {
+		tb.Helper()
+		db, err := engine.Open(context.Background(), "pebble", model.Config{DataDir: dir, Options: opts})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return db
+	}
+}
+
+func TestSuite(t *testing.T) {
+	kvtest.Run(t, open(map[string]string{"sync": "false", "memtable_size": "1MB", "cache_size": "8MB"}))
+}
+
+func TestDefaults(t *testing.T) {
+	db := open(nil)(t, t.TempDir())
+	defer db.Close()
+	info := db.Info()
+	if info.Name != "pebble" || info.Family != model.LSM || info.Version == "" || info.Settings["sync"] != "true" {
+		t.Fatalf("Info = %+v", info)
+	}
+	ctx := context.Background()
+	tbl := kvtest.IbenchTable("pi1")
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 1)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, kv := range [][2]string{
+		{"cache_size", "lots"}, {"memtable_size", "5GB"}, {"sync", "maybe"},
+		{"compression", "lz77"}, {"l0_compaction_threshold", "0"}, {"max_concurrent_compactions", "x"},
+	} {
+		_, err := engine.Open(context.Background(), "pebble", model.Config{DataDir: t.TempDir(), Options: map[string]string{kv[0]: kv[1]}})
+		if err == nil || !strings.Contains(err.Error(), kv[0]) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s=%s: error %v; want one line naming the option", kv[0], kv[1], err)
+		}
+	}
+	for _, c := range []string{"none", "zstd", "SNAPPY"} {
+		db, err := engine.Open(context.Background(), "pebble", model.Config{DataDir: t.TempDir(), Options: map[string]string{"compression": c, "cache_size": "1048576", "l0_compaction_threshold": "20"}})
+		if err != nil {
+			t.Fatalf("compression=%s: %v", c, err)
+		}
+		db.Close()
+	}
+}
+
+func BenchmarkInsert(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		idx  int
+		sync string
+	}{
+		{"idx0/nosync", 0, "false"},
+		{"idx3/nosync", 3, "false"},
+		{"idx3/sync", 3, "true"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			kvtest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
+		})
+	}
+}

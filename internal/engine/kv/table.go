@@ -1,0 +1,200 @@
+package kv
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"rumbench/internal/engine/kv/keyenc"
+	"rumbench/internal/model"
+)
+
+const (
+	prefixLen  = 5 // table id + index id
+	metaFormat = 1 // version of the JSON schema record
+	// maxTableID keeps every table prefix strictly below the all-0xFF key,
+	// so a table's key range always has an end.
+	maxTableID = 1<<32 - 2
+)
+
+// indexState is a secondary index of a table (or, with id 0, the PK).
+type indexState struct {
+	name  string
+	id    byte
+	cols  []int        // index columns
+	proj  []int        // covering projection: cols, then PK columns not in cols
+	types []model.Type // types of proj
+	built bool         // false while CreateIndexes fills it
+	start []byte       // table id | index id
+	end   []byte       // first key after the index
+}
+
+// tableState is what the kv layer knows of a table. It is immutable once
+// published; schema changes publish a new one.
+type tableState struct {
+	id     uint32
+	schema *model.Table // as stored: Indexes lists built indexes only
+	pk     indexState
+	ixs    []indexState // built and building secondary indexes
+	nonPK  []int        // columns stored in the PK entry's value
+}
+
+func tablePrefix(dst []byte, id uint32) []byte {
+	return binary.BigEndian.AppendUint32(dst, id)
+}
+
+func newIndexState(tableID uint32, id byte, name string, cols []int, proj []int, t *model.Table, built bool) indexState {
+	ix := indexState{name: name, id: id, cols: cols, proj: proj, built: built}
+	for _, c := range proj {
+		ix.types = append(ix.types, t.Columns[c].Type)
+	}
+	ix.start = append(tablePrefix(nil, tableID), id)
+	ix.end, _ = keyenc.PrefixEnd(nil, ix.start)
+	return ix
+}
+
+// newTableState compiles a stored schema. ids gives the index id of each of
+// t.Indexes; building lists indexes still being filled (not in t.Indexes).
+func newTableState(id uint32, t *model.Table, ids []byte, building []model.Index, buildingIDs []byte) (*tableState, error) {
+	if id == 0 || id > maxTableID {
+		return nil, fmt.Errorf("table %s: bad table id %d", t.Name, id)
+	}
+	if len(ids) != len(t.Indexes) {
+		return nil, fmt.Errorf("table %s: %d index ids for %d indexes", t.Name, len(ids), len(t.Indexes))
+	}
+	st := &tableState{id: id, schema: t}
+	st.pk = newIndexState(id, 0, "PRIMARY", t.PK, t.PK, t, true)
+	isPK := make([]bool, len(t.Columns))
+	for _, p := range t.PK {
+		isPK[p] = true
+	}
+	for c := range t.Columns {
+		if !isPK[c] {
+			st.nonPK = append(st.nonPK, c)
+		}
+	}
+	for i, ix := range t.Indexes {
+		st.ixs = append(st.ixs, newIndexState(id, ids[i], ix.Name, ix.Columns, t.IndexColumns(i), t, true))
+	}
+	if len(building) > 0 {
+		all := *t
+		all.Indexes = append(append([]model.Index(nil), t.Indexes...), building...)
+		for i, ix := range building {
+			st.ixs = append(st.ixs, newIndexState(id, buildingIDs[i], ix.Name, ix.Columns, all.IndexColumns(len(t.Indexes)+i), t, false))
+		}
+	}
+	return st, nil
+}
+
+// index finds the built secondary index named like t.Indexes[i] of the
+// caller's schema, or the PK for i < 0.
+func (st *tableState) index(t *model.Table, i int) (*indexState, error) {
+	if i < 0 {
+		return &st.pk, nil
+	}
+	if i >= len(t.Indexes) {
+		return nil, fmt.Errorf("table %s has no index %d", t.Name, i)
+	}
+	name := t.Indexes[i].Name
+	for k := range st.ixs {
+		if st.ixs[k].name == name {
+			if !st.ixs[k].built {
+				return nil, fmt.Errorf("index %s of table %s is still being built", name, t.Name)
+			}
+			return &st.ixs[k], nil
+		}
+	}
+	return nil, fmt.Errorf("index %s of table %s has not been created (CreateIndexes)", name, t.Name)
+}
+
+func appendKeyValue(dst []byte, typ model.Type, v *model.Value) []byte {
+	if typ == model.String {
+		return keyenc.AppendString(dst, v.Bytes)
+	}
+	return keyenc.AppendInt(dst, v.Int)
+}
+
+// appendIndexKey appends the key of ix for a full row.
+func (ix *indexState) appendKey(dst []byte, row model.Row) []byte {
+	dst = append(dst, ix.start...)
+	for i, c := range ix.proj {
+		dst = appendKeyValue(dst, ix.types[i], &row[c])
+	}
+	return dst
+}
+
+// appendPKKey appends the PK entry key for pk values given in PK order.
+func (st *tableState) appendPKKey(dst []byte, pk model.Row) []byte {
+	dst = append(dst, st.pk.start...)
+	for i := range st.pk.proj {
+		dst = appendKeyValue(dst, st.pk.types[i], &pk[i])
+	}
+	return dst
+}
+
+// appendValue appends the PK entry value of a full row.
+func (st *tableState) appendValue(dst []byte, row model.Row) []byte {
+	for _, c := range st.nonPK {
+		if st.schema.Columns[c].Type == model.String {
+			dst = binary.AppendUvarint(dst, uint64(len(row[c].Bytes)))
+			dst = append(dst, row[c].Bytes...)
+		} else {
+			dst = binary.AppendVarint(dst, row[c].Int)
+		}
+	}
+	return dst
+}
+
+// decodeValue fills the non-PK columns of row from a PK entry value. String
+// values alias val.
+func (st *tableState) decodeValue(val []byte, row model.Row) error {
+	for _, c := range st.nonPK {
+		if st.schema.Columns[c].Type == model.String {
+			l, n := binary.Uvarint(val)
+			if n <= 0 || uint64(len(val)-n) < l {
+				return fmt.Errorf("table %s: corrupt value of column %s", st.schema.Name, st.schema.Columns[c].Name)
+			}
+			end := n + int(l)
+			row[c] = model.Value{Bytes: val[n:end:end]}
+			val = val[end:]
+		} else {
+			v, n := binary.Varint(val)
+			if n <= 0 {
+				return fmt.Errorf("table %s: corrupt value of column %s", st.schema.Name, st.schema.Columns[c].Name)
+			}
+			row[c] = model.Value{Int: v}
+			val = val[n:]
+		}
+	}
+	return nil
+}
+
+// decodeKey decodes the columns of an index (or PK) key into out, one value
+// per ix.proj entry, or into the positions of a full row when full is set.
+// Strings alias key unless they hold 0x00 bytes, which are unescaped into
+// scratch; the grown scratch is returned.
+func (ix *indexState) decodeKey(key []byte, out model.Row, full bool, scratch []byte) ([]byte, error) {
+	if len(key) < prefixLen {
+		return scratch, fmt.Errorf("index %s: key of %d bytes is too short", ix.name, len(key))
+	}
+	src := key[prefixLen:]
+	for i, typ := range ix.types {
+		pos := i
+		if full {
+			pos = ix.proj[i]
+		}
+		var err error
+		if typ == model.String {
+			var s []byte
+			s, src, scratch, err = keyenc.DecodeString(scratch, src)
+			out[pos] = model.Value{Bytes: s}
+		} else {
+			var v int64
+			v, src, err = keyenc.DecodeInt(src)
+			out[pos] = model.Value{Int: v}
+		}
+		if err != nil {
+			return scratch, fmt.Errorf("index %s: column %d: %w", ix.name, i, err)
+		}
+	}
+	return scratch, nil
+}

@@ -1,0 +1,74 @@
+package sql
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"rumbench/internal/model"
+)
+
+// The catalog stores each table's schema as JSON with types spelled out, so
+// a data dir stays readable if model.Type's numbering ever changes.
+
+type catalogColumn struct {
+	Name   string `json:"name"`
+	Type   string `json:"type"`
+	MaxLen int    `json:"max_len,omitempty"`
+}
+
+type catalogIndex struct {
+	Name    string `json:"name"`
+	Columns []int  `json:"columns"`
+}
+
+type catalogTable struct {
+	Name    string          `json:"name"`
+	Columns []catalogColumn `json:"columns"`
+	PK      []int           `json:"pk"`
+	Indexes []catalogIndex  `json:"indexes,omitempty"`
+}
+
+// encodeSchema renders t, with t.Indexes taken as the built indexes.
+func encodeSchema(t *model.Table) (string, error) {
+	ct := catalogTable{Name: t.Name, PK: t.PK}
+	for _, c := range t.Columns {
+		ct.Columns = append(ct.Columns, catalogColumn{Name: c.Name, Type: c.Type.String(), MaxLen: c.MaxLen})
+	}
+	for _, ix := range t.Indexes {
+		ct.Indexes = append(ct.Indexes, catalogIndex{Name: ix.Name, Columns: ix.Columns})
+	}
+	b, err := json.Marshal(ct)
+	if err != nil {
+		return "", fmt.Errorf("encode schema of %s: %w", t.Name, err)
+	}
+	return string(b), nil
+}
+
+func decodeSchema(s string) (*model.Table, error) {
+	var ct catalogTable
+	if err := json.Unmarshal([]byte(s), &ct); err != nil {
+		return nil, fmt.Errorf("decode catalog schema: %w", err)
+	}
+	t := &model.Table{Name: ct.Name, PK: ct.PK}
+	for _, c := range ct.Columns {
+		var typ model.Type
+		switch c.Type {
+		case model.Int.String():
+			typ = model.Int
+		case model.Time.String():
+			typ = model.Time
+		case model.String.String():
+			typ = model.String
+		default:
+			return nil, fmt.Errorf("decode catalog schema of %s: column %s has unknown type %q", ct.Name, c.Name, c.Type)
+		}
+		t.Columns = append(t.Columns, model.Column{Name: c.Name, Type: typ, MaxLen: c.MaxLen})
+	}
+	for _, ix := range ct.Indexes {
+		t.Indexes = append(t.Indexes, model.Index{Name: ix.Name, Columns: ix.Columns})
+	}
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("catalog schema: %w", err)
+	}
+	return t, nil
+}

@@ -1,0 +1,185 @@
+package sql
+
+import (
+	"context"
+	stdsql "database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"sync"
+
+	"rumbench/internal/model"
+)
+
+// DB implements model.DB over a *sql.DB and a Dialect. Engine packages embed
+// it and add Size, Stats and Maintain where they can.
+type DB struct {
+	db   *stdsql.DB
+	d    Dialect
+	info model.Info
+	// schemaMu serialises CreateTable/CreateIndexes/DropTable so that the
+	// catalog's read-modify-write of a table's entry is not interleaved.
+	schemaMu sync.Mutex
+}
+
+// New wraps an opened *sql.DB and creates the catalog table if missing. The
+// DB takes ownership of db: Close closes it.
+func New(ctx context.Context, db *stdsql.DB, d Dialect, info model.Info) (*DB, error) {
+	if _, err := db.ExecContext(ctx, d.CatalogDDL()); err != nil {
+		return nil, fmt.Errorf("create %s: %w", CatalogTable, err)
+	}
+	return &DB{db: db, d: d, info: info}, nil
+}
+
+// SQL returns the underlying pool, for engine-specific statements.
+func (db *DB) SQL() *stdsql.DB { return db.db }
+
+// Dialect returns the dialect the DB was built with.
+func (db *DB) Dialect() Dialect { return db.d }
+
+// Info returns a copy of the engine description given to New.
+func (db *DB) Info() model.Info {
+	info := db.info
+	info.Settings = maps.Clone(db.info.Settings)
+	return info
+}
+
+// CreateTable drops t if it exists, creates it with its primary key only and
+// records it in the catalog with no secondary indexes.
+func (db *DB) CreateTable(ctx context.Context, t *model.Table) error {
+	if err := t.Validate(); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	db.schemaMu.Lock()
+	defer db.schemaMu.Unlock()
+	if _, err := db.db.ExecContext(ctx, dropTableSQL(db.d, t)); err != nil {
+		return fmt.Errorf("drop table %s: %w", t.Name, err)
+	}
+	if _, err := db.db.ExecContext(ctx, createTableSQL(db.d, t)); err != nil {
+		return fmt.Errorf("create table %s: %w", t.Name, err)
+	}
+	return db.putCatalog(ctx, t, nil)
+}
+
+// DropTable drops t (and with it its indexes) and forgets its schema.
+func (db *DB) DropTable(ctx context.Context, t *model.Table) error {
+	db.schemaMu.Lock()
+	defer db.schemaMu.Unlock()
+	if _, err := db.db.ExecContext(ctx, dropTableSQL(db.d, t)); err != nil {
+		return fmt.Errorf("drop table %s: %w", t.Name, err)
+	}
+	q := "DELETE FROM " + db.d.Quote(CatalogTable) + " WHERE name = " + string(db.d.AppendParam(nil, 1))
+	if _, err := db.db.ExecContext(ctx, q, t.Name); err != nil {
+		return fmt.Errorf("drop table %s: update catalog: %w", t.Name, err)
+	}
+	return nil
+}
+
+// CreateIndexes builds the indexes of t.Indexes that the catalog does not
+// list as built yet, recording each in the catalog as soon as it exists.
+func (db *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
+	if err := t.Validate(); err != nil {
+		return fmt.Errorf("create indexes: %w", err)
+	}
+	db.schemaMu.Lock()
+	defer db.schemaMu.Unlock()
+	old, err := db.table(ctx, t.Name)
+	if err != nil {
+		return fmt.Errorf("create indexes on %s: %w", t.Name, err)
+	}
+	isBuilt := map[string]bool{}
+	if old != nil {
+		for _, ix := range old.Indexes {
+			isBuilt[ix.Name] = true
+		}
+	}
+	var built []model.Index
+	for i, ix := range t.Indexes {
+		if isBuilt[ix.Name] {
+			built = append(built, ix)
+			continue
+		}
+		for _, q := range db.d.CreateIndexes(t, []int{i}) {
+			if _, err := db.db.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("create index %s on %s: %w", ix.Name, t.Name, err)
+			}
+		}
+		built = append(built, ix)
+		if err := db.putCatalog(ctx, t, built); err != nil {
+			return err
+		}
+	}
+	return db.putCatalog(ctx, t, built)
+}
+
+// Tables returns the recorded schemas, sorted by name.
+func (db *DB) Tables(ctx context.Context) ([]*model.Table, error) {
+	rows, err := db.db.QueryContext(ctx, "SELECT "+db.d.Quote("schema")+" FROM "+db.d.Quote(CatalogTable)+" ORDER BY name")
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+	}
+	defer rows.Close()
+	var out []*model.Table
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+		}
+		t, err := decodeSchema(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+	}
+	return out, nil
+}
+
+// table returns the recorded schema of name, or nil when there is none.
+func (db *DB) table(ctx context.Context, name string) (*model.Table, error) {
+	q := "SELECT " + db.d.Quote("schema") + " FROM " + db.d.Quote(CatalogTable) + " WHERE name = " + string(db.d.AppendParam(nil, 1))
+	var s string
+	err := db.db.QueryRowContext(ctx, q, name).Scan(&s)
+	if errors.Is(err, stdsql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+	}
+	return decodeSchema(s)
+}
+
+func (db *DB) putCatalog(ctx context.Context, t *model.Table, built []model.Index) error {
+	rec := *t
+	rec.Indexes = built
+	s, err := encodeSchema(&rec)
+	if err != nil {
+		return err
+	}
+	if _, err := db.db.ExecContext(ctx, db.d.CatalogPut(), t.Name, s); err != nil {
+		return fmt.Errorf("record %s in %s: %w", t.Name, CatalogTable, err)
+	}
+	return nil
+}
+
+// Conn opens a dedicated connection for one worker.
+func (db *DB) Conn(ctx context.Context) (model.Conn, error) {
+	c, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: open connection: %w", db.d.Name(), err)
+	}
+	return newConn(db, c), nil
+}
+
+// Size returns -1 (unknown); engine packages that know better override it.
+func (db *DB) Size(ctx context.Context) (int64, error) { return -1, nil }
+
+// Close closes the pool. Conns must be closed first.
+func (db *DB) Close() error {
+	if err := db.db.Close(); err != nil {
+		return fmt.Errorf("%s: close: %w", db.d.Name(), err)
+	}
+	return nil
+}

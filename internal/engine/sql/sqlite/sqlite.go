@@ -1,0 +1,344 @@
+// Package sqlite is the "sqlite" engine: SQLite's B-tree through
+// github.com/mattn/go-sqlite3 (cgo), one database file in the data dir, WAL
+// journal and synchronous=NORMAL by default.
+//
+// SQLite has one writer at a time. The inserter, the deleter and any other
+// writer each have their own connection; write transactions start with
+// BEGIN IMMEDIATE (single statements take the write lock when they start),
+// so writers wait for each other for up to busy_timeout rather than fail
+// with SQLITE_BUSY on a read-to-write lock upgrade. In WAL mode readers
+// never wait for the writer.
+package sqlite
+
+import (
+	"context"
+	stdsql "database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mattn/go-sqlite3"
+
+	"rumbench/internal/engine"
+	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/model"
+)
+
+// FileName is the database file inside the data dir.
+const FileName = "rumbench.sqlite"
+
+func init() { engine.Register(Driver{}) }
+
+// Driver is the sqlite model.Driver.
+type Driver struct{}
+
+func (Driver) Name() string         { return "sqlite" }
+func (Driver) Family() model.Family { return model.BTree }
+func (Driver) Kind() model.Kind     { return model.Embedded }
+func (Driver) Description() string {
+	return "SQLite B-tree via mattn/go-sqlite3 (cgo); WAL, synchronous=NORMAL by default"
+}
+
+func (Driver) Options() []model.Option {
+	return []model.Option{
+		{Key: "journal_mode", Default: "wal", Help: "journal: wal, delete, truncate or memory"},
+		{Key: "synchronous", Default: "normal", Help: "fsync policy: off, normal or full (normal in WAL mode syncs at checkpoints only)"},
+		{Key: "cache_size", Default: "64MB", Help: "page cache per connection (each worker has one), bytes or with KB/MB/GB"},
+		{Key: "busy_timeout", Default: "10000", Help: "ms a connection waits for a lock before failing with SQLITE_BUSY"},
+		{Key: "mmap_size", Default: "0", Help: "bytes of the file read through mmap (0 = off), bytes or with KB/MB/GB"},
+		{Key: "wal_autocheckpoint", Default: "1000", Help: "WAL pages after which a commit copies the WAL back into the database file (0 = never; SQLite's default is 1000)"},
+		{Key: "page_size", Default: "4096", Help: "page size in bytes, a power of two in 512..65536; only applies when the database is created"},
+	}
+}
+
+// Available opens an in-memory database, which fails when the binary was
+// built without cgo (go-sqlite3 then compiles to a stub).
+func (Driver) Available() error {
+	c, err := (&sqlite3.SQLiteDriver{}).Open(":memory:")
+	if err != nil {
+		return fmt.Errorf("sqlite needs a cgo build (CGO_ENABLED=1 and a C compiler such as gcc): %w", err)
+	}
+	return c.Close()
+}
+
+// settings are the parsed options.
+type settings struct {
+	journalMode string
+	synchronous string
+	cacheBytes  int64
+	busyMS      int64
+	walPages    int64
+	mmapBytes   int64
+	pageSize    int64
+}
+
+func parseSettings(opts map[string]string) (settings, error) {
+	get := func(k string) string {
+		if v, ok := opts[k]; ok {
+			return strings.TrimSpace(v)
+		}
+		for _, o := range (Driver{}).Options() {
+			if o.Key == k {
+				return o.Default
+			}
+		}
+		return ""
+	}
+	var s settings
+	var err error
+	if s.journalMode, err = oneOf("journal_mode", get("journal_mode"), "wal", "delete", "truncate", "memory"); err != nil {
+		return s, err
+	}
+	if s.synchronous, err = oneOf("synchronous", get("synchronous"), "off", "normal", "full"); err != nil {
+		return s, err
+	}
+	if s.cacheBytes, err = parseBytes("cache_size", get("cache_size")); err != nil {
+		return s, err
+	}
+	if s.mmapBytes, err = parseBytes("mmap_size", get("mmap_size")); err != nil {
+		return s, err
+	}
+	v := get("busy_timeout")
+	if s.busyMS, err = strconv.ParseInt(v, 10, 64); err != nil || s.busyMS < 0 || s.busyMS > 1<<31-1 {
+		return s, fmt.Errorf("sqlite: bad busy_timeout %q: want milliseconds, an integer in 0..2147483647", v)
+	}
+	v = get("wal_autocheckpoint")
+	if s.walPages, err = strconv.ParseInt(v, 10, 64); err != nil || s.walPages < 0 || s.walPages > 1<<31-1 {
+		return s, fmt.Errorf("sqlite: bad wal_autocheckpoint %q: want a page count, an integer in 0..2147483647", v)
+	}
+	v = get("page_size")
+	if s.pageSize, err = strconv.ParseInt(v, 10, 64); err != nil || s.pageSize < 512 || s.pageSize > 65536 || s.pageSize&(s.pageSize-1) != 0 {
+		return s, fmt.Errorf("sqlite: bad page_size %q: want a power of two in 512..65536", v)
+	}
+	return s, nil
+}
+
+func oneOf(key, v string, allowed ...string) (string, error) {
+	lv := strings.ToLower(v)
+	for _, a := range allowed {
+		if lv == a {
+			return a, nil
+		}
+	}
+	return "", fmt.Errorf("sqlite: bad %s %q: want one of %s", key, v, strings.Join(allowed, ", "))
+}
+
+// parseBytes reads a byte count: digits with an optional K/KB/KiB, M/MB/MiB,
+// G/GB/GiB suffix, all powers of 1024 as is usual for cache sizes.
+func parseBytes(key, v string) (int64, error) {
+	bad := fmt.Errorf("sqlite: bad %s %q: want bytes, e.g. 67108864, 64MB or 1GB", key, v)
+	s := strings.ToUpper(strings.TrimSpace(v))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, bad
+	}
+	return n * mult, nil
+}
+
+// pragmas are run on every new connection, in this order: busy_timeout
+// first so the others wait for locks; page_size before journal_mode because
+// switching to WAL writes the header of a new database and fixes its page
+// size.
+func (s settings) pragmas() []string {
+	return []string{
+		fmt.Sprintf("PRAGMA busy_timeout = %d", s.busyMS),
+		fmt.Sprintf("PRAGMA page_size = %d", s.pageSize),
+		"PRAGMA journal_mode = " + s.journalMode,
+		"PRAGMA synchronous = " + s.synchronous,
+		// A negative cache_size is in KiB rather than pages.
+		fmt.Sprintf("PRAGMA cache_size = %d", -max(1, s.cacheBytes/1024)),
+		fmt.Sprintf("PRAGMA mmap_size = %d", s.mmapBytes),
+		fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", s.walPages),
+	}
+}
+
+// connector opens go-sqlite3 connections and applies the pragmas. It stands
+// in for a registered driver name so each Open can have its own settings.
+type connector struct {
+	drv     *sqlite3.SQLiteDriver
+	dsn     string
+	pragmas []string
+}
+
+func (c *connector) Driver() driver.Driver { return c.drv }
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.drv.Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		conn.Close()
+		return nil, errors.New("sqlite: driver connection cannot execute statements")
+	}
+	for _, p := range c.pragmas {
+		if _, err := ex.ExecContext(ctx, p, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return conn, nil
+}
+
+// DB is an opened SQLite database.
+type DB struct {
+	*sqleng.DB
+	path string
+}
+
+var (
+	_ model.DB            = (*DB)(nil)
+	_ model.StatsReporter = (*DB)(nil)
+	_ model.Maintainer    = (*DB)(nil)
+)
+
+// Open opens or creates the database file in cfg.DataDir.
+func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
+	s, err := parseSettings(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("sqlite: no data dir")
+	}
+	path := filepath.Join(cfg.DataDir, FileName)
+	// go-sqlite3 reads parameters after '?' and hands the rest to SQLite
+	// as a file name (or a URI when it starts with file:).
+	if strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("sqlite: data dir %q must not contain '?' or '#'", cfg.DataDir)
+	}
+	// _txlock=immediate makes database/sql transactions (sql.Tx) begin
+	// IMMEDIATE too, like the Conn's own write transactions.
+	c := &connector{drv: &sqlite3.SQLiteDriver{}, dsn: path + "?_txlock=immediate", pragmas: s.pragmas()}
+	sdb := stdsql.OpenDB(c)
+	fail := func(err error) (model.DB, error) {
+		sdb.Close()
+		return nil, err
+	}
+	// The first connection creates the file with the page size and journal
+	// mode before any other connection exists.
+	var version, journal string
+	var pageSize int64
+	if err := sdb.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&version); err != nil {
+		return fail(fmt.Errorf("sqlite: open %s: %w", path, err))
+	}
+	if err := sdb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&journal); err != nil {
+		return fail(fmt.Errorf("sqlite: read journal_mode: %w", err))
+	}
+	if journal != s.journalMode {
+		return fail(fmt.Errorf("sqlite: journal_mode is %s, not the requested %s", journal, s.journalMode))
+	}
+	if err := sdb.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		return fail(fmt.Errorf("sqlite: read page_size: %w", err))
+	}
+	settings := map[string]string{}
+	for _, o := range (Driver{}).Options() {
+		settings[o.Key] = o.Default
+	}
+	for k, v := range cfg.Options {
+		settings[k] = v
+	}
+	settings["journal_mode"], settings["synchronous"] = s.journalMode, s.synchronous
+	// An existing database keeps the page size it was created with.
+	settings["page_size"] = strconv.FormatInt(pageSize, 10)
+	info := model.Info{Name: "sqlite", Family: model.BTree, Kind: model.Embedded, Version: version, Settings: settings}
+	inner, err := sqleng.New(ctx, sdb, Dialect{}, info)
+	if err != nil {
+		return fail(fmt.Errorf("sqlite: %w", err))
+	}
+	return &DB{DB: inner, path: path}, nil
+}
+
+// pragmaInt reads an integer pragma.
+func (db *DB) pragmaInt(ctx context.Context, name string) (int64, error) {
+	var v int64
+	if err := db.SQL().QueryRowContext(ctx, "PRAGMA "+name).Scan(&v); err != nil {
+		return 0, fmt.Errorf("sqlite: PRAGMA %s: %w", name, err)
+	}
+	return v, nil
+}
+
+func fileSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: %w", err)
+	}
+	return fi.Size(), nil
+}
+
+// Size is the database's pages (including those still only in the WAL)
+// plus the WAL file itself, which is disk the engine really uses.
+func (db *DB) Size(ctx context.Context) (int64, error) {
+	pages, err := db.pragmaInt(ctx, "page_count")
+	if err != nil {
+		return -1, err
+	}
+	pageSize, err := db.pragmaInt(ctx, "page_size")
+	if err != nil {
+		return -1, err
+	}
+	wal, err := fileSize(db.path + "-wal")
+	if err != nil {
+		return -1, err
+	}
+	return pages*pageSize + wal, nil
+}
+
+// Stats reports the file's shape: pages, free pages (space deletes left
+// behind and inserts will reuse) and the WAL's size.
+func (db *DB) Stats(ctx context.Context) (map[string]any, error) {
+	out := map[string]any{}
+	for _, p := range []string{"page_count", "page_size", "freelist_count"} {
+		v, err := db.pragmaInt(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		out[p] = v
+	}
+	for k, f := range map[string]string{"db_file_bytes": db.path, "wal_bytes": db.path + "-wal"} {
+		v, err := fileSize(f)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Maintain checkpoints the WAL back into the database file and truncates it,
+// then refreshes the planner statistics. It does not VACUUM: that rewrites
+// the whole file (twice its size on disk, writers locked out for the
+// duration) and erases the fragmentation the churn steps created, which is
+// part of what the benchmark measures; SQLite users rarely run it on a live
+// database.
+func (db *DB) Maintain(ctx context.Context) error {
+	var busy, logFrames, done int64
+	if err := db.SQL().QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
+		return fmt.Errorf("sqlite: wal_checkpoint: %w", err)
+	}
+	if busy != 0 {
+		return fmt.Errorf("sqlite: wal_checkpoint(TRUNCATE) could not finish: other connections are still reading or writing")
+	}
+	if _, err := db.SQL().ExecContext(ctx, "ANALYZE"); err != nil {
+		return fmt.Errorf("sqlite: ANALYZE: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+// Package enginetest holds the engine-independent integration tests that
+// every engine must pass: the insert benchmark's write steps end to end,
+// with row counts, index consistency and the bundle's fields checked.
+package enginetest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/model"
+	"rumbench/internal/results"
+	"rumbench/internal/runner"
+	"rumbench/internal/verify"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/ibench"
+)
+
+// Target says how to open the engine under test.
+type Target struct {
+	Engine   string
+	DataDir  string // embedded engines: an empty directory
+	DSN      string // server engines
+	Database string
+	Options  map[string]string
+}
+
+func (tg Target) config() model.Config {
+	return model.Config{DataDir: tg.DataDir, DSN: tg.DSN, Database: tg.Database, Options: tg.Options}
+}
+
+// Sizes of the write-step test: small, but several transactions per client
+// and more than one batch of deletes.
+const (
+	clients   = 2
+	rows      = 3000
+	churnRows = 2000
+	indexes   = 3
+)
+
+func cfg(steps ...string) ibench.Config {
+	return ibench.Config{
+		Clients: clients, Rows: rows, ChurnRows: churnRows, Indexes: indexes,
+		PadMin: 10, PadMax: 20, PadRandomPct: 50, Seed: 7, QuerySeconds: 1,
+		Steps: steps,
+	}
+}
+
+// RunSteps runs the given ibench steps on the target and returns the bundle.
+func RunSteps(t *testing.T, tg Target, c ibench.Config) *results.Bundle {
+	t.Helper()
+	out := t.TempDir()
+	res, err := runner.Run(context.Background(), runner.Options{
+		Engines:     []string{tg.Engine},
+		Out:         out,
+		DataDir:     tg.DataDir,
+		EngineOpts:  tg.Options,
+		DSN:         tg.DSN,
+		Database:    tg.Database,
+		Interval:    200 * time.Millisecond,
+		Seed:        c.Seed,
+		Config:      c,
+		NewWorkload: func() (workload.Workload, error) { return ibench.New(c) },
+	})
+	if err != nil {
+		t.Fatalf("run %v on %s: %v", c.Steps, tg.Engine, err)
+	}
+	b, err := results.Read(res[0].Dir)
+	if err != nil {
+		t.Fatalf("read bundle: %v", err)
+	}
+	return b
+}
+
+// CountRows counts each table's rows through a full PK scan.
+func CountRows(t *testing.T, tg Target) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	db, err := engine.Open(ctx, tg.Engine, tg.config())
+	if err != nil {
+		t.Fatalf("open %s: %v", tg.Engine, err)
+	}
+	defer db.Close()
+	tables, err := db.Tables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	out := map[string]int64{}
+	for _, tb := range tables {
+		n, err := conn.Scan(ctx, tb, model.ScanSpec{Index: -1}, func(model.Row) bool { return true })
+		if err != nil {
+			t.Fatalf("scan %s: %v", tb.Name, err)
+		}
+		out[tb.Name] = int64(n)
+	}
+	return out
+}
+
+// Verify runs the index consistency check and fails the test if it fails.
+func Verify(t *testing.T, tg Target) *verify.Result {
+	t.Helper()
+	ctx := context.Background()
+	db, err := engine.Open(ctx, tg.Engine, tg.config())
+	if err != nil {
+		t.Fatalf("open %s: %v", tg.Engine, err)
+	}
+	defer db.Close()
+	res, err := verify.Run(ctx, db)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if !res.OK {
+		t.Fatalf("verify found inconsistent indexes: %+v", res.Indexes)
+	}
+	return res
+}
+
+// WriteSteps is the core integration test of an engine: l.i0, then l.x,
+// l.i1 and l.i2 in a second run continuing on the same data, checking row
+// counts after each run, index consistency, and the bundle's fields.
+func WriteSteps(t *testing.T, tg Target) {
+	b := RunSteps(t, tg, cfg(ibench.StepLoad))
+	step := mustStep(t, b, ibench.StepLoad)
+	if step.Inserted != clients*rows {
+		t.Fatalf("l.i0 inserted %d rows, want %d", step.Inserted, clients*rows)
+	}
+	checkRun(t, b, tg.Engine)
+	want := map[string]int64{"pi1": rows, "pi2": rows}
+	assertCounts(t, "after l.i0", CountRows(t, tg), want)
+
+	b = RunSteps(t, tg, cfg(ibench.StepIndex, ibench.StepChurnBig, ibench.StepChurnSmall))
+	lx := mustStep(t, b, ibench.StepIndex)
+	if got, _ := lx.Details["indexed_rows"].(float64); got != clients*rows {
+		t.Errorf("l.x indexed_rows = %v, want %d", lx.Details["indexed_rows"], clients*rows)
+	}
+	big := mustStep(t, b, ibench.StepChurnBig)
+	small := mustStep(t, b, ibench.StepChurnSmall)
+	if big.Inserted != clients*churnRows*4/5 || big.Deleted != big.Inserted {
+		t.Errorf("l.i1 inserted %d deleted %d, want %d each", big.Inserted, big.Deleted, clients*churnRows*4/5)
+	}
+	if small.Inserted != clients*churnRows/5 || small.Deleted != small.Inserted {
+		t.Errorf("l.i2 inserted %d deleted %d, want %d each", small.Inserted, small.Deleted, clients*churnRows/5)
+	}
+	if l := big.Latency["insert"]; l.Count != int64(clients*churnRows*4/5/50) || l.P50 <= 0 || l.Max < l.P99 {
+		t.Errorf("l.i1 insert latency %+v: want %d transactions of 50 rows", l, clients*churnRows*4/5/50)
+	}
+	if l := small.Latency["delete"]; l.Count == 0 {
+		t.Errorf("l.i2 has no delete latency")
+	}
+	if big.IPSAvg <= 0 || big.IPS99 < 0 || big.IPS99 > big.IPSAvg*10 {
+		t.Errorf("l.i1 rates ips_avg=%v ips_99=%v", big.IPSAvg, big.IPS99)
+	}
+	assertCounts(t, "after l.i1 and l.i2", CountRows(t, tg), want)
+	res := Verify(t, tg)
+	if len(res.Indexes) != clients*indexes {
+		t.Fatalf("verify checked %d indexes, want %d", len(res.Indexes), clients*indexes)
+	}
+	for _, ix := range res.Indexes {
+		if ix.Entries != rows {
+			t.Errorf("%s.%s has %d entries, want %d", ix.Table, ix.Index, ix.Entries, rows)
+		}
+	}
+	if len(b.Intervals) == 0 {
+		t.Error("interval log is empty")
+	}
+}
+
+func mustStep(t *testing.T, b *results.Bundle, name string) *results.Step {
+	t.Helper()
+	s, ok := b.Steps[name]
+	if !ok {
+		t.Fatalf("bundle %s has no step %s", b.Dir, name)
+	}
+	if !s.Complete {
+		t.Fatalf("step %s incomplete: %s", name, s.Error)
+	}
+	if s.Seconds <= 0 {
+		t.Fatalf("step %s lasted %v s", name, s.Seconds)
+	}
+	return s
+}
+
+func checkRun(t *testing.T, b *results.Bundle, name string) {
+	t.Helper()
+	r := b.Run
+	if r.SchemaVersion != results.SchemaVersion || r.Tool.Version == "" || r.Tool.Commit == "" {
+		t.Errorf("run.json tool/schema: %+v", r.Tool)
+	}
+	if r.Engine.Name != name || r.Engine.Version == "" || r.Engine.Settings == nil {
+		t.Errorf("run.json engine: %+v", r.Engine)
+	}
+	if r.Host.Cores < 1 || r.Host.Kernel == "" || r.Host.MemoryBytes <= 0 {
+		t.Errorf("run.json host: %+v", r.Host)
+	}
+	if !r.Complete || r.FinishedAt == nil {
+		t.Errorf("run.json not marked complete")
+	}
+	if filepath.Base(b.Dir) != name {
+		t.Errorf("bundle dir %s is not named after the engine", b.Dir)
+	}
+}
+
+func assertCounts(t *testing.T, when string, got, want map[string]int64) {
+	t.Helper()
+	for name, n := range want {
+		if got[name] != n {
+			t.Fatalf("%s: table %s has %d rows, want %d (all: %v)", when, name, got[name], n, got)
+		}
+	}
+}

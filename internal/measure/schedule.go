@@ -1,0 +1,130 @@
+package measure
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// Schedule is the timetable of one rate-limited worker: operation i (from 0)
+// is intended to start at start + i*period, for the n operations whose
+// intended start is before the schedule's end. The worker asks Next for its
+// next slot, waits until that slot's intended start and measures response
+// time from it, so a stall in the engine shows as the latency the queued
+// operations would have seen (no coordinated omission), and timer overshoot
+// never accumulates into drift.
+//
+// Backlog policy: a worker that is late may run at most Backlog due slots
+// back to back (the one it is about to run included). When more slots than
+// that are already due, the oldest ones are skipped: they are never run, are
+// counted as missed, and Next returns them so the caller can record their
+// response time so far. The schedule itself never moves, so the rate over the
+// step is exactly the target unless slots were missed.
+type Schedule struct {
+	start    time.Time
+	periodNs float64
+	n        int64
+	backlog  int64
+	next     int64
+	missed   int64
+}
+
+// DefaultBacklog is the backlog used by the benchmark's writers: 4 slots, or
+// as many as fit in 25 ms when slots are shorter, so that timer overshoot of a
+// millisecond or two at high rates is absorbed rather than counted as missed.
+func DefaultBacklog(period time.Duration) int {
+	b := 4
+	if period > 0 {
+		if n := int(math.Ceil(float64(25*time.Millisecond) / float64(period))); n > b {
+			b = n
+		}
+	}
+	return b
+}
+
+// NewSchedule returns the schedule of operations of rowsPerOp rows each at
+// rowsPerSec rows per second, from start until (not including) end. backlog
+// below 1 is taken as 1 (never catch up).
+func NewSchedule(start, end time.Time, rowsPerOp int, rowsPerSec float64, backlog int) *Schedule {
+	s := &Schedule{start: start, backlog: int64(max(backlog, 1))}
+	if rowsPerOp > 0 && rowsPerSec > 0 {
+		s.periodNs = float64(rowsPerOp) / rowsPerSec * 1e9
+	}
+	if s.periodNs > 0 && end.After(start) {
+		// Slots with intended start strictly before end.
+		s.n = int64(math.Ceil(float64(end.Sub(start)) / s.periodNs))
+	}
+	return s
+}
+
+// Period is the time between intended starts.
+func (s *Schedule) Period() time.Duration { return time.Duration(s.periodNs) }
+
+// Len is the number of slots in the schedule.
+func (s *Schedule) Len() int64 { return s.n }
+
+// Backlog is the most due slots run back to back.
+func (s *Schedule) Backlog() int64 { return s.backlog }
+
+// At is the intended start of slot i, computed from the start (never by
+// adding periods) so rounding does not accumulate.
+func (s *Schedule) At(i int64) time.Time {
+	return s.start.Add(time.Duration(math.Round(float64(i) * s.periodNs)))
+}
+
+// SleepUntil waits until at (returning at once if it has passed) or until ctx
+// ends. It reuses t, a stopped or fired timer owned by the caller, so waiting
+// allocates nothing.
+func SleepUntil(ctx context.Context, t *time.Timer, at time.Time) error {
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t.Reset(d)
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		t.Stop()
+		return ctx.Err()
+	}
+}
+
+// Missed is the number of slots skipped so far.
+func (s *Schedule) Missed() int64 { return s.missed }
+
+// Remaining is the number of slots not yet handed out or skipped.
+func (s *Schedule) Remaining() int64 { return s.n - s.next }
+
+// Next hands out the next slot for a worker that is ready at now. When more
+// than Backlog slots are due (intended start <= now), the oldest are skipped
+// first: they are slots [slot-skipped, slot). ok is false when the schedule
+// has no slots left (skipped then counts the slots skipped on the way).
+func (s *Schedule) Next(now time.Time) (slot int64, at time.Time, skipped int64, ok bool) {
+	if s.next >= s.n {
+		return s.n, time.Time{}, 0, false
+	}
+	// Slots due at now: next .. last, where last is the newest slot whose
+	// intended start is not after now.
+	if el := now.Sub(s.start); el >= 0 {
+		last := min(int64(float64(el)/s.periodNs), s.n-1)
+		// Guard the float division against landing one slot late or early.
+		for last+1 < s.n && !s.At(last+1).After(now) {
+			last++
+		}
+		for last >= 0 && s.At(last).After(now) {
+			last--
+		}
+		if due := last - s.next + 1; due > s.backlog {
+			skipped = due - s.backlog
+			s.next += skipped
+			s.missed += skipped
+		}
+	}
+	if s.next >= s.n {
+		return s.n, time.Time{}, skipped, false
+	}
+	slot = s.next
+	s.next++
+	return slot, s.At(slot), skipped, true
+}

@@ -1,0 +1,394 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// palette gives each run the same colour in every chart (Tableau 10).
+var palette = []color.RGBA{
+	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
+	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
+	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
+}
+
+func runColor(i int) color.RGBA { return palette[i%len(palette)] }
+
+func faded(c color.RGBA, a uint8) color.NRGBA { return color.NRGBA{R: c.R, G: c.G, B: c.B, A: a} }
+
+// Chart is one rendered SVG chart.
+type Chart struct {
+	Title string
+	SVG   string
+}
+
+const (
+	chartW  = 720 // pt
+	chartH  = 250
+	legendL = 15 // legend line height, pt
+)
+
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// newPlot returns a plot in the report's style: sans-serif text, grid.
+func newPlot(title, xlabel, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = font.From(sans, 12)
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 10)
+		a.Tick.Label.Font = font.From(sans, 9)
+	}
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// legendEntry is one line of a chart's legend.
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
+// renderSVG draws p with its legend below it and returns the SVG element.
+// gonum panics on some degenerate inputs; a chart that cannot be drawn
+// becomes an error, not a crash.
+func renderSVG(p *plot.Plot, w, h vg.Length, entries []legendEntry) (svg string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("draw chart %q: %v", p.Title.Text, r)
+		}
+	}()
+	legH := vg.Length(0)
+	if len(entries) > 0 {
+		legH = vg.Length(len(entries)*(legendL+3) + 8)
+	}
+	c := vgsvg.New(w, h+legH)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, 0, legH, 0))
+	if len(entries) > 0 {
+		leg := plot.NewLegend()
+		leg.TextStyle.Font = font.From(sans, 10)
+		leg.Top, leg.Left = true, true
+		leg.XOffs = 40
+		leg.Padding = vg.Points(3)
+		for _, e := range entries {
+			leg.Add(e.name, e.thumbs...)
+		}
+		leg.Draw(draw.Crop(dc, 0, 0, 0, -(h + 4)))
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", fmt.Errorf("write chart %q: %w", p.Title.Text, err)
+	}
+	return inlineSVG(buf.String()), nil
+}
+
+// inlineSVG strips the XML prolog so the SVG can sit inside HTML, and lets
+// CSS scale it to the page width.
+func inlineSVG(s string) string {
+	if i := strings.Index(s, "<svg"); i >= 0 {
+		s = s[i:]
+	}
+	return strings.Replace(s, "<svg ", `<svg class="chart" role="img" `, 1)
+}
+
+// opTitles names what a throughput chart of an operation shows.
+var opTitles = map[string][2]string{
+	"insert": {"inserts per interval", "rows/s"},
+	"delete": {"deletes per interval", "rows/s"},
+	"query":  {"queries per interval", "queries/s"},
+}
+
+// stepCharts draws a step's interval charts: throughput of each operation
+// with stalled intervals shaded and crossed, then p99 and max latency.
+func (r *Report) stepCharts(sr *StepReport) ([]Chart, error) {
+	var out []Chart
+	for _, op := range []string{"insert", "delete", "query"} {
+		c, err := r.throughputChart(sr, op)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			out = append(out, *c)
+		}
+	}
+	c, err := r.latencyChart(sr)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		out = append(out, *c)
+	}
+	return out, nil
+}
+
+func (r *Report) series(sr *StepReport, i int, op string) []IntervalPoint {
+	row := sr.Rows[i]
+	if row.Status == StatusNotRun {
+		return nil
+	}
+	return opSeries(stepIntervals(row.Run.Bundle.Intervals, sr.Name), op)
+}
+
+func (r *Report) throughputChart(sr *StepReport, op string) (*Chart, error) {
+	titles := opTitles[op]
+	title := fmt.Sprintf("%s: %s", sr.Name, titles[0])
+	p := newPlot(title, "seconds since step start", titles[1])
+	var entries []legendEntry
+	var bands []*plotter.Polygon
+	ymax, stalls := 0.0, false
+	for i := range sr.Rows {
+		pts := r.series(sr, i, op)
+		if pts == nil {
+			continue
+		}
+		xys := make(plotter.XYs, len(pts))
+		var stalled plotter.XYs
+		for j, pt := range pts {
+			xys[j] = plotter.XY{X: pt.T, Y: pt.Rate}
+			ymax = math.Max(ymax, pt.Rate)
+			if pt.Stalled {
+				stalled = append(stalled, xys[j])
+			}
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", title, err)
+		}
+		l.Color = runColor(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		thumbs := []plot.Thumbnailer{l}
+		if len(xys) == 1 {
+			// A single interval has no line to draw: show it as a point.
+			s, err := plotter.NewScatter(xys)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+			p.Add(s)
+		}
+		for _, pt := range pts {
+			if pt.Stalled {
+				bands = append(bands, stallBand(pt, runColor(i)))
+			}
+		}
+		if len(stalled) > 0 {
+			stalls = true
+			s, err := plotter.NewScatter(stalled)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+			p.Add(s)
+		}
+		entries = append(entries, legendEntry{name: runName(sr.Rows[i].Run), thumbs: thumbs})
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	top := ymax * 1.08
+	if top <= 0 {
+		top = 1
+	}
+	for _, b := range bands {
+		// Bands span the whole height: scale their unit height to the axis.
+		for k := range b.XYs[0] {
+			b.XYs[0][k].Y *= top
+		}
+		p.Add(b)
+	}
+	if stalls {
+		entries = append(entries, legendEntry{name: "stalled interval (shaded, ×): rate < 50% of the step median, or none", thumbs: []plot.Thumbnailer{stallThumb{}}})
+	}
+	// Time starts at the step's start, so the first interval's band shows.
+	p.X.Min = 0
+	p.Y.Min, p.Y.Max = 0, top
+	svg, err := renderSVG(p, chartW, chartH, entries)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Title: title, SVG: svg}, nil
+}
+
+// stallBand shades one stalled interval, unit height (scaled later).
+func stallBand(pt IntervalPoint, c color.RGBA) *plotter.Polygon {
+	x0 := pt.T - pt.Seconds
+	poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: 0}, {X: pt.T, Y: 0}, {X: pt.T, Y: 1}, {X: x0, Y: 1}})
+	if err != nil {
+		return &plotter.Polygon{}
+	}
+	poly.Color = faded(c, 50)
+	poly.LineStyle.Width = 0
+	return poly
+}
+
+// stallThumb is the legend mark of a stalled interval.
+type stallThumb struct{}
+
+func (stallThumb) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 60}, c.ClipPolygonY([]vg.Point{
+		{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y},
+	}))
+	c.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}, c.Center())
+}
+
+func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
+	op := ""
+	for _, row := range sr.Rows {
+		if row.Status != StatusNotRun && row.MainOp != "" {
+			op = row.MainOp
+			break
+		}
+	}
+	if op == "" {
+		return nil, nil
+	}
+	title := fmt.Sprintf("%s: %s latency per interval, p99 (solid) and max (dashed)", sr.Name, op)
+	p := newPlot(title, "seconds since step start", "ms (log scale)")
+	var entries []legendEntry
+	lo, hi := math.Inf(1), 0.0
+	// Log axes cannot show 0: sub-resolution latencies sit at the floor.
+	const floor = 0.001
+	for i := range sr.Rows {
+		pts := r.series(sr, i, op)
+		if pts == nil {
+			continue
+		}
+		var p99, mx plotter.XYs
+		for _, pt := range pts {
+			if !pt.Present {
+				continue
+			}
+			p99 = append(p99, plotter.XY{X: pt.T, Y: math.Max(pt.P99Ms, floor)})
+			mx = append(mx, plotter.XY{X: pt.T, Y: math.Max(pt.MaxMs, floor)})
+			lo = math.Min(lo, math.Max(pt.P99Ms, floor))
+			hi = math.Max(hi, math.Max(pt.MaxMs, floor))
+		}
+		if len(p99) == 0 {
+			continue
+		}
+		var thumbs []plot.Thumbnailer
+		for k, xys := range []plotter.XYs{p99, mx} {
+			l, s, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			l.Color = runColor(i)
+			l.Width = vg.Points(1.5)
+			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
+			if k == 1 {
+				l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			}
+			p.Add(l, s)
+			thumbs = append(thumbs, l)
+		}
+		entries = append(entries, legendEntry{name: runName(sr.Rows[i].Run), thumbs: thumbs[:1]})
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Min = 0
+	p.Y.Min = lo / 2
+	p.Y.Max = math.Max(hi*2, p.Y.Min*10)
+	svg, err := renderSVG(p, chartW, chartH, entries)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Title: title, SVG: svg}, nil
+}
+
+// barChart draws one step's summary: a horizontal bar per run.
+func (r *Report) barChart(sr *StepReport) (*Chart, error) {
+	_, unit := sr.Rows[0].Throughput(sr.Kind)
+	what := "inserted rows/s"
+	switch {
+	case sr.Kind == KindQuery:
+		what = "queries/s"
+	case !anyValue(sr, "ips_avg") && anyValue(sr, "indexed_rows_per_s"):
+		what = "indexed rows/s"
+	}
+	title := fmt.Sprintf("%s: %s", sr.Name, what)
+	p := newPlot(title, unit, "")
+	n := len(sr.Rows)
+	var names []string
+	var labels plotter.XYLabels
+	xmax := 0.0
+	for i, row := range sr.Rows {
+		v, _ := row.Throughput(sr.Kind)
+		// Runs are listed top-down: the first run is the highest bar.
+		y := float64(n - 1 - i)
+		names = append(names, "")
+		switch {
+		case row.Status == StatusNotRun:
+			labels.XYs = append(labels.XYs, plotter.XY{X: 0, Y: y})
+			labels.Labels = append(labels.Labels, " not run")
+			continue
+		case !v.OK:
+			labels.XYs = append(labels.XYs, plotter.XY{X: 0, Y: y})
+			labels.Labels = append(labels.Labels, " n/a")
+			continue
+		}
+		b, err := plotter.NewBarChart(plotter.Values{v.V}, vg.Points(14))
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", title, err)
+		}
+		b.Horizontal = true
+		b.XMin = y
+		b.Color = runColor(i)
+		b.LineStyle.Width = 0
+		p.Add(b)
+		xmax = math.Max(xmax, v.V)
+		text := " " + fmtNum(v.V)
+		if row.Status == StatusIncomplete {
+			text += " (incomplete)"
+		}
+		labels.XYs = append(labels.XYs, plotter.XY{X: v.V, Y: y})
+		labels.Labels = append(labels.Labels, text)
+	}
+	for i, row := range sr.Rows {
+		names[n-1-i] = runName(row.Run)
+	}
+	lb, err := plotter.NewLabels(labels)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", title, err)
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font = font.From(sans, 9)
+		lb.TextStyle[i].YAlign = draw.YCenter
+	}
+	p.Add(lb)
+	p.NominalY(names...)
+	p.Y.Tick.Label.Font = font.From(sans, 9)
+	p.X.Min = 0
+	// Leave room right of the longest bar for its value.
+	p.X.Max = math.Max(xmax*1.25, 1)
+	svg, err := renderSVG(p, chartW/2, vg.Length(70+22*n), nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Title: title, SVG: svg}, nil
+}
+
+func anyValue(sr *StepReport, key string) bool {
+	for _, row := range sr.Rows {
+		if row.Values[key].OK {
+			return true
+		}
+	}
+	return false
+}

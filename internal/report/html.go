@@ -1,0 +1,184 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"rumbench/internal/results"
+)
+
+// htmlSection is one step's part of the page.
+type htmlSection struct {
+	ID     string
+	Name   string
+	Tables []Table
+	Charts []htmlChart
+}
+
+type htmlChart struct {
+	Title string
+	SVG   template.HTML
+}
+
+type htmlPage struct {
+	Title      string
+	Generated  string
+	Runs       Table
+	Notes      []string
+	Steps      []htmlSection
+	Throughput Table
+	Bars       []htmlChart
+	Stalls     Table
+	Legend     []string
+}
+
+// HTML writes the report as one self-contained page: tables and inline SVG
+// charts, no scripts, styles or fonts fetched from anywhere. It returns the
+// number of charts drawn.
+func (r *Report) HTML(w io.Writer) (int, error) {
+	page := htmlPage{
+		Title: r.Title(), Generated: time.Now().UTC().Format(time.RFC3339),
+		Runs: r.RunsTable(), Notes: r.Notes, Throughput: r.ThroughputTable(),
+		Stalls: r.StallsTable(), Legend: Legend,
+	}
+	charts := 0
+	for i, sr := range r.Steps {
+		sec := htmlSection{ID: fmt.Sprintf("step-%d", i), Name: sr.Name, Tables: r.StepTables(sr)}
+		cs, err := r.stepCharts(sr)
+		if err != nil {
+			return 0, err
+		}
+		for _, c := range cs {
+			sec.Charts = append(sec.Charts, htmlChart{Title: c.Title, SVG: template.HTML(c.SVG)})
+		}
+		charts += len(cs)
+		page.Steps = append(page.Steps, sec)
+		b, err := r.barChart(sr)
+		if err != nil {
+			return 0, err
+		}
+		page.Bars = append(page.Bars, htmlChart{Title: b.Title, SVG: template.HTML(b.SVG)})
+		charts++
+	}
+	if err := pageTemplate.Execute(w, page); err != nil {
+		return 0, fmt.Errorf("write html report: %w", err)
+	}
+	return charts, nil
+}
+
+// WriteHTMLFile writes the HTML report to path atomically.
+func (r *Report) WriteHTMLFile(path string) (int, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return 0, fmt.Errorf("write %s: %w", path, err)
+	}
+	n, werr := r.HTML(tmp)
+	// CreateTemp makes the file private; a report is meant to be shared.
+	if werr == nil {
+		werr = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); werr == nil && cerr != nil {
+		werr = fmt.Errorf("write %s: %w", path, cerr)
+	}
+	if werr == nil {
+		if err := os.Rename(tmp.Name(), path); err != nil {
+			werr = fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return 0, werr
+	}
+	return n, nil
+}
+
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"right": func(t Table, i int) bool { return i < len(t.Right) && t.Right[i] },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 1.5em auto; max-width: 1100px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { font-size: 1em; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.85em; }
+th, td { border: 1px solid #ddd; padding: 3px 7px; white-space: nowrap; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr:nth-child(even) td { background: #fafafa; }
+.note { margin: 0.2em 0; font-size: 0.85em; } .warn { color: #a33; }
+.charts { display: flex; flex-direction: column; gap: 1em; }
+.bars { display: flex; flex-wrap: wrap; gap: 1em; }
+figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
+.bars svg.chart { max-width: 520px; }
+.scroll { overflow-x: auto; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="note">Generated {{.Generated}} by rumbench report.</p>
+{{define "table"}}<h3>{{.Title}}</h3>
+{{if .Rows}}<div class="scroll"><table>
+<thead><tr>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{$t := .}}{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if right $t $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>{{end}}
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}{{end}}
+<h2>Runs</h2>
+{{template "table" .Runs}}
+{{range .Notes}}<p class="note warn">{{.}}</p>
+{{end}}
+{{range .Steps}}<section id="{{.ID}}">
+<h2>{{.Name}}</h2>
+{{range .Tables}}{{template "table" .}}{{end}}
+<div class="charts">
+{{range .Charts}}<figure>{{.SVG}}</figure>
+{{else}}<p class="note">No interval data for this step.</p>
+{{end}}</div>
+</section>
+{{end}}
+<h2>Summary</h2>
+{{template "table" .Throughput}}
+<div class="bars">
+{{range .Bars}}<figure>{{.SVG}}</figure>
+{{end}}</div>
+<h2>Stalls</h2>
+{{template "table" .Stalls}}
+<h2>Legend</h2>
+<ul>{{range .Legend}}<li class="note">{{.}}</li>{{end}}</ul>
+</body>
+</html>
+`))
+
+// RunReport is what `rumbench run` prints at its end: the markdown report
+// of the engines it ran, and the HTML report written to htmlPath.
+func RunReport(w io.Writer, bundles []*results.Bundle, htmlPath string) error {
+	var bs []*Bundle
+	for _, b := range bundles {
+		wb, err := WrapBundle(b)
+		if err != nil {
+			return err
+		}
+		bs = append(bs, wb)
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := rep.Markdown(w); err != nil {
+		return err
+	}
+	n, err := rep.WriteHTMLFile(htmlPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nHTML report with %d charts: %s\n", n, htmlPath)
+	return nil
+}

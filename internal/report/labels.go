@@ -1,0 +1,147 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// labelSkip are config keys that differ between runs without changing what
+// was measured (where files went, which engines were listed together).
+var labelSkip = map[string]bool{
+	"engines": true, "engine_opts": true, "data_dir": true, "dsn_given": true,
+	"database": true, "ibench.steps": true, "steps": true,
+}
+
+// labelRuns names each run by its engine plus the settings and config that
+// differ between the runs; repeated labels get their run number, and runs
+// with an engine note (the null engine) are marked ‡.
+func labelRuns(runs []*Run) {
+	cfgs := make([]map[string]string, len(runs))
+	for i, r := range runs {
+		cfgs[i] = map[string]string{}
+		m, _ := toMap(r.Bundle.Run.Config)
+		flatten("", m, cfgs[i])
+	}
+	cfgDiff := differingKeys(cfgs, func(int, int) bool { return true })
+	sets := make([]map[string]string, len(runs))
+	for i, r := range runs {
+		sets[i] = map[string]string{}
+		for k, v := range r.Bundle.Run.Engine.Settings {
+			sets[i][k] = v
+		}
+		sets[i]["version"] = r.Bundle.Run.Engine.Version
+	}
+	// Engine settings are compared only between runs of the same engine:
+	// pebble's settings mean nothing next to sqlite's.
+	sameEngine := func(i, j int) bool {
+		return runs[i].Bundle.Run.Engine.Name == runs[j].Bundle.Run.Engine.Name
+	}
+	setDiff := differingKeys(sets, sameEngine)
+
+	count := map[string]int{}
+	for i, r := range runs {
+		parts := []string{r.Bundle.Run.Engine.Name}
+		for _, k := range setDiff[i] {
+			parts = append(parts, k+"="+orDash(sets[i][k]))
+		}
+		for _, k := range cfgDiff[i] {
+			parts = append(parts, strings.TrimPrefix(k, "ibench.")+"="+orDash(cfgs[i][k]))
+		}
+		r.Label = strings.Join(parts, " ")
+		count[r.Label]++
+	}
+	for _, r := range runs {
+		if count[r.Label] > 1 {
+			r.Label += fmt.Sprintf(" #%d", r.Num)
+		}
+		if r.Bundle.Run.Engine.Note != "" {
+			r.Label += " ‡"
+		}
+	}
+}
+
+// differingKeys returns, per map, the sorted keys whose value differs from
+// that of some other map it is comparable with.
+func differingKeys(ms []map[string]string, comparable func(i, j int) bool) [][]string {
+	out := make([][]string, len(ms))
+	for i := range ms {
+		keys := map[string]bool{}
+		for j := range ms {
+			if i == j || !comparable(i, j) {
+				continue
+			}
+			for k, v := range ms[i] {
+				if w, ok := ms[j][k]; !ok || w != v {
+					keys[k] = true
+				}
+			}
+			for k := range ms[j] {
+				if _, ok := ms[i][k]; !ok {
+					keys[k] = true
+				}
+			}
+		}
+		for k := range keys {
+			if !labelSkip[k] {
+				out[i] = append(out[i], k)
+			}
+		}
+		sort.Strings(out[i])
+	}
+	return out
+}
+
+// toMap turns a decoded config (map or struct) into a generic map.
+func toMap(v any) (map[string]any, bool) {
+	if m, ok := v.(map[string]any); ok {
+		return m, true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// flatten writes the scalars of m under dotted keys.
+func flatten(prefix string, m map[string]any, out map[string]string) {
+	for k, v := range m {
+		key := k
+		if prefix != "" {
+			key = prefix + "." + k
+		}
+		if labelSkip[key] {
+			continue
+		}
+		if sub, ok := v.(map[string]any); ok {
+			flatten(key, sub, out)
+			continue
+		}
+		out[key] = scalarString(v)
+	}
+}
+
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,133 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"rumbench/internal/results"
+)
+
+// Load reads the bundles named by paths, in order. Each path is a bundle
+// directory (it holds run.json) or a directory of bundles (a `rumbench run
+// --out`), whose bundles are taken in the order they ran. Every error is
+// about the input: a missing directory, no bundle, an unreadable bundle.
+func Load(paths []string) ([]*Bundle, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("no directory given: name one or more run bundles or --out directories")
+	}
+	var out []*Bundle
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such directory", p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory: name a run bundle (with run.json) or a run's --out directory", p)
+		}
+		if _, err := os.Stat(filepath.Join(p, results.RunFile)); err == nil {
+			b, err := ReadBundle(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+			continue
+		}
+		subs, err := readSubBundles(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(subs) == 0 {
+			return nil, fmt.Errorf("%s holds no run bundle (no run.json in it or in its subdirectories)", p)
+		}
+		out = append(out, subs...)
+	}
+	return out, nil
+}
+
+// readSubBundles reads every <dir>/<name>/run.json bundle, ordered by start
+// time so that a run's engines keep the order they ran in.
+func readSubBundles(dir string) ([]*Bundle, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	var out []*Bundle
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(sub, results.RunFile)); err != nil {
+			continue
+		}
+		b, err := ReadBundle(sub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ti, tj := out[i].Run.StartedAt, out[j].Run.StartedAt
+		if !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		return out[i].Dir < out[j].Dir
+	})
+	return out, nil
+}
+
+// Bundle is a results bundle plus the step fields the report reads
+// generically (metrics, stalls, query-step fields), so that bundles written
+// before or after those fields existed read the same way.
+type Bundle struct {
+	*results.Bundle
+	// Raw holds each step's JSON object, by step name.
+	Raw map[string]map[string]any
+}
+
+// ReadBundle reads one bundle directory.
+func ReadBundle(dir string) (*Bundle, error) {
+	b, err := results.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	return WrapBundle(b)
+}
+
+// WrapBundle adds the generic step fields to a bundle already read.
+func WrapBundle(b *results.Bundle) (*Bundle, error) {
+	out := &Bundle{Bundle: b, Raw: map[string]map[string]any{}}
+	entries, err := os.ReadDir(filepath.Join(b.Dir, results.StepsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read steps of %s: %w", b.Dir, err)
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		path := filepath.Join(b.Dir, results.StepsDir, e.Name())
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read step: %w", err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		name, _ := m["step"].(string)
+		if name == "" {
+			name = strings.TrimSuffix(e.Name(), ".json")
+		}
+		out.Raw[name] = m
+	}
+	return out, nil
+}

@@ -1,0 +1,253 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Markdown writes the report as markdown whose tables are padded so they
+// also read well in a terminal.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", r.Title())
+	writeMDTable(&b, r.RunsTable(), "##")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "%s\n", n)
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, sr := range r.Steps {
+		for i, t := range r.StepTables(sr) {
+			level := "##"
+			if i > 0 {
+				level = "###"
+			}
+			writeMDTable(&b, t, level)
+		}
+	}
+	writeMDTable(&b, r.ThroughputTable(), "##")
+	writeMDTable(&b, r.StallsTable(), "##")
+	b.WriteString("Legend:\n")
+	for _, l := range Legend {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMDTable(b *strings.Builder, t Table, level string) {
+	fmt.Fprintf(b, "%s %s\n\n", level, t.Title)
+	if len(t.Rows) > 0 {
+		widths := make([]int, len(t.Headers))
+		for i, h := range t.Headers {
+			widths[i] = max(3, textWidth(h))
+		}
+		for _, row := range t.Rows {
+			for i, c := range row {
+				widths[i] = max(widths[i], textWidth(mdEscape(c)))
+			}
+		}
+		line := func(cells []string, sep bool) {
+			b.WriteString("|")
+			for i := range t.Headers {
+				c := ""
+				if i < len(cells) {
+					c = mdEscape(cells[i])
+				}
+				right := i < len(t.Right) && t.Right[i]
+				switch {
+				case sep && right:
+					c = strings.Repeat("-", widths[i]-1) + ":"
+				case sep:
+					c = strings.Repeat("-", widths[i])
+				}
+				pad := strings.Repeat(" ", widths[i]-textWidth(c))
+				if right {
+					fmt.Fprintf(b, " %s%s |", pad, c)
+				} else {
+					fmt.Fprintf(b, " %s%s |", c, pad)
+				}
+			}
+			b.WriteString("\n")
+		}
+		line(t.Headers, false)
+		line(nil, true)
+		for _, row := range t.Rows {
+			line(row, false)
+		}
+		b.WriteString("\n")
+	}
+	for _, n := range t.Notes {
+		fmt.Fprintf(b, "%s\n", n)
+	}
+	if len(t.Notes) > 0 {
+		b.WriteString("\n")
+	}
+}
+
+// textWidth counts runes: every character the report prints is one column wide.
+func textWidth(s string) int { return utf8.RuneCountInString(s) }
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// CSV writes one line per step per run with every figure, ratios to the
+// base run as <key>_vs_base; unavailable figures are empty cells.
+func (r *Report) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := []string{"step", "kind", "run", "label", "engine", "base", "status", "error", "main_op"}
+	for _, k := range valueKeys {
+		head = append(head, k.Key)
+	}
+	head = append(head, "ips_target", "target_met")
+	for _, op := range []string{"insert", "query"} {
+		head = append(head, op+"_stalls", op+"_stall_s", op+"_stall_longest_s")
+	}
+	for _, k := range valueKeys {
+		head = append(head, k.Key+"_vs_base")
+	}
+	head = append(head, "sizes_differ_from_base")
+	if err := cw.Write(head); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	csvNum := func(v Value) string {
+		if !v.OK {
+			return ""
+		}
+		return strconv.FormatFloat(v.V, 'g', 10, 64)
+	}
+	for _, sr := range r.Steps {
+		for _, row := range sr.Rows {
+			rec := []string{sr.Name, string(sr.Kind), strconv.Itoa(row.Run.Num), row.Run.Label,
+				row.Run.Bundle.Run.Engine.Name, strconv.Itoa(r.Base + 1), row.Status, row.Error, row.MainOp}
+			for _, k := range valueKeys {
+				rec = append(rec, csvNum(row.Values[k.Key]))
+			}
+			tm := ""
+			if row.TargetMet != nil {
+				tm = strconv.FormatBool(*row.TargetMet)
+			}
+			rec = append(rec, csvNum(row.IPSTarget), tm)
+			for _, op := range []string{"insert", "query"} {
+				if st := row.Stalls[op]; st != nil {
+					rec = append(rec, strconv.Itoa(st.Count), csvNum(some(st.Seconds)), csvNum(some(st.LongestS)))
+				} else {
+					rec = append(rec, "", "", "")
+				}
+			}
+			for _, k := range valueKeys {
+				rec = append(rec, csvNum(row.Ratios[k.Key]))
+			}
+			rec = append(rec, strings.Join(row.Run.SizeDiffs, "; "))
+			if err := cw.Write(rec); err != nil {
+				return fmt.Errorf("write csv: %w", err)
+			}
+		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	return nil
+}
+
+// jsonValue encodes an unavailable value as null.
+type jsonValue Value
+
+func (v jsonValue) MarshalJSON() ([]byte, error) {
+	if !v.OK {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(v.V, 'g', 10, 64)), nil
+}
+
+type jsonRun struct {
+	Run       int               `json:"run"`
+	Label     string            `json:"label"`
+	Base      bool              `json:"base"`
+	Engine    string            `json:"engine"`
+	Version   string            `json:"version"`
+	Note      string            `json:"note,omitempty"`
+	Dir       string            `json:"dir"`
+	Complete  bool              `json:"complete"`
+	Sizes     map[string]string `json:"sizes"`
+	SizeDiffs []string          `json:"sizes_differ_from_base,omitempty"`
+}
+
+type jsonRow struct {
+	Run       int                  `json:"run"`
+	Label     string               `json:"label"`
+	Status    string               `json:"status"`
+	Error     string               `json:"error,omitempty"`
+	MainOp    string               `json:"main_op,omitempty"`
+	Values    map[string]jsonValue `json:"values"`
+	VsBase    map[string]jsonValue `json:"vs_base"`
+	Stalls    map[string]*Stall    `json:"stalls"`
+	IPSTarget jsonValue            `json:"ips_target"`
+	TargetMet *bool                `json:"target_met"`
+}
+
+type jsonStep struct {
+	Step string    `json:"step"`
+	Kind Kind      `json:"kind"`
+	Rows []jsonRow `json:"rows"`
+}
+
+type jsonReport struct {
+	Format string     `json:"format"`
+	Base   int        `json:"base"`
+	Runs   []jsonRun  `json:"runs"`
+	Notes  []string   `json:"notes"`
+	Steps  []jsonStep `json:"steps"`
+	Units  any        `json:"units"`
+}
+
+// JSON writes the report as one JSON document; unavailable figures are null.
+func (r *Report) JSON(w io.Writer) error {
+	out := jsonReport{Format: "rumbench-report/1", Base: r.Base + 1, Notes: r.Notes, Units: unitMap()}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	for _, run := range r.Runs {
+		b := run.Bundle.Run
+		out.Runs = append(out.Runs, jsonRun{
+			Run: run.Num, Label: run.Label, Base: run.Num-1 == r.Base, Engine: b.Engine.Name,
+			Version: b.Engine.Version, Note: b.Engine.Note, Dir: run.Bundle.Dir, Complete: b.Complete,
+			Sizes: run.Sizes, SizeDiffs: run.SizeDiffs,
+		})
+	}
+	for _, sr := range r.Steps {
+		js := jsonStep{Step: sr.Name, Kind: sr.Kind}
+		for _, row := range sr.Rows {
+			jr := jsonRow{Run: row.Run.Num, Label: row.Run.Label, Status: row.Status, Error: row.Error,
+				MainOp: row.MainOp, Values: map[string]jsonValue{}, VsBase: map[string]jsonValue{},
+				Stalls: row.Stalls, IPSTarget: jsonValue(row.IPSTarget), TargetMet: row.TargetMet}
+			for _, k := range valueKeys {
+				jr.Values[k.Key] = jsonValue(row.Values[k.Key])
+				jr.VsBase[k.Key] = jsonValue(row.Ratios[k.Key])
+			}
+			js.Rows = append(js.Rows, jr)
+		}
+		out.Steps = append(out.Steps, js)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
+}
+
+// unitMap documents every value key.
+func unitMap() map[string]string {
+	m := map[string]string{}
+	for _, k := range valueKeys {
+		m[k.Key] = k.desc
+	}
+	return m
+}

@@ -1,0 +1,195 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// fixture is two engines of one run (pebble with metrics and stalls in its
+// step summaries, sqlite without, with an incomplete and a missing step)
+// plus a pebble run of a smaller workload.
+func fixture(t *testing.T, base int) *Report {
+	t.Helper()
+	bs, err := Load([]string{"testdata/run1", "testdata/pebble-small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(bs, Options{Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/report -update to accept):\n%s", name, got)
+	}
+}
+
+func TestGoldenMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	if err := fixture(t, 0).Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.md", b.Bytes())
+	out := b.String()
+	for _, want := range []string{
+		"| #2 sqlite rows=1000 | incomplete |",                      // incomplete step shown as such
+		"| #2 sqlite rows=1000 | not run |",                         // missing step shown as such
+		"WARNING: #3 pebble rows=500 ran a different workload size", // flagged
+		"203 (incomplete)", "not run",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+}
+
+func TestGoldenCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := fixture(t, 2).CSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.csv", b.Bytes())
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, rec := range recs[1:] {
+		// sqlite's bundle has no metrics: they must be empty, never 0.
+		if rec[col["engine"]] == "sqlite" && rec[col["cpu_us_per_insert"]] != "" {
+			t.Errorf("sqlite %s cpu_us_per_insert = %q, want empty", rec[col["step"]], rec[col["cpu_us_per_insert"]])
+		}
+		if rec[col["status"]] == StatusNotRun && rec[col["ips_avg"]] != "" {
+			t.Errorf("step not run has ips_avg %q", rec[col["ips_avg"]])
+		}
+		if rec[col["base"]] != "2" {
+			t.Errorf("base = %s, want 2", rec[col["base"]])
+		}
+	}
+}
+
+func TestJSONNulls(t *testing.T) {
+	var b bytes.Buffer
+	if err := fixture(t, 0).JSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Steps []struct {
+			Step string `json:"step"`
+			Rows []struct {
+				Label  string              `json:"label"`
+				Status string              `json:"status"`
+				Values map[string]*float64 `json:"values"`
+			} `json:"rows"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Steps {
+		for _, r := range s.Rows {
+			if strings.HasPrefix(r.Label, "sqlite") && r.Values["wkb_per_insert"] != nil {
+				t.Errorf("%s %s: wkb_per_insert = %v, want null", s.Step, r.Label, *r.Values["wkb_per_insert"])
+			}
+			if s.Step == "l.i0" && strings.HasPrefix(r.Label, "pebble rows=1000") {
+				if v := r.Values["cpu_us_per_insert"]; v == nil || *v != 12.5 {
+					t.Errorf("pebble l.i0 cpu_us_per_insert = %v, want 12.5", v)
+				}
+			}
+		}
+	}
+}
+
+func TestStallsFromIntervals(t *testing.T) {
+	rep := fixture(t, 0)
+	for _, sr := range rep.Steps {
+		if sr.Name != "l.i1" {
+			continue
+		}
+		// pebble's summary carries stalls; sqlite's are computed from its log.
+		if st := sr.Rows[0].Stalls["insert"]; st == nil || st.Source != "step" || st.Count != 1 {
+			t.Errorf("pebble l.i1 stalls = %+v, want 1 from the step summary", st)
+		}
+		if st := sr.Rows[1].Stalls["insert"]; st == nil || st.Source != "intervals" || st.Count != 1 || st.LongestS != 1 {
+			t.Errorf("sqlite l.i1 stalls = %+v, want 1 interval computed from the log", st)
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	empty := t.TempDir()
+	badSchema := t.TempDir()
+	if err := os.WriteFile(filepath.Join(badSchema, "run.json"), []byte(`{"schema_version": 99}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		paths []string
+		want  string
+	}{
+		{"missing", []string{filepath.Join(empty, "nope")}, "no such directory"},
+		{"no bundle", []string{empty}, "holds no run bundle"},
+		{"schema", []string{badSchema}, "schema_version 99"},
+		{"none", nil, "no directory given"},
+	} {
+		_, err := Load(c.paths)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Load error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []int{-1, 3} {
+		if _, err := Build(bs, Options{Base: base}); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("--base %d: error %v, want out of range", base, err)
+		}
+	}
+}
+
+func TestHTMLCharts(t *testing.T) {
+	var b bytes.Buffer
+	n, err := fixture(t, 0).HTML(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per step: l.i0 insert+latency, l.x latency, l.i1 insert+delete+latency,
+	// qr100 and qp100 insert+delete+query+latency; plus a bar chart per step.
+	if want := 2 + 1 + 3 + 4 + 4 + 5; n != want {
+		t.Errorf("charts = %d, want %d", n, want)
+	}
+	if got := strings.Count(b.String(), "<svg"); got != n {
+		t.Errorf("<svg> elements = %d, want %d", got, n)
+	}
+	for _, bad := range []string{"<script", "<link", "@import", "src=\"http", "href=\"http", "url("} {
+		if strings.Contains(b.String(), bad) {
+			t.Errorf("HTML report contains %q: it must be self-contained", bad)
+		}
+	}
+}

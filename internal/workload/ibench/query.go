@@ -1,0 +1,423 @@
+package ibench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"rumbench/internal/gen"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/workload"
+)
+
+// Query step names: qr = range queries, qp = point queries; the number is
+// each client's insert rate in rows/s while the queries run.
+const (
+	StepQR100  = "qr100"
+	StepQP100  = "qp100"
+	StepQR500  = "qr500"
+	StepQP500  = "qp500"
+	StepQR1000 = "qr1000"
+	StepQP1000 = "qp1000"
+)
+
+// queryRows is how many index entries a range query reads and how many PKs a
+// point query fetches (design §4.1).
+const queryRows = 10
+
+// queryYield is how often a query worker lets other goroutines run.
+const queryYield = 500 * time.Microsecond
+
+// targetMetPct is the share of the target insert rate a query step must
+// reach for target_met.
+const targetMetPct = 95
+
+type queryKind int
+
+const (
+	rangeQuery queryKind = iota
+	pointQuery
+)
+
+func (k queryKind) String() string {
+	if k == pointQuery {
+		return "point"
+	}
+	return "range"
+}
+
+// querySteps are the read-write steps: query kind and insert rate per client.
+var querySteps = map[string]struct {
+	kind queryKind
+	rate float64
+}{
+	StepQR100:  {rangeQuery, 100},
+	StepQP100:  {pointQuery, 100},
+	StepQR500:  {rangeQuery, 500},
+	StepQP500:  {pointQuery, 500},
+	StepQR1000: {rangeQuery, 1000},
+	StepQP1000: {pointQuery, 1000},
+}
+
+// queryStats is one client's outcome of a query step. Each field is written
+// by one of the client's workers only and read after they all finished.
+type queryStats struct {
+	// writer
+	targetRows  int64
+	inserted    int64
+	missedTxns  int64
+	missedRows  int64
+	backlogTxns int64
+	// deleter
+	deleted        int64
+	delMissedTxns  int64
+	delCatchupRows int64
+	// query worker
+	queries int64
+	found   int64
+}
+
+// queryStep is qr*/qp*: per client one query worker in a closed loop, a
+// writer inserting at rate rows/s on a schedule, and a deleter removing as
+// many of the oldest rows, for --query-seconds.
+func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *workload.Env) error {
+	return func(ctx context.Context, env *workload.Env) error {
+		bs := b.batchSize(churnBigBatch)
+		start := time.Now()
+		end := start.Add(time.Duration(b.cfg.QuerySeconds * float64(time.Second)))
+		stats := make([]queryStats, len(b.tables))
+		err := b.forEachClient(ctx, func(ctx context.Context, c int) error {
+			return b.queryClient(ctx, env, c, kind, rate, bs, start, end, &stats[c])
+		})
+		b.queryDetails(env, kind, rate, bs, stats)
+		return err
+	}
+}
+
+// queryDetails adds the step's rate-limit and query results to the summary
+// (documented in docs/design.md).
+func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs int, stats []queryStats) {
+	var tot queryStats
+	for _, s := range stats {
+		tot.targetRows += s.targetRows
+		tot.inserted += s.inserted
+		tot.missedTxns += s.missedTxns
+		tot.missedRows += s.missedRows
+		tot.deleted += s.deleted
+		tot.delMissedTxns += s.delMissedTxns
+		tot.delCatchupRows += s.delCatchupRows
+		tot.queries += s.queries
+		tot.found += s.found
+		tot.backlogTxns = s.backlogTxns
+	}
+	target := rate * float64(len(b.tables))
+	// Same definition as the summary's ips_avg (rows / step seconds so far);
+	// the clock stops microseconds later.
+	ips := 0.0
+	if secs := time.Since(env.Clock.StartTime()).Seconds(); secs > 0 {
+		ips = float64(tot.inserted) / secs
+	}
+	d := env.Details
+	d["query"] = kind.String()
+	d["query_rows"] = queryRows
+	d["query_seconds"] = b.cfg.QuerySeconds
+	d["rows_per_commit"] = bs
+	d["ips_target"] = target
+	d["ips_target_per_client"] = rate
+	d["target_rows"] = tot.targetRows
+	d["target_met"] = ips >= target*targetMetPct/100
+	d["ips_pct_of_target"] = math.Round(ips/target*1000) / 10
+	d["missed_txns"] = tot.missedTxns
+	d["missed_rows"] = tot.missedRows
+	d["backlog_txns"] = tot.backlogTxns
+	d["delete_missed_txns"] = tot.delMissedTxns
+	d["delete_catchup_rows"] = tot.delCatchupRows
+	if tot.queries > 0 {
+		d["rows_per_query"] = math.Round(float64(tot.found)/float64(tot.queries)*100) / 100
+	}
+}
+
+// queryClient runs one client's writer, deleter and query worker until the
+// step's end and waits for all three.
+func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind queryKind, rate float64, bs int, start, end time.Time, st *queryStats) error {
+	t := b.tables[c]
+	period := time.Duration(float64(bs) / rate * float64(time.Second))
+	// Stagger the clients' schedules across one period so their commits do
+	// not all land at the same instant.
+	off := period * time.Duration(c) / time.Duration(len(b.tables))
+	backlog := measure.DefaultBacklog(period)
+	ins := measure.NewSchedule(start.Add(off), end, bs, rate, backlog)
+	// A delete is due half a period after its insert's intended start, by
+	// when that insert has normally committed.
+	del := measure.NewSchedule(start.Add(off+period/2), end, bs, rate, backlog)
+	st.backlogTxns = int64(backlog)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var inserted atomic.Int64
+	writerDone := make(chan struct{})
+	errs := make(chan error, 3)
+	insRec, delRec, qRec := env.Clock.Recorder(), env.Clock.Recorder(), env.Clock.Recorder()
+	go func() {
+		err := b.pacedWriter(ctx, env.DB, insRec, t, ins, bs, &inserted, st)
+		close(writerDone)
+		errs <- err
+	}()
+	go func() { errs <- b.pacedDeleter(ctx, env.DB, delRec, t, del, bs, &inserted, writerDone, st) }()
+	go func() { errs <- b.queryWorker(ctx, env.DB, qRec, c, kind, rate, end, st) }()
+	// The first failure cancels the others, so it is the one to report.
+	var first error
+	for range 3 {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	return first
+}
+
+// recordSkipped records the response time, as of now, of schedule slots
+// [slot-skipped, slot) that were skipped as missed: they were due and never
+// ran, so users would have waited at least this long. They carry no rows.
+func recordSkipped(rec *measure.Recorder, op measure.Op, s *measure.Schedule, slot, skipped int64, now time.Time) {
+	for i := slot - skipped; i < slot; i++ {
+		rec.Record(op, 0, now.Sub(s.At(i)), false)
+	}
+}
+
+// pacedWriter inserts bs rows at each slot of s, recording service time
+// (send to reply) under OpInsert and response time (intended start to
+// reply) under OpInsertResponse.
+func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, s *measure.Schedule, bs int, inserted *atomic.Int64, st *queryStats) error {
+	st.targetRows = s.Len() * int64(bs)
+	defer func() {
+		st.missedTxns = s.Missed()
+		st.missedRows = s.Missed() * int64(bs)
+	}()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect writer: %w", err)
+	}
+	defer conn.Close()
+	batch := NewBatch(bs, b.cfg.PadMax)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		now := time.Now()
+		slot, at, skipped, ok := s.Next(now)
+		recordSkipped(rec, measure.OpInsertResponse, s, slot, skipped, now)
+		if !ok {
+			return nil
+		}
+		if err := measure.SleepUntil(ctx, timer, at); err != nil {
+			return err
+		}
+		rows := t.gen.Fill(batch, t.nextPK.Load(), bs, time.Now().Unix())
+		sent := time.Now()
+		err := conn.Insert(ctx, t.schema, rows)
+		done := time.Now()
+		rec.Record(measure.OpInsert, bs, done.Sub(sent), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("insert into %s: %w", t.schema.Name, err)
+		}
+		rec.Record(measure.OpInsertResponse, bs, done.Sub(at), false)
+		t.nextPK.Add(int64(bs))
+		inserted.Add(int64(bs))
+		st.inserted += int64(bs)
+	}
+}
+
+// pacedDeleter deletes the oldest rows at each slot of s: up to bs rows, never
+// more than the writer has inserted in this step. A slot with nothing to
+// delete yet is passed over; after the schedule ends and the writer is done it
+// deletes whatever is left (unscheduled, service time only), so the table
+// ends the step with as many rows as it started with.
+func (b *Bench) pacedDeleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, s *measure.Schedule, bs int, inserted *atomic.Int64, writerDone <-chan struct{}, st *queryStats) error {
+	defer func() { st.delMissedTxns = s.Missed() }()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect deleter: %w", err)
+	}
+	defer conn.Close()
+	del := func(k int64, at time.Time) error {
+		sent := time.Now()
+		got, err := conn.DeleteOldest(ctx, t.schema, int(k))
+		done := time.Now()
+		rec.Record(measure.OpDelete, got, done.Sub(sent), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("delete from %s: %w", t.schema.Name, err)
+		}
+		if !at.IsZero() {
+			rec.Record(measure.OpDeleteResponse, got, done.Sub(at), false)
+		}
+		if got == 0 {
+			return fmt.Errorf("delete from %s: no rows left to delete (expected %d)", t.schema.Name, k)
+		}
+		st.deleted += int64(got)
+		t.minPK.Add(int64(got))
+		return nil
+	}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		now := time.Now()
+		slot, at, skipped, ok := s.Next(now)
+		recordSkipped(rec, measure.OpDeleteResponse, s, slot, skipped, now)
+		if !ok {
+			break
+		}
+		if err := measure.SleepUntil(ctx, timer, at); err != nil {
+			return err
+		}
+		k := min(int64(bs), inserted.Load()-st.deleted)
+		if k <= 0 {
+			continue
+		}
+		if err := del(k, at); err != nil {
+			return err
+		}
+	}
+	select {
+	case <-writerDone:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	for {
+		k := min(int64(bs), inserted.Load()-st.deleted)
+		if k <= 0 {
+			return nil
+		}
+		before := st.deleted
+		if err := del(k, time.Time{}); err != nil {
+			return err
+		}
+		st.delCatchupRows += st.deleted - before
+	}
+}
+
+// querier generates and runs one client's queries. Its bound, key rows and
+// callbacks are allocated once, so a query allocates nothing in the client.
+type querier struct {
+	t     *tableState
+	conn  model.Conn
+	rnd   gen.Rand
+	lower model.Row
+	keys  []model.Row
+	n     int
+	// scanFn and getFn count the rows of the current query.
+	scanFn func(model.Row) bool
+	getFn  func(model.Row)
+}
+
+func newQuerier(t *tableState, conn model.Conn, seed uint64, client int, salt uint64) *querier {
+	q := &querier{t: t, conn: conn, lower: make(model.Row, 1), keys: make([]model.Row, queryRows)}
+	vals := make([]model.Value, queryRows)
+	for i := range q.keys {
+		q.keys[i] = vals[i : i+1 : i+1]
+	}
+	q.rnd.Seed(gen.Mix(seed, uint64(client), salt), 0x71)
+	q.scanFn = func(model.Row) bool { q.n++; return true }
+	q.getFn = func(model.Row) { q.n++ }
+	return q
+}
+
+// rangeQuery reads queryRows covering entries >= a random bound of a random
+// secondary index, in index order; without secondary indexes it reads
+// queryRows PK entries from a random existing key.
+func (q *querier) rangeQuery(ctx context.Context) (int, error) {
+	schema := q.t.schema
+	spec := model.ScanSpec{Index: -1, Lower: q.lower, Limit: queryRows}
+	if k := len(schema.Indexes); k > 0 {
+		spec.Index = int(q.rnd.IntN(int64(k)))
+		q.lower[0].Int = q.rnd.IntN(LeadingDomain(schema, spec.Index))
+	} else {
+		lo, hi := q.t.minPK.Load(), q.t.nextPK.Load()-1
+		if hi < lo {
+			return 0, nil
+		}
+		q.lower[0].Int = lo + q.rnd.IntN(hi-lo+1)
+	}
+	q.n = 0
+	if _, err := q.conn.Scan(ctx, schema, spec, q.scanFn); err != nil {
+		return q.n, fmt.Errorf("range query on %s: %w", schema.Name, err)
+	}
+	return q.n, nil
+}
+
+// pointQuery fetches queryRows random PKs between the table's current
+// smallest and largest; rows deleted meanwhile are simply not found.
+func (q *querier) pointQuery(ctx context.Context) (int, error) {
+	lo, hi := q.t.minPK.Load(), q.t.nextPK.Load()-1
+	if hi < lo {
+		return 0, nil
+	}
+	for _, k := range q.keys {
+		k[0].Int = lo + q.rnd.IntN(hi-lo+1)
+	}
+	q.n = 0
+	if _, err := q.conn.Get(ctx, q.t.schema, q.keys, q.getFn); err != nil {
+		return q.n, fmt.Errorf("point query on %s: %w", q.t.schema.Name, err)
+	}
+	return q.n, nil
+}
+
+// queryWorker runs queries back to back (closed loop) until end, recording
+// each under OpQuery with the rows it returned.
+func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recorder, c int, kind queryKind, rate float64, end time.Time, st *queryStats) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect query worker: %w", err)
+	}
+	defer conn.Close()
+	t := b.tables[c]
+	// Each step draws its own deterministic query stream.
+	q := newQuerier(t, conn, uint64(b.cfg.Seed), c, uint64(rate)<<1|uint64(kind))
+	run := q.rangeQuery
+	if kind == pointQuery {
+		run = q.pointQuery
+	}
+	lastYield := time.Now()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sent := time.Now()
+		if !sent.Before(end) {
+			return nil
+		}
+		// A closed loop on every core would leave a writer that wakes on
+		// time waiting up to a scheduler time slice (10 ms) for a CPU, and
+		// miss its schedule for the client's sake, not the engine's: yield
+		// every queryYield.
+		if sent.Sub(lastYield) >= queryYield {
+			runtime.Gosched()
+			lastYield = sent
+		}
+		n, err := run(ctx)
+		rec.Record(measure.OpQuery, n, time.Since(sent), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		st.queries++
+		st.found += int64(n)
+	}
+}
+
+// queryStepFunc returns the stepFuncs entry of query step name.
+func queryStepFunc(name string) func(*Bench) func(context.Context, *workload.Env) error {
+	q := querySteps[name]
+	return func(b *Bench) func(context.Context, *workload.Env) error { return b.queryStep(q.kind, q.rate) }
+}

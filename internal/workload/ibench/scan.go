@@ -1,0 +1,90 @@
+package ibench
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/workload"
+)
+
+// StepScan is the optional full scan of every index of every table.
+const StepScan = "scan"
+
+// ScanResult is one index's full scan in the scan step's details.
+type ScanResult struct {
+	Table    string  `json:"table"`
+	Index    string  `json:"index"`
+	Rows     int64   `json:"rows"`
+	Seconds  float64 `json:"seconds"`
+	RowsPerS float64 `json:"rows_per_s"`
+}
+
+// pkIndexName names the primary key in scan results.
+const pkIndexName = "PRIMARY"
+
+// scan is the scan step: a full scan of the PK and of each secondary index of
+// every table, one at a time so each index's time is its own, not shared with
+// concurrent scans. Every scan must read exactly the table's live rows.
+func (b *Bench) scan(ctx context.Context, env *workload.Env) error {
+	conn, err := env.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	rec := env.Clock.Recorder()
+	// The null engine keeps no rows, so there is nothing to check against.
+	check := env.DB.Info().Family != model.NoFamily
+	if !check {
+		env.Details["row_check"] = "skipped: the null engine stores no rows"
+	}
+	var (
+		results  []ScanResult
+		total    int64
+		totalDur time.Duration
+		n        int64
+	)
+	count := func(model.Row) bool { n++; return true }
+	// Details are filled in even when a scan fails, to keep what was measured.
+	defer func() {
+		env.Details["scans"] = results
+		env.Details["scan_rows"] = total
+		env.Details["scan_seconds"] = round3(totalDur.Seconds())
+		if totalDur > 0 {
+			env.Details["scan_rows_per_s"] = math.Round(float64(total) / totalDur.Seconds())
+		}
+	}()
+	for _, t := range b.tables {
+		want := t.Rows()
+		for idx := -1; idx < len(t.schema.Indexes); idx++ {
+			name := pkIndexName
+			if idx >= 0 {
+				name = t.schema.Indexes[idx].Name
+			}
+			n = 0
+			start := time.Now()
+			_, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: idx}, count)
+			d := time.Since(start)
+			rec.Record(measure.OpScan, int(n), d, err != nil)
+			if err != nil {
+				return fmt.Errorf("scan %s.%s: %w", t.schema.Name, name, err)
+			}
+			r := ScanResult{Table: t.schema.Name, Index: name, Rows: n, Seconds: round3(d.Seconds())}
+			if d > 0 {
+				r.RowsPerS = math.Round(float64(n) / d.Seconds())
+			}
+			results = append(results, r)
+			total += n
+			totalDur += d
+			if check && n != want {
+				return fmt.Errorf("scan %s.%s read %d rows but the table has %d live rows (PKs %d..%d)", t.schema.Name, name, n, want, t.minPK.Load(), t.nextPK.Load()-1)
+			}
+		}
+	}
+	return nil
+}
+
+func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
