@@ -95,7 +95,7 @@ func (c *conn) Close() error {
 // Insert implements model.Ops.
 func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) error {
 	st, err := c.check(ctx, t)
-	if err != nil {
+	if err != nil || len(rows) == 0 {
 		return err
 	}
 	c.db.txMu.RLock()
@@ -171,7 +171,7 @@ func (c *conn) oldestKeys(st *tableState, n int) (int, error) {
 		if found == 0 {
 			c.lo = append(c.lo[:0], it.Key()...)
 		}
-		_ = stripe
+		c.locked.add(stripe(it.Key()))
 		found++
 	}
 	if err := it.Error(); err != nil {

@@ -9,27 +9,10 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"rumbench/internal/model"
 )
-
-// Concurrency and isolation
-//
-// Every autocommit operation is one atomic store commit. Reads (Get, Scan)
-// take no lock and see the latest committed state (per iterator or view).
-// Insert writes blindly: it does not read, so inserting an existing primary
-// key overwrites its row without removing the old row's index entries (the
-// workloads insert unique keys; an LSM's insert stays read-free, as in
-// MyRocks with unique checks off). Update and DeleteOldest are
-// read-modify-write: they lock the rows' primary keys (striped mutexes)
-// before reading, so concurrent Updates of one row never lose a change, and a
-// row being deleted is never resurrected by an Update.
-//
-// A Tx (Conn.Begin) holds the DB's transaction lock exclusively until Commit
-// or Rollback: transactions run one at a time and exclude every write
-// operation, reads within a Tx see its own writes, and Commit applies all its
-// writes atomically. That is serializable, at the price of no concurrency
-// between transactions of one DB.
 
 // nStripes is the number of row-lock stripes; a power of two.
 const nStripes = 1024
@@ -48,7 +31,7 @@ type tableMeta struct {
 	Format   int          `json:"format"`
 	ID       uint32       `json:"id"`
 	Table    *model.Table `json:"table"`
-	IndexIDs []byte       `json:"index_ids"`
+	IndexIDs []int        `json:"index_ids"` // key prefix id of each of Table.Indexes
 }
 
 // DB implements model.DB on a Store.
@@ -107,7 +90,15 @@ func Open(store Store, info model.Info) (*DB, error) {
 			it.Close()
 			return nil, fmt.Errorf("stored schema: %w", err)
 		}
-		st, err := newTableState(m.ID, m.Table, m.IndexIDs, nil, nil)
+		ids := make([]byte, len(m.IndexIDs))
+		for i, id := range m.IndexIDs {
+			if id < 1 || id > 255 {
+				it.Close()
+				return nil, fmt.Errorf("schema record %q: bad index id %d", it.Key()[len(metaTableKey):], id)
+			}
+			ids[i] = byte(id)
+		}
+		st, err := newTableState(m.ID, m.Table, ids, nil, nil)
 		if err != nil {
 			it.Close()
 			return nil, err
@@ -127,9 +118,6 @@ func Open(store Store, info model.Info) (*DB, error) {
 	d.publish(tables)
 	return d, nil
 }
-
-// Store returns the underlying store.
-func (d *DB) Store() Store { return d.store }
 
 func (d *DB) publish(m map[string]*tableState) {
 	d.state.Store(&m)
@@ -181,7 +169,11 @@ func copyTable(t *model.Table) *model.Table {
 }
 
 func (d *DB) writeMeta(b Batch, st *tableState) error {
-	rec, err := json.Marshal(tableMeta{Format: metaFormat, ID: st.id, Table: st.schema, IndexIDs: indexIDs(st)})
+	m := tableMeta{Format: metaFormat, ID: st.id, Table: st.schema}
+	for _, id := range indexIDs(st) {
+		m.IndexIDs = append(m.IndexIDs, int(id))
+	}
+	rec, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode schema of %s: %w", st.schema.Name, err)
 	}
@@ -521,13 +513,25 @@ func (d *DB) Size(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
-// Close implements model.DB. It waits for write operations in flight.
+// closeWait bounds how long Close waits for write operations and
+// transactions in flight, so a transaction left open cannot hang shutdown.
+const closeWait = 5 * time.Second
+
+// Close implements model.DB. It waits (up to closeWait) for write operations
+// and open transactions to finish.
 func (d *DB) Close() error {
 	if d.closed.Swap(true) {
 		return nil
 	}
-	d.txMu.Lock()
-	defer d.txMu.Unlock()
+	for deadline := time.Now().Add(closeWait); ; time.Sleep(time.Millisecond) {
+		if d.txMu.TryLock() {
+			defer d.txMu.Unlock()
+			break
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
 	return d.store.Close()
 }
 

@@ -1,17 +1,3 @@
-// Package kv implements the rumbench table model (model.DB, model.Conn,
-// model.Tx) on any ordered key-value store that satisfies Store. Engine
-// packages (kv/pebble, kv/bbolt) only adapt their store to Store and add
-// their options, statistics and maintenance.
-//
-// Key layout (all integers big-endian, columns encoded with keyenc so that
-// bytewise order is tuple order):
-//
-//	table id (4 bytes) | index id (1 byte, 0 = primary key) | index columns | PK columns not in the index
-//
-// A primary-key entry's value holds the non-PK columns (zigzag varints for
-// Int and Time, length-prefixed bytes for String). Secondary-index entries
-// have empty values: the covering projection is decoded from the key. Table
-// id 0 is reserved for metadata (schemas as JSON, the next table id).
 package kv
 
 // Reader reads a consistent state of the store.

@@ -115,6 +115,9 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("bbolt needs a data dir")
 	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("bbolt data dir: %w", err)
+	}
 	st, err := openStore(filepath.Join(cfg.DataDir, fileName), s)
 	if err != nil {
 		return nil, err

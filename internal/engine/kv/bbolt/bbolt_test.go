@@ -28,6 +28,7 @@ func TestSuite(t *testing.T) {
 func TestOptions(t *testing.T) {
 	db := open(map[string]string{"no_freelist_sync": "true", "fill_percent": "0.9", "initial_mmap_size": "64MB", "freelist_type": "hashmap"})(t, t.TempDir())
 	info := db.Info()
+	t.Logf("info: %+v", info)
 	if info.Name != "bbolt" || info.Family != model.CoWBTree || info.Version == "" || info.Settings["initial_mmap_size"] != "67108864" {
 		t.Fatalf("Info = %+v", info)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"rumbench/internal/model"
 )
@@ -530,20 +531,60 @@ func testConcurrent(t *testing.T, open Opener) {
 	ins, err := db.Conn(ctx)
 	must(t, err)
 	m := newMem(tbl)
-	insertRange(t, ins, tbl, m, 0, 1000, 100)
-	must(t, db.CreateIndexes(ctx, tbl))
+	insertRange(t, ins, tbl, m, 0, 3000, 100)
 
-	const total = 4000
+	// The indexes are built while the writers run.
+	const total = 8000
 	var inserted, deleted atomic.Int64
-	inserted.Store(1000)
+	var built atomic.Bool
+	inserted.Store(3000)
 	var wg sync.WaitGroup
-	errs := make(chan error, 3)
+	errs := make(chan error, 5)
 	stop := make(chan struct{})
-	wg.Add(3)
+	wg.Add(5)
+	go func() { // index build
+		defer wg.Done()
+		for inserted.Load() < 3500 {
+			time.Sleep(time.Millisecond)
+		}
+		if err := db.CreateIndexes(ctx, tbl); err != nil {
+			errs <- err
+			return
+		}
+		built.Store(true)
+	}()
+	go func() { // updater: +1 then -1 on live rows, so values end unchanged
+		defer wg.Done()
+		c, err := db.Conn(ctx)
+		if err != nil {
+			errs <- err
+			return
+		}
+		defer c.Close()
+		r := rand.New(rand.NewSource(8))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			lo, hi := deleted.Load(), inserted.Load()
+			pk := model.Row{{Int: lo + r.Int63n(hi-lo)}}
+			col := []int{cPrice, cCustomer, cTime}[r.Intn(3)]
+			ok, err := c.Update(ctx, tbl, pk, []model.Change{{Col: col, Op: model.Add, Value: model.Value{Int: 1}}})
+			if err == nil && ok {
+				_, err = c.Update(ctx, tbl, pk, []model.Change{{Col: col, Op: model.Add, Value: model.Value{Int: -1}}})
+			}
+			if err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
 	go func() { // inserter
 		defer wg.Done()
 		var rows []model.Row
-		for pk := int64(1000); pk < total; pk += 20 {
+		for pk := int64(3000); pk < total; pk += 20 {
 			rows = rows[:0]
 			for k := pk; k < pk+20; k++ {
 				rows = append(rows, IbenchRow(nil, k))
@@ -564,7 +605,13 @@ func testConcurrent(t *testing.T, open Opener) {
 		}
 		defer c.Close()
 		for deleted.Load() < total-1000 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
 			if inserted.Load()-deleted.Load() < 1000 {
+				runtime.Gosched()
 				continue
 			}
 			n, err := c.DeleteOldest(ctx, tbl, 20)
@@ -591,6 +638,9 @@ func testConcurrent(t *testing.T, open Opener) {
 			default:
 			}
 			ix := r.Intn(3)
+			if !built.Load() {
+				ix = -1
+			}
 			var prev model.Row
 			proj := tbl.IndexColumns(ix)
 			_, err := c.Scan(ctx, tbl, model.ScanSpec{Index: ix, Lower: model.Row{{Int: int64(r.Intn(30))}}, Limit: 10}, func(e model.Row) bool {
@@ -607,13 +657,19 @@ func testConcurrent(t *testing.T, open Opener) {
 		}
 	}()
 	// Wait for the writers, then stop the reader.
-	for inserted.Load() < total || deleted.Load() < total-1000 {
+	deadline := time.Now().Add(30 * time.Second)
+	for inserted.Load() < total || deleted.Load() < total-1000 || !built.Load() {
 		select {
 		case err := <-errs:
+			close(stop)
 			t.Fatal(err)
 		default:
 		}
-		runtimeGosched()
+		if time.Now().After(deadline) {
+			close(stop)
+			t.Fatalf("no progress: %d inserted, %d deleted", inserted.Load(), deleted.Load())
+		}
+		time.Sleep(time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()
@@ -779,4 +835,75 @@ func BenchInsert(b *testing.B, open Opener, rowsPerBatch, nIdx int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rowsPerBatch), "ns/row")
 }
 
-func runtimeGosched() { runtime.Gosched() }
+// OpAllocs measures heap allocations per call of each operation, at two
+// sizes (10 and 100 rows), on a loaded ibench table with three indexes.
+// Equal counts at both sizes mean nothing is allocated per row.
+func OpAllocs(tb testing.TB, open Opener) map[string]float64 {
+	ctx := context.Background()
+	db := open(tb, tb.TempDir())
+	defer db.Close()
+	tbl := IbenchTable("pi1")
+	must(tb, db.CreateTable(ctx, tbl))
+	must(tb, db.CreateIndexes(ctx, tbl))
+	c, err := db.Conn(ctx)
+	must(tb, err)
+	defer c.Close()
+	m := newMem(tbl)
+	insertRange(tb, c, tbl, m, 0, 20000, 500)
+	out := map[string]float64{}
+	next := int64(20000)
+	for _, n := range []int{10, 100} {
+		rows := make([]model.Row, n)
+		keys := make([]model.Row, n)
+		for i := range rows {
+			rows[i] = IbenchRow(nil, int64(i))
+			keys[i] = model.Row{{Int: int64(10000 + i)}}
+		}
+		out[fmt.Sprintf("insert/%d", n)] = testing.AllocsPerRun(20, func() {
+			for _, r := range rows {
+				r[cID].Int = next
+				next++
+			}
+			must(tb, c.Insert(ctx, tbl, rows))
+		})
+		out[fmt.Sprintf("get/%d", n)] = testing.AllocsPerRun(20, func() {
+			if _, err := c.Get(ctx, tbl, keys, func(model.Row) {}); err != nil {
+				tb.Fatal(err)
+			}
+		})
+		lower := model.Row{{Int: 3}}
+		for ix := -1; ix < 3; ix++ {
+			for _, desc := range []bool{false, true} {
+				spec := model.ScanSpec{Index: ix, Lower: lower, Limit: n, Desc: desc}
+				out[fmt.Sprintf("scan%d/desc=%v/%d", ix, desc, n)] = testing.AllocsPerRun(20, func() {
+					if _, err := c.Scan(ctx, tbl, spec, func(model.Row) bool { return true }); err != nil {
+						tb.Fatal(err)
+					}
+				})
+			}
+		}
+		out[fmt.Sprintf("delete/%d", n)] = testing.AllocsPerRun(20, func() {
+			if _, err := c.DeleteOldest(ctx, tbl, n); err != nil {
+				tb.Fatal(err)
+			}
+		})
+	}
+	changes := []model.Change{{Col: cPrice, Op: model.Add, Value: model.Value{Int: 1}}}
+	pk := model.Row{{Int: 15000}}
+	out["update"] = testing.AllocsPerRun(20, func() {
+		if _, err := c.Update(ctx, tbl, pk, changes); err != nil {
+			tb.Fatal(err)
+		}
+	})
+	if tr, ok := c.(model.Transactor); ok {
+		out["tx/update"] = testing.AllocsPerRun(20, func() {
+			tx, err := tr.Begin(ctx)
+			must(tb, err)
+			if _, err := tx.Update(ctx, tbl, pk, changes); err != nil {
+				tb.Fatal(err)
+			}
+			must(tb, tx.Commit(ctx))
+		})
+	}
+	return out
+}

@@ -329,8 +329,12 @@ func (s *store) NewView() (kv.View, error) { return s.view, nil }
 
 func (s *store) NewBatch() kv.Batch { return &batch{b: s.db.NewBatch(), wo: s.wo} }
 
+// txnPool recycles txn wrappers (one per read-modify-write operation).
+var txnPool = sync.Pool{New: func() any { return new(txn) }}
+
 func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
-	t := &txn{db: s.db, wo: s.wo, indexed: readOwnWrites}
+	t := txnPool.Get().(*txn)
+	*t = txn{db: s.db, wo: s.wo, indexed: readOwnWrites}
 	if readOwnWrites {
 		t.b = s.db.NewIndexedBatch()
 	} else {
@@ -363,8 +367,16 @@ func get(r pebbleReader, key, dst []byte) ([]byte, bool, error) {
 	return dst, true, closer.Close()
 }
 
+// iterOptsPool saves an allocation per iterator: Pebble copies the options
+// (the bounds stay the caller's).
+var iterOptsPool = sync.Pool{New: func() any { return new(pdb.IterOptions) }}
+
 func newIter(r pebbleReader, lower, upper []byte) (kv.Iter, error) {
-	it, err := r.NewIter(&pdb.IterOptions{LowerBound: lower, UpperBound: upper})
+	o := iterOptsPool.Get().(*pdb.IterOptions)
+	o.LowerBound, o.UpperBound = lower, upper
+	it, err := r.NewIter(o)
+	*o = pdb.IterOptions{}
+	iterOptsPool.Put(o)
 	if err != nil {
 		return nil, err
 	}
@@ -413,11 +425,23 @@ func (t *txn) Get(key, dst []byte) ([]byte, bool, error)    { return get(t.reade
 func (t *txn) NewIter(lower, upper []byte) (kv.Iter, error) { return newIter(t.reader(), lower, upper) }
 func (t *txn) Set(key, value []byte) error                  { return t.b.Set(key, value, nil) }
 func (t *txn) Delete(key []byte) error                      { return t.b.Delete(key, nil) }
-func (t *txn) Rollback() error                              { return t.b.Close() }
+func (t *txn) Rollback() error {
+	err := t.b.Close()
+	t.release()
+	return err
+}
+
 func (t *txn) Commit() error {
 	err := t.b.Commit(t.wo)
 	if cerr := t.b.Close(); err == nil {
 		err = cerr
 	}
+	t.release()
 	return err
+}
+
+// release returns t to the pool; the kv layer never touches a finished Txn.
+func (t *txn) release() {
+	*t = txn{}
+	txnPool.Put(t)
 }

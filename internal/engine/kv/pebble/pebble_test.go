@@ -2,6 +2,7 @@ package pebble
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
@@ -31,6 +32,7 @@ func TestDefaults(t *testing.T) {
 	db := open(nil)(t, t.TempDir())
 	defer db.Close()
 	info := db.Info()
+	t.Logf("info: %+v", info)
 	if info.Name != "pebble" || info.Family != model.LSM || info.Version == "" || info.Settings["sync"] != "true" {
 		t.Fatalf("Info = %+v", info)
 	}
@@ -81,5 +83,29 @@ func BenchmarkInsert(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			kvtest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
 		})
+	}
+}
+
+// TestAllocs checks that no operation allocates per row: 100-row calls
+// allocate no more than 10-row calls.
+func TestAllocs(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("loads 20000 rows; allocation counts are off under the race detector")
+	}
+	a := kvtest.OpAllocs(t, open(map[string]string{"sync": "false"}))
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%-28s %5.1f allocs/op", k, a[k])
+		if small, ok := strings.CutSuffix(k, "/100"); ok {
+			// One allocation per row would add 90; background flushes and
+			// compactions are counted too, hence the slack.
+			if a[k] > a[small+"/10"]+5 {
+				t.Errorf("%s: %.1f allocs at 100 rows, %.1f at 10: allocation per row", small, a[k], a[small+"/10"])
+			}
+		}
 	}
 }
