@@ -53,7 +53,7 @@ func (Driver) Description() string {
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
 	return []model.Option{
-		{Key: "sync", Default: "true", Help: "fsync at every commit, as a database does by default; false sets bbolt's NoSync"},
+		{Key: "sync", Default: "false", Help: "fsync at every commit (true: durable against power loss); the default false sets bbolt's NoSync, durable against a process crash, comparable to sqlite's synchronous=normal"},
 		{Key: "no_freelist_sync", Default: "false", Help: "do not write the freelist at each commit (faster commits, slower open: it is rebuilt by scanning)"},
 		{Key: "fill_percent", Default: "0.5", Help: "how full split pages are left, 0.1 to 1.0 (bbolt's default 0.5; near 1.0 suits append-only keys)"},
 		{Key: "initial_mmap_size", Default: "0", Help: "initial mmap size in bytes (64MB, 1GiB...); a large value avoids remaps, which wait for open readers"},

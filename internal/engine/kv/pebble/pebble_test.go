@@ -33,7 +33,7 @@ func TestDefaults(t *testing.T) {
 	defer db.Close()
 	info := db.Info()
 	t.Logf("info: %+v", info)
-	if info.Name != "pebble" || info.Family != model.LSM || info.Version == "" || info.Settings["sync"] != "true" {
+	if info.Name != "pebble" || info.Family != model.LSM || info.Version == "" || info.Settings["sync"] != "false" {
 		t.Fatalf("Info = %+v", info)
 	}
 	ctx := context.Background()
