@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs rumbench's checks and tests: gofmt, go vet, go test (all packages).
+# Runs rumbench's checks and tests: gofmt, go vet, go test (all packages,
+# with the cgo engines rocksdb and wiredtiger built in).
 # Server tests use the local PostgreSQL and MariaDB (see README) and fail
 # rather than skip when CI or RUMBENCH_REQUIRE_SERVERS is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh chromium
+scripts/deps.sh chromium librocksdb-dev libwiredtiger-dev
 unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then echo "gofmt needed:"; echo "$unformatted"; exit 1; fi
-go vet ./...
-go test -count=1 -timeout 30m ./... "$@"
+go vet -tags rocksdb,wiredtiger ./...
+go test -tags rocksdb,wiredtiger -count=1 -timeout 30m ./... "$@"

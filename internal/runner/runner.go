@@ -350,6 +350,10 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 
 func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *results.Writer, observers []Observer, s workload.Step) (*results.Step, error) {
 	live := newLivePrinter(o.Live, name, s.Name)
+	nominal := o.Interval
+	if nominal <= 0 {
+		nominal = time.Second
+	}
 	clock := measure.NewClock(o.Interval, func(iv *measure.Interval) {
 		rec := results.EncodeInterval(s.Name, iv)
 		for _, ob := range observers {
@@ -365,7 +369,11 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 		if err := bw.AppendInterval(rec); err != nil {
 			fmt.Fprintf(o.Log, "rumbench: %v\n", err)
 		}
-		live.print(iv, rec)
+		// The stub interval between the last tick and the step's end is
+		// logged but not printed when nothing happened in it.
+		if iv.Seconds >= nominal.Seconds()/2 || len(rec.Ops) > 0 {
+			live.print(iv, rec)
+		}
 	})
 	env := &workload.Env{
 		DB:      db,

@@ -5,5 +5,7 @@ import (
 	_ "rumbench/internal/engine/kv/bbolt"
 	_ "rumbench/internal/engine/kv/pebble"
 	_ "rumbench/internal/engine/null"
+	_ "rumbench/internal/engine/sql/mysql"
+	_ "rumbench/internal/engine/sql/postgres"
 	_ "rumbench/internal/engine/sql/sqlite"
 )

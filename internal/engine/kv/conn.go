@@ -26,6 +26,8 @@ type conn struct {
 
 	key, key2, val, getBuf []byte
 	lo, hi                 []byte
+	from, upTo, lastDel    []byte // DeleteOldest bounds and last PK key deleted
+	minKey                 []byte // smallest PK key of the last insert
 	scratch                []byte
 	row, row2, proj        model.Row
 	arena                  keyArena
@@ -108,14 +110,24 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 		c.batch.Reset()
 		return err
 	}
-	if err := c.batch.Commit(); err != nil {
+	err = c.batch.Commit()
+	// Reported even if the commit failed: it may have been applied.
+	st.low.wrote(c.minKey)
+	if err != nil {
 		return fmt.Errorf("insert into %s: commit: %w", t.Name, err)
 	}
 	return nil
 }
 
-// DeleteOldest implements model.Ops: it reads the first n PK keys, locks
-// them, and deletes what is still there in one commit.
+// DeleteOldest implements model.Ops: it reads the first n PK keys from the
+// table's low-water mark, locks them, and deletes what is still there in one
+// commit.
+//
+// PK entries are deleted with point deletes: SingleDelete would be wrong
+// because Insert and Update may set a key more than once, and a range
+// delete would also remove rows inserted after the keys were read (and the
+// Store's DeleteRange is not part of the Txn). The mark makes the tombstones
+// cheap to avoid instead: iterations start above them.
 func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
 	if _, err := c.check(ctx, t); err != nil {
 		return 0, err
@@ -129,55 +141,85 @@ func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, er
 	if err != nil {
 		return 0, err
 	}
+	// A try deletes nothing only when a row was written below the keys it
+	// read (or a concurrent delete took them); the next try sees that row.
+	for try := 0; ; try++ {
+		deleted, found, err := c.deleteOldestOnce(st, n)
+		if err != nil {
+			return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
+		}
+		if deleted > 0 || found == 0 || try == 2 {
+			return deleted, nil
+		}
+	}
+}
+
+// deleteOldestOnce is one try of DeleteOldest; it returns the rows deleted
+// and the keys found by the lock-free pass.
+func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err error) {
+	var gen uint64
+	c.from, gen = st.low.start(c.from[:0])
+	if len(c.from) == 0 {
+		c.from = append(c.from, st.pk.start...)
+	}
 	// Pass 1, lock-free: which keys are the oldest.
 	c.locked.clear()
-	found, err := c.oldestKeys(st, n)
-	if err != nil || found == 0 {
-		return 0, err
+	if found, err = c.oldestKeys(st, n); err != nil || found == 0 {
+		return 0, found, err
 	}
+	// Writes reported from now on below c.upTo keep the mark where it is;
+	// writes committed earlier are seen by pass 2.
+	st.low.reserve(c.upTo)
 	c.db.lockStripes(&c.locked)
 	defer c.db.unlockStripes(&c.locked)
 	txn, err := c.db.store.Begin(false)
 	if err != nil {
-		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
+		return 0, found, err
 	}
-	// Pass 2, from the first key seen: delete the rows that are (still)
-	// there and whose locks we hold.
-	deleted, err := c.deleteOldest(txn, st, n, c.lo, &c.locked)
+	// Pass 2, from the mark (not the first key seen: a row may have been
+	// inserted in between): delete the rows that are (still) there and
+	// whose locks we hold.
+	deleted, err = c.deleteOldest(txn, st, n, c.from, c.upTo, &c.locked)
 	if err != nil {
 		txn.Rollback()
-		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
+		return 0, found, err
 	}
 	if err := txn.Commit(); err != nil {
-		return 0, fmt.Errorf("delete from %s: commit: %w", t.Name, err)
+		return 0, found, fmt.Errorf("commit: %w", err)
 	}
-	return deleted, nil
+	if deleted > 0 {
+		// The smallest key above the last row deleted.
+		c.lastDel = append(c.lastDel, 0)
+		st.low.raise(c.lastDel, gen)
+	}
+	return deleted, found, nil
 }
 
-// oldestKeys marks the stripes of the first n PK keys in c.locked, leaves
-// the first key in c.lo and returns how many keys it saw.
+// oldestKeys marks the stripes of the first n PK keys from c.from in
+// c.locked, leaves the exclusive bound of the keys seen in c.upTo and
+// returns how many keys it saw.
 func (c *conn) oldestKeys(st *tableState, n int) (int, error) {
 	v, err := c.db.store.NewView()
 	if err != nil {
 		return 0, err
 	}
 	defer v.Close()
-	it, err := v.NewIter(st.pk.start, st.pk.end)
+	it, err := v.NewIter(c.from, st.pk.end)
 	if err != nil {
 		return 0, err
 	}
 	found := 0
 	for ok := it.First(); ok && found < n; ok = it.Next() {
-		if found == 0 {
-			c.lo = append(c.lo[:0], it.Key()...)
-		}
 		c.locked.add(stripe(it.Key()))
+		c.upTo = append(c.upTo[:0], it.Key()...)
 		found++
 	}
 	if err := it.Error(); err != nil {
 		it.Close()
 		return 0, err
 	}
+	// The smallest key above the last one seen.
+	c.upTo = append(c.upTo, 0)
 	return found, it.Close()
 }
 
@@ -240,7 +282,12 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 		}
 		return false, nil
 	}
-	if err := txn.Commit(); err != nil {
+	err = txn.Commit()
+	// Update only rewrites a row it found, under its lock, so it cannot
+	// write below the mark; reporting keeps that an invariant of the
+	// mark, not of Update.
+	st.low.wrote(c.key)
+	if err != nil {
 		return false, fmt.Errorf("update %s: commit: %w", t.Name, err)
 	}
 	return true, nil
@@ -276,6 +323,9 @@ func (c *conn) insert(w Writer, st *tableState, rows []model.Row) error {
 			return fmt.Errorf("insert into %s: row %d has %d values, the table %d columns", st.schema.Name, i, len(r), ncols)
 		}
 		c.key = st.pk.appendKey(c.key[:0], r)
+		if i == 0 || bytes.Compare(c.key, c.minKey) < 0 {
+			c.minKey = append(c.minKey[:0], c.key...)
+		}
 		c.val = st.appendValue(c.val[:0], r)
 		if err := w.Set(c.key, c.val); err != nil {
 			return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
@@ -290,20 +340,17 @@ func (c *conn) insert(w Writer, st *tableState, rows []model.Row) error {
 	return nil
 }
 
-// deleteOldest deletes up to n of the first rows at or after from (nil: the
-// table's start) with their index entries. With locked set, it stops at the
-// first row whose stripe is not in it.
-func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from []byte, locked *stripeSet) (int, error) {
-	if from == nil {
-		from = st.pk.start
-	}
+// deleteOldest deletes up to n of the first rows in [from, to) with their
+// index entries, and leaves the last PK key deleted in c.lastDel. With locked
+// set, it stops at the first row whose stripe is not in it.
+func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, locked *stripeSet) (int, error) {
 	c.rowsFor(st)
 	c.arena.reset()
-	it, err := rw.NewIter(from, st.pk.end)
+	it, err := rw.NewIter(from, to)
 	if err != nil {
 		return 0, err
 	}
-	rows := 0
+	rows, last := 0, 0
 	for ok := it.First(); ok && rows < n; ok = it.Next() {
 		k := it.Key()
 		if locked != nil && !locked.has(stripe(k)) {
@@ -317,6 +364,7 @@ func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from []byte, locked *
 			it.Close()
 			return 0, err
 		}
+		last = c.arena.len()
 		c.arena.add(append(c.arena.buf, k...))
 		for i := range st.ixs {
 			c.arena.add(st.ixs[i].appendKey(c.arena.buf, c.row))
@@ -334,6 +382,9 @@ func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from []byte, locked *
 		if err := rw.Delete(c.arena.key(i)); err != nil {
 			return 0, err
 		}
+	}
+	if rows > 0 {
+		c.lastDel = append(c.lastDel[:0], c.arena.key(last)...)
 	}
 	return rows, nil
 }
@@ -527,7 +578,15 @@ func (x *tx) Insert(ctx context.Context, t *model.Table, rows []model.Row) error
 	if err != nil {
 		return err
 	}
-	return x.c.insert(x.txn, st, rows)
+	if len(rows) == 0 {
+		return nil
+	}
+	err = x.c.insert(x.txn, st, rows)
+	// The Tx excludes every other write, so lowering the mark before the
+	// commit is safe (and harmless if it rolls back); DeleteOldest in this
+	// Tx then sees the row.
+	st.low.wrote(x.c.minKey)
+	return err
 }
 
 func (x *tx) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
@@ -535,7 +594,12 @@ func (x *tx) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, erro
 	if err != nil || n <= 0 {
 		return 0, err
 	}
-	deleted, err := x.c.deleteOldest(x.txn, st, n, nil, nil)
+	// The mark only moves up on autocommit deletes (a Tx may roll back).
+	x.c.from, _ = st.low.start(x.c.from[:0])
+	if len(x.c.from) == 0 {
+		x.c.from = append(x.c.from, st.pk.start...)
+	}
+	deleted, err := x.c.deleteOldest(x.txn, st, n, x.c.from, st.pk.end, nil)
 	if err != nil {
 		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
@@ -564,6 +628,9 @@ func (x *tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes [
 		return false, err
 	}
 	found, err := x.c.update(x.txn, st, pk, changes)
+	if found {
+		st.low.wrote(x.c.key)
+	}
 	if err != nil {
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
 	}

@@ -359,6 +359,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	if err != nil {
 		return fmt.Errorf("create indexes: %w", err)
 	}
+	building.low = st.low // same rows: keep the DeleteOldest mark
 	tables[t.Name] = building
 	d.publish(tables)
 	d.barrier()
@@ -377,6 +378,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	if err != nil {
 		return fmt.Errorf("create indexes: %w", err)
 	}
+	done.low = st.low
 	b := d.store.NewBatch()
 	defer b.Close()
 	if err := d.writeMeta(b, done); err != nil {

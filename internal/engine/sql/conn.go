@@ -39,6 +39,7 @@ type Conn struct {
 	db    *DB
 	d     Dialect
 	c     *stdsql.Conn
+	text  bool // send statements as text (see TextStatements)
 	stmts map[string]*prepared
 	key   []byte // cache key under construction, reused
 	args  []any  // bind arguments, reused
@@ -47,7 +48,8 @@ type Conn struct {
 
 // prepared is a cached statement with what it needs to bind and read.
 type prepared struct {
-	stmt  *stdsql.Stmt
+	stmt  *stdsql.Stmt // nil in text mode
+	text  string       // the statement, for text mode
 	plan  []int        // scan: position in ScanSpec.Lower of each bound parameter
 	types []model.Type // scan: column type of each ScanSpec.Lower position
 	rd    *reader      // queries: row decoding state
@@ -60,7 +62,18 @@ var (
 )
 
 func newConn(db *DB, c *stdsql.Conn) *Conn {
-	return &Conn{db: db, d: db.d, c: c, stmts: map[string]*prepared{}}
+	ts, ok := db.d.(TextStatements)
+	return &Conn{db: db, d: db.d, c: c, text: ok && ts.TextStatements(), stmts: map[string]*prepared{}}
+}
+
+// TextStatements is implemented by dialects whose driver can bind parameters
+// into the statement text on the client (go-sql-driver/mysql with
+// interpolateParams=true). When it returns true the Conn caches the text of
+// each statement shape instead of preparing it on the server, and sends it
+// with its arguments in one round trip, as the classic insert benchmark
+// clients do.
+type TextStatements interface {
+	TextStatements() bool
 }
 
 // Close rolls back an open transaction, closes the cached statements and
@@ -83,7 +96,9 @@ func (c *Conn) Close() error {
 
 func (c *Conn) dropStmts() {
 	for k, p := range c.stmts {
-		p.stmt.Close()
+		if p.stmt != nil {
+			p.stmt.Close()
+		}
 		delete(c.stmts, k)
 	}
 }
@@ -104,16 +119,34 @@ func (c *Conn) cached() *prepared {
 
 // prepare prepares text and caches it under the current key.
 func (c *Conn) prepare(ctx context.Context, text string, p *prepared) (*prepared, error) {
-	st, err := c.c.PrepareContext(ctx, text)
-	if err != nil {
-		return nil, fmt.Errorf("prepare %q: %w", abbrev(text), err)
+	var st *stdsql.Stmt
+	if !c.text {
+		var err error
+		if st, err = c.c.PrepareContext(ctx, text); err != nil {
+			return nil, fmt.Errorf("prepare %q: %w", abbrev(text), err)
+		}
 	}
 	if len(c.stmts) >= maxCached {
 		c.dropStmts()
 	}
-	p.stmt = st
+	p.stmt, p.text = st, text
 	c.stmts[string(c.key)] = p
 	return p, nil
+}
+
+// execStmt runs a cached statement: prepared, or as text in text mode.
+func (c *Conn) execStmt(ctx context.Context, p *prepared, args ...any) (stdsql.Result, error) {
+	if p.stmt == nil {
+		return c.c.ExecContext(ctx, p.text, args...)
+	}
+	return p.stmt.ExecContext(ctx, args...)
+}
+
+func (c *Conn) queryStmt(ctx context.Context, p *prepared, args ...any) (*stdsql.Rows, error) {
+	if p.stmt == nil {
+		return c.c.QueryContext(ctx, p.text, args...)
+	}
+	return p.stmt.QueryContext(ctx, args...)
 }
 
 // abbrev shortens long statements (multi-row inserts) for error messages.
@@ -207,7 +240,7 @@ func (c *Conn) insert(ctx context.Context, t *model.Table, rows []model.Row, inT
 				args = bindValue(args, t.Columns[i].Type, v)
 			}
 		}
-		_, err = p.stmt.ExecContext(ctx, args...)
+		_, err = c.execStmt(ctx, p, args...)
 		clear(args) // do not keep the caller's buffers reachable
 		c.args = args[:0]
 		if err != nil {
@@ -238,7 +271,7 @@ func (c *Conn) deleteOldest(ctx context.Context, t *model.Table, n int) (int, er
 			return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 		}
 	}
-	res, err := p.stmt.ExecContext(ctx, int64(n))
+	res, err := c.execStmt(ctx, p, int64(n))
 	if err != nil {
 		return 0, fmt.Errorf("delete %d oldest rows from %s: %w", n, t.Name, err)
 	}
@@ -355,7 +388,7 @@ func (c *Conn) scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 // query runs a cached query and hands each decoded row to fn until it
 // returns false. It resets c.args.
 func (c *Conn) query(ctx context.Context, p *prepared, args []any, fn func(model.Row) bool) (n int, err error) {
-	rows, err := p.stmt.QueryContext(ctx, args...)
+	rows, err := c.queryStmt(ctx, p, args...)
 	clear(args)
 	c.args = args[:0]
 	if err != nil {
@@ -413,7 +446,7 @@ func (c *Conn) update(ctx context.Context, t *model.Table, pk model.Row, changes
 	for j, v := range pk {
 		args = bindValue(args, t.Columns[t.PK[j]].Type, v)
 	}
-	res, err := p.stmt.ExecContext(ctx, args...)
+	res, err := c.execStmt(ctx, p, args...)
 	clear(args)
 	c.args = args[:0]
 	if err != nil {

@@ -152,7 +152,9 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind 
 	backlog := measure.DefaultBacklog(period)
 	ins := measure.NewSchedule(start.Add(off), end, bs, rate, backlog)
 	// A delete is due half a period after its insert's intended start, by
-	// when that insert has normally committed.
+	// when that insert has normally committed. The schedule ends with the
+	// step, so a last slot past it is left to the deleter's final catch-up
+	// rather than lengthening the step.
 	del := measure.NewSchedule(start.Add(off+period/2), end, bs, rate, backlog)
 	st.backlogTxns = int64(backlog)
 

@@ -11,11 +11,6 @@ import (
 
 	"rumbench/internal/engine"
 	_ "rumbench/internal/engine/all"
-	// Listed directly as well until engine/all links every engine; a blank
-	// import registers a package once however often it is imported.
-	_ "rumbench/internal/engine/kv/bbolt"
-	_ "rumbench/internal/engine/kv/pebble"
-	_ "rumbench/internal/engine/sql/sqlite"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
@@ -26,10 +21,9 @@ import (
 // embeddedEngines are the engines the query tests run on, when available.
 var embeddedEngines = []string{"pebble", "sqlite", "bbolt"}
 
-// testOptions keep the engines fast enough to meet the write targets on any
-// disk: these tests check the client's pacing, not the engine's durability
-// (bbolt fsyncs every commit by default, which takes tens of ms on some disks).
-var testOptions = map[string]map[string]string{"bbolt": {"sync": "false"}}
+// testOptions are engine settings for these tests (none yet: engines run
+// with their defaults).
+var testOptions = map[string]map[string]string{}
 
 func openEngine(t *testing.T, name string) model.DB {
 	t.Helper()
@@ -235,8 +229,12 @@ func detail[T any](t *testing.T, s *results.Step, key string) T {
 	return v
 }
 
-// checkKeptUp asserts the writers met their target in a query step.
-func checkKeptUp(t *testing.T, s *results.Step, target float64) {
+// checkWriteTarget checks a query step's rate-limit report. When the engine
+// kept up (p90 insert service time below half a schedule slot, so the writer
+// had room) the writers must have met the target: no missed rows and
+// ips_avg within 10% of it. An engine too slow for the target (bbolt fsyncs
+// every commit by default) must instead be reported as missing it.
+func checkWriteTarget(t *testing.T, s *results.Step, target float64) {
 	t.Helper()
 	defer func() {
 		if t.Failed() {
@@ -246,14 +244,15 @@ func checkKeptUp(t *testing.T, s *results.Step, target float64) {
 	if got := detail[float64](t, s, "ips_target"); got != target {
 		t.Errorf("%s: ips_target = %v, want %v", s.Step, got, target)
 	}
-	if m := detail[int64](t, s, "missed_rows"); m != 0 {
-		t.Errorf("%s: %d rows missed on a small table", s.Step, m)
+	missed := detail[int64](t, s, "missed_rows")
+	// Every slot is either run or skipped as missed.
+	if want := detail[int64](t, s, "target_rows"); s.Inserted+missed != want {
+		t.Errorf("%s: inserted %d + missed %d != target_rows %d", s.Step, s.Inserted, missed, want)
 	}
-	if math.Abs(s.IPSAvg-target) > 0.1*target {
-		t.Errorf("%s: ips_avg %.1f not within 10%% of the target %.0f", s.Step, s.IPSAvg, target)
-	}
-	if !detail[bool](t, s, "target_met") {
-		t.Errorf("%s: target_met is false at %.1f rows/s of %.0f", s.Step, s.IPSAvg, target)
+	met := detail[bool](t, s, "target_met")
+	// target_met is judged on the same ips_avg, up to the clock's stop.
+	if pct := s.IPSAvg / target * 100; (pct >= 95.5 && !met) || (pct < 94.5 && met) {
+		t.Errorf("%s: target_met %v at %.1f%% of the target", s.Step, met, pct)
 	}
 	if s.Queries == 0 || s.QPSAvg <= 0 {
 		t.Errorf("%s: no queries ran (queries %d, qps_avg %v)", s.Step, s.Queries, s.QPSAvg)
@@ -265,6 +264,23 @@ func checkKeptUp(t *testing.T, s *results.Step, target float64) {
 		if s.Latency[op].Count == 0 {
 			t.Errorf("%s: no %s latency", s.Step, op)
 		}
+	}
+	periodUs := float64(detail[int](t, s, "rows_per_commit")) / detail[float64](t, s, "ips_target_per_client") * 1e6
+	if p90 := float64(s.Latency["insert"].P90); p90 > periodUs/2 {
+		t.Logf("%s: engine did not keep up (p90 insert %.0f µs, slot %.0f µs): %.0f rows/s of %.0f, %d rows missed", s.Step, p90, periodUs, s.IPSAvg, target, missed)
+		if missed == 0 && !met {
+			t.Errorf("%s: target missed but no rows reported missed", s.Step)
+		}
+		return
+	}
+	if missed != 0 {
+		t.Errorf("%s: %d rows missed although the engine kept up", s.Step, missed)
+	}
+	if math.Abs(s.IPSAvg-target) > 0.1*target {
+		t.Errorf("%s: ips_avg %.1f not within 10%% of the target %.0f", s.Step, s.IPSAvg, target)
+	}
+	if !met {
+		t.Errorf("%s: target_met is false at %.1f rows/s of %.0f", s.Step, s.IPSAvg, target)
 	}
 }
 
@@ -291,8 +307,8 @@ func TestQueryStepsEmbedded(t *testing.T) {
 			runStep(t, cdb, b, StepIndex)
 			rows := tableRows(b)
 
-			qr := runStep(t, cdb, b, StepQR1000)
-			checkKeptUp(t, qr, 2*1000)
+			qr := runStep(t, cdb, b, StepQR500)
+			checkWriteTarget(t, qr, 2*500)
 			st := cdb.stats
 			if st.rangeQueries == 0 || st.rangeQueries != qr.Queries {
 				t.Errorf("qr: %d range queries checked, step counted %d", st.rangeQueries, qr.Queries)
@@ -307,8 +323,8 @@ func TestQueryStepsEmbedded(t *testing.T) {
 				t.Errorf("qr: table rows %v after the step, %v before", got, rows)
 			}
 
-			qp := runStep(t, cdb, b, StepQP500)
-			checkKeptUp(t, qp, 2*500)
+			qp := runStep(t, cdb, b, StepQP100)
+			checkWriteTarget(t, qp, 2*100)
 			if cdb.stats.pointQueries == 0 || cdb.stats.pointRows == 0 {
 				t.Errorf("qp: %d point queries found %d rows", cdb.stats.pointQueries, cdb.stats.pointRows)
 			}
@@ -320,7 +336,7 @@ func TestQueryStepsEmbedded(t *testing.T) {
 			if got := tableRows(b); fmt.Sprint(got) != fmt.Sprint(rows) {
 				t.Errorf("qp: table rows %v after the step, %v before", got, rows)
 			}
-			t.Logf("%s: qr1000 %d queries (%.0f/s, p99 %d µs), ips %.0f; qp500 %d queries (%.0f/s), %.2f rows/query, ips %.0f",
+			t.Logf("%s: qr500 %d queries (%.0f/s, p99 %d µs), ips %.0f; qp100 %d queries (%.0f/s), %.2f rows/query, ips %.0f",
 				name, qr.Queries, qr.QPSAvg, qr.Latency["query"].P99, qr.IPSAvg, qp.Queries, qp.QPSAvg, qp.Details["rows_per_query"], qp.IPSAvg)
 
 			// The scan step fails if any index's count differs from the table.
@@ -354,7 +370,7 @@ func TestRangeQueryWithoutIndexes(t *testing.T) {
 	}
 	runStep(t, cdb, b, StepLoad)
 	qr := runStep(t, cdb, b, StepQR100)
-	checkKeptUp(t, qr, 200)
+	checkWriteTarget(t, qr, 200)
 	if cdb.stats.rangeQueries == 0 || cdb.stats.maxRangeRows != queryRows {
 		t.Errorf("%d PK range queries, longest %d rows", cdb.stats.rangeQueries, cdb.stats.maxRangeRows)
 	}

@@ -345,6 +345,8 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, open) })
 	t.Run("Tx", func(t *testing.T) { testTx(t, open) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
+	t.Run("LowMark", func(t *testing.T) { testLowMark(t, open) })
+	t.Run("LowMarkConcurrent", func(t *testing.T) { testLowMarkConcurrent(t, open) })
 }
 
 func testIbench(t *testing.T, open Opener) {

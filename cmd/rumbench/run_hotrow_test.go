@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestHotrowBadInput(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"run", "--workload", "hotrow", "--engine", "null", "--out", filepath.Join(out, "r")}
+	cases := []struct {
+		name  string
+		wants []string
+		args  []string
+	}{
+		{"zero tables", []string{"--tables", "between 1 and"}, append(base, "--tables", "0")},
+		{"zero concurrency", []string{"--concurrency", "between 1 and"}, append(base, "--concurrency", "0")},
+		{"negative zipf", []string{"--distribution", "zipf:-1", "θ must be > 0"}, append(base, "--distribution", "zipf:-1")},
+		{"unknown distribution", []string{"unknown --distribution", "pareto"}, append(base, "--distribution", "pareto")},
+		{"no cell", []string{"no cell to run"}, append(base, "--tables", "8", "--concurrency", "1,4")},
+		{"duplicate tables", []string{"--tables", "twice"}, append(base, "--tables", "2,2")},
+		{"bad span", []string{"--clients-span", "some"}, append(base, "--clients-span", "some")},
+		{"zero cell seconds", []string{"--cell-seconds"}, append(base, "--cell-seconds", "0")},
+		{"hot rows over rows", []string{"--hot-rows", "--rows"}, append(base, "--rows", "10", "--hot-rows", "11")},
+		{"hot rows with uniform", []string{"--hot-rows", "distribution hot only"}, append(base, "--distribution", "uniform", "--hot-rows", "3")},
+		{"ibench flag on hotrow", []string{"--indexes", "--workload ibench only"}, append(base, "--indexes", "1")},
+		{"hotrow flag on ibench", []string{"--tables", "--workload hotrow only"}, []string{"run", "--engine", "null", "--out", filepath.Join(out, "r"), "--tables", "1"}},
+		{"unknown workload", []string{"unknown --workload", "ibench or hotrow"}, []string{"run", "--workload", "linkbench", "--engine", "null", "--out", out}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantBadInput(t, c.wants, c.args...) })
+	}
+}
+
+// TestHotrowRunPrintsMatrix runs a tiny sweep on two engines and checks the
+// matrices, the relative matrix and the bundle.
+func TestHotrowRunPrintsMatrix(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := rb(t, "run", "--workload", "hotrow", "--engine", "null,pebble", "--rows", "500",
+		"--tables", "1,2", "--concurrency", "1,2", "--cell-seconds", "0.3", "--interval", "100ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, want := range []string{
+		"## null: updates/s (committed), rows = tables, columns = concurrency",
+		"## pebble: updates/s (committed), rows = tables, columns = concurrency",
+		"## pebble relative to null",
+		"| tables \\ clients | 1 | 2 |",
+		"| 2 | — |",
+	} {
+		if !strings.Contains(squeeze(stdout), squeeze(want)) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"hotrow.md", "pebble/run.json", "pebble/intervals.jsonl", "pebble/steps/load.json",
+		"pebble/steps/t1c1.json", "pebble/steps/t1c2.json", "pebble/steps/t2c2.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("bundle lacks %s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "pebble/steps/t2c1.json")); err == nil {
+		t.Error("skipped cell t2c1 has a step file")
+	}
+}

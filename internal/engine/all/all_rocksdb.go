@@ -1,0 +1,5 @@
+//go:build rocksdb
+
+package all
+
+import _ "rumbench/internal/engine/kv/rocksdb" // needs librocksdb-dev

@@ -1,0 +1,155 @@
+//go:build rocksdb
+
+package rocksdb
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/model"
+)
+
+// open goes through engine.Open, as the CLI does (options, data dir marker).
+func open(opts map[string]string) kvtest.Opener {
+	return func(tb testing.TB, dir string) model.DB {
+		tb.Helper()
+		db, err := engine.Open(context.Background(), "rocksdb", model.Config{DataDir: dir, Options: opts})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return db
+	}
+}
+
+func TestSuite(t *testing.T) {
+	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB"}))
+}
+
+func TestDefaults(t *testing.T) {
+	db := open(nil)(t, t.TempDir())
+	defer db.Close()
+	info := db.Info()
+	t.Logf("info: %+v", info)
+	if info.Name != "rocksdb" || info.Family != model.LSM || !strings.HasPrefix(info.Version, "7.") || info.Settings["sync"] != "false" || info.Settings["bottommost_compression"] != "snappy" {
+		t.Fatalf("Info = %+v", info)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	for _, kv := range [][2]string{
+		{"block_cache_size", "lots"}, {"write_buffer_size", "1KB"}, {"sync", "maybe"},
+		{"compression", "lz77"}, {"bottommost_compression", "brotli"}, {"disable_wal", "x"},
+		{"use_direct_reads", "2"}, {"max_background_jobs", "0"}, {"bloom_bits_per_key", "-1"},
+	} {
+		_, err := engine.Open(context.Background(), "rocksdb", model.Config{DataDir: t.TempDir(), Options: map[string]string{kv[0]: kv[1]}})
+		if err == nil || !strings.Contains(err.Error(), kv[0]) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s=%s: error %v; want one line naming the option", kv[0], kv[1], err)
+		}
+	}
+	if _, err := engine.Open(context.Background(), "rocksdb", model.Config{DataDir: t.TempDir(), Options: map[string]string{"sync": "true", "disable_wal": "true"}}); err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("sync with disable_wal: error %v; want one line", err)
+	}
+	for _, c := range []string{"none", "lz4", "zstd", "SNAPPY"} {
+		db, err := engine.Open(context.Background(), "rocksdb", model.Config{DataDir: t.TempDir(), Options: map[string]string{"compression": c, "bottommost_compression": "zstd", "block_cache_size": "1048576", "use_direct_reads": "true"}})
+		if err != nil {
+			t.Fatalf("compression=%s: %v", c, err)
+		}
+		db.Close()
+	}
+}
+
+// TestStats checks the step-end statistics after writes and a compaction.
+func TestStats(t *testing.T) {
+	ctx := context.Background()
+	db := open(map[string]string{"write_buffer_size": "256KB"})(t, t.TempDir())
+	defer db.Close()
+	tbl := kvtest.IbenchTable("pi1")
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateIndexes(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rows := make([]model.Row, 100)
+	for i := 0; i < 100; i++ {
+		for j := range rows {
+			rows[j] = kvtest.IbenchRow(rows[j], int64(i*100+j))
+		}
+		if err := c.Insert(ctx, tbl, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.(model.Maintainer).Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.(model.StatsReporter).Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 0, len(st))
+	for k := range st {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k != "rocksdb.stats" {
+			t.Logf("%s = %v", k, st[k])
+		}
+	}
+	t.Log(st["rocksdb.stats"])
+	for _, k := range []string{"rocksdb.stats", "estimate-num-keys", "total-sst-files-size", "is-write-stopped", "write_amp", "levels", "stall_count"} {
+		if _, ok := st[k]; !ok {
+			t.Errorf("Stats has no %s", k)
+		}
+	}
+	if n, _ := st["total-sst-files-size"].(uint64); n == 0 {
+		t.Errorf("total-sst-files-size = %v after a compaction", st["total-sst-files-size"])
+	}
+}
+
+func BenchmarkInsert(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		idx  int
+		sync string
+	}{
+		{"idx0/nosync", 0, "false"},
+		{"idx3/nosync", 3, "false"},
+		{"idx3/sync", 3, "true"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			kvtest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
+		})
+	}
+}
+
+// TestAllocs checks that no operation allocates per row: 100-row calls
+// allocate no more than 10-row calls.
+func TestAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 20000 rows")
+	}
+	a := kvtest.OpAllocs(t, open(nil))
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%-28s %5.1f allocs/op", k, a[k])
+		if small, ok := strings.CutSuffix(k, "/100"); ok {
+			if a[k] > a[small+"/10"]+5 {
+				t.Errorf("%s: %.1f allocs at 100 rows, %.1f at 10: allocation per row", small, a[k], a[small+"/10"])
+			}
+		}
+	}
+}

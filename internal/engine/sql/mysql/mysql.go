@@ -1,0 +1,516 @@
+// Package mysql holds the "innodb" and "myrocks" engines: MariaDB (or
+// MySQL) through github.com/go-sql-driver/mysql, with tables in InnoDB
+// (update-in-place B-tree) or MyRocks (RocksDB, an LSM tree; Debian's
+// mariadb-plugin-rocksdb, loaded with INSTALL SONAME 'ha_rocksdb' when the
+// server has not loaded it).
+//
+// rumbench works in its own database (--database, default "rumbench"),
+// created at Open when missing and dropped by DropDatabase (or at Close with
+// drop_database=true). A database that exists but holds no rumbench catalog
+// and is not empty is refused, so no other data is ever touched.
+//
+// Statements go as text with the values interpolated by the driver
+// (interpolateParams=true), one round trip each; prepare=true switches to
+// server-side prepared statements. The client assigns the increasing
+// BIGINT primary key (AUTO_INCREMENT would add nothing: the value is sent).
+package mysql
+
+import (
+	"context"
+	stdsql "database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"rumbench/internal/engine"
+	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/model"
+)
+
+// DefaultDSN addresses the local server over TCP as root with no password.
+const DefaultDSN = "root@tcp(127.0.0.1:3306)/"
+
+// EnvDSN overrides DefaultDSN when --dsn is empty.
+const EnvDSN = "RUMBENCH_MYSQL_DSN"
+
+func init() {
+	engine.Register(Driver{name: "innodb", engineName: "InnoDB", family: model.BTree})
+	engine.Register(Driver{name: "myrocks", engineName: "ROCKSDB", family: model.LSM})
+}
+
+// Driver is one storage engine of a MariaDB server.
+type Driver struct {
+	name       string
+	engineName string // as in ENGINE=
+	family     model.Family
+}
+
+func (d Driver) Name() string         { return d.name }
+func (d Driver) Family() model.Family { return d.family }
+func (Driver) Kind() model.Kind       { return model.Server }
+
+func (d Driver) Description() string {
+	what := "MariaDB InnoDB B-tree"
+	if d.engineName == "ROCKSDB" {
+		what = "MariaDB MyRocks LSM (mariadb-plugin-rocksdb)"
+	}
+	return what + " via go-sql-driver/mysql; --dsn default $" + EnvDSN + " or " + DefaultDSN
+}
+
+func (d Driver) Options() []model.Option {
+	opts := []model.Option{
+		{Key: "prepare", Default: "false", Help: "server-side prepared statements instead of text statements with interpolated values (true/false)"},
+		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
+	}
+	if d.engineName == "ROCKSDB" {
+		opts = append(opts, model.Option{Key: "install_plugin", Default: "false", Help: "run INSTALL SONAME 'ha_rocksdb' when the server has not loaded MyRocks (true/false; crashes MariaDB 10.11's Debian build, so off by default)"})
+	}
+	return opts
+}
+
+// Available needs nothing local (the driver is pure Go); whether the
+// server is reachable is only known with the DSN, at Open.
+func (Driver) Available() error { return nil }
+
+// settingNames are the server variables recorded in run.json, per engine.
+var (
+	commonSettings = []string{"version_comment", "log_bin", "sync_binlog", "binlog_format", "tx_isolation", "transaction_isolation", "max_connections"}
+	innodbSettings = []string{"innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "innodb_flush_method",
+		"innodb_doublewrite", "innodb_log_file_size", "innodb_log_buffer_size", "innodb_io_capacity",
+		"innodb_io_capacity_max", "innodb_page_size", "innodb_file_per_table", "innodb_adaptive_hash_index",
+		"innodb_change_buffering", "innodb_compression_default", "innodb_autoinc_lock_mode"}
+	rocksdbSettings = []string{"rocksdb_block_cache_size", "rocksdb_flush_log_at_trx_commit", "rocksdb_default_cf_options",
+		"rocksdb_max_background_jobs", "rocksdb_block_size", "rocksdb_bytes_per_sync", "rocksdb_wal_bytes_per_sync",
+		"rocksdb_use_direct_reads", "rocksdb_use_direct_io_for_flush_and_compaction", "rocksdb_max_total_wal_size",
+		"rocksdb_write_disable_wal", "rocksdb_cache_index_and_filter_blocks", "rocksdb_table_cache_numshardbits",
+		"rocksdb_max_open_files", "rocksdb_force_compute_memtable_stats"}
+)
+
+// DB is an opened MariaDB database for one storage engine.
+type DB struct {
+	*sqleng.DB
+	cfg      *mysql.Config // the parsed DSN, without a database
+	name     string
+	engine   string
+	local    bool
+	dropOnCl bool
+	secret   string
+	// installPlugin allows INSTALL SONAME 'ha_rocksdb'.
+	installPlugin bool
+}
+
+var (
+	_ model.DB               = (*DB)(nil)
+	_ model.ProcessOwner     = (*DB)(nil)
+	_ model.Maintainer       = (*DB)(nil)
+	_ model.StatsReporter    = (*DB)(nil)
+	_ sqleng.DatabaseDropper = (*DB)(nil)
+)
+
+// discard silences the driver's own logging (it prints connection errors
+// that rumbench reports itself).
+type discard struct{}
+
+func (discard) Print(...any) {}
+
+func parseBool(key, v string) (bool, error) {
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("mysql: bad %s %q: want true or false", key, v)
+	}
+	return b, nil
+}
+
+// Open connects, loads MyRocks if needed, creates the database if missing
+// and records the settings.
+func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
+	dsn := sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
+	if strings.Contains(dsn, "://") {
+		return nil, fmt.Errorf("%s: --dsn looks like a URL; give a go-sql-driver DSN such as user:password@tcp(host:3306)/ or user@unix(/run/mysqld/mysqld.sock)/", d.name)
+	}
+	name := cfg.Database
+	if name == "" {
+		name = "rumbench"
+	}
+	if err := sqleng.CheckDatabaseName(name); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.name, err)
+	}
+	prepare, err := parseBool("prepare", cfg.Options["prepare"])
+	if err != nil {
+		return nil, err
+	}
+	dropOnClose, err := parseBool("drop_database", cfg.Options["drop_database"])
+	if err != nil {
+		return nil, err
+	}
+	installPlugin, err := parseBool("install_plugin", cfg.Options["install_plugin"])
+	if err != nil {
+		return nil, err
+	}
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad --dsn (want user:password@tcp(host:3306)/ or user@unix(/path/mysqld.sock)/): %w", d.name, err)
+	}
+	secret := mc.Passwd
+	mc.DBName = ""
+	mc.Logger = discard{}
+	if mc.Timeout == 0 {
+		mc.Timeout = 10 * time.Second
+	}
+	// Update reports rows matched, not rows changed (an update to the
+	// same value still found its row).
+	mc.ClientFoundRows = true
+	mc.InterpolateParams = !prepare
+	local := mc.Net == "unix" || sqleng.LocalHost(mc.Addr)
+	db := &DB{cfg: mc, name: name, engine: d.engineName, local: local, dropOnCl: dropOnClose, secret: secret, installPlugin: installPlugin}
+	version, settings, err := db.ensureDatabase(ctx, d.name)
+	if err != nil {
+		return nil, sqleng.Redact(err, secret)
+	}
+
+	work := mc.Clone()
+	work.DBName = name
+	conn, err := mysql.NewConnector(work)
+	if err != nil {
+		return nil, sqleng.Redact(fmt.Errorf("%s: %w", d.name, err), secret)
+	}
+	sdb := stdsql.OpenDB(conn)
+	// Each worker holds one connection for a whole step, so a cap below the
+	// number of workers would deadlock them: the pool is unbounded and the
+	// server's max_connections is the limit. Idle connections are kept so
+	// the next step's workers reuse them.
+	sdb.SetMaxOpenConns(0)
+	sdb.SetMaxIdleConns(64)
+	settings["database"] = name
+	settings["address"] = mc.Net + "(" + mc.Addr + ")"
+	settings["prepare"] = strconv.FormatBool(prepare)
+	settings["drop_database"] = strconv.FormatBool(dropOnClose)
+	info := model.Info{Name: d.name, Family: d.family, Kind: model.Server, Version: version, Settings: settings}
+	inner, err := sqleng.New(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare}, info)
+	if err != nil {
+		sdb.Close()
+		return nil, sqleng.Redact(classify(d.name, fmt.Errorf("%s: %w", d.name, err), mc, name), secret)
+	}
+	db.DB = inner
+	return db, nil
+}
+
+// admin opens a one-connection pool without a default database.
+func (db *DB) admin() (*stdsql.DB, error) {
+	c, err := mysql.NewConnector(db.cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := stdsql.OpenDB(c)
+	p.SetMaxOpenConns(1)
+	return p, nil
+}
+
+// ensureDatabase checks the server version, loads the storage engine and
+// creates the database when missing. It returns the version and settings.
+func (db *DB) ensureDatabase(ctx context.Context, eng string) (string, map[string]string, error) {
+	a, err := db.admin()
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", eng, err)
+	}
+	defer a.Close()
+	var version string
+	if err := a.QueryRowContext(ctx, "SELECT VERSION()").Scan(&version); err != nil {
+		return "", nil, classify(eng, err, db.cfg, db.name)
+	}
+	if err := checkVersion(version); err != nil {
+		return "", nil, fmt.Errorf("%s: %w", eng, err)
+	}
+	if err := db.ensureEngine(ctx, a, eng); err != nil {
+		return "", nil, err
+	}
+	settings, err := readSettings(ctx, a, db.engine)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", eng, err)
+	}
+	settings["server_version"] = version
+	var n int
+	if err := a.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", db.name).Scan(&n); err != nil {
+		return "", nil, classify(eng, err, db.cfg, db.name)
+	}
+	if n > 0 {
+		return version, settings, db.checkOurs(ctx, a, eng)
+	}
+	// The name was checked to be a plain identifier.
+	if _, err := a.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+sqleng.QuoteBacktick(db.name)); err != nil {
+		return "", nil, classify(eng, fmt.Errorf("create database %s: %w", db.name, err), db.cfg, db.name)
+	}
+	return version, settings, nil
+}
+
+// checkVersion accepts MariaDB 10.5+ and MySQL 8.0+.
+func checkVersion(v string) error {
+	num, _, _ := strings.Cut(v, "-")
+	parts := strings.Split(num, ".")
+	if len(parts) < 2 {
+		return fmt.Errorf("cannot parse server version %q", v)
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("cannot parse server version %q", v)
+	}
+	if strings.Contains(strings.ToLower(v), "mariadb") {
+		if major < 10 || major == 10 && minor < 5 {
+			return fmt.Errorf("server version %s is not supported: rumbench needs MariaDB 10.5 or newer", v)
+		}
+		return nil
+	}
+	if major < 8 {
+		return fmt.Errorf("server version %s is not supported: rumbench needs MariaDB 10.5+ or MySQL 8.0+", v)
+	}
+	return nil
+}
+
+// ensureEngine checks that the storage engine is there; MyRocks is loaded
+// with INSTALL SONAME when the server has the plugin but not loaded.
+func (db *DB) ensureEngine(ctx context.Context, a *stdsql.DB, eng string) error {
+	support := func() (string, error) {
+		var s string
+		err := a.QueryRowContext(ctx, "SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = ?", db.engine).Scan(&s)
+		if errors.Is(err, stdsql.ErrNoRows) {
+			return "", nil
+		}
+		return s, err
+	}
+	s, err := support()
+	if err != nil {
+		return classify(eng, fmt.Errorf("look up storage engine %s: %w", db.engine, err), db.cfg, db.name)
+	}
+	if s == "YES" || s == "DEFAULT" {
+		return nil
+	}
+	if db.engine != "ROCKSDB" {
+		return fmt.Errorf("%s: the server's %s storage engine is not enabled (SUPPORT=%q): enable it in the server configuration", eng, db.engine, s)
+	}
+	if !db.installPlugin {
+		return fmt.Errorf("%s: the server has not loaded the ROCKSDB storage engine: install mariadb-plugin-rocksdb on the server host and restart the server with --plugin-load-add=ha_rocksdb.so (or give --engine-opt install_plugin=true to run INSTALL SONAME 'ha_rocksdb', which crashes MariaDB 10.11's Debian build)", eng)
+	}
+	if _, err := a.ExecContext(ctx, "INSTALL SONAME 'ha_rocksdb'"); err != nil {
+		return fmt.Errorf("%s: the ROCKSDB storage engine is not loaded and INSTALL SONAME 'ha_rocksdb' failed (%s): install mariadb-plugin-rocksdb on the server host and restart the server with --plugin-load-add=ha_rocksdb.so", eng, oneLine(err))
+	}
+	if s, err = support(); err != nil || (s != "YES" && s != "DEFAULT") {
+		return fmt.Errorf("%s: INSTALL SONAME 'ha_rocksdb' ran but the ROCKSDB engine is not usable (SUPPORT=%q, %v): check the server's error log", eng, s, err)
+	}
+	return nil
+}
+
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
+
+// readSettings reads the common and the engine's server variables.
+func readSettings(ctx context.Context, a *stdsql.DB, engineName string) (map[string]string, error) {
+	names := append([]string(nil), commonSettings...)
+	if engineName == "ROCKSDB" {
+		names = append(names, rocksdbSettings...)
+	} else {
+		names = append(names, innodbSettings...)
+	}
+	q := "SHOW GLOBAL VARIABLES WHERE Variable_name IN (" + strings.TrimSuffix(strings.Repeat("?,", len(names)), ",") + ")"
+	args := make([]any, len(names))
+	for i, n := range names {
+		args[i] = n
+	}
+	rows, err := a.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read server variables: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("read server variables: %w", err)
+		}
+		out[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read server variables: %w", err)
+	}
+	return out, nil
+}
+
+// checkOurs refuses an existing database that holds tables but no rumbench
+// catalog: it is someone else's.
+func (db *DB) checkOurs(ctx context.Context, a *stdsql.DB, eng string) error {
+	var tables, catalog int
+	err := a.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(SUM(TABLE_NAME = ?), 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
+		sqleng.CatalogTable, db.name).Scan(&tables, &catalog)
+	if err != nil {
+		return classify(eng, fmt.Errorf("inspect database %s: %w", db.name, err), db.cfg, db.name)
+	}
+	if catalog == 0 && tables > 0 {
+		return fmt.Errorf("%s: database %s exists and was not created by rumbench (%d tables, no %s): choose another --database", eng, db.name, tables, sqleng.CatalogTable)
+	}
+	return nil
+}
+
+// classify turns connection and permission failures into one-line errors
+// naming the fix.
+func classify(eng string, err error, cfg *mysql.Config, dbName string) error {
+	addr := cfg.Net + "(" + cfg.Addr + ")"
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1045, 1698: // access denied (bad password; unix_socket user mismatch)
+			return fmt.Errorf("%s: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s", eng, cfg.User, addr, me.Message, EnvDSN)
+		case 1044, 1142, 1227, 1370: // no privilege on the database, command, SUPER, routine
+			return fmt.Errorf("%s: user %q lacks a privilege (%s): GRANT ALL ON %s.* TO the user, or use an administrative user", eng, cfg.User, me.Message, sqleng.QuoteBacktick(dbName))
+		case 1040: // too many connections
+			return fmt.Errorf("%s: the server refused a connection (%s): raise max_connections or use fewer --clients", eng, me.Message)
+		}
+		return fmt.Errorf("%s: %w", eng, err)
+	}
+	if sqleng.Unreachable(err) {
+		return fmt.Errorf("%s: cannot reach the server at %s: start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/): %w", eng, addr, EnvDSN, err)
+	}
+	return fmt.Errorf("%s: %w", eng, err)
+}
+
+// Close closes the pool and, with drop_database=true, drops the database.
+func (db *DB) Close() error {
+	err := db.DB.Close()
+	if db.dropOnCl {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		err = errors.Join(err, db.DropDatabase(ctx))
+	}
+	return err
+}
+
+// DropDatabase drops the rumbench database (and the tables in it).
+func (db *DB) DropDatabase(ctx context.Context) error {
+	a, err := db.admin()
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if _, err := a.ExecContext(ctx, "DROP DATABASE IF EXISTS "+sqleng.QuoteBacktick(db.name)); err != nil {
+		return sqleng.Redact(classify(db.engine, fmt.Errorf("drop database %s: %w", db.name, err), db.cfg, db.name), db.secret)
+	}
+	return nil
+}
+
+// Size for InnoDB is the allocated size of the tables' .ibd files
+// (information_schema.INNODB_SYS_TABLESPACES, exact, needs the PROCESS
+// privilege), falling back to data_length + index_length of
+// information_schema.TABLES (estimates from the persistent statistics). For
+// MyRocks it is data_length + index_length of information_schema.TABLES,
+// which MyRocks computes from the SST files' properties plus an estimate of
+// the memtables (rocksdb_force_compute_memtable_stats, cached for
+// rocksdb_force_compute_memtable_stats_cachetime): compressed bytes of the
+// tables' keys, without space shared with other tables' SSTs or the WAL.
+func (db *DB) Size(ctx context.Context) (int64, error) {
+	var n stdsql.NullInt64
+	if db.engine == "InnoDB" {
+		err := db.SQL().QueryRowContext(ctx, "SELECT SUM(ALLOCATED_SIZE) FROM information_schema.INNODB_SYS_TABLESPACES WHERE NAME LIKE ?",
+			db.name+"/%").Scan(&n)
+		if err == nil && n.Valid {
+			return n.Int64, nil
+		}
+	}
+	err := db.SQL().QueryRowContext(ctx, "SELECT SUM(DATA_LENGTH + INDEX_LENGTH) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND ENGINE = ?",
+		db.name, db.engine).Scan(&n)
+	if err != nil {
+		return -1, fmt.Errorf("%s: size: %w", db.engine, err)
+	}
+	return n.Int64, nil
+}
+
+// Stats reports the engine's own counters that explain the numbers: for
+// InnoDB buffer pool reads and history list length, for MyRocks compaction
+// and stall counters.
+func (db *DB) Stats(ctx context.Context) (map[string]any, error) {
+	like := "Innodb_%"
+	if db.engine == "ROCKSDB" {
+		like = "Rocksdb_%"
+	}
+	rows, err := db.SQL().QueryContext(ctx, "SHOW GLOBAL STATUS LIKE ?", like)
+	if err != nil {
+		return nil, fmt.Errorf("%s: stats: %w", db.engine, err)
+	}
+	defer rows.Close()
+	keep := map[string]bool{
+		"Innodb_buffer_pool_reads": true, "Innodb_buffer_pool_read_requests": true, "Innodb_buffer_pool_pages_dirty": true,
+		"Innodb_buffer_pool_pages_data": true, "Innodb_data_read": true, "Innodb_data_written": true, "Innodb_os_log_written": true,
+		"Innodb_history_list_length": true, "Innodb_pages_written": true, "Innodb_row_lock_waits": true,
+		"Rocksdb_bytes_read": true, "Rocksdb_bytes_written": true, "Rocksdb_compact_read_bytes": true, "Rocksdb_compact_write_bytes": true,
+		"Rocksdb_flush_write_bytes": true, "Rocksdb_stall_micros": true, "Rocksdb_block_cache_miss": true, "Rocksdb_block_cache_hit": true,
+		"Rocksdb_number_keys_read": true, "Rocksdb_number_keys_written": true, "Rocksdb_wal_bytes": true, "Rocksdb_wal_synced": true,
+		"Rocksdb_rows_deleted": true, "Rocksdb_rows_inserted": true, "Rocksdb_number_deletes_filtered": true,
+	}
+	out := map[string]any{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("%s: stats: %w", db.engine, err)
+		}
+		if !keep[k] {
+			continue
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			out[strings.ToLower(k)] = n
+		} else {
+			out[strings.ToLower(k)] = v
+		}
+	}
+	return out, rows.Err()
+}
+
+// Maintain: for InnoDB, ANALYZE TABLE refreshes the statistics (purge of the
+// deleted rows is the server's background work); for MyRocks, a memtable
+// flush followed by ANALYZE TABLE, so the next steps start from SST files
+// and fresh statistics. Neither forces a full compaction: that would erase
+// the shape the churn steps built.
+func (db *DB) Maintain(ctx context.Context) error {
+	tables, err := db.Tables(ctx)
+	if err != nil {
+		return err
+	}
+	if db.engine == "ROCKSDB" {
+		if _, err := db.SQL().ExecContext(ctx, "SET GLOBAL rocksdb_force_flush_memtable_now = 1"); err != nil {
+			return fmt.Errorf("myrocks: flush memtables (needs SUPER): %w", err)
+		}
+	}
+	for _, t := range tables {
+		rows, err := db.SQL().QueryContext(ctx, "ANALYZE TABLE "+sqleng.QuoteBacktick(t.Name))
+		if err != nil {
+			return fmt.Errorf("%s: ANALYZE TABLE %s: %w", db.engine, t.Name, err)
+		}
+		rows.Close()
+	}
+	return nil
+}
+
+// ServerProcess returns the server's pid from the pid file it reports
+// (@@pid_file, relative to @@datadir when not absolute). It needs a local
+// server (loopback or Unix socket) and a readable pid file.
+func (db *DB) ServerProcess(ctx context.Context) (int, string, error) {
+	if !db.local {
+		return 0, "", fmt.Errorf("%s: server %s is not on this host: its processes can't be measured from here", db.engine, db.cfg.Addr)
+	}
+	var pidFile, dir string
+	if err := db.SQL().QueryRowContext(ctx, "SELECT @@pid_file, @@datadir").Scan(&pidFile, &dir); err != nil {
+		return 0, "", fmt.Errorf("%s: read @@pid_file: %w", db.engine, err)
+	}
+	if !filepath.IsAbs(pidFile) {
+		pidFile = filepath.Join(dir, pidFile)
+	}
+	pid, err := sqleng.ServerPid(pidFile, "mariadbd", "mysqld")
+	if err != nil {
+		return 0, dir, fmt.Errorf("%s: %w", db.engine, err)
+	}
+	return pid, filepath.Clean(dir), nil
+}

@@ -1,0 +1,252 @@
+package mysql
+
+import (
+	"context"
+	stdsql "database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"rumbench/internal/engine"
+	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/enginetest"
+	"rumbench/internal/model"
+)
+
+// These tests use the server at $RUMBENCH_MYSQL_DSN (default DefaultDSN) as
+// a user allowed to create databases and users; myrocks needs the server
+// started with the ROCKSDB plugin loaded. They skip when the server is
+// unreachable, unless CI or RUMBENCH_REQUIRE_SERVERS is set.
+
+func dsn() string { return sqleng.DSN("", EnvDSN, DefaultDSN) }
+
+func admin(t *testing.T) *stdsql.DB {
+	t.Helper()
+	mc, err := mysql.ParseDSN(dsn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.DBName = ""
+	c, err := mysql.NewConnector(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := stdsql.OpenDB(c)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		if enginetest.RequireServers() {
+			t.Fatalf("mariadb unreachable: %v", err)
+		}
+		t.Skipf("mariadb unreachable (set RUMBENCH_REQUIRE_SERVERS=1 to fail): %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func dbExists(t *testing.T, a *stdsql.DB, name string) bool {
+	t.Helper()
+	var n int
+	if err := a.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
+func steps(t *testing.T, eng string, opts map[string]string) {
+	a := admin(t)
+	tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_steps", Options: opts}
+	if opts["prepare"] == "true" {
+		tg.Database += "_prep"
+	}
+	db := enginetest.OpenServer(t, tg)
+	info := db.Info()
+	want := []string{"server_version", "innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "innodb_flush_method", "innodb_doublewrite"}
+	if eng == "myrocks" {
+		want = []string{"server_version", "rocksdb_block_cache_size", "rocksdb_flush_log_at_trx_commit", "rocksdb_default_cf_options"}
+	}
+	for _, k := range want {
+		if _, ok := info.Settings[k]; !ok {
+			t.Errorf("setting %s not recorded: %v", k, info.Settings)
+		}
+	}
+	db.Close()
+	enginetest.ServerSteps(t, tg)
+
+	// The tables are in the engine asked for.
+	var wrong int
+	if err := a.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME LIKE 'pi%' AND ENGINE <> ?",
+		tg.Database, map[string]string{"innodb": "InnoDB", "myrocks": "ROCKSDB"}[eng]).Scan(&wrong); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 {
+		t.Errorf("%d tables are not in %s", wrong, eng)
+	}
+	ctx := context.Background()
+	db, err := engine.Open(ctx, eng, model.Config{DSN: tg.DSN, Database: tg.Database})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.Size(ctx); err != nil || n <= 0 {
+		t.Errorf("Size = %d, %v", n, err)
+	}
+	if pid, dir, err := db.(model.ProcessOwner).ServerProcess(ctx); err != nil {
+		t.Logf("server process not found (allowed when the pid file is not readable): %v", err)
+	} else if pid <= 0 || dir == "" {
+		t.Errorf("ServerProcess = %d, %q", pid, dir)
+	}
+	if err := db.(model.Maintainer).Maintain(ctx); err != nil {
+		t.Errorf("Maintain: %v", err)
+	}
+	db.Close()
+	enginetest.DropDatabase(t, tg)
+	if dbExists(t, a, tg.Database) {
+		t.Fatalf("database %s still exists after DropDatabase", tg.Database)
+	}
+}
+
+func TestInnoDBSteps(t *testing.T)         { steps(t, "innodb", nil) }
+func TestInnoDBStepsPrepared(t *testing.T) { steps(t, "innodb", map[string]string{"prepare": "true"}) }
+func TestMyRocksSteps(t *testing.T)        { steps(t, "myrocks", nil) }
+
+// TestDeleteOldest covers fewer rows than asked and the drop at Close.
+func TestDeleteOldest(t *testing.T) {
+	a := admin(t)
+	ctx := context.Background()
+	tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: "rumbench_test_innodb_del", Options: map[string]string{"drop_database": "true"}}
+	db := enginetest.OpenServer(t, tg)
+	tbl := &model.Table{Name: "t1", Columns: []model.Column{{Name: "k", Type: model.Int}, {Name: "v", Type: model.String, MaxLen: 10}}, PK: []int{0}}
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []model.Row
+	for i := range 10 {
+		rows = append(rows, model.Row{{Int: int64(i)}, {Bytes: []byte("x")}})
+	}
+	if err := c.Insert(ctx, tbl, rows); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.DeleteOldest(ctx, tbl, 3); err != nil || n != 3 {
+		t.Fatalf("DeleteOldest(3) = %d, %v", n, err)
+	}
+	found, err := c.Update(ctx, tbl, model.Row{{Int: 5}}, []model.Change{{Col: 1, Value: model.Value{Bytes: []byte("x")}}})
+	if err != nil || !found {
+		t.Fatalf("update to the same value: found=%v, %v (clientFoundRows must be on)", found, err)
+	}
+	if n, err := c.DeleteOldest(ctx, tbl, 100); err != nil || n != 7 {
+		t.Fatalf("DeleteOldest(100) on 7 rows = %d, %v", n, err)
+	}
+	c.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if dbExists(t, a, tg.Database) {
+		t.Fatalf("database %s still exists after Close with drop_database=true", tg.Database)
+	}
+}
+
+// TestForeignDatabase: a database with tables but no rumbench catalog is
+// refused, and left alone.
+func TestForeignDatabase(t *testing.T) {
+	a := admin(t)
+	ctx := context.Background()
+	name := "rumbench_test_foreign"
+	a.Exec("DROP DATABASE IF EXISTS " + name)
+	if _, err := a.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Exec("DROP DATABASE IF EXISTS " + name) })
+	if _, err := a.Exec("CREATE TABLE " + name + ".precious (x int)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := engine.Open(ctx, "innodb", model.Config{DSN: dsn(), Database: name})
+	if err == nil || !strings.Contains(err.Error(), "not created by rumbench") {
+		t.Fatalf("open of a foreign database: %v", err)
+	}
+	var n int
+	a.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", name).Scan(&n)
+	if n != 1 {
+		t.Fatalf("foreign database has %d tables, want 1", n)
+	}
+}
+
+// TestErrors checks the one-line errors and that no password leaks.
+func TestErrors(t *testing.T) {
+	a := admin(t)
+	ctx := context.Background()
+	const pw = "Sekr3tPassw0rd"
+	open := func(eng, dsn, db string) error {
+		_, err := engine.Open(ctx, eng, model.Config{DSN: dsn, Database: db})
+		if err == nil {
+			t.Fatalf("open %s succeeded", strings.ReplaceAll(dsn, pw, "xxxxx"))
+		}
+		if strings.Contains(err.Error(), pw) {
+			t.Fatalf("error shows the password: %v", err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("error is not one line: %q", err)
+		}
+		return err
+	}
+	expect := func(err error, want string) {
+		t.Helper()
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+
+	expect(open("innodb", "root:"+pw+"@tcp(127.0.0.1:1)/?timeout=5s", "rumbench_test_x"), "cannot reach the server")
+	expect(open("myrocks", "root@unix(/nonexistent/mysqld.sock)/", "rumbench_test_x"), "cannot reach the server")
+
+	mc, err := mysql.ParseDSN(dsn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mc.Net != "tcp" {
+		t.Skip("user tests need a TCP DSN")
+	}
+	// Users made for the test (host %: the server sees 127.0.0.1 or ::1),
+	// dropped after.
+	users := []string{"rumbench_test_pw", "rumbench_test_nopriv"}
+	drop := func() {
+		for _, u := range users {
+			a.Exec("DROP USER IF EXISTS '" + u + "'@'%'")
+		}
+	}
+	drop()
+	t.Cleanup(drop)
+	for _, u := range users {
+		if _, err := a.Exec("CREATE USER '" + u + "'@'%' IDENTIFIED BY '" + pw + "'"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A wrong password.
+	expect(open("innodb", "rumbench_test_pw:wrong"+pw+"@tcp("+mc.Addr+")/", "rumbench_test_x"), "authentication failed")
+	// No privilege to create the database.
+	err = open("innodb", "rumbench_test_nopriv:"+pw+"@tcp("+mc.Addr+")/", "rumbench_test_nopriv")
+	expect(err, "lacks a privilege")
+	if dbExists(t, a, "rumbench_test_nopriv") {
+		t.Error("a database was created without the privilege")
+	}
+	// Bad input.
+	expect(open("innodb", dsn(), "bad-name;"), "bad --database")
+	expect(open("innodb", "postgres://postgres@127.0.0.1:5432/", "rumbench_test_x"), "looks like a URL")
+}
+
+func TestCheckVersion(t *testing.T) {
+	for v, ok := range map[string]bool{
+		"10.11.19-MariaDB-0+deb12u1": true, "11.4.2-MariaDB": true, "10.4.30-MariaDB": false,
+		"8.0.36": true, "5.7.44-log": false, "garbage": false,
+	} {
+		if err := checkVersion(v); (err == nil) != ok {
+			t.Errorf("checkVersion(%q) = %v, want ok=%v", v, err, ok)
+		}
+	}
+}

@@ -1,0 +1,387 @@
+// Package postgres is the "postgres" engine: PostgreSQL (heap tables with
+// B-tree indexes) through github.com/jackc/pgx/v5 and its database/sql
+// adapter, on a server addressed by a DSN.
+//
+// rumbench works in its own database (--database, default "rumbench"),
+// created at Open when missing and dropped by DropDatabase (or at Close with
+// drop_database=true). A database that exists but holds no rumbench catalog
+// and is not empty is refused, so no other data is ever touched.
+//
+// Statements are prepared once per connection (the generic SQL layer); the
+// primary key is a plain bigint whose increasing values the client sends
+// (an identity column would only add a sequence the client overrides).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"rumbench/internal/engine"
+	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/model"
+)
+
+// DefaultDSN addresses the local server over TCP as the postgres superuser.
+const DefaultDSN = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// EnvDSN overrides DefaultDSN when --dsn is empty.
+const EnvDSN = "RUMBENCH_PG_DSN"
+
+// minVersion is the oldest server accepted (server_version_num): 11 is the
+// oldest with the features and planner behaviour the numbers assume.
+const minVersion = 110000
+
+func init() { engine.Register(Driver{}) }
+
+// Driver is the postgres model.Driver.
+type Driver struct{}
+
+func (Driver) Name() string         { return "postgres" }
+func (Driver) Family() model.Family { return model.HeapBTree }
+func (Driver) Kind() model.Kind     { return model.Server }
+func (Driver) Description() string {
+	return "PostgreSQL heap + B-tree via pgx; --dsn default $" + EnvDSN + " or postgres://postgres@127.0.0.1:5432/"
+}
+
+func (Driver) Options() []model.Option {
+	return []model.Option{
+		{Key: "synchronous_commit", Default: "", Help: "session synchronous_commit (on, off, local, remote_write; empty = the server's setting)"},
+		{Key: "maintenance_work_mem", Default: "256MB", Help: "session memory for CREATE INDEX (step l.x) and VACUUM (empty = the server's setting)"},
+		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
+	}
+}
+
+// Available needs nothing local (pgx is pure Go); whether the server is
+// reachable is only known with the DSN, at Open.
+func (Driver) Available() error { return nil }
+
+// DB is an opened postgres database.
+type DB struct {
+	*sqleng.DB
+	admin    *pgx.ConnConfig // the DSN's own database, for CREATE/DROP DATABASE
+	name     string
+	local    bool
+	dropOnCl bool
+	secret   string
+}
+
+var (
+	_ model.DB               = (*DB)(nil)
+	_ model.ProcessOwner     = (*DB)(nil)
+	_ model.Maintainer       = (*DB)(nil)
+	_ model.StatsReporter    = (*DB)(nil)
+	_ sqleng.DatabaseDropper = (*DB)(nil)
+)
+
+// settingNames are the server settings recorded in run.json.
+var settingNames = []string{
+	"shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem",
+	"synchronous_commit", "fsync", "full_page_writes", "wal_level", "wal_compression",
+	"wal_buffers", "max_wal_size", "min_wal_size", "checkpoint_timeout",
+	"checkpoint_completion_target", "autovacuum", "autovacuum_vacuum_scale_factor",
+	"random_page_cost", "data_checksums", "huge_pages", "block_size", "server_encoding",
+}
+
+// Open connects, creates the database if missing and records the settings.
+func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
+	dsn := sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
+	if strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") {
+		return nil, fmt.Errorf("postgres: --dsn looks like a MySQL DSN; give a PostgreSQL URL such as postgres://user@host:5432/")
+	}
+	name := cfg.Database
+	if name == "" {
+		name = "rumbench"
+	}
+	if err := sqleng.CheckDatabaseName(name); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	admin, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgconn's parse errors already mask the password; Redact can't
+		// know it here, so say only what is wrong.
+		return nil, fmt.Errorf("postgres: bad --dsn: %w", err)
+	}
+	secret := admin.Password
+	if admin.ConnectTimeout == 0 {
+		admin.ConnectTimeout = 10 * time.Second
+	}
+	if admin.Database == "" || admin.Database == name {
+		// Connect to the maintenance database for CREATE/DROP DATABASE:
+		// one can't drop the database one is connected to.
+		admin.Database = "postgres"
+	}
+	dropOnClose, err := parseBool("drop_database", cfg.Options["drop_database"])
+	if err != nil {
+		return nil, err
+	}
+	d := &DB{admin: admin, name: name, dropOnCl: dropOnClose, secret: secret, local: sqleng.LocalHost(admin.Host)}
+	version, err := d.ensureDatabase(ctx)
+	if err != nil {
+		return nil, sqleng.Redact(err, secret)
+	}
+
+	work := admin.Copy()
+	work.Database = name
+	work.RuntimeParams = map[string]string{"application_name": "rumbench"}
+	for k, v := range admin.RuntimeParams {
+		work.RuntimeParams[k] = v
+	}
+	for _, k := range []string{"synchronous_commit", "maintenance_work_mem"} {
+		if v := strings.TrimSpace(cfg.Options[k]); v != "" {
+			work.RuntimeParams[k] = v
+		}
+	}
+	sdb := stdlib.OpenDB(*work)
+	// Each worker holds one connection for a whole step, so a cap below the
+	// number of workers would deadlock them: the pool is unbounded and the
+	// server's max_connections is the limit (its error says so). Idle
+	// connections are kept so workers of the next step reuse them.
+	sdb.SetMaxOpenConns(0)
+	sdb.SetMaxIdleConns(64)
+	fail := func(err error) (model.DB, error) {
+		sdb.Close()
+		return nil, sqleng.Redact(err, secret)
+	}
+	settings := map[string]string{"server_version": version, "database": name, "host": admin.Host + ":" + strconv.Itoa(int(admin.Port))}
+	rows, err := sdb.QueryContext(ctx, "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)", settingNames)
+	if err != nil {
+		return fail(classify(fmt.Errorf("read settings of database %s: %w", name, err), admin, name))
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return fail(fmt.Errorf("postgres: read settings: %w", err))
+		}
+		settings[k] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(fmt.Errorf("postgres: read settings: %w", err))
+	}
+	settings["drop_database"] = strconv.FormatBool(dropOnClose)
+	info := model.Info{Name: "postgres", Family: model.HeapBTree, Kind: model.Server, Version: version, Settings: settings}
+	inner, err := sqleng.New(ctx, sdb, Dialect{}, info)
+	if err != nil {
+		return fail(classify(fmt.Errorf("postgres: %w", err), admin, name))
+	}
+	d.DB = inner
+	return d, nil
+}
+
+func parseBool(key, v string) (bool, error) {
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("postgres: bad %s %q: want true or false", key, v)
+	}
+	return b, nil
+}
+
+// ensureDatabase checks the server and creates the database when missing.
+// It returns the server version.
+func (d *DB) ensureDatabase(ctx context.Context) (string, error) {
+	c, err := pgx.ConnectConfig(ctx, d.admin)
+	if err != nil {
+		return "", classify(err, d.admin, d.name)
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	var version string
+	var num int
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version'), current_setting('server_version_num')::int").Scan(&version, &num); err != nil {
+		return "", fmt.Errorf("postgres: read server version: %w", err)
+	}
+	if num < minVersion {
+		return "", fmt.Errorf("postgres: server version %s is not supported: rumbench needs PostgreSQL 11 or newer", version)
+	}
+	var exists bool
+	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", d.name).Scan(&exists); err != nil {
+		return "", fmt.Errorf("postgres: look up database %s: %w", d.name, err)
+	}
+	if exists {
+		return version, d.checkOurs(ctx)
+	}
+	// The name was checked to be a plain identifier.
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+sqleng.QuoteDouble(d.name)); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42P04" {
+			return version, nil // created concurrently
+		}
+		return "", classify(fmt.Errorf("create database %s: %w", d.name, err), d.admin, d.name)
+	}
+	return version, nil
+}
+
+// checkOurs refuses an existing database that holds tables but no rumbench
+// catalog: it is someone else's.
+func (d *DB) checkOurs(ctx context.Context) error {
+	cfg := d.admin.Copy()
+	cfg.Database = d.name
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return classify(err, cfg, d.name)
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	var catalog bool
+	var tables int
+	err = c.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL,
+		(SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		 WHERE c.relkind IN ('r', 'p', 'v', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%')`,
+		sqleng.CatalogTable).Scan(&catalog, &tables)
+	if err != nil {
+		return fmt.Errorf("postgres: inspect database %s: %w", d.name, err)
+	}
+	if !catalog && tables > 0 {
+		return fmt.Errorf("postgres: database %s exists and was not created by rumbench (%d tables, no %s): choose another --database", d.name, tables, sqleng.CatalogTable)
+	}
+	return nil
+}
+
+// classify turns connection and permission failures into one-line errors
+// naming the fix.
+func classify(err error, cfg *pgx.ConnConfig, dbName string) error {
+	addr := cfg.Host
+	if !strings.HasPrefix(addr, "/") {
+		addr += ":" + strconv.Itoa(int(cfg.Port))
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "28P01" || pe.Code == "28000":
+			return fmt.Errorf("postgres: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s (SQLSTATE %s)", cfg.User, addr, pe.Message, EnvDSN, pe.Code)
+		case pe.Code == "42501":
+			return fmt.Errorf("postgres: user %q lacks a privilege (%s): grant it (e.g. ALTER ROLE %s CREATEDB) or have an admin create database %s owned by that user (SQLSTATE %s)", cfg.User, pe.Message, cfg.User, dbName, pe.Code)
+		case pe.Code == "3D000":
+			return fmt.Errorf("postgres: the database named in --dsn does not exist (%s): use an existing one such as /postgres", pe.Message)
+		}
+		return sqleng.OneLine(err)
+	}
+	if sqleng.Unreachable(err) {
+		return sqleng.WithMessage(fmt.Sprintf("postgres: cannot reach the server at %s: start PostgreSQL there or give its address with --dsn or $%s (e.g. postgres://user@host:5432/): %s", addr, EnvDSN, sqleng.LastLine(err)), err)
+	}
+	return sqleng.OneLine(err)
+}
+
+// Close closes the pool and, with drop_database=true, drops the database.
+func (d *DB) Close() error {
+	err := d.DB.Close()
+	if d.dropOnCl {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		err = errors.Join(err, d.DropDatabase(ctx))
+	}
+	return err
+}
+
+// DropDatabase drops the rumbench database. Connections to it must be
+// closed; WITH (FORCE) (PostgreSQL 13+) ends leftovers of this process.
+func (d *DB) DropDatabase(ctx context.Context) error {
+	if d.DB != nil {
+		d.DB.SQL().Close()
+	}
+	c, err := pgx.ConnectConfig(ctx, d.admin)
+	if err != nil {
+		return sqleng.Redact(classify(err, d.admin, d.name), d.secret)
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	var num int
+	if err := c.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&num); err != nil {
+		return fmt.Errorf("postgres: read server version: %w", err)
+	}
+	q := "DROP DATABASE IF EXISTS " + sqleng.QuoteDouble(d.name)
+	if num >= 130000 {
+		q += " WITH (FORCE)"
+	}
+	if _, err := c.Exec(ctx, q); err != nil {
+		return sqleng.Redact(classify(fmt.Errorf("drop database %s: %w", d.name, err), d.admin, d.name), d.secret)
+	}
+	return nil
+}
+
+// Size sums pg_total_relation_size (heap, TOAST, indexes, free space and
+// visibility maps) over the tables in the database: what the data occupies,
+// without the WAL and the other databases in the data directory.
+func (d *DB) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := d.SQL().QueryRowContext(ctx, `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE c.relkind = 'r' AND n.nspname = current_schema()`).Scan(&n)
+	if err != nil {
+		return -1, fmt.Errorf("postgres: size: %w", err)
+	}
+	return n, nil
+}
+
+// Stats reports, per table, what explains the numbers: dead tuples left by
+// the deletes (vacuum debt), vacuum counts, and the WAL written so far.
+func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
+	out := map[string]any{}
+	rows, err := d.SQL().QueryContext(ctx, `SELECT relname, n_live_tup, n_dead_tup, vacuum_count + autovacuum_count,
+		pg_relation_size(relid), pg_indexes_size(relid) FROM pg_stat_user_tables ORDER BY relname`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var live, dead, vacuums, heap, idx int64
+		if err := rows.Scan(&name, &live, &dead, &vacuums, &heap, &idx); err != nil {
+			return nil, fmt.Errorf("postgres: stats: %w", err)
+		}
+		out[name] = map[string]any{"live_tuples": live, "dead_tuples": dead, "vacuums": vacuums, "heap_bytes": heap, "index_bytes": idx}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: stats: %w", err)
+	}
+	var wal string
+	if err := d.SQL().QueryRowContext(ctx, "SELECT pg_current_wal_lsn()::text").Scan(&wal); err == nil {
+		out["wal_lsn"] = wal
+	}
+	return out, nil
+}
+
+// Maintain runs VACUUM ANALYZE on rumbench's tables: it removes the dead
+// tuples the deletes left, sets the visibility map bits that let range
+// queries be index-only scans, and refreshes the planner statistics.
+func (d *DB) Maintain(ctx context.Context) error {
+	tables, err := d.Tables(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		if _, err := d.SQL().ExecContext(ctx, "VACUUM ANALYZE "+sqleng.QuoteDouble(t.Name)); err != nil {
+			return fmt.Errorf("postgres: VACUUM ANALYZE %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// ServerProcess returns the postmaster's pid from postmaster.pid in the
+// data directory the server reports. It needs a local server (loopback or
+// Unix socket), a user allowed to read data_directory (superuser or
+// pg_read_all_settings) and a readable data directory.
+func (d *DB) ServerProcess(ctx context.Context) (int, string, error) {
+	if !d.local {
+		return 0, "", fmt.Errorf("postgres: server %s is not on this host: its processes can't be measured from here", d.admin.Host)
+	}
+	var dir string
+	if err := d.SQL().QueryRowContext(ctx, "SHOW data_directory").Scan(&dir); err != nil {
+		return 0, "", fmt.Errorf("postgres: SHOW data_directory (needs superuser or pg_read_all_settings): %w", err)
+	}
+	pid, err := sqleng.ServerPid(filepath.Join(dir, "postmaster.pid"), "postgres", "postmaster")
+	if err != nil {
+		return 0, dir, fmt.Errorf("postgres: %w", err)
+	}
+	return pid, dir, nil
+}

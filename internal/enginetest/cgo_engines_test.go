@@ -1,0 +1,51 @@
+//go:build rocksdb && wiredtiger
+
+package enginetest
+
+import (
+	"testing"
+
+	"rumbench/internal/workload/ibench"
+)
+
+// The cgo engines, built with -tags rocksdb,wiredtiger (scripts/test.sh).
+var cgoEngines = []struct {
+	name string
+	// stats are engine_stats keys that must be present after a write step.
+	stats []string
+}{
+	{"rocksdb", []string{"rocksdb.stats", "write_amp", "stall_count", "estimate-num-keys", "total-sst-files-size", "is-write-stopped"}},
+	{"wiredtiger", []string{"cache_bytes", "evicted_modified_pages", "checkpoints", "log_bytes_written", "statistics"}},
+}
+
+func TestWriteStepsCgo(t *testing.T) {
+	for _, e := range cgoEngines {
+		t.Run(e.name, func(t *testing.T) {
+			WriteSteps(t, Target{Engine: e.name, DataDir: t.TempDir()})
+		})
+	}
+}
+
+// TestEngineStatsCgo checks the step summary's engine statistics and size
+// after a write step, then reopens the data dir for verify.
+func TestEngineStatsCgo(t *testing.T) {
+	for _, e := range cgoEngines {
+		t.Run(e.name, func(t *testing.T) {
+			tg := Target{Engine: e.name, DataDir: t.TempDir()}
+			b := RunSteps(t, tg, cfg(ibench.StepLoad))
+			s := mustStep(t, b, ibench.StepLoad)
+			if len(s.EngineStats) == 0 {
+				t.Fatal("engine_stats is empty")
+			}
+			for _, k := range e.stats {
+				if _, ok := s.EngineStats[k]; !ok {
+					t.Errorf("engine_stats has no %q", k)
+				}
+			}
+			if s.EngineSize <= 0 {
+				t.Errorf("size = %d", s.EngineSize)
+			}
+			Verify(t, tg)
+		})
+	}
+}

@@ -1,0 +1,582 @@
+// Package hotrow is the hot-row update workload (design §4.2): how fast can
+// one popular row be updated? Each transaction adds 1 to a non-indexed
+// counter of one row, found by PK in a large table, in autocommit. A sweep
+// over tables × concurrency gives the published updates/s matrix and shows
+// lock-manager and per-database-lock bottlenecks.
+package hotrow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"rumbench/internal/gen"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/workload"
+)
+
+// Column positions of a hot-row table.
+const (
+	ColID = iota
+	ColCounter
+	ColPad
+	numCols
+)
+
+// StepLoad is the setup step that fills the tables in PK order.
+const StepLoad = "load"
+
+// loadBatch rows per load transaction: large enough that the load is not
+// commit-bound, small enough for every engine's statement limits.
+const loadBatch = 1000
+
+// loadParallel bounds the tables loaded at once.
+const loadParallel = 4
+
+// Details keys of a cell's step summary (docs: README "hotrow").
+const (
+	DetailUpdatesPerS   = "updates_per_s"  // goodput: committed updates / window_s
+	DetailAttemptsPerS  = "attempts_per_s" // throughput: update attempts / window_s
+	DetailWindowS       = "window_s"
+	DetailCommitted     = "committed"
+	DetailAttempts      = "attempts"
+	DetailErrors        = "errors_by_kind"
+	DetailRetries       = "retries"
+	DetailExhausted     = "retries_exhausted"
+	DetailTxnLatency    = "txn_latency_us"
+	DetailCounterCheck  = "counter_check"
+	DetailCounterDelta  = "counter_delta"
+	DetailRetryPolicy   = "retry_policy"
+	DetailTables        = "tables"
+	DetailConcurrency   = "concurrency"
+	DetailClientsSpan   = "clients_span"
+	DetailDistribution  = "distribution"
+	DetailHotRows       = "hot_rows"
+	DetailRowsPerTable  = "rows_per_table"
+	DetailCheckOK       = "ok"
+	detailCheckSkipped  = "skipped: only the hot distribution's rows are read back (uniform and zipf touch the whole table)"
+	detailCheckCanceled = "skipped: interrupted"
+	detailCheckNull     = "skipped: the null engine keeps no rows"
+)
+
+// TableName returns the name of table number i (0-based): hr1, hr2, ...
+func TableName(i int) string { return fmt.Sprintf("hr%d", i+1) }
+
+// Table returns the schema of one hot-row table: id PK, a non-indexed
+// counter, and a pad so rows are realistically sized.
+func Table(name string, padBytes int) *model.Table {
+	return &model.Table{
+		Name: name,
+		Columns: []model.Column{
+			ColID:      {Name: "id", Type: model.Int},
+			ColCounter: {Name: "counter", Type: model.Int},
+			ColPad:     {Name: "pad", Type: model.String, MaxLen: max(padBytes, 1)},
+		},
+		PK: []int{ColID},
+	}
+}
+
+type table struct {
+	schema *model.Table
+	// hot are the PKs of the hot rows (distribution hot), distinct.
+	hot []int64
+	// zipfOffset and zipfStride scatter Zipf ranks over the PK space so the
+	// popular rows are not neighbours on one leaf page.
+	zipfOffset, zipfStride uint64
+	seed                   uint64
+}
+
+// Bench is the configured hot-row sweep.
+type Bench struct {
+	cfg    Config
+	dist   Distribution
+	zipf   *zipf
+	cells  []Cell
+	tables []*table
+}
+
+// New validates cfg and returns the workload.
+func New(cfg Config) (*Bench, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	dist, _ := ParseDistribution(cfg.Distribution)
+	b := &Bench{cfg: cfg, dist: dist, cells: cfg.Cells()}
+	if dist.Kind == DistZipf {
+		b.zipf = newZipf(cfg.Rows, dist.Theta)
+	}
+	n := uint64(cfg.Rows)
+	for i := 0; i < cfg.MaxTables(); i++ {
+		t := &table{
+			schema: Table(TableName(i), cfg.PadBytes),
+			seed:   gen.Mix(uint64(cfg.Seed), uint64(i), 0x407),
+		}
+		t.hot = pickHot(t.seed, cfg.Rows, cfg.HotRows)
+		t.zipfOffset = t.seed % n
+		t.zipfStride = coprimeStride(n)
+		b.tables = append(b.tables, t)
+	}
+	return b, nil
+}
+
+// pickHot chooses k distinct PKs uniformly from [1, rows], deterministically
+// from seed.
+func pickHot(seed uint64, rows int64, k int) []int64 {
+	var r gen.Rand
+	r.Seed(seed, 0x40f)
+	out := make([]int64, 0, k)
+	seen := make(map[int64]bool, k)
+	if int64(k)*2 > rows {
+		// Dense: a partial Fisher–Yates shuffle of all PKs avoids long
+		// rejection runs.
+		all := make([]int64, rows)
+		for i := range all {
+			all[i] = int64(i) + 1
+		}
+		for i := 0; i < k; i++ {
+			j := int64(i) + r.IntN(rows-int64(i))
+			all[i], all[j] = all[j], all[i]
+		}
+		return append(out, all[:k]...)
+	}
+	for len(out) < k {
+		pk := 1 + r.IntN(rows)
+		if !seen[pk] {
+			seen[pk] = true
+			out = append(out, pk)
+		}
+	}
+	return out
+}
+
+// coprimeStride returns a stride near n/φ that is coprime with n, so
+// rank ↦ (rank·stride + offset) mod n is a permutation of [0, n).
+func coprimeStride(n uint64) uint64 {
+	if n <= 2 {
+		return 1
+	}
+	s := uint64(float64(n)*0.6180339887) | 1
+	for gcd(s, n) != 1 {
+		s += 2
+	}
+	return s % n
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// Name implements workload.Workload.
+func (b *Bench) Name() string { return "hotrow" }
+
+// Config returns the configuration.
+func (b *Bench) Config() Config { return b.cfg }
+
+// Cells returns the cells the sweep runs, in order.
+func (b *Bench) Cells() []Cell { return b.cells }
+
+// Schema returns table i's schema (0-based).
+func (b *Bench) Schema(i int) *model.Table { return b.tables[i].schema }
+
+// HotRows returns table i's hot PKs (0-based).
+func (b *Bench) HotRows(i int) []int64 { return b.tables[i].hot }
+
+// Tables implements workload.Workload.
+func (b *Bench) Tables() []string {
+	out := make([]string, len(b.tables))
+	for i, t := range b.tables {
+		out[i] = t.schema.Name
+	}
+	return out
+}
+
+// Steps implements workload.Workload: the load, then one step per cell.
+func (b *Bench) Steps() []workload.Step {
+	out := []workload.Step{{Name: StepLoad, Run: b.load}}
+	for _, c := range b.cells {
+		out = append(out, workload.Step{Name: c.Name(), Run: b.cellStep(c)})
+	}
+	return out
+}
+
+// Prepare implements workload.Workload: the tables are created afresh.
+func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
+	for _, t := range b.tables {
+		if err := db.CreateTable(ctx, t.schema); err != nil {
+			return fmt.Errorf("create table %s: %w", t.schema.Name, err)
+		}
+	}
+	return nil
+}
+
+// rowBytes is a row's logical size: two 8-byte integers and the pad.
+func (b *Bench) rowBytes() int64 { return 16 + int64(b.cfg.PadBytes) }
+
+func (b *Bench) liveBytes() int64 { return b.rowBytes() * b.cfg.Rows * int64(len(b.tables)) }
+
+// load fills every table with cfg.Rows rows in PK order, counter 0, in
+// batches of loadBatch, up to loadParallel tables at once.
+func (b *Bench) load(ctx context.Context, env *workload.Env) error {
+	env.Details["rows_per_commit"] = loadBatch
+	env.Details[DetailRowsPerTable] = b.cfg.Rows
+	next := make(chan *table, len(b.tables))
+	for _, t := range b.tables {
+		next <- t
+	}
+	close(next)
+	err := parallel(ctx, min(loadParallel, len(b.tables)), func(ctx context.Context, _ int) error {
+		rec := env.Clock.Recorder()
+		conn, err := env.DB.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		defer conn.Close()
+		batch := newBatch(loadBatch, b.cfg.PadBytes)
+		for t := range next {
+			if err := b.loadTable(ctx, conn, rec, t, batch); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	env.Details[workload.DetailLogicalBytesInserted] = b.liveBytes()
+	env.Details[workload.DetailLogicalLiveBytes] = b.liveBytes()
+	return err
+}
+
+func (b *Bench) loadTable(ctx context.Context, conn model.Conn, rec *measure.Recorder, t *table, batch []model.Row) error {
+	var r gen.Rand
+	for first := int64(1); first <= b.cfg.Rows; first += loadBatch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(int64(loadBatch), b.cfg.Rows-first+1)
+		rows := batch[:n]
+		for i := range rows {
+			pk := first + int64(i)
+			r.Seed(t.seed, uint64(pk))
+			rows[i][ColID].Int = pk
+			rows[i][ColCounter].Int = 0
+			rows[i][ColPad].Bytes = r.Pad(rows[i][ColPad].Bytes, b.cfg.PadBytes, 50)
+		}
+		start := time.Now()
+		err := conn.Insert(ctx, t.schema, rows)
+		rec.Record(measure.OpInsert, int(n), time.Since(start), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("load %s: %w", t.schema.Name, err)
+		}
+	}
+	return nil
+}
+
+func newBatch(n, pad int) []model.Row {
+	vals := make([]model.Value, n*numCols)
+	rows := make([]model.Row, n)
+	for i := range rows {
+		rows[i] = vals[i*numCols : (i+1)*numCols : (i+1)*numCols]
+		rows[i][ColPad].Bytes = make([]byte, 0, pad)
+	}
+	return rows
+}
+
+// parallel runs fn on n goroutines and returns the first real error; the
+// others are cancelled through ctx.
+func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(ctx, i); err != nil {
+				errs[i] = err
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// Prefer a real failure over the cancellations it caused.
+	var first error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// clientStats are one client's counts for a cell; summed at the cell end.
+type clientStats struct {
+	attempts, committed, retries, exhausted int64
+	errs                                    [numErrKinds]int64
+}
+
+// client is one worker of a cell. Everything the hot path touches is
+// allocated here, once per cell.
+type client struct {
+	b       *Bench
+	conn    model.Conn
+	rec     *measure.Recorder
+	rnd     gen.Rand
+	tables  []*table
+	next    int
+	pk      model.Row
+	changes []model.Change
+	// txn is the latency of a whole update including retries and backoff.
+	txn   *hdr.Histogram
+	stats clientStats
+}
+
+// pick returns the table and PK of the next update.
+func (c *client) pick() (*table, int64) {
+	t := c.tables[c.next]
+	if c.next++; c.next == len(c.tables) {
+		c.next = 0
+	}
+	n := c.b.cfg.Rows
+	switch c.b.dist.Kind {
+	case DistUniform:
+		return t, 1 + c.rnd.IntN(n)
+	case DistZipf:
+		rank := uint64(c.b.zipf.sample(&c.rnd) - 1)
+		hi, lo := bits.Mul64(rank, t.zipfStride)
+		// Both terms are below n <= 2^63, so the sum cannot overflow.
+		pos := bits.Rem64(hi, lo, uint64(n)) + t.zipfOffset
+		if pos >= uint64(n) {
+			pos -= uint64(n)
+		}
+		return t, 1 + int64(pos)
+	}
+	if len(t.hot) == 1 {
+		return t, t.hot[0]
+	}
+	return t, t.hot[c.rnd.IntN(int64(len(t.hot)))]
+}
+
+// run updates until stop is set. It returns an error only for a failure
+// that ends the cell: an "other" error, a missing row, or cancellation.
+func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
+	maxRetries := c.b.cfg.MaxRetries
+	for !stop.Load() {
+		t, pk := c.pick()
+		c.pk[0].Int = pk
+		begin := time.Now()
+		for attempt := 0; ; attempt++ {
+			start := time.Now()
+			found, err := c.conn.Update(ctx, t.schema, c.pk, c.changes)
+			c.rec.Record(measure.OpUpdate, 1, time.Since(start), err != nil)
+			c.stats.attempts++
+			if err == nil {
+				if !found {
+					return fmt.Errorf("update %s id=%d: row not found (was the load complete?)", t.schema.Name, pk)
+				}
+				c.stats.committed++
+				_ = c.txn.RecordValue(time.Since(begin).Microseconds())
+				break
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			kind := Classify(err)
+			c.stats.errs[kind]++
+			if !kind.Retryable() {
+				return fmt.Errorf("update %s id=%d: %w", t.schema.Name, pk, err)
+			}
+			if attempt >= maxRetries {
+				c.stats.exhausted++
+				break
+			}
+			c.stats.retries++
+			time.Sleep(backoff(attempt, &c.rnd))
+		}
+	}
+	return nil
+}
+
+// cellStep runs one cell: C clients on T tables for CellSeconds.
+func (b *Bench) cellStep(cell Cell) func(context.Context, *workload.Env) error {
+	return func(ctx context.Context, env *workload.Env) error {
+		d := env.Details
+		d[DetailTables] = cell.Tables
+		d[DetailConcurrency] = cell.Clients
+		d[DetailClientsSpan] = b.cfg.ClientsSpan
+		d[DetailDistribution] = b.dist.String()
+		if b.dist.Kind == DistHot {
+			d[DetailHotRows] = b.cfg.HotRows
+		}
+		d[DetailRowsPerTable] = b.cfg.Rows
+		d[DetailRetryPolicy] = PolicyText(b.cfg.MaxRetries)
+		d[workload.DetailLogicalBytesInserted] = int64(0)
+		d[workload.DetailLogicalLiveBytes] = b.liveBytes()
+		return b.runCell(ctx, env, cell)
+	}
+}
+
+func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error {
+	tables := b.tables[:cell.Tables]
+	// Connections are opened before the window starts so that connecting
+	// is not measured as update time.
+	clients := make([]*client, cell.Clients)
+	defer func() {
+		for _, c := range clients {
+			if c != nil && c.conn != nil {
+				c.conn.Close()
+			}
+		}
+	}()
+	for i := range clients {
+		conn, err := env.DB.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("connect client %d: %w", i+1, err)
+		}
+		c := &client{
+			b:       b,
+			conn:    conn,
+			rec:     env.Clock.Recorder(),
+			pk:      make(model.Row, 1),
+			changes: []model.Change{{Col: ColCounter, Op: model.Add, Value: model.Value{Int: 1}}},
+			txn:     measure.NewHistogram(),
+		}
+		c.rnd.Seed(gen.Mix(uint64(b.cfg.Seed), uint64(cell.Tables), uint64(cell.Clients)), uint64(i))
+		if b.cfg.ClientsSpan == SpanAll {
+			// Every client cycles over every table, starting at a
+			// different one so the tables are evenly loaded at any moment.
+			c.tables = tables
+			c.next = i % len(tables)
+		} else {
+			c.tables = tables[i%len(tables) : i%len(tables)+1]
+		}
+		clients[i] = c
+	}
+
+	// The null engine keeps no rows, so there is nothing to read back.
+	check := b.dist.Kind == DistHot && env.DB.Info().Family != model.NoFamily
+	var before int64
+	if check {
+		var err error
+		if before, err = b.sumHot(ctx, env.DB, tables); err != nil {
+			return fmt.Errorf("read hot rows before the cell: %w", err)
+		}
+	}
+
+	var stop atomic.Bool
+	window := time.Duration(b.cfg.CellSeconds * float64(time.Second))
+	start := time.Now()
+	timer := time.AfterFunc(window, func() { stop.Store(true) })
+	// The context is not cut at the deadline: an update in flight finishes,
+	// so its outcome is known and the counter check stays exact.
+	err := parallel(ctx, len(clients), func(ctx context.Context, i int) error {
+		if err := clients[i].run(ctx, &stop); err != nil {
+			stop.Store(true)
+			return err
+		}
+		return nil
+	})
+	timer.Stop()
+	elapsed := time.Since(start).Seconds()
+
+	var tot clientStats
+	txn := measure.NewHistogram()
+	for _, c := range clients {
+		tot.attempts += c.stats.attempts
+		tot.committed += c.stats.committed
+		tot.retries += c.stats.retries
+		tot.exhausted += c.stats.exhausted
+		for k := range tot.errs {
+			tot.errs[k] += c.stats.errs[k]
+		}
+		txn.Merge(c.txn)
+	}
+	d := env.Details
+	d[DetailWindowS] = round3(elapsed)
+	d[DetailCommitted] = tot.committed
+	d[DetailAttempts] = tot.attempts
+	if elapsed > 0 {
+		d[DetailUpdatesPerS] = round1(float64(tot.committed) / elapsed)
+		d[DetailAttemptsPerS] = round1(float64(tot.attempts) / elapsed)
+	}
+	byKind := make(map[string]int64, numErrKinds)
+	for k := ErrKind(0); k < numErrKinds; k++ {
+		byKind[k.String()] = tot.errs[k]
+	}
+	d[DetailErrors] = byKind
+	d[DetailRetries] = tot.retries
+	d[DetailExhausted] = tot.exhausted
+	if txn.TotalCount() > 0 {
+		d[DetailTxnLatency] = measure.Summarize(txn)
+	}
+	if err != nil {
+		return err
+	}
+
+	switch {
+	case env.DB.Info().Family == model.NoFamily:
+		d[DetailCounterCheck] = detailCheckNull
+	case !check:
+		d[DetailCounterCheck] = detailCheckSkipped
+	case ctx.Err() != nil:
+		d[DetailCounterCheck] = detailCheckCanceled
+	default:
+		after, err := b.sumHot(ctx, env.DB, tables)
+		if err != nil {
+			return fmt.Errorf("read hot rows after the cell: %w", err)
+		}
+		d[DetailCounterDelta] = after - before
+		if after-before != tot.committed {
+			d[DetailCounterCheck] = "FAILED"
+			return fmt.Errorf("lost updates: the hot rows' counters grew by %d but %d updates committed", after-before, tot.committed)
+		}
+		d[DetailCounterCheck] = DetailCheckOK
+	}
+	return ctx.Err()
+}
+
+// SumHot returns the sum of the counters of the hot rows of the first n
+// tables, read on a fresh connection.
+func (b *Bench) SumHot(ctx context.Context, db model.DB, n int) (int64, error) {
+	return b.sumHot(ctx, db, b.tables[:n])
+}
+
+func (b *Bench) sumHot(ctx context.Context, db model.DB, tables []*table) (int64, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	var sum int64
+	for _, t := range tables {
+		keys := make([]model.Row, len(t.hot))
+		for i, pk := range t.hot {
+			keys[i] = model.Row{{Int: pk}}
+		}
+		got, err := conn.Get(ctx, t.schema, keys, func(r model.Row) { sum += r[ColCounter].Int })
+		if err != nil {
+			return 0, fmt.Errorf("get hot rows of %s: %w", t.schema.Name, err)
+		}
+		if got != len(keys) {
+			return 0, fmt.Errorf("get hot rows of %s: found %d of %d", t.schema.Name, got, len(keys))
+		}
+	}
+	return sum, nil
+}
+
+func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

@@ -1,0 +1,295 @@
+package hotrow_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"rumbench/internal/engine"
+	_ "rumbench/internal/engine/all"
+	"rumbench/internal/enginetest"
+	"rumbench/internal/model"
+	"rumbench/internal/results"
+	"rumbench/internal/runner"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/hotrow"
+)
+
+func testConfig() hotrow.Config {
+	c := hotrow.DefaultConfig()
+	c.Tables = []int{1, 2}
+	c.Concurrency = []int{4, 8}
+	c.CellSeconds = 0.4
+	c.Rows = 3000
+	c.Seed = 11
+	return c
+}
+
+// runSweep runs cfg on one engine through the runner and returns the bundle.
+func runSweep(t *testing.T, tg enginetest.Target, cfg hotrow.Config) *results.Bundle {
+	t.Helper()
+	out := t.TempDir()
+	res, err := runner.Run(context.Background(), runner.Options{
+		Engines:     []string{tg.Engine},
+		Out:         out,
+		DataDir:     tg.DataDir,
+		DSN:         tg.DSN,
+		Database:    tg.Database,
+		Interval:    200 * time.Millisecond,
+		Seed:        cfg.Seed,
+		Config:      cfg,
+		NewWorkload: func() (workload.Workload, error) { return hotrow.New(cfg) },
+	})
+	if err != nil {
+		t.Fatalf("run %s: %v", tg.Engine, err)
+	}
+	b, err := results.Read(res[0].Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkNoLostUpdates asserts every cell finished with its counter check
+// passed, and returns the committed updates summed over the cells.
+func checkNoLostUpdates(t *testing.T, b *results.Bundle, cfg hotrow.Config) int64 {
+	t.Helper()
+	var total int64
+	for _, c := range cfg.Cells() {
+		s := b.Steps[c.Name()]
+		if s == nil {
+			t.Fatalf("cell %s missing", c.Name())
+		}
+		if !s.Complete {
+			t.Fatalf("cell %s incomplete: %s", c.Name(), s.Error)
+		}
+		committed := int64(s.Details[hotrow.DetailCommitted].(float64))
+		delta := int64(s.Details[hotrow.DetailCounterDelta].(float64))
+		if s.Details[hotrow.DetailCounterCheck] != hotrow.DetailCheckOK || delta != committed || s.Updates != committed {
+			t.Fatalf("cell %s: check %v, counters grew by %d, %d committed, summary updates %d",
+				c.Name(), s.Details[hotrow.DetailCounterCheck], delta, committed, s.Updates)
+		}
+		if committed < int64(c.Clients) {
+			t.Fatalf("cell %s: only %d updates committed by %d clients", c.Name(), committed, c.Clients)
+		}
+		total += committed
+	}
+	return total
+}
+
+// sumHot reopens the engine and sums the hot rows' counters of every table:
+// an independent check of the per-cell ones.
+func sumHot(t *testing.T, tg enginetest.Target, cfg hotrow.Config) int64 {
+	t.Helper()
+	ctx := context.Background()
+	db, err := engine.Open(ctx, tg.Engine, model.Config{DataDir: tg.DataDir, DSN: tg.DSN, Database: tg.Database})
+	if err != nil {
+		t.Fatalf("reopen %s: %v", tg.Engine, err)
+	}
+	defer db.Close()
+	b, err := hotrow.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := b.SumHot(ctx, db, cfg.MaxTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestNoLostUpdates: on every engine, at concurrency > 1, the hot rows'
+// counters grow by exactly the committed updates, per cell and in total.
+func TestNoLostUpdates(t *testing.T) {
+	span := testConfig()
+	span.Tables, span.Concurrency = []int{2}, []int{6}
+	span.HotRows, span.ClientsSpan = 3, hotrow.SpanAll
+	variants := []struct {
+		name string
+		cfg  hotrow.Config
+	}{{"one-hot-row", testConfig()}, {"3-hot-rows-span-all", span}}
+
+	for _, name := range []string{"pebble", "sqlite", "bbolt", "postgres", "innodb", "myrocks"} {
+		t.Run(name, func(t *testing.T) {
+			d, err := engine.Lookup(name)
+			if err != nil {
+				t.Skipf("%s is not built in: %v", name, err)
+			}
+			for _, v := range variants {
+				t.Run(v.name, func(t *testing.T) {
+					tg := enginetest.Target{Engine: name, DataDir: filepath.Join(t.TempDir(), "data")}
+					if d.Kind() == model.Server {
+						tg = enginetest.Target{Engine: name, Database: "rumbench_hotrow_test"}
+						enginetest.OpenServer(t, tg).Close()
+					} else if err := d.Available(); err != nil {
+						t.Fatalf("%s unavailable: %v", name, err)
+					}
+					b := runSweep(t, tg, v.cfg)
+					total := checkNoLostUpdates(t, b, v.cfg)
+					if got := sumHot(t, tg, v.cfg); got != total {
+						t.Fatalf("hot rows' counters sum to %d after the sweep, %d updates committed", got, total)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestZipfAndUniformRun: the spread distributions run and say why their
+// counters are not read back.
+func TestZipfAndUniformRun(t *testing.T) {
+	for _, dist := range []string{"uniform", "zipf:0.99"} {
+		cfg := testConfig()
+		cfg.Tables, cfg.Concurrency, cfg.CellSeconds, cfg.Distribution = []int{2}, []int{4}, 0.3, dist
+		b := runSweep(t, enginetest.Target{Engine: "pebble", DataDir: filepath.Join(t.TempDir(), "d")}, cfg)
+		s := b.Steps["t2c4"]
+		if s == nil || !s.Complete || s.Updates == 0 {
+			t.Fatalf("%s: cell t2c4 = %+v", dist, s)
+		}
+		if c, _ := s.Details[hotrow.DetailCounterCheck].(string); !strings.HasPrefix(c, "skipped") {
+			t.Fatalf("%s: counter check %q, want skipped", dist, c)
+		}
+		if s.Details[hotrow.DetailDistribution] != dist {
+			t.Fatalf("distribution detail %v, want %s", s.Details[hotrow.DetailDistribution], dist)
+		}
+	}
+}
+
+func TestCellsSkipFewerClientsThanTables(t *testing.T) {
+	c := hotrow.DefaultConfig()
+	c.Concurrency = []int{64, 1, 2, 4, 8, 16, 32} // order does not matter
+	var got []string
+	for _, cell := range c.Cells() {
+		got = append(got, cell.Name())
+	}
+	want := "t1c1 t1c2 t1c4 t1c8 t1c16 t1c32 t1c64 t2c2 t2c4 t2c8 t2c16 t2c32 t2c64 " +
+		"t4c4 t4c8 t4c16 t4c32 t4c64 t8c8 t8c16 t8c32 t8c64"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("cells\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	for _, cell := range c.Cells() {
+		back, ok := hotrow.ParseCellName(cell.Name())
+		if !ok || back != cell {
+			t.Fatalf("ParseCellName(%s) = %v, %v", cell.Name(), back, ok)
+		}
+	}
+	for _, bad := range []string{"load", "t0c1", "t1", "tXc2", "t2c"} {
+		if _, ok := hotrow.ParseCellName(bad); ok {
+			t.Fatalf("ParseCellName(%q) accepted", bad)
+		}
+	}
+	b, err := hotrow.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := b.Steps()
+	if steps[0].Name != hotrow.StepLoad || len(steps) != 1+len(c.Cells()) {
+		t.Fatalf("steps start %s, %d of them", steps[0].Name, len(steps))
+	}
+	if len(b.Tables()) != 8 {
+		t.Fatalf("%d tables, want 8", len(b.Tables()))
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		mut  func(*hotrow.Config)
+		want string
+	}{
+		{func(c *hotrow.Config) { c.Tables = []int{0} }, "--tables"},
+		{func(c *hotrow.Config) { c.Tables = nil }, "--tables is empty"},
+		{func(c *hotrow.Config) { c.Tables = []int{2, 2} }, "twice"},
+		{func(c *hotrow.Config) { c.Concurrency = []int{0, 4} }, "--concurrency"},
+		{func(c *hotrow.Config) { c.Concurrency = []int{-1} }, "--concurrency"},
+		{func(c *hotrow.Config) { c.Distribution = "zipf:-1" }, "θ must be > 0"},
+		{func(c *hotrow.Config) { c.Distribution = "zipf:0" }, "θ must be > 0"},
+		{func(c *hotrow.Config) { c.Distribution = "zipf:x" }, "θ must be a number"},
+		{func(c *hotrow.Config) { c.Distribution = "pareto" }, "unknown --distribution"},
+		{func(c *hotrow.Config) { c.CellSeconds = 0 }, "--cell-seconds"},
+		{func(c *hotrow.Config) { c.Rows = 0 }, "--rows"},
+		{func(c *hotrow.Config) { c.HotRows = 0 }, "--hot-rows"},
+		{func(c *hotrow.Config) { c.Rows, c.HotRows = 5, 6 }, "at most --rows"},
+		{func(c *hotrow.Config) { c.ClientsSpan = "some" }, "--clients-span"},
+		{func(c *hotrow.Config) { c.MaxRetries = -1 }, "--max-retries"},
+		{func(c *hotrow.Config) { c.Tables, c.Concurrency = []int{8}, []int{4} }, "no cell to run"},
+	}
+	for _, tc := range cases {
+		c := hotrow.DefaultConfig()
+		tc.mut(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("config %+v: error %v, want one line mentioning %q", c, err, tc.want)
+		}
+	}
+	for _, ok := range []string{"hot", "uniform", "zipf:0.5", "zipf:0.99", "zipf:1", "zipf:1.5"} {
+		c := hotrow.DefaultConfig()
+		c.Distribution = ok
+		if err := c.Validate(); err != nil {
+			t.Errorf("distribution %s: %v", ok, err)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		msg  string
+		want hotrow.ErrKind
+	}{
+		{"update hr1: Error 1213 (40001): Deadlock found when trying to get lock; try restarting transaction", hotrow.ErrDeadlock},
+		{"update hr1: Error 1205 (HY000): Lock wait timeout exceeded; try restarting transaction", hotrow.ErrLockWaitTimeout},
+		{"update hr1: ERROR: deadlock detected (SQLSTATE 40P01)", hotrow.ErrDeadlock},
+		{"update hr1: ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)", hotrow.ErrSerialization},
+		{"update hr1: ERROR: canceling statement due to lock timeout (SQLSTATE 55P03)", hotrow.ErrLockWaitTimeout},
+		{"update hr1: database is locked", hotrow.ErrBusy},
+		{"update hr1: database table is locked: hr1", hotrow.ErrBusy},
+		{"update hr1: disk I/O error", hotrow.ErrOther},
+		{"update hr1: driver: bad connection", hotrow.ErrOther},
+	}
+	for _, c := range cases {
+		err := fmt.Errorf("wrapped: %w", errors.New(c.msg))
+		if got := hotrow.Classify(err); got != c.want {
+			t.Errorf("Classify(%q) = %s, want %s", c.msg, got, c.want)
+		}
+	}
+	if hotrow.ErrOther.Retryable() || !hotrow.ErrBusy.Retryable() {
+		t.Fatal("retry policy: other must not be retried, busy must")
+	}
+}
+
+func TestHotRowsDeterministic(t *testing.T) {
+	c := testConfig()
+	c.HotRows = 50
+	a, _ := hotrow.New(c)
+	b, _ := hotrow.New(c)
+	for i := range a.Tables() {
+		ha, hb := a.HotRows(i), b.HotRows(i)
+		if fmt.Sprint(ha) != fmt.Sprint(hb) || len(ha) != 50 {
+			t.Fatalf("table %d: hot rows differ or wrong count", i)
+		}
+		seen := map[int64]bool{}
+		for _, pk := range ha {
+			if pk < 1 || pk > c.Rows || seen[pk] {
+				t.Fatalf("table %d: hot row %d out of range or repeated", i, pk)
+			}
+			seen[pk] = true
+		}
+	}
+	if fmt.Sprint(a.HotRows(0)) == fmt.Sprint(a.HotRows(1)) {
+		t.Fatal("tables share their hot rows")
+	}
+	c.Seed++
+	d, _ := hotrow.New(c)
+	if fmt.Sprint(a.HotRows(0)) == fmt.Sprint(d.HotRows(0)) {
+		t.Fatal("hot rows do not depend on the seed")
+	}
+	// Dense: every row is hot.
+	c.HotRows = int(c.Rows)
+	e, err := hotrow.New(c)
+	if err != nil || len(e.HotRows(0)) != int(c.Rows) {
+		t.Fatalf("all rows hot: %v, %d", err, len(e.HotRows(0)))
+	}
+}
