@@ -34,6 +34,13 @@
 // is never brought back by an Update. DeleteOldest finds the oldest keys
 // without locks, locks them, then deletes the rows still there.
 //
+// DeleteOldest starts at a per-table low-water mark (just above the last row
+// it deleted) instead of the table's start, so it does not step over the
+// tombstones of every earlier delete; writes below the mark lower it (see
+// lowMark). The mark lives in memory only: a reopened DB or a re-created table
+// starts from the table's start. Rows are deleted with point deletes, not
+// SingleDelete (keys may be set more than once) nor range deletes.
+//
 // A Tx (Conn.Begin) holds the DB's transaction lock exclusively until Commit
 // or Rollback: transactions run one at a time and exclude every write
 // operation, reads in a Tx see its own writes, and Commit applies all of its

@@ -2,6 +2,7 @@ package bbolt
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,4 +46,12 @@ func TestOptions(t *testing.T) {
 
 func BenchmarkInsert(b *testing.B) {
 	kvtest.BenchInsert(b, open(map[string]string{"sync": "false"}), 100, 3)
+}
+
+func BenchmarkDeleteOldest(b *testing.B) {
+	for _, prefix := range []int{0, 100000} {
+		b.Run(fmt.Sprintf("deleted=%d", prefix), func(b *testing.B) {
+			kvtest.BenchDeleteOldest(b, open(map[string]string{"sync": "false"}), prefix)
+		})
+	}
 }

@@ -2,12 +2,11 @@ package kvtest
 
 import (
 	"context"
-	"fmt"
 	"math/rand"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"rumbench/internal/model"
 )
@@ -118,6 +117,7 @@ func testLowMark(t *testing.T, open Opener) {
 			must(t, db.DropTable(ctx, tbl))
 		}
 		must(t, db.CreateTable(ctx, tbl))
+		must(t, db.CreateIndexes(ctx, tbl))
 		m = newMem(tbl)
 		insertRange(t, c, tbl, m, 0, 100, 100)
 		deleteOldestExpect(t, c, tbl, m, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
@@ -140,9 +140,11 @@ func testLowMarkConcurrent(t *testing.T, open Opener) {
 	c, err := db.Conn(ctx)
 	must(t, err)
 	defer c.Close()
-	// Even keys are preloaded; the inserter adds odd keys around the
-	// deleter's position and ever smaller negative keys.
-	const preload = 6000
+	// The ibench pattern on even keys: a preloaded table, an inserter
+	// appending at the tail and a deleter keeping about keep rows. The
+	// inserter also adds odd keys around the oldest even row (mostly in
+	// the range the deleter is working on) and ever smaller negative keys.
+	const preload, keep, total = 3000, 2000, 40000
 	m := newMem(tbl)
 	var rows []model.Row
 	for i := int64(0); i < preload; i++ {
@@ -169,28 +171,27 @@ func testLowMarkConcurrent(t *testing.T, open Opener) {
 		defer ic.Close()
 		r := rand.New(rand.NewSource(12))
 		used := map[int64]bool{}
-		neg := int64(-1)
+		tail, neg, front := int64(2*preload), int64(-1), int64(0)
 		var batch []model.Row
-		for inserted.Load() < preload+1500 {
-			batch = batch[:0]
-			for k := 0; k < 1+r.Intn(3); k++ {
-				var pk int64
-				if r.Intn(8) == 0 {
-					pk, neg = neg, neg-1
-				} else {
-					// Odd keys from 60 rows behind to 60 ahead of the
-					// deleter's progress.
-					front := deleted.Load()
-					pk = 2*(front+int64(r.Intn(120))-60) + 1
-					if pk < 0 || pk > 2*preload || used[pk] {
-						continue
-					}
-					used[pk] = true
-				}
+		for inserted.Load() < total {
+			batch = append(batch[:0], IbenchRow(nil, tail), IbenchRow(nil, tail+2))
+			tail += 4
+			// The even rows go in order: scan from the last front seen,
+			// not over every tombstone.
+			if _, err := ic.Scan(ctx, tbl, model.ScanSpec{Index: -1, Lower: model.Row{{Int: front}}}, func(row model.Row) bool {
+				front = row[0].Int
+				return front&1 != 0
+			}); err != nil {
+				errs <- err
+				return
+			}
+			if pk := front&^1 + 2*int64(r.Intn(32)-2) + 1; pk > 0 && !used[pk] {
+				used[pk] = true
 				batch = append(batch, IbenchRow(nil, pk))
 			}
-			if len(batch) == 0 {
-				continue
+			if r.Intn(8) == 0 {
+				batch = append(batch, IbenchRow(nil, neg))
+				neg--
 			}
 			if err := ic.Insert(ctx, tbl, batch); err != nil {
 				errs <- err
@@ -213,13 +214,14 @@ func testLowMarkConcurrent(t *testing.T, open Opener) {
 				return
 			default:
 			}
-			n, err := dc.DeleteOldest(ctx, tbl, 10)
+			if inserted.Load()-deleted.Load() < keep {
+				runtime.Gosched()
+				continue
+			}
+			n, err := dc.DeleteOldest(ctx, tbl, 20)
 			if err != nil {
 				errs <- err
 				return
-			}
-			if n == 0 {
-				time.Sleep(time.Millisecond)
 			}
 			deleted.Add(int64(n))
 		}
@@ -277,7 +279,7 @@ func BenchDeleteOldest(b *testing.B, open Opener, prefix int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if n, err := c.DeleteOldest(ctx, tbl, per); err != nil || n != per {
-			b.Fatal(fmt.Errorf("DeleteOldest(%d) = %d: %w", per, n, err))
+			b.Fatalf("DeleteOldest(%d) = %d, %v", per, n, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package pebble
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -107,5 +108,15 @@ func TestAllocs(t *testing.T) {
 				t.Errorf("%s: %.1f allocs at 100 rows, %.1f at 10: allocation per row", small, a[k], a[small+"/10"])
 			}
 		}
+	}
+}
+
+// BenchmarkDeleteOldest: the cost of a call should not depend on how many
+// rows earlier calls deleted (their tombstones are still in the LSM).
+func BenchmarkDeleteOldest(b *testing.B) {
+	for _, prefix := range []int{0, 100000} {
+		b.Run(fmt.Sprintf("deleted=%d", prefix), func(b *testing.B) {
+			kvtest.BenchDeleteOldest(b, open(map[string]string{"sync": "false"}), prefix)
+		})
 	}
 }
