@@ -376,23 +376,45 @@ func (b *Bench) churnStep(step string) func(context.Context, *workload.Env) erro
 	}
 }
 
+// churnLag bounds how many rows an inserter may run ahead of its deleter:
+// the table never grows by more than this during l.i1/l.i2, and the step's
+// rate is what the engine sustains for inserts and deletes together.
+func churnLag(bs int) int64 {
+	if lag := int64(10 * bs); lag > 1000 {
+		return lag
+	}
+	return 1000
+}
+
 func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableState, n int64, bs int) error {
 	insRec, delRec := env.Clock.Recorder(), env.Clock.Recorder()
-	var inserted atomic.Int64
+	var inserted, deleted atomic.Int64
 	wake := make(chan struct{}, 1)
+	progress := make(chan struct{}, 1)
 	insertsDone := make(chan struct{})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	maxLag := churnLag(bs)
+	env.Details["max_delete_lag_rows"] = maxLag
 
 	delErr := make(chan error, 1)
 	go func() {
-		delErr <- b.deleter(ctx, env.DB, delRec, t, bs, &inserted, wake, insertsDone)
+		delErr <- b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, progress, insertsDone)
 	}()
 	err := b.insertRows(ctx, env.DB, insRec, t, n, bs, func(k int64) {
 		inserted.Add(k)
 		select {
 		case wake <- struct{}{}:
 		default:
+		}
+		// Wait (outside the measured insert) while the deleter is too far
+		// behind; a cancelled step is noticed by insertRows' loop.
+		for inserted.Load()-deleted.Load() > maxLag {
+			select {
+			case <-progress:
+			case <-ctx.Done():
+				return
+			}
 		}
 	})
 	close(insertsDone)
@@ -406,7 +428,7 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 
 // deleter removes the oldest rows, batch by batch, as long as fewer rows have
 // been deleted than inserted; after the inserts end it catches up exactly.
-func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, bs int, inserted *atomic.Int64, wake <-chan struct{}, insertsDone <-chan struct{}) error {
+func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, bs int, inserted, deletedCount *atomic.Int64, wake <-chan struct{}, progress chan<- struct{}, insertsDone <-chan struct{}) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect deleter: %w", err)
@@ -453,5 +475,10 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 		}
 		deleted += int64(got)
 		t.minPK.Add(int64(got))
+		deletedCount.Store(deleted)
+		select {
+		case progress <- struct{}{}:
+		default:
+		}
 	}
 }
