@@ -2,6 +2,6 @@
 // published MyRocks results) embedded through cgo and
 // github.com/linxGnu/grocksdb, under the kv table layer. It needs Debian's
 // librocksdb-dev and is compiled only with the build tag rocksdb; without
-// it the package is empty and internal/engine/all registers the engine as
-// unbuilt.
+// it only the statistics text parsers are compiled (and tested), and
+// internal/engine/all registers the engine as unbuilt.
 package rocksdb

@@ -83,7 +83,8 @@ import (
 
 // handle returns the C object a grocksdb wrapper (DB, ReadOptions,
 // Iterator, WriteBatchWI) keeps in its first field. grocksdb is pinned at
-// v1.7.15 (the last release for librocksdb 7.8); TestHandles checks it.
+// v1.7.15 (the last release for librocksdb 7.8), so the layout is fixed; a
+// change would fail every test of the package at once.
 func handle[T any](p *T) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(p)) }
 
 func bytesPtr(b []byte) *C.char {

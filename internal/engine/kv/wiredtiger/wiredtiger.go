@@ -55,7 +55,7 @@ func (Driver) Description() string {
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
 	return []model.Option{
-		{Key: "cache_size", Default: "64MB", Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based), at least 1MB"},
+		{Key: "cache_size", Default: "256MB", Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
 		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); applies when the table is created"},
 		{Key: "prefix_compression", Default: "true", Help: "compress key prefixes within pages (as MongoDB does for indexes); applies when the table is created"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
