@@ -3,11 +3,13 @@
 // journal and synchronous=NORMAL by default.
 //
 // SQLite has one writer at a time. The inserter, the deleter and any other
-// writer each have their own connection; write transactions start with
-// BEGIN IMMEDIATE (single statements take the write lock when they start),
-// so writers wait for each other for up to busy_timeout rather than fail
+// writer each have their own connection; they queue for a per-database lock
+// in Go (see writeLock) rather than in SQLite's sleeping busy handler, and
+// write transactions start with BEGIN IMMEDIATE, so a writer never fails
 // with SQLITE_BUSY on a read-to-write lock upgrade. In WAL mode readers
-// never wait for the writer.
+// never wait for the writer. The WAL is checkpointed by the committing
+// writer before the next one starts, and restarted when it outgrows
+// wal_checkpoint_size (see the wal_checkpoint option).
 package sqlite
 
 import (
@@ -20,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 
@@ -52,6 +55,11 @@ func (Driver) Options() []model.Option {
 		{Key: "mmap_size", Default: "0", Help: "bytes of the file read through mmap (0 = off), bytes or with KB/MB/GB"},
 		{Key: "wal_autocheckpoint", Default: "1000", Help: "WAL pages after which a commit copies the WAL back into the database file (0 = never; SQLite's default is 1000)"},
 		{Key: "page_size", Default: "4096", Help: "page size in bytes, a power of two in 512..65536; only applies when the database is created"},
+		{Key: "wal_checkpoint", Default: ckptRestart, Help: "WAL checkpoint policy: auto = only SQLite's automatic PASSIVE checkpoints (wal_autocheckpoint), which never wait for readers, so readers pinning old WAL frames can keep the WAL from restarting; " +
+			"restart = also, when a write leaves the WAL file larger than wal_checkpoint_size, the writer runs wal_checkpoint(RESTART), which holds off other writers until readers of old frames finish, so the next write starts the WAL over; " +
+			"truncate = like restart but also truncates the WAL file to 0 bytes (less disk at rest, but the file is regrown)"},
+		{Key: "wal_checkpoint_size", Default: "64MB", Help: "WAL file size that triggers the restart/truncate checkpoint, bytes or with KB/MB/GB; must exceed journal_size_limit for restart"},
+		{Key: "journal_size_limit", Default: "16MB", Help: "size the WAL file is trimmed to when a write starts it over after a complete checkpoint (-1 = never trimmed, SQLite's default), bytes or with KB/MB/GB"},
 	}
 }
 
@@ -74,6 +82,10 @@ type settings struct {
 	walPages    int64
 	mmapBytes   int64
 	pageSize    int64
+	ckptMode    string
+	ckptBytes   int64
+	// journalLimit is journal_size_limit in bytes, -1 for none.
+	journalLimit int64
 }
 
 func parseSettings(opts map[string]string) (settings, error) {
@@ -113,6 +125,26 @@ func parseSettings(opts map[string]string) (settings, error) {
 	v = get("page_size")
 	if s.pageSize, err = strconv.ParseInt(v, 10, 64); err != nil || s.pageSize < 512 || s.pageSize > 65536 || s.pageSize&(s.pageSize-1) != 0 {
 		return s, fmt.Errorf("sqlite: bad page_size %q: want a power of two in 512..65536", v)
+	}
+	if s.ckptMode, err = oneOf("wal_checkpoint", get("wal_checkpoint"), ckptAuto, ckptRestart, ckptTruncate); err != nil {
+		return s, err
+	}
+	if s.ckptBytes, err = parseBytes("wal_checkpoint_size", get("wal_checkpoint_size")); err != nil {
+		return s, err
+	}
+	if s.ckptBytes <= 0 {
+		return s, fmt.Errorf("sqlite: bad wal_checkpoint_size %q: want a positive size", get("wal_checkpoint_size"))
+	}
+	if v = get("journal_size_limit"); v == "-1" {
+		s.journalLimit = -1
+	} else if s.journalLimit, err = parseBytes("journal_size_limit", v); err != nil {
+		return s, err
+	}
+	// After a RESTART checkpoint the WAL file keeps its size until the next
+	// commit trims it to journal_size_limit; were that above the threshold,
+	// every write would checkpoint again.
+	if s.ckptMode == ckptRestart && (s.journalLimit < 0 || s.journalLimit >= s.ckptBytes) {
+		return s, fmt.Errorf("sqlite: journal_size_limit %s must be at least 0 and below wal_checkpoint_size %s with wal_checkpoint=restart", get("journal_size_limit"), get("wal_checkpoint_size"))
 	}
 	return s, nil
 }
@@ -163,6 +195,7 @@ func (s settings) pragmas() []string {
 		fmt.Sprintf("PRAGMA cache_size = %d", -max(1, s.cacheBytes/1024)),
 		fmt.Sprintf("PRAGMA mmap_size = %d", s.mmapBytes),
 		fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", s.walPages),
+		fmt.Sprintf("PRAGMA journal_size_limit = %d", s.journalLimit),
 	}
 }
 
@@ -198,7 +231,12 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 // DB is an opened SQLite database.
 type DB struct {
 	*sqleng.DB
-	path string
+	path        string
+	journalMode string
+	wl          *writeLock
+	ckptMode    string
+	ckptBytes   int64
+	ckpt        ckptStats
 }
 
 var (
@@ -253,7 +291,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	for k, v := range cfg.Options {
 		settings[k] = v
 	}
-	settings["journal_mode"], settings["synchronous"] = s.journalMode, s.synchronous
+	settings["journal_mode"], settings["synchronous"], settings["wal_checkpoint"] = s.journalMode, s.synchronous, s.ckptMode
 	// An existing database keeps the page size it was created with.
 	settings["page_size"] = strconv.FormatInt(pageSize, 10)
 	info := model.Info{Name: "sqlite", Family: model.BTree, Kind: model.Embedded, Version: version, Settings: settings}
@@ -261,7 +299,11 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if err != nil {
 		return fail(fmt.Errorf("sqlite: %w", err))
 	}
-	return &DB{DB: inner, path: path}, nil
+	return &DB{
+		DB: inner, path: path, journalMode: s.journalMode,
+		wl:       newWriteLock(time.Duration(s.busyMS) * time.Millisecond),
+		ckptMode: s.ckptMode, ckptBytes: s.ckptBytes,
+	}, nil
 }
 
 // pragmaInt reads an integer pragma.
@@ -303,7 +345,9 @@ func (db *DB) Size(ctx context.Context) (int64, error) {
 }
 
 // Stats reports the file's shape: pages, free pages (space deletes left
-// behind and inserts will reuse) and the WAL's size.
+// behind and inserts will reuse) and the WAL's size, and the size-triggered
+// checkpoints the writers ran (how many, how many could not restart the WAL
+// because readers stayed past busy_timeout, how many failed).
 func (db *DB) Stats(ctx context.Context) (map[string]any, error) {
 	out := map[string]any{}
 	for _, p := range []string{"page_count", "page_size", "freelist_count"} {
@@ -320,6 +364,12 @@ func (db *DB) Stats(ctx context.Context) (map[string]any, error) {
 		}
 		out[k] = v
 	}
+	out["wal_checkpoints"] = db.ckpt.runs.Load()
+	out["wal_checkpoints_busy"] = db.ckpt.busy.Load()
+	out["wal_checkpoints_failed"] = db.ckpt.failed.Load()
+	if e := db.ckpt.lastErr.Load(); e != nil {
+		out["wal_checkpoint_last_error"] = *e
+	}
 	return out, nil
 }
 
@@ -329,7 +379,13 @@ func (db *DB) Stats(ctx context.Context) (map[string]any, error) {
 // duration) and erases the fragmentation the churn steps created, which is
 // part of what the benchmark measures; SQLite users rarely run it on a live
 // database.
+//
+// It takes the write lock so that the checkpoint is not racing writers.
 func (db *DB) Maintain(ctx context.Context) error {
+	if err := db.wl.lock(ctx); err != nil {
+		return fmt.Errorf("sqlite: maintain: %w", err)
+	}
+	defer db.wl.unlock()
 	var busy, logFrames, done int64
 	if err := db.SQL().QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
 		return fmt.Errorf("sqlite: wal_checkpoint: %w", err)
