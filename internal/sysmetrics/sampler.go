@@ -275,6 +275,16 @@ func liveStall(rates []float64) bool {
 func (s *Sampler) StepEnd(sum *results.Step, c *measure.Clock) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Writes still buffered by the OS belong to this step: flush the data
+	// dir's filesystem and take one more reading, outside the step's timed
+	// window, so device bytes are not deferred to the next step.
+	if s.rd.dev != nil && s.dataDir != "" {
+		if err := syncFilesystem(s.dataDir); err != nil {
+			s.log.Printf("cannot flush the data dir's filesystem (%v): device writes still buffered at a step's end count in the next step", err)
+		} else {
+			s.observe(s.rd.read(false))
+		}
+	}
 	// A missing last sample leaves the tail uncounted; one more reading
 	// spans the gap.
 	for f := range s.lastOK {

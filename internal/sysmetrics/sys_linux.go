@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // deviceNumber returns the major:minor of a device node such as /dev/vda1.
@@ -64,4 +66,19 @@ func AllocatedBytes(dir string) (int64, error) {
 		return 0, fmt.Errorf("measure size of %s: %w", dir, err)
 	}
 	return total, nil
+}
+
+// syncFilesystem flushes the dirty pages of the filesystem holding dir
+// (syncfs(2)), so writes the OS still buffers are charged to the step that
+// made them rather than to the next one.
+func syncFilesystem(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("syncfs %s: %w", dir, err)
+	}
+	return nil
 }
