@@ -330,7 +330,10 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &BadInputError{Err: err}
+		if errors.Is(err, workload.ErrNotPrepared) {
+			return &BadInputError{Err: err}
+		}
+		return fmt.Errorf("prepare %s: %w", w.Name(), err)
 	}
 	for _, s := range steps {
 		sum, stepErr := runStep(ctx, o, name, db, bw, observers, s)

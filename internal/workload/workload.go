@@ -5,6 +5,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
@@ -51,3 +52,8 @@ const (
 	// end.
 	DetailLogicalLiveBytes = "logical_live_bytes"
 )
+
+// ErrNotPrepared is wrapped by Prepare when the data dir lacks what the
+// chosen steps need (e.g. tables a load step creates): the user's input, not
+// an engine failure.
+var ErrNotPrepared = errors.New("data dir is not ready for these steps")

@@ -31,6 +31,14 @@ type Config struct {
 	Steps         []string `json:"steps"`
 }
 
+// Limits that keep a mistyped size from exhausting the client's memory.
+const (
+	MaxRowsPerCommit = 1_000_000
+	MaxClients       = 1024
+	MaxQuerySeconds  = 1e7
+	maxBatchBytes    = 4 << 30
+)
+
 // Step names as users know them.
 const (
 	StepLoad       = "l.i0"
@@ -92,6 +100,22 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--pad-random-pct must be between 0 and 100, got %d", c.PadRandomPct)
 	case c.RowsPerCommit < 0:
 		return fmt.Errorf("--rows-per-commit must be at least 1 (or 0 for the step defaults), got %d", c.RowsPerCommit)
+	case c.RowsPerCommit > MaxRowsPerCommit:
+		return fmt.Errorf("--rows-per-commit must be at most %d, got %d", MaxRowsPerCommit, c.RowsPerCommit)
+	case c.Clients > MaxClients:
+		return fmt.Errorf("--clients must be at most %d (one table and several connections each), got %d", MaxClients, c.Clients)
+	case c.QuerySeconds > MaxQuerySeconds:
+		return fmt.Errorf("--query-seconds must be at most %d, got %g", int64(MaxQuerySeconds), c.QuerySeconds)
+	}
+	// Each writer keeps one transaction's rows in memory with room for the
+	// largest pad: refuse a combination the client could not hold.
+	bs := int64(loadBatch)
+	if c.RowsPerCommit > 0 {
+		bs = int64(c.RowsPerCommit)
+	}
+	if need := bs * int64(c.PadMax) * int64(c.Clients); need > maxBatchBytes {
+		return fmt.Errorf("%d clients × %d rows per transaction × --pad-max %d bytes needs %d MiB of client memory (limit %d MiB): lower --rows-per-commit, --pad-max or --clients",
+			c.Clients, bs, c.PadMax, need>>20, maxBatchBytes>>20)
 	}
 	if len(c.Steps) == 0 {
 		return fmt.Errorf("no steps given: use --steps with some of %s", strings.Join(StepOrder, ","))
@@ -196,7 +220,7 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 	defer conn.Close()
 	for _, t := range b.tables {
 		if !have[t.schema.Name] {
-			return fmt.Errorf("table %s does not exist in this data dir: run step %s first (or use a data dir from a run with as many --clients)", t.schema.Name, StepLoad)
+			return fmt.Errorf("%w: table %s does not exist: run step %s first (or use a data dir from a run with as many --clients)", workload.ErrNotPrepared, t.schema.Name, StepLoad)
 		}
 		lo, hi, ok, err := pkBounds(ctx, conn, t.schema)
 		if err != nil {
@@ -370,6 +394,7 @@ func (b *Bench) churnStep(step string) func(context.Context, *workload.Env) erro
 		n := b.ChurnRows(step)
 		env.Details["rows_per_commit"] = bs
 		env.Details["rows_per_client"] = n
+		env.Details["max_delete_lag_rows"] = churnLag(bs)
 		return b.forEachClient(ctx, func(ctx context.Context, c int) error {
 			return b.churnClient(ctx, env, b.tables[c], n, bs)
 		})
@@ -395,7 +420,6 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	maxLag := churnLag(bs)
-	env.Details["max_delete_lag_rows"] = maxLag
 
 	delErr := make(chan error, 1)
 	go func() {
