@@ -77,6 +77,13 @@ type Step struct {
 	QPSAvg float64 `json:"qps_avg,omitempty"`
 	QPS99  float64 `json:"qps_99,omitempty"`
 
+	// Rate-limited steps (qr*/qp*): the writers' total target rate, whether
+	// ips_avg reached 95% of it, and rows found per query. Also in Details
+	// with the missed slots and backlog policy.
+	IPSTarget    *float64 `json:"ips_target,omitempty"`
+	TargetMet    *bool    `json:"target_met,omitempty"`
+	RowsPerQuery *float64 `json:"rows_per_query,omitempty"`
+
 	// Latency per operation type, µs.
 	Latency map[string]measure.Latency `json:"latency"`
 

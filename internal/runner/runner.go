@@ -403,6 +403,7 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 	}
 	if len(env.Details) > 0 {
 		sum.Details = env.Details
+		promoteDetails(sum)
 	}
 	// Engine reports use a fresh context so an interrupted step still gets them.
 	ectx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -470,3 +471,28 @@ func queryRates(c *measure.Clock) []float64 { return c.OpRates(measure.OpQuery) 
 
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// promoteDetails copies the rate-limit results a step reports in Details to
+// the summary's top-level fields, where reports and users look for them.
+func promoteDetails(sum *results.Step) {
+	num := func(k string) (float64, bool) {
+		switch v := sum.Details[k].(type) {
+		case float64:
+			return v, true
+		case int:
+			return float64(v), true
+		case int64:
+			return float64(v), true
+		}
+		return 0, false
+	}
+	if v, ok := num("ips_target"); ok {
+		sum.IPSTarget = &v
+	}
+	if v, ok := sum.Details["target_met"].(bool); ok {
+		sum.TargetMet = &v
+	}
+	if v, ok := num("rows_per_query"); ok {
+		sum.RowsPerQuery = &v
+	}
+}
