@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"rumbench/internal/model"
 )
 
 // Option parsing shared by the kv engines. Errors are one line naming the
@@ -107,4 +109,20 @@ func ModuleVersion(path, fallback string) string {
 		}
 	}
 	return fallback
+}
+
+// OptionGetter returns a lookup of option values: the user's value when
+// given, else the option's declared default, else "".
+func OptionGetter(opts map[string]string, defs []model.Option) func(string) string {
+	return func(key string) string {
+		if v, ok := opts[key]; ok {
+			return v
+		}
+		for _, o := range defs {
+			if o.Key == key {
+				return o.Default
+			}
+		}
+		return ""
+	}
 }

@@ -73,17 +73,7 @@ type settings struct {
 
 func parseOptions(opts map[string]string) (settings, error) {
 	var s settings
-	get := func(key string) string {
-		if v, ok := opts[key]; ok {
-			return v
-		}
-		for _, o := range (Driver{}).Options() {
-			if o.Key == key {
-				return o.Default
-			}
-		}
-		return ""
-	}
+	get := kv.OptionGetter(opts, Driver{}.Options())
 	var err error
 	if s.sync, err = kv.ParseBool("sync", get("sync")); err != nil {
 		return s, err

@@ -65,17 +65,7 @@ type settings struct {
 
 func parseOptions(opts map[string]string) (settings, error) {
 	var s settings
-	get := func(key string) string {
-		if v, ok := opts[key]; ok {
-			return v
-		}
-		for _, o := range (Driver{}).Options() {
-			if o.Key == key {
-				return o.Default
-			}
-		}
-		return ""
-	}
+	get := kv.OptionGetter(opts, Driver{}.Options())
 	var err error
 	if s.cacheSize, err = kv.ParseSize("cache_size", get("cache_size")); err != nil {
 		return s, err
