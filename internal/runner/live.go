@@ -17,6 +17,8 @@ type livePrinter struct {
 	buf    strings.Builder
 	// elapsed is the step time at the end of the last interval.
 	elapsed float64
+	// longest is the longest interval so far: the nominal length.
+	longest float64
 }
 
 func newLivePrinter(w io.Writer, engine, step string) *livePrinter {
@@ -39,16 +41,24 @@ var shown = []struct {
 
 func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	p.elapsed += iv.Seconds
+	p.longest = max(p.longest, iv.Seconds)
 	b := &p.buf
 	b.Reset()
-	fmt.Fprintf(b, "%-8s %-6s %6.0fs", p.engine, p.step, p.elapsed)
+	fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
+	if iv.Seconds < p.longest/2 {
+		// The step's short final interval: say so, or it reads as a repeat
+		// of the previous line.
+		fmt.Fprintf(b, " (last %s)", fmtSecs(iv.Seconds))
+	}
+	// The latency shown is the step's main operation's: queries when there
+	// are any (query steps), otherwise the first operation shown.
 	var main measure.Op = -1
 	for _, s := range shown {
 		o := iv.Ops[s.op]
 		if o == nil || o.Ops == 0 {
 			continue
 		}
-		if main < 0 {
+		if main < 0 || s.op == measure.OpQuery {
 			main = s.op
 		}
 		rate, unit := iv.Rate(s.op), "rows/s"
@@ -71,6 +81,23 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	}
 	b.WriteByte('\n')
 	io.WriteString(p.w, b.String())
+}
+
+// fmtElapsed formats the step time: one decimal under 10 s, where whole
+// seconds would make neighbouring lines look alike.
+func fmtElapsed(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%6.1fs", s)
+	}
+	return fmt.Sprintf("%6.0fs", s)
+}
+
+// fmtSecs formats a short length of time.
+func fmtSecs(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.0fms", s*1000)
+	}
+	return fmt.Sprintf("%.1fs", s)
 }
 
 // fmtUs formats microseconds with a readable unit.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/procfs"
@@ -87,6 +88,8 @@ type Sampler struct {
 	devErr  error
 
 	// Per step.
+	timed     bool    // a time-bounded (query) step: see timeBounded
+	longest   float64 // the longest interval so far: the nominal length
 	totals    [numFields]uint64
 	have      [numFields]bool
 	lastOK    [numFields]bool
@@ -165,6 +168,7 @@ func (s *Sampler) StepStart(step string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tr.reset()
+	s.timed, s.longest = timeBounded(step), 0
 	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
 	s.insRates, s.qryRates, s.secs = nil, nil, nil
 	s.lastPSS, s.lastRSS = nil, nil
@@ -239,36 +243,79 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	s.insRates = append(s.insRates, ins)
 	s.qryRates = append(s.qryRates, qry)
 	s.secs = append(s.secs, iv.Seconds)
-	var marks []string
-	if liveStall(s.insRates) {
-		marks = append(marks, "ins")
-	}
-	if liveStall(s.qryRates) {
-		marks = append(marks, "qry")
-	}
-	if len(marks) > 0 {
-		m := "STALL"
-		for _, x := range marks {
-			m += " " + x
-		}
+	s.longest = max(s.longest, iv.Seconds)
+	if m := s.liveMarker(iv); m != "" {
 		out["marker"] = m
 	}
 	return out
 }
 
-// liveStall judges the newest interval against the median so far: the live
-// line cannot know the step's final median. An operation that has not run
-// yet in the step is never stalled.
-func liveStall(rates []float64) bool {
+// timeBounded reports whether a step runs its workers for a set time (the
+// query steps qr*, qp*) rather than until they have done a set amount of
+// work. docs/design.md describes the steps.
+func timeBounded(step string) bool {
+	return strings.HasPrefix(step, "qr") || strings.HasPrefix(step, "qp")
+}
+
+// liveMarker returns the live line's STALL marker for the newest interval,
+// following the step summary's rules (stalls) as far as they can be known
+// while the step runs: the newest interval is judged against the median so
+// far, an interval shorter than half the nominal one (the longest so far) is
+// not judged, and an operation that has not run yet in the step is never
+// stalled. In a count-bounded step an interval without progress is not
+// flagged: the operation may have finished (the summary decides once the
+// step is over). In a time-bounded step it is, unless it is the deleter's
+// catch-up after the timed window (deletes but no inserts or queries).
+func (s *Sampler) liveMarker(iv *measure.Interval) string {
+	if iv.Seconds < s.longest/2 {
+		return ""
+	}
+	ins, qry := s.insRates[len(s.insRates)-1], s.qryRates[len(s.qryRates)-1]
+	if s.timed && ins <= 0 && qry <= 0 && iv.Rate(measure.OpDelete) > 0 {
+		return ""
+	}
+	m := ""
+	if liveStall(s.insRates, s.secs, s.timed) {
+		m += " ins"
+	}
+	if liveStall(s.qryRates, s.secs, s.timed) {
+		m += " qry"
+	}
+	if m == "" {
+		return ""
+	}
+	return "STALL" + m
+}
+
+// liveStall judges the newest of rates against the median of the intervals
+// so far (short ones excluded, as in the summary). An operation that has not
+// run yet in the step is never stalled; in a count-bounded step (timed
+// false) neither is one without progress in the newest interval.
+func liveStall(rates, secs []float64, timed bool) bool {
 	n := len(rates)
+	cur := rates[n-1]
+	if cur <= 0 && !timed {
+		return false
+	}
+	longest := 0.0
+	for _, x := range secs {
+		longest = max(longest, x)
+	}
 	active := false
-	for _, r := range rates[:n-1] {
-		active = active || r > 0
+	judged := make([]float64, 0, n)
+	for i, r := range rates {
+		if i < n-1 {
+			active = active || r > 0
+		}
+		if i < len(secs) && secs[i] < longest/2 {
+			continue
+		}
+		judged = append(judged, r)
 	}
 	if !active {
 		return false
 	}
-	return measure.IsStall(rates[n-1], measure.Median(rates))
+	return measure.IsStall(cur, measure.Median(judged))
 }
 
 // StepEnd adds the step's metrics and stalls to its summary.
@@ -319,6 +366,16 @@ func (s *Sampler) stalls(c *measure.Clock) *results.Stalls {
 		ins, qry, secs = append(ins, s.insRates[i]), append(qry, s.qryRates[i]), append(secs, s.secs[i])
 	}
 	out := &results.Stalls{}
+	if s.timed {
+		// Writers and query workers are meant to run for the whole timed
+		// window: an operation that stops early or never starts stalls.
+		w := measure.TimedWindow(ins, qry)
+		st := measure.FindStallsTimed(ins, secs, w)
+		out.Insert = &st
+		qst := measure.FindStallsTimed(qry, secs, w)
+		out.Query = &qst
+		return out
+	}
 	if c.Total(measure.OpInsert) != nil {
 		st := measure.FindStalls(ins, secs)
 		out.Insert = &st
