@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -102,6 +103,41 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantBadInput(t, c.wants, c.args...) })
+	}
+}
+
+// TestBadConfigRefusedUpFront checks that a bad --engine-opt value or --dsn
+// is refused before any engine runs: exit 2, one line, no bundle of an
+// earlier engine, no "results:" line and no --out dir left behind.
+func TestBadConfigRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name  string
+		wants []string
+		args  []string
+	}{
+		{"engine opt value", []string{"pebble", "cache_size", "abc"}, []string{"run", "--engine", "null,pebble", "--engine-opt", "pebble.cache_size=abc"}},
+		{"plain engine opt value", []string{"sqlite", "busy_timeout"}, []string{"run", "--engine", "null,sqlite", "--engine-opt", "busy_timeout=soon"}},
+		{"postgres dsn", []string{"postgres", "--dsn"}, []string{"run", "--engine", "null,postgres", "--dsn", "::bad"}},
+		{"innodb url dsn", []string{"innodb", "--dsn", "URL"}, []string{"run", "--engine", "null,innodb", "--dsn", "postgres://u@localhost:5432/"}},
+		{"innodb bad dsn", []string{"innodb", "--dsn"}, []string{"run", "--engine", "null,innodb", "--dsn", "root@tcp(localhost"}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, fmt.Sprintf("out%d", i), "r")
+			args := append(c.args, "--out", out, "--rows", "1000", "--churn-rows", "100")
+			wantBadInput(t, c.wants, args...)
+			stdout, _, _ := rb(t, args...)
+			if strings.Contains(stdout, "results:") {
+				t.Errorf("bad input printed a results line:\n%s", stdout)
+			}
+			if _, err := os.Stat(filepath.Join(out, "null")); err == nil {
+				t.Fatal("the first engine ran before the bad setting was refused")
+			}
+			if _, err := os.Stat(filepath.Dir(out)); err == nil {
+				t.Errorf("bad input left %s behind", filepath.Dir(out))
+			}
+		})
 	}
 }
 

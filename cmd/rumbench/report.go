@@ -58,6 +58,11 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	if f.base < 1 {
 		return &runner.BadInputError{Err: fmt.Errorf("--base %d is out of range: runs are numbered from 1", f.base)}
 	}
+	if f.html != "" {
+		if err := report.CheckHTMLPath(f.html); err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+	}
 	bundles, err := report.Load(dirs)
 	if err != nil {
 		return &runner.BadInputError{Err: err}

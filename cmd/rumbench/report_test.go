@@ -32,6 +32,8 @@ func TestReportBadInput(t *testing.T) {
 		{"base too big", []string{"--base 3", "out of range", "1..2"}, []string{"report", fixtureRun, "--base", "3"}},
 		{"base zero", []string{"--base 0", "out of range"}, []string{"report", fixtureRun, "--base", "0"}},
 		{"format", []string{"--format", "xml", "md, csv or json"}, []string{"report", fixtureRun, "--format", "xml"}},
+		{"html dir missing", []string{"--html", "/nonexistent-rumbench/x.html", "does not exist"}, []string{"report", fixtureRun, "--html", "/nonexistent-rumbench/x.html"}},
+		{"html is a dir", []string{"--html", "is a directory"}, []string{"report", fixtureRun, "--html", empty}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantBadInput(t, c.wants, c.args...) })

@@ -144,9 +144,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}()
 
 	stdout := cmd.OutOrStdout()
-	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
-		f.workload, f.preset, strings.Join(f.engines, ","), wr.banner, out)
-	res, runErr := runner.Run(ctx, runner.Options{
+	ro := runner.Options{
 		Engines:    f.engines,
 		Out:        out,
 		DataDir:    f.dataDir,
@@ -164,7 +162,15 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		Observers:   observers(),
 		Live:        stdout,
 		Log:         stdout,
-	})
+	}
+	// Refuse bad input (engines, settings, --dsn, --out) before printing
+	// anything; Run checks again.
+	if err := runner.Check(&ro); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
+		f.workload, f.preset, strings.Join(f.engines, ","), wr.banner, out)
+	res, runErr := runner.Run(ctx, ro)
 	var bundles []*results.Bundle
 	for _, r := range res {
 		b, err := results.Read(r.Dir)
@@ -174,7 +180,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		bundles = append(bundles, b)
 	}
 	wr.report(stdout, bundles, out)
-	if len(res) > 0 {
+	if len(bundles) > 0 {
 		fmt.Fprintf(stdout, "\nresults: %s\n", out)
 	}
 	return runErr

@@ -105,9 +105,38 @@ func AllUnbuilt() []Unbuilt {
 	return out
 }
 
-// CheckOptions rejects --engine-opt keys the driver does not know and returns
-// the full settings: defaults overlaid with the given options.
+// CheckOptions rejects --engine-opt keys the driver does not know and values
+// it cannot parse (model.ConfigValidator), and returns the full settings:
+// defaults overlaid with the given options.
 func CheckOptions(d model.Driver, opts map[string]string) (map[string]string, error) {
+	cfg, err := CheckConfig(d, model.Config{Options: opts})
+	if err != nil {
+		return nil, err
+	}
+	return cfg.Options, nil
+}
+
+// CheckConfig is CheckOptions for a whole configuration: it also lets the
+// driver check the DSN's form (model.ConfigValidator). It opens nothing. The
+// returned config holds the full settings.
+func CheckConfig(d model.Driver, cfg model.Config) (model.Config, error) {
+	opts, err := checkKeys(d, cfg.Options)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Options = opts
+	if v, ok := d.(model.ConfigValidator); ok {
+		if err := v.ValidateConfig(cfg); err != nil {
+			if !strings.HasPrefix(err.Error(), d.Name()) {
+				err = fmt.Errorf("engine %s: %w", d.Name(), err)
+			}
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+func checkKeys(d model.Driver, opts map[string]string) (map[string]string, error) {
 	known := map[string]model.Option{}
 	var keys []string
 	for _, o := range d.Options() {
@@ -179,11 +208,10 @@ func Open(ctx context.Context, name string, cfg model.Config) (model.DB, error) 
 	if err := d.Available(); err != nil {
 		return nil, fmt.Errorf("engine %s is not available: %w", name, err)
 	}
-	opts, err := CheckOptions(d, cfg.Options)
+	cfg, err = CheckConfig(d, cfg)
 	if err != nil {
 		return nil, err
 	}
-	cfg.Options = opts
 	if d.Kind() == model.Embedded {
 		if err := PrepareDataDir(cfg.DataDir, name); err != nil {
 			return nil, err

@@ -60,6 +60,16 @@ type Driver interface {
 	Open(ctx context.Context, cfg Config) (DB, error)
 }
 
+// ConfigValidator is implemented by drivers that can check a configuration
+// without opening anything: option values and, for server engines, the form
+// of the DSN. cfg.Options holds the defaults overlaid with the user's
+// settings (as engine.CheckOptions returns them); cfg.DSN is as given (empty
+// means the driver's default). Callers run it before any engine starts, so a
+// bad value is refused up front instead of when its engine's turn comes.
+type ConfigValidator interface {
+	ValidateConfig(cfg Config) error
+}
+
 // Info describes an opened engine for run.json.
 type Info struct {
 	Name     string            `json:"name"`

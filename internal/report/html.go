@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -68,6 +69,30 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		return 0, fmt.Errorf("write html report: %w", err)
 	}
 	return charts, nil
+}
+
+// CheckHTMLPath checks, before anything is rendered, that an HTML report can
+// be written to path: its directory exists and is writable, and path is not a
+// directory. It leaves nothing behind.
+func CheckHTMLPath(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("--html %s is a directory: give a file name such as report.html", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("--html %s: directory %s does not exist (create it or choose another path)", path, dir)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("--html %s: %s is not a directory", path, dir)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")
+	if err != nil {
+		return fmt.Errorf("--html %s: directory %s is not writable: %v", path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // WriteHTMLFile writes the HTML report to path atomically.

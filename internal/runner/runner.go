@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -105,7 +106,8 @@ func Check(o *Options) error {
 		if err := d.Available(); err != nil {
 			return badInput("engine %s is not available here: %v", name, err)
 		}
-		if _, err := engine.CheckOptions(d, optionsFor(d, o.EngineOpts)); err != nil {
+		cfg := model.Config{DSN: o.DSN, Database: o.Database, Options: optionsFor(d, o.EngineOpts)}
+		if _, err := engine.CheckConfig(d, cfg); err != nil {
 			return &BadInputError{Err: err}
 		}
 	}
@@ -183,14 +185,33 @@ func checkUnscopedOptions(o *Options) error {
 	return nil
 }
 
+// checkWritable checks that dir, or the nearest existing directory above it,
+// is a writable directory. It creates nothing (the bundle writer creates the
+// directory when the first engine's results are written), so a run refused
+// for bad input leaves no empty --out behind.
 func checkWritable(dir string) error {
 	if dir == "" {
 		return badInput("--out is empty: give a results directory")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badInput("cannot create --out %s: %v (choose a writable directory)", dir, errors.Unwrap(err))
+	probe := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(probe)
+		if err == nil {
+			if !st.IsDir() {
+				return badInput("cannot create --out %s: %s is not a directory (choose a writable directory)", dir, probe)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return badInput("cannot create --out %s: %v (choose a writable directory)", dir, err)
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			return badInput("cannot create --out %s: no existing parent directory (choose a writable directory)", dir)
+		}
+		probe = parent
 	}
-	f, err := os.CreateTemp(dir, ".rumbench-write-check*")
+	f, err := os.CreateTemp(probe, ".rumbench-write-check*")
 	if err != nil {
 		return badInput("--out %s is not writable: %v (choose a writable directory)", dir, errors.Unwrap(err))
 	}

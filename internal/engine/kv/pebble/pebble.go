@@ -143,6 +143,14 @@ func (c *stallClock) read() (int64, time.Duration) {
 	return c.count, total
 }
 
+// ValidateConfig checks the option values without opening anything.
+func (Driver) ValidateConfig(cfg model.Config) error {
+	_, err := parseOptions(cfg.Options)
+	return err
+}
+
+var _ model.ConfigValidator = Driver{}
+
 // Open implements model.Driver. cfg.Options have been merged with the
 // defaults by engine.Open; missing keys take the defaults here too.
 func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {

@@ -122,6 +122,14 @@ func compressionType(name string) grocksdb.CompressionType {
 	return grocksdb.SnappyCompression
 }
 
+// ValidateConfig checks the option values without opening anything.
+func (Driver) ValidateConfig(cfg model.Config) error {
+	_, err := parseOptions(cfg.Options)
+	return err
+}
+
+var _ model.ConfigValidator = Driver{}
+
 // Open implements model.Driver.
 func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	s, err := parseOptions(cfg.Options)

@@ -129,36 +129,61 @@ func parseBool(key, v string) (bool, error) {
 	return b, nil
 }
 
+// parsed is a configuration checked without connecting.
+type parsed struct {
+	mc                                  *mysql.Config
+	name                                string
+	prepare, dropOnClose, installPlugin bool
+}
+
+// parseConfig checks the DSN's form, the database name and the option
+// values; it connects to nothing.
+func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
+	var p parsed
+	dsn := sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
+	if strings.Contains(dsn, "://") {
+		return p, fmt.Errorf("%s: --dsn looks like a URL; give a go-sql-driver DSN such as user:password@tcp(host:3306)/ or user@unix(/run/mysqld/mysqld.sock)/", d.name)
+	}
+	p.name = cfg.Database
+	if p.name == "" {
+		p.name = "rumbench"
+	}
+	if err := sqleng.CheckDatabaseName(p.name); err != nil {
+		return p, fmt.Errorf("%s: %w", d.name, err)
+	}
+	var err error
+	if p.prepare, err = parseBool("prepare", cfg.Options["prepare"]); err != nil {
+		return p, err
+	}
+	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
+		return p, err
+	}
+	if p.installPlugin, err = parseBool("install_plugin", cfg.Options["install_plugin"]); err != nil {
+		return p, err
+	}
+	if p.mc, err = mysql.ParseDSN(dsn); err != nil {
+		return p, fmt.Errorf("%s: bad --dsn (want user:password@tcp(host:3306)/ or user@unix(/path/mysqld.sock)/): %w", d.name, err)
+	}
+	return p, nil
+}
+
+// ValidateConfig checks the DSN's form and the option values without
+// connecting.
+func (d Driver) ValidateConfig(cfg model.Config) error {
+	_, err := d.parseConfig(cfg)
+	return err
+}
+
+var _ model.ConfigValidator = Driver{}
+
 // Open connects, loads MyRocks if needed, creates the database if missing
 // and records the settings.
 func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
-	dsn := sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
-	if strings.Contains(dsn, "://") {
-		return nil, fmt.Errorf("%s: --dsn looks like a URL; give a go-sql-driver DSN such as user:password@tcp(host:3306)/ or user@unix(/run/mysqld/mysqld.sock)/", d.name)
-	}
-	name := cfg.Database
-	if name == "" {
-		name = "rumbench"
-	}
-	if err := sqleng.CheckDatabaseName(name); err != nil {
-		return nil, fmt.Errorf("%s: %w", d.name, err)
-	}
-	prepare, err := parseBool("prepare", cfg.Options["prepare"])
+	p, err := d.parseConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	dropOnClose, err := parseBool("drop_database", cfg.Options["drop_database"])
-	if err != nil {
-		return nil, err
-	}
-	installPlugin, err := parseBool("install_plugin", cfg.Options["install_plugin"])
-	if err != nil {
-		return nil, err
-	}
-	mc, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		return nil, fmt.Errorf("%s: bad --dsn (want user:password@tcp(host:3306)/ or user@unix(/path/mysqld.sock)/): %w", d.name, err)
-	}
+	mc, name, prepare, dropOnClose, installPlugin := p.mc, p.name, p.prepare, p.dropOnClose, p.installPlugin
 	secret := mc.Passwd
 	mc.DBName = ""
 	mc.Logger = discard{}

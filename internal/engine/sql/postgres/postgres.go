@@ -91,25 +91,56 @@ var settingNames = []string{
 	"random_page_cost", "data_checksums", "huge_pages", "block_size", "server_encoding",
 }
 
-// Open connects, creates the database if missing and records the settings.
-func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
+// parsed is a configuration checked without connecting.
+type parsed struct {
+	admin       *pgx.ConnConfig
+	name        string
+	dropOnClose bool
+}
+
+// parseConfig checks the DSN's form, the database name and the option
+// values; it connects to nothing.
+func parseConfig(cfg model.Config) (parsed, error) {
+	var p parsed
 	dsn := sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
 	if strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") {
-		return nil, fmt.Errorf("postgres: --dsn looks like a MySQL DSN; give a PostgreSQL URL such as postgres://user@host:5432/")
+		return p, fmt.Errorf("postgres: --dsn looks like a MySQL DSN; give a PostgreSQL URL such as postgres://user@host:5432/")
 	}
-	name := cfg.Database
-	if name == "" {
-		name = "rumbench"
+	p.name = cfg.Database
+	if p.name == "" {
+		p.name = "rumbench"
 	}
-	if err := sqleng.CheckDatabaseName(name); err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+	if err := sqleng.CheckDatabaseName(p.name); err != nil {
+		return p, fmt.Errorf("postgres: %w", err)
 	}
-	admin, err := pgx.ParseConfig(dsn)
-	if err != nil {
+	var err error
+	if p.admin, err = pgx.ParseConfig(dsn); err != nil {
 		// pgconn's parse errors already mask the password; Redact can't
 		// know it here, so say only what is wrong.
-		return nil, fmt.Errorf("postgres: bad --dsn: %w", err)
+		return p, fmt.Errorf("postgres: bad --dsn (want a URL such as postgres://user@host:5432/): %w", err)
 	}
+	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// ValidateConfig checks the DSN's form and the option values without
+// connecting.
+func (Driver) ValidateConfig(cfg model.Config) error {
+	_, err := parseConfig(cfg)
+	return err
+}
+
+var _ model.ConfigValidator = Driver{}
+
+// Open connects, creates the database if missing and records the settings.
+func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
+	p, err := parseConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	admin, name, dropOnClose := p.admin, p.name, p.dropOnClose
 	secret := admin.Password
 	if admin.ConnectTimeout == 0 {
 		admin.ConnectTimeout = 10 * time.Second
@@ -118,10 +149,6 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		// Connect to the maintenance database for CREATE/DROP DATABASE:
 		// one can't drop the database one is connected to.
 		admin.Database = "postgres"
-	}
-	dropOnClose, err := parseBool("drop_database", cfg.Options["drop_database"])
-	if err != nil {
-		return nil, err
 	}
 	d := &DB{admin: admin, name: name, dropOnCl: dropOnClose, secret: secret, local: sqleng.LocalHost(admin.Host)}
 	version, err := d.ensureDatabase(ctx)

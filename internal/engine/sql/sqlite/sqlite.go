@@ -245,6 +245,14 @@ var (
 	_ model.Maintainer    = (*DB)(nil)
 )
 
+// ValidateConfig checks the option values without opening anything.
+func (Driver) ValidateConfig(cfg model.Config) error {
+	_, err := parseSettings(cfg.Options)
+	return err
+}
+
+var _ model.ConfigValidator = Driver{}
+
 // Open opens or creates the database file in cfg.DataDir.
 func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	s, err := parseSettings(cfg.Options)

@@ -1,0 +1,41 @@
+package mysql
+
+import (
+	"strings"
+	"testing"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/model"
+)
+
+// TestValidateConfig checks that bad settings are refused without opening
+// anything (engine.CheckConfig runs before any engine of a run starts).
+func TestValidateConfig(t *testing.T) {
+	cases := []struct {
+		engine string
+		cfg    model.Config
+		want   string // "" = valid
+	}{
+		{"innodb", model.Config{DSN: "root@tcp(localhost:3306)/"}, ""},
+		{"innodb", model.Config{DSN: "mysql://root@localhost/"}, "URL"},
+		{"innodb", model.Config{DSN: "root@tcp(localhost"}, "--dsn"},
+		{"innodb", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"prepare": "maybe"}}, "prepare"},
+		{"myrocks", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"install_plugin": "maybe"}}, "install_plugin"},
+	}
+	for _, c := range cases {
+		d, err := engine.Lookup(c.engine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := d.(model.ConfigValidator); !ok {
+			t.Fatalf("%s does not implement model.ConfigValidator", c.engine)
+		}
+		_, err = engine.CheckConfig(d, c.cfg)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s %+v: %v", c.engine, c.cfg, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %+v: error %v, want one mentioning %q", c.engine, c.cfg, err, c.want)
+		}
+	}
+}
