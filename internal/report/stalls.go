@@ -71,7 +71,7 @@ func opSeries(ivs []results.IntervalRecord, op string) []IntervalPoint {
 	}
 	med := measure.Median(rates)
 	for i := range pts[:n] {
-		if pts[i].Rate <= 0 || pts[i].Rate < med/2 {
+		if measure.IsStall(pts[i].Rate, med) {
 			pts[i].Stalled = true
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -345,27 +344,7 @@ func (s *store) DeleteRange(start, end []byte) error {
 
 // Size is the size of the files in the data dir: SSTs (also those not yet
 // deleted after a compaction), WAL, MANIFEST and OPTIONS.
-func (s *store) Size() (int64, error) {
-	var total int64
-	err := filepath.WalkDir(s.dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) { // deleted by a compaction meanwhile
-				return nil
-			}
-			return err
-		}
-		if e.Type().IsRegular() {
-			if fi, err := e.Info(); err == nil {
-				total += fi.Size()
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return -1, err
-	}
-	return total, nil
-}
+func (s *store) Size() (int64, error) { return kv.DirFileBytes(s.dir) }
 
 func (s *store) Close() error {
 	s.db.Close()

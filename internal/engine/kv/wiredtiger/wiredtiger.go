@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -446,27 +445,7 @@ func (s *store) DeleteRange(start, end []byte) error {
 // Size is the size of the files in the data dir: the table, WiredTiger's
 // metadata and history files and the log (including preallocated log
 // files).
-func (s *store) Size() (int64, error) {
-	var total int64
-	err := filepath.WalkDir(s.dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) { // a log file archived meanwhile
-				return nil
-			}
-			return err
-		}
-		if e.Type().IsRegular() {
-			if fi, err := e.Info(); err == nil {
-				total += fi.Size()
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return -1, err
-	}
-	return total, nil
-}
+func (s *store) Size() (int64, error) { return kv.DirFileBytes(s.dir) }
 
 // Close closes the connection, which closes every session and writes a
 // final checkpoint.
