@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -32,14 +33,25 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-func run(args []string) int {
+func run(args []string) int { return runWith(args, os.Stdout, os.Stderr) }
+
+// runWith runs the CLI with the given output streams and returns its exit
+// code.
+func runWith(args []string, stdout, stderr io.Writer) int {
+	args, err := rewriteWorkloadFlag(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "rumbench: %v\n", err)
+		return exitBadInput
+	}
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
 	// Errors raised before a command's own code runs (unknown command,
 	// argument checks) are the user's input.
 	started := false
 	cmd.PersistentPreRun = func(*cobra.Command, []string) { started = true }
-	err := cmd.Execute()
+	err = cmd.Execute()
 	if err == nil {
 		return exitOK
 	}
@@ -51,16 +63,16 @@ func run(args []string) int {
 	switch {
 	case errors.As(err, &ee):
 		if ee.err != nil {
-			fmt.Fprintf(os.Stderr, "rumbench: %v\n", ee.err)
+			fmt.Fprintf(stderr, "rumbench: %v\n", ee.err)
 		}
 		return ee.code
 	case errors.Is(err, runner.ErrInterrupted):
-		fmt.Fprintln(os.Stderr, "rumbench: interrupted; results gathered so far are saved")
+		fmt.Fprintln(stderr, "rumbench: interrupted; results gathered so far are saved")
 		return exitInterrupted
 	case errors.As(err, &bad):
-		fmt.Fprintf(os.Stderr, "rumbench: %v\n", err)
+		fmt.Fprintf(stderr, "rumbench: %v\n", err)
 		return exitBadInput
 	}
-	fmt.Fprintf(os.Stderr, "rumbench: %v\n", err)
+	fmt.Fprintf(stderr, "rumbench: %v\n", err)
 	return exitFailure
 }

@@ -17,7 +17,8 @@ engines (LSM and B-tree, embedded and server) and reports throughput per
 interval, latency without coordinated omission, and per-operation costs.
 
 Start with:  rumbench run            (quick insert benchmark on pebble and sqlite)
-             rumbench engines        (what can run on this machine)`,
+             rumbench workloads      (what can run: ibench, hotrow, ...)
+             rumbench engines        (what can run it on this machine)`,
 		Version:       version.Version + " (" + version.Revision() + ")",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -26,7 +27,7 @@ Start with:  rumbench run            (quick insert benchmark on pebble and sqlit
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.BadInputError{Err: err}
 	})
-	root.AddCommand(newRunCmd(), newVerifyCmd(), newEnginesCmd(), newReportCmd())
+	root.AddCommand(newRunCmd(), newWorkloadsCmd(), newVerifyCmd(), newEnginesCmd(), newReportCmd())
 	return root
 }
 

@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"rumbench/internal/cliconfig"
 	"rumbench/internal/report"
@@ -19,112 +21,170 @@ import (
 	"rumbench/internal/runner"
 	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
-	"rumbench/internal/workload/ibench"
+	_ "rumbench/internal/workload/all"
 )
 
-type runFlags struct {
-	config        string
-	workload      string
-	engines       []string
-	preset        string
-	steps         []string
-	clients       int
-	rows          int64
-	churnRows     int64
-	indexes       int
-	padMin        int
-	padMax        int
-	padRandomPct  int
-	rowsPerCommit int
-	querySeconds  float64
-	interval      time.Duration
-	seed          int64
-	out           string
-	dataDir       string
-	engineOpts    []string
-	dsn           string
-	database      string
-	hot           hotrowFlagValues
+// defaultWorkload is what `rumbench run` runs without a workload name.
+const defaultWorkload = "ibench"
+
+// commonFlags are the run settings every workload shares.
+type commonFlags struct {
+	config     string
+	workload   string
+	engines    []string
+	preset     string
+	interval   time.Duration
+	seed       int64
+	out        string
+	dataDir    string
+	engineOpts []string
+	dsn        string
+	database   string
 }
 
+// newRunCmd returns `rumbench run`: the default workload, with one
+// subcommand per registered workload (`rumbench run hotrow`), each showing
+// only its own flags.
 func newRunCmd() *cobra.Command {
-	f := &runFlags{}
-	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run a workload on one or more engines and write a results bundle",
-		Long: `Run a workload (default: the insert benchmark, quick preset) on each engine
-in turn. One line per interval is printed while it runs and a summary table
-per engine at the end. Results go to --out/<engine>/ (run.json, steps/*.json,
-intervals.jsonl). Ctrl-C ends the current step cleanly and keeps everything.
-
-Sizes come from --preset; any size flag given explicitly overrides it.
-
---workload hotrow updates one hot row per table (counter = counter + 1 by PK,
-autocommit) in a sweep of --tables x --concurrency cells after loading the
-tables; it prints the updates/s matrix per engine and relative to the first.
-Presets: quick 100k rows/table, 3 s cells, concurrency 1,2,4,16,64 (about
-1-2 minutes per engine); small 1M rows, 10 s cells; reference 1M rows, 60 s
-cells (both concurrency 1..64). Flags of one workload given to the other
-are an error.`,
-		Example: `  rumbench run
-  rumbench run --engine pebble --preset small --indexes 1
-  rumbench run --workload hotrow --engine pebble,sqlite,bbolt
-  rumbench run --workload hotrow --tables 1,8 --concurrency 8,64 --distribution zipf:0.99
-  rumbench run --engine sqlite --steps l.i0,l.x --rows 1000000 --data-dir /data/rb --engine-opt cache_size=1GB`,
-		Args: argsNone,
-		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, f) },
+	common := &commonFlags{}
+	def, err := workload.Lookup(defaultWorkload)
+	if err != nil {
+		panic(err) // the default workload is linked in by workload/all
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "", "JSON file of flag values ({\"engine\": \"pebble\", \"rows\": 1000000, ...}); flags given on the command line win")
-	fl.StringVar(&f.workload, "workload", "ibench", "workload to run: ibench (the insert benchmark) or hotrow (hot-row updates: the tables x concurrency updates/s matrix); flags of the other workload are rejected")
-	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see `rumbench engines`)")
-	fl.StringVar(&f.preset, "preset", "quick", "size preset: quick (seconds per step), small (minutes), reference (the published shape, hours); hotrow sizes are listed above")
-	fl.StringSliceVar(&f.steps, "steps", ibench.DefaultSteps, "steps to run, in order (comma list of "+strings.Join(ibench.StepOrder, ",")+")")
-	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN (default: from the preset; quick: 2)")
-	fl.Int64Var(&f.rows, "rows", 0, "ibench: rows per client loaded by l.i0; hotrow: rows per table (default: from the preset; quick: 100000)")
-	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client inserted (and as many deleted) by l.i1+l.i2, split 4/5 and 1/5 (default: from the preset; quick: 50000)")
-	fl.IntVar(&f.indexes, "indexes", 0, "secondary indexes built by l.x, 0..3: marketsegment, registersegment, pdc (default: from the preset; 3)")
-	fl.IntVar(&f.padMin, "pad-min", 10, "minimum length of the data column, bytes")
-	fl.IntVar(&f.padMax, "pad-max", 20, "maximum length of the data column, bytes")
-	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest repeats one character)")
-	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction for every write step (default 0: the step's own: l.i0 100, l.i1 50, l.i2 5)")
-	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds (default: from the preset; quick: 10)")
-	fl.DurationVar(&f.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
-	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
-	fl.StringVar(&f.out, "out", "", "results directory; each engine writes <out>/<engine>/ (default ./rumbench-results/<timestamp>)")
-	fl.StringVar(&f.dataDir, "data-dir", "", "engine data directory, kept after the run (default: a temporary directory removed at exit); with several engines each uses <data-dir>/<engine>")
-	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable; engine.key=value for one engine only (see `rumbench engines -v` for keys and defaults)")
-	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines (default: the local server)")
-	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops")
-	addHotrowFlags(fl, &f.hot)
+	run := newWorkloadCmd(def, common, "run")
+	run.Short = "Run a workload on one or more engines and write a results bundle"
+	run.Long = `Run a workload on each engine in turn: ` + "`rumbench run NAME`" + ` runs workload NAME
+(see ` + "`rumbench workloads`" + `), ` + "`rumbench run`" + ` alone the insert benchmark. One line per
+interval is printed while it runs (rates, the main operation's latency,
+STALL markers, progress) and a summary per engine at the end. Results go to
+--out/<engine>/ (run.json, steps/*.json, intervals.jsonl). Ctrl-C ends the
+current step cleanly and keeps everything. Sizes come from --preset; any
+size flag given explicitly overrides it. ` + "`rumbench run NAME --help`" + ` lists that
+workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
+
+` + def.Long
+	pf := run.PersistentFlags()
+	pf.StringVar(&common.config, "config", "", "JSON file of flag values ({\"engine\": \"pebble\", \"rows\": 1000000, ...}); flags given on the command line win")
+	pf.StringVar(&common.workload, "workload", "", "workload to run (same as \"rumbench run NAME\"): "+strings.Join(workload.Names(), ", "))
+	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\")")
+	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape)")
+	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
+	pf.Int64Var(&common.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
+	pf.StringVar(&common.out, "out", "", "results directory; each engine writes <out>/<engine>/ (default ./rumbench-results/<timestamp>)")
+	pf.StringVar(&common.dataDir, "data-dir", "", "engine data directory, kept after the run (default: a temporary directory removed at exit); with several engines each uses <data-dir>/<engine>")
+	pf.StringArrayVar(&common.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable; engine.key=value for one engine only (see \"rumbench engines -v\" for keys and defaults)")
+	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
+	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
+	for _, name := range workload.Names() {
+		d, _ := workload.Lookup(name)
+		sub := newWorkloadCmd(d, common, name)
+		sub.Short = d.Description
+		sub.Long = d.Long
+		run.AddCommand(sub)
+	}
+	return run
+}
+
+// newWorkloadCmd returns a command that runs workload d with its own flags.
+func newWorkloadCmd(d *workload.Definition, common *commonFlags, use string) *cobra.Command {
+	var configure workload.Configurer
+	cmd := &cobra.Command{
+		Use:     use,
+		Example: d.Example,
+		Args:    argsNone,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runWorkload(cmd, d, configure, common)
+		},
+	}
+	configure = d.Flags(cmd.Flags())
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &runner.BadInputError{Err: explainFlagError(err, d.Name)}
+	})
 	return cmd
 }
 
-// workloadRun is what the chosen workload contributes to a run: its
-// validated configuration, a banner line, and how its results are printed.
-type workloadRun struct {
-	config      any
-	banner      string
-	newWorkload func() (workload.Workload, error)
-	report      func(w io.Writer, bundles []*results.Bundle, out string)
+// explainFlagError turns "unknown flag: --tables" for one workload into a
+// line naming the workload the flag belongs to.
+func explainFlagError(err error, chosen string) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var owners []string
+	for _, w := range workload.Names() {
+		if w == chosen {
+			continue
+		}
+		d, _ := workload.Lookup(w)
+		fs := pflag.NewFlagSet(w, pflag.ContinueOnError)
+		d.Flags(fs)
+		if fs.Lookup(name) != nil {
+			owners = append(owners, w)
+		}
+	}
+	if len(owners) == 0 {
+		return err
+	}
+	return fmt.Errorf("--%s applies to workload %s only, not %s: remove it (or run `rumbench run %s`)", name, strings.Join(owners, ", "), chosen, owners[0])
 }
 
-func runRun(cmd *cobra.Command, f *runFlags) error {
+// rewriteWorkloadFlag turns `run --workload X ...` into `run X ...`, so the
+// flag and the subcommand are one way of choosing a workload.
+func rewriteWorkloadFlag(args []string) ([]string, error) {
+	if len(args) == 0 || args[0] != "run" {
+		return args, nil
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		var name string
+		switch {
+		case a == "--workload" && i+1 < len(args):
+			name = args[i+1]
+			args = append(args[:i:i], args[i+2:]...)
+		case strings.HasPrefix(a, "--workload="):
+			name = strings.TrimPrefix(a, "--workload=")
+			args = append(args[:i:i], args[i+1:]...)
+		default:
+			continue
+		}
+		if _, err := workload.Lookup(name); err != nil {
+			return nil, fmt.Errorf("unknown --workload %q: choose one of %s (see `rumbench workloads`)", name, strings.Join(workload.Names(), ", "))
+		}
+		if len(args) > 1 && isWorkload(args[1]) && args[1] != name {
+			return nil, fmt.Errorf("--workload %s contradicts `run %s`: give the workload once", name, args[1])
+		}
+		if len(args) > 1 && args[1] == name {
+			return args, nil
+		}
+		return append([]string{"run", name}, args[1:]...), nil
+	}
+	return args, nil
+}
+
+func isWorkload(name string) bool {
+	_, err := workload.Lookup(name)
+	return err == nil
+}
+
+func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.Configurer, f *commonFlags) error {
 	if f.config != "" {
 		if err := cliconfig.Apply(cmd.Flags(), f.config); err != nil {
 			return &runner.BadInputError{Err: err}
 		}
 	}
-	var wr *workloadRun
-	var err error
-	switch f.workload {
-	case "ibench":
-		wr, err = ibenchRun(cmd, f)
-	case "hotrow":
-		wr, err = hotrowRun(cmd, f)
-	default:
-		return &runner.BadInputError{Err: fmt.Errorf("unknown --workload %q: choose ibench or hotrow", f.workload)}
+	if f.workload != "" && f.workload != d.Name {
+		return &runner.BadInputError{Err: fmt.Errorf("--workload %s (from --config) contradicts the command's workload %s: run `rumbench run %s`", f.workload, d.Name, f.workload)}
 	}
+	if f.interval <= 0 {
+		return &runner.BadInputError{Err: fmt.Errorf("--interval must be positive, got %s", f.interval)}
+	}
+	wr, err := configure(workload.Common{
+		Preset: f.preset, Seed: f.seed, Interval: f.interval,
+		Changed: func(name string) bool { return cmd.Flags().Changed(name) },
+	})
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
@@ -154,11 +214,12 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		Interval:   f.interval,
 		Seed:       f.seed,
 		Config: map[string]any{
-			"workload": f.workload, "preset": f.preset, f.workload: wr.config,
+			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(),
 			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
 		},
-		NewWorkload: wr.newWorkload,
+		Sizes:       wr.Sizes,
+		NewWorkload: wr.New,
 		Observers:   observers(),
 		Live:        stdout,
 		Log:         stdout,
@@ -169,7 +230,7 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
-		f.workload, f.preset, strings.Join(f.engines, ","), wr.banner, out)
+		d.Name, f.preset, strings.Join(f.engines, ","), wr.Banner, out)
 	res, runErr := runner.Run(ctx, ro)
 	var bundles []*results.Bundle
 	for _, r := range res {
@@ -179,93 +240,27 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 		}
 		bundles = append(bundles, b)
 	}
-	wr.report(stdout, bundles, out)
 	if len(bundles) > 0 {
+		// The report is a view of results already saved: failing to draw
+		// it must not fail the run.
+		if err := printRunReport(stdout, d, bundles, out); err != nil {
+			fmt.Fprintf(stdout, "rumbench: could not write the report: %v\n", err)
+		}
 		fmt.Fprintf(stdout, "\nresults: %s\n", out)
 	}
 	return runErr
 }
 
-// ibenchFlags are the flags only the insert benchmark reads.
-var ibenchFlags = []string{"steps", "clients", "churn-rows", "indexes", "pad-min", "pad-max", "pad-random-pct", "rows-per-commit", "query-seconds"}
-
-// rejectFlags refuses flags of another workload, so a run never silently
-// ignores what the user asked for.
-func rejectFlags(cmd *cobra.Command, names []string, owner, chosen string) error {
-	for _, n := range names {
-		if cmd.Flags().Changed(n) {
-			return fmt.Errorf("--%s applies to --workload %s only, not %s: remove it (or choose --workload %s)", n, owner, chosen, owner)
-		}
+// printRunReport prints the end-of-run view: the workload's own when it has
+// one, else a summary per engine and the comparison report (with HTML).
+func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string) error {
+	if d.Report != nil {
+		return d.Report(w, bundles, out)
 	}
-	return nil
-}
-
-// ibenchRun builds the insert benchmark's configuration from the flags.
-func ibenchRun(cmd *cobra.Command, f *runFlags) (*workloadRun, error) {
-	if err := rejectFlags(cmd, hotrowFlags, "hotrow", "ibench"); err != nil {
-		return nil, err
+	for _, b := range bundles {
+		report.StepSummary(w, b)
 	}
-	preset, err := ibench.LookupPreset(f.preset)
-	if err != nil {
-		return nil, err
-	}
-	fl := cmd.Flags()
-	pick := func(name string, explicit, def int64) int64 {
-		if fl.Changed(name) {
-			return explicit
-		}
-		return def
-	}
-	cfg := ibench.Config{
-		Clients:       int(pick("clients", int64(f.clients), int64(preset.Clients))),
-		Rows:          pick("rows", f.rows, preset.Rows),
-		ChurnRows:     pick("churn-rows", f.churnRows, preset.ChurnRows),
-		Indexes:       int(pick("indexes", int64(f.indexes), int64(preset.Indexes))),
-		PadMin:        f.padMin,
-		PadMax:        f.padMax,
-		PadRandomPct:  f.padRandomPct,
-		RowsPerCommit: f.rowsPerCommit,
-		QuerySeconds:  preset.QuerySeconds,
-		Seed:          f.seed,
-		Steps:         f.steps,
-	}
-	if fl.Changed("query-seconds") {
-		cfg.QuerySeconds = f.querySeconds
-	}
-	if fl.Changed("rows-per-commit") && f.rowsPerCommit < 1 {
-		return nil, fmt.Errorf("--rows-per-commit must be at least 1, got %d", f.rowsPerCommit)
-	}
-	if err := checkInterval(f); err != nil {
-		return nil, err
-	}
-	if _, err := ibench.New(cfg); err != nil {
-		return nil, err
-	}
-	return &workloadRun{
-		config: cfg,
-		banner: fmt.Sprintf("%d clients x %d rows, churn %d rows/client, %d indexes",
-			cfg.Clients, cfg.Rows, cfg.ChurnRows, cfg.Indexes),
-		newWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
-		report: func(w io.Writer, bundles []*results.Bundle, out string) {
-			for _, b := range bundles {
-				report.StepSummary(w, b)
-			}
-			if len(bundles) > 0 {
-				// The comparison report is a view of results already saved:
-				// failing to draw it must not fail the run.
-				if err := report.RunReport(w, bundles, filepath.Join(out, "report.html")); err != nil {
-					fmt.Fprintf(w, "rumbench: could not write the report: %v\n", err)
-				}
-			}
-		},
-	}, nil
-}
-
-func checkInterval(f *runFlags) error {
-	if f.interval <= 0 {
-		return fmt.Errorf("--interval must be positive, got %s", f.interval)
-	}
-	return nil
+	return report.RunReport(w, bundles, filepath.Join(out, "report.html"))
 }
 
 // parseEngineOpts turns repeated key=value flags into a map.
@@ -286,4 +281,31 @@ func parseEngineOpts(kvs []string) (map[string]string, error) {
 // metrics.null_reasons.
 func observers() []runner.ObserverFactory {
 	return []runner.ObserverFactory{sysmetrics.Factory(os.Stderr)}
+}
+
+// newWorkloadsCmd returns `rumbench workloads`: the registered workloads.
+func newWorkloadsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "workloads",
+		Short: "List the workloads `rumbench run NAME` can run, with their presets",
+		Args:  argsNone,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			names := workload.Names()
+			sort.Strings(names)
+			for _, n := range names {
+				d, _ := workload.Lookup(n)
+				def := ""
+				if n == defaultWorkload {
+					def = " (default)"
+				}
+				fmt.Fprintf(w, "%s%s: %s\n", n, def, d.Description)
+				for _, p := range d.Presets {
+					fmt.Fprintf(w, "    --preset %-10s %s\n", p.Name, p.Description)
+				}
+			}
+			fmt.Fprintln(w, "\n`rumbench run NAME --help` lists a workload's own flags.")
+			return nil
+		},
+	}
 }

@@ -25,9 +25,13 @@ func TestHotrowBadInput(t *testing.T) {
 		{"zero cell seconds", []string{"--cell-seconds"}, append(base, "--cell-seconds", "0")},
 		{"hot rows over rows", []string{"--hot-rows", "--rows"}, append(base, "--rows", "10", "--hot-rows", "11")},
 		{"hot rows with uniform", []string{"--hot-rows", "distribution hot only"}, append(base, "--distribution", "uniform", "--hot-rows", "3")},
-		{"ibench flag on hotrow", []string{"--indexes", "--workload ibench only"}, append(base, "--indexes", "1")},
-		{"hotrow flag on ibench", []string{"--tables", "--workload hotrow only"}, []string{"run", "--engine", "null", "--out", filepath.Join(out, "r"), "--tables", "1"}},
-		{"unknown workload", []string{"unknown --workload", "ibench or hotrow"}, []string{"run", "--workload", "linkbench", "--engine", "null", "--out", out}},
+		{"ibench flag on hotrow", []string{"--indexes", "workload ibench only"}, append(base, "--indexes", "1")},
+		{"ibench flag on hotrow subcommand", []string{"--indexes", "workload ibench only"}, []string{"run", "hotrow", "--engine", "null", "--indexes", "1"}},
+		{"hotrow flag on ibench", []string{"--tables", "workload hotrow only"}, []string{"run", "--engine", "null", "--out", filepath.Join(out, "r"), "--tables", "1"}},
+		{"hotrow flag on ibench subcommand", []string{"--tables", "workload hotrow only"}, []string{"run", "ibench", "--engine", "null", "--tables", "1"}},
+		{"unknown workload", []string{"unknown --workload", "hotrow, ibench"}, []string{"run", "--workload", "linkbench", "--engine", "null", "--out", out}},
+		{"unknown workload subcommand", []string{"unknown command", "linkbench"}, []string{"run", "linkbench", "--engine", "null", "--out", out}},
+		{"contradicting workloads", []string{"contradicts"}, []string{"run", "hotrow", "--workload", "ibench", "--engine", "null", "--out", out}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantBadInput(t, c.wants, c.args...) })

@@ -22,25 +22,31 @@ type Interval struct {
 	// Start is when the interval began; Seconds its measured length.
 	Start   time.Time
 	Seconds float64
-	Ops     [NumOps]*OpInterval // nil for operation types not seen
+	// Spec is the clock's operation set; Ops is indexed like it (nil for
+	// operation types not seen in the interval).
+	Spec Ops
+	Ops  []*OpInterval
 }
 
-// Rate returns rows per second of op in the interval (0 if none).
+// Done returns what op completed in its unit: rows, or successful operations.
+func (o *OpInterval) Done(u Unit) int64 {
+	if o == nil {
+		return 0
+	}
+	if u == UnitOps {
+		return o.Ops - o.Errors
+	}
+	return o.Rows
+}
+
+// Rate returns op's rate in the interval in its unit: rows/s or successful
+// operations/s (0 if none).
 func (iv *Interval) Rate(op Op) float64 {
 	o := iv.Ops[op]
 	if o == nil || iv.Seconds <= 0 {
 		return 0
 	}
-	return float64(o.Rows) / iv.Seconds
-}
-
-// OpRate returns operations per second of op in the interval (0 if none).
-func (iv *Interval) OpRate(op Op) float64 {
-	o := iv.Ops[op]
-	if o == nil || iv.Seconds <= 0 {
-		return 0
-	}
-	return float64(o.Ops-o.Errors) / iv.Seconds
+	return float64(o.Done(iv.Spec[op].Unit)) / iv.Seconds
 }
 
 // IntervalHook is called with every interval as it closes, from the clock's
@@ -51,6 +57,7 @@ type IntervalHook func(*Interval)
 // Recorders; every interval the clock swaps and merges them.
 type Clock struct {
 	interval time.Duration
+	ops      Ops
 	hooks    []IntervalHook
 
 	mu        sync.Mutex
@@ -59,27 +66,35 @@ type Clock struct {
 	start   time.Time
 	last    time.Time
 	index   int
-	total   [NumOps]*OpInterval
+	total   []*OpInterval
 	scratch Interval
-	rates   [NumOps][]float64
-	opRates [NumOps][]float64
+	rates   [][]float64
+	secs    []float64
 	stop    chan struct{}
 	done    chan struct{}
 	end     time.Time
 }
 
-// NewClock returns a stopped clock with the given interval; hooks see every
-// interval.
-func NewClock(interval time.Duration, hooks ...IntervalHook) *Clock {
+// NewClock returns a stopped clock with the given interval for the
+// operation set ops; hooks see every interval.
+func NewClock(interval time.Duration, ops Ops, hooks ...IntervalHook) *Clock {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	return &Clock{interval: interval, hooks: hooks}
+	n := len(ops)
+	return &Clock{
+		interval: interval, ops: ops, hooks: hooks,
+		total: make([]*OpInterval, n), rates: make([][]float64, n),
+		scratch: Interval{Spec: ops, Ops: make([]*OpInterval, n)},
+	}
 }
+
+// Ops is the clock's operation set.
+func (c *Clock) Ops() Ops { return c.ops }
 
 // Recorder registers and returns a new per-worker recorder.
 func (c *Clock) Recorder() *Recorder {
-	r := newRecorder()
+	r := newRecorder(len(c.ops))
 	c.mu.Lock()
 	c.recorders = append(c.recorders, r)
 	c.mu.Unlock()
@@ -189,8 +204,8 @@ func (c *Clock) tick(now time.Time) {
 	if iv.Seconds >= c.interval.Seconds()/2 || c.index == 1 {
 		for op := range c.rates {
 			c.rates[op] = append(c.rates[op], iv.Rate(Op(op)))
-			c.opRates[op] = append(c.opRates[op], iv.OpRate(Op(op)))
 		}
+		c.secs = append(c.secs, iv.Seconds)
 	}
 	for _, h := range c.hooks {
 		h(iv)
@@ -201,11 +216,31 @@ func (c *Clock) tick(now time.Time) {
 // after Stop.
 func (c *Clock) Total(op Op) *OpInterval { return c.total[op] }
 
-// Rates returns the per-interval rates (rows/s) of op used for percentiles.
+// Rates returns the per-interval rates of op in its unit (rows/s or
+// operations/s), of the intervals that count for percentiles and stalls.
 func (c *Clock) Rates(op Op) []float64 { return c.rates[op] }
 
-// OpRates returns the per-interval successful operations per second of op.
-func (c *Clock) OpRates(op Op) []float64 { return c.opRates[op] }
+// RateSeconds returns the lengths of the intervals Rates covers.
+func (c *Clock) RateSeconds() []float64 { return c.secs }
 
 // Interval is the nominal interval length.
 func (c *Clock) Interval() time.Duration { return c.interval }
+
+// StartAt starts the clock at t without its ticking goroutine: intervals
+// close only when Tick is called. It replays a series of intervals exactly
+// (deterministic tests of everything that consumes intervals).
+func (c *Clock) StartAt(t time.Time) {
+	c.start, c.last = t, t
+}
+
+// Tick closes the current interval at now (clocks started with StartAt).
+func (c *Clock) Tick(now time.Time) { c.tick(now) }
+
+// StopAt ends a clock started with StartAt; a last interval is closed at
+// now when it is later than the last tick.
+func (c *Clock) StopAt(now time.Time) {
+	if now.After(c.last) {
+		c.tick(now)
+	}
+	c.end = c.last
+}

@@ -59,22 +59,27 @@ func TestSummarizeKnownValues(t *testing.T) {
 	}
 }
 
+// testOps is an operation set for the clock's own tests.
+var testOps = Ops{{Name: "insert", Unit: UnitRows, Role: RoleWrite}, {Name: "query", Unit: UnitOps, Role: RoleRead}}
+
+const opInsert, opQuery = Op(0), Op(1)
+
 func TestClockMergesWorkers(t *testing.T) {
 	var seen []int64
-	c := NewClock(50*time.Millisecond, func(iv *Interval) {
-		if o := iv.Ops[OpInsert]; o != nil {
+	c := NewClock(50*time.Millisecond, testOps, func(iv *Interval) {
+		if o := iv.Ops[opInsert]; o != nil {
 			seen = append(seen, o.Rows)
 		}
 	})
 	a, b := c.Recorder(), c.Recorder()
 	c.Start()
 	for i := 0; i < 10; i++ {
-		a.Record(OpInsert, 100, 2*time.Millisecond, false)
-		b.Record(OpInsert, 50, 4*time.Millisecond, false)
+		a.Record(opInsert, 100, 2*time.Millisecond, false)
+		b.Record(opInsert, 50, 4*time.Millisecond, false)
 	}
-	b.Record(OpInsert, 50, time.Millisecond, true)
+	b.Record(opInsert, 50, time.Millisecond, true)
 	c.Stop()
-	tot := c.Total(OpInsert)
+	tot := c.Total(opInsert)
 	if tot.Ops != 21 || tot.Rows != 1500 || tot.Errors != 1 {
 		t.Fatalf("totals ops=%d rows=%d errors=%d, want 21/1500/1", tot.Ops, tot.Rows, tot.Errors)
 	}
@@ -91,10 +96,48 @@ func TestClockMergesWorkers(t *testing.T) {
 }
 
 func TestRecordAllocatesNothing(t *testing.T) {
-	c := NewClock(time.Hour)
+	c := NewClock(time.Hour, testOps)
 	r := c.Recorder()
-	r.Record(OpInsert, 1, time.Millisecond, false)
-	if n := testing.AllocsPerRun(1000, func() { r.Record(OpInsert, 100, 3*time.Millisecond, false) }); n != 0 {
+	r.Record(opInsert, 1, time.Millisecond, false)
+	if n := testing.AllocsPerRun(1000, func() { r.Record(opInsert, 100, 3*time.Millisecond, false) }); n != 0 {
 		t.Fatalf("Record allocates %v per call", n)
+	}
+}
+
+// Rates count in each operation's unit: rows for inserts, successful
+// operations for queries.
+func TestClockRatesInUnits(t *testing.T) {
+	c := NewClock(time.Hour, testOps)
+	r := c.Recorder()
+	c.Start()
+	r.Record(opInsert, 100, time.Millisecond, false)
+	r.Record(opQuery, 10, time.Millisecond, false)
+	r.Record(opQuery, 10, time.Millisecond, false)
+	r.Record(opQuery, 0, time.Millisecond, true)
+	c.Stop()
+	secs := c.RateSeconds()[0]
+	if got, want := c.Rates(opInsert)[0], 100/secs; got != want {
+		t.Errorf("insert rate %g, want %g rows/s", got, want)
+	}
+	if got, want := c.Rates(opQuery)[0], 2/secs; got != want {
+		t.Errorf("query rate %g, want %g queries/s (errors excluded)", got, want)
+	}
+}
+
+func TestOpsValidate(t *testing.T) {
+	if err := testOps.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []Ops{
+		nil,
+		{{Name: "Insert", Unit: UnitRows, Role: RoleWrite}},
+		{{Name: "a", Unit: UnitRows, Role: RoleWrite}, {Name: "a", Unit: UnitRows, Role: RoleWrite}},
+		{{Name: "a", Unit: "bytes", Role: RoleWrite}},
+		{{Name: "a", Unit: UnitRows, Role: "both"}},
+		{{Name: "a_response", Unit: UnitRows, Role: RoleNone, ResponseOf: "a"}},
+	} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v validated", bad)
+		}
 	}
 }

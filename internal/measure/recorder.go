@@ -10,41 +10,6 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Op is an operation type. A fixed set indexes arrays on the hot path.
-type Op int
-
-const (
-	OpInsert Op = iota
-	OpDelete
-	OpQuery
-	OpUpdate
-	OpIndex
-	OpScan
-	// Response-time twins of rate-limited operations: latency from the
-	// intended start on the schedule, not from the send (no coordinated omission).
-	OpInsertResponse
-	OpDeleteResponse
-	OpUpdateResponse
-	NumOps
-)
-
-var opNames = [NumOps]string{
-	"insert", "delete", "query", "update", "index", "scan",
-	"insert_response", "delete_response", "update_response",
-}
-
-func (o Op) String() string { return opNames[o] }
-
-// OpByName returns the Op with that name.
-func OpByName(name string) (Op, bool) {
-	for i, n := range opNames {
-		if n == name {
-			return Op(i), true
-		}
-	}
-	return 0, false
-}
-
 // Histogram bounds: latencies in microseconds from 1 µs to one hour with three
 // significant digits, so any percentile is within 0.1%.
 const (
@@ -67,17 +32,18 @@ type opCounts struct {
 // practice: there is no lock shared between workers.
 type Recorder struct {
 	mu  sync.Mutex
-	cur *[NumOps]opCounts
+	cur []opCounts
 	// spare is swapped in at each tick; the clock resets it after merging.
-	spare *[NumOps]opCounts
+	spare []opCounts
 }
 
-func newRecorder() *Recorder {
-	return &Recorder{cur: new([NumOps]opCounts), spare: new([NumOps]opCounts)}
+func newRecorder(n int) *Recorder {
+	return &Recorder{cur: make([]opCounts, n), spare: make([]opCounts, n)}
 }
 
 // Record counts one operation of rows rows that took d; failed operations
-// count as errors and their latency is still recorded.
+// count as errors and their latency is still recorded. op must belong to the
+// clock's operation set.
 func (r *Recorder) Record(op Op, rows int, d time.Duration, failed bool) {
 	us := d.Microseconds()
 	if us > histMaxUs {
@@ -99,7 +65,7 @@ func (r *Recorder) Record(op Op, rows int, d time.Duration, failed bool) {
 }
 
 // swap hands the current interval's counters to the clock.
-func (r *Recorder) swap() *[NumOps]opCounts {
+func (r *Recorder) swap() []opCounts {
 	r.mu.Lock()
 	out := r.cur
 	r.cur = r.spare
@@ -109,7 +75,7 @@ func (r *Recorder) swap() *[NumOps]opCounts {
 }
 
 // giveBack returns a drained counter set for reuse as the next spare.
-func (r *Recorder) giveBack(c *[NumOps]opCounts) {
+func (r *Recorder) giveBack(c []opCounts) {
 	for i := range c {
 		c[i].ops, c[i].rows, c[i].errors = 0, 0, 0
 		if c[i].hist != nil {

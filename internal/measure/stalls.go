@@ -21,65 +21,79 @@ func IsStall(rate, median float64) bool {
 	return rate <= 0 || rate < StallFraction*median
 }
 
-// FindStalls finds the stalls of an operation in a count-bounded step (one
-// that ends when its workers have done their work, e.g. l.i0, l.i1):
-// rates[i] is interval i's rate and secs[i] its length. Intervals after the
-// last one with any progress are not stalls: the operation had finished
-// (e.g. a client done before the others, or the inserter done while the
-// deleter catches up). An operation that never progressed has no stalls.
-// Time-bounded steps use FindStallsTimed.
-func FindStalls(rates, secs []float64) Stalls {
-	n := min(len(rates), len(secs))
+// StallRule is how a step's intervals are judged; it comes from the step's
+// description, never from its name. This is the one stall rule: the live
+// line, the step summary, the report tables and the chart markers all use
+// StallMarks (or LiveStall, the same rule on the intervals known so far).
+type StallRule struct {
+	// Timed marks a time-bounded step (its workers run for a set time):
+	// every interval of its timed window is judged, so an operation that
+	// stops early or never starts stalls until the window's end.
+	// Count-bounded steps (timed false) end when the work is done:
+	// intervals after the operation's last progress are the operation
+	// having finished, and an operation that never progressed has no stalls.
+	Timed bool
+	// Window is how many leading intervals a time-bounded step's timed
+	// window covers; later intervals (e.g. a deleter catching up after the
+	// window) are not judged.
+	Window int
+}
+
+// TimedWindow is the window, in intervals, of a step that runs for seconds
+// with the given interval length.
+func TimedWindow(seconds, interval float64) int {
+	if seconds <= 0 || interval <= 0 {
+		return 0
+	}
+	n := int(seconds/interval + 0.5)
+	return max(n, 1)
+}
+
+// judged returns how many leading intervals of rates the rule judges.
+func (r StallRule) judged(rates []float64) int {
+	n := len(rates)
+	if r.Timed {
+		return min(n, max(r.Window, 0))
+	}
 	for n > 0 && rates[n-1] <= 0 {
 		n--
 	}
-	return stallsIn(rates[:n], secs[:n])
+	return n
 }
 
-// FindStallsTimed finds the stalls of an operation in a time-bounded step
-// (query steps qr*, qp*), whose workers are meant to run for the step's
-// whole timed window: the first window intervals (see TimedWindow). Every
-// interval of the window is judged, so an operation that stops early, or
-// never progresses at all, stalls until the window's end.
-func FindStallsTimed(rates, secs []float64, window int) Stalls {
-	n := min(len(rates), len(secs), max(window, 0))
-	return stallsIn(rates[:n], secs[:n])
-}
-
-// TimedWindow returns how many leading intervals of a time-bounded step its
-// timed workers ran in, given each worker operation's per-interval rates
-// (inserts and queries in a query step): up to the last interval in which
-// any of them progressed. Later intervals are the step's wind-down (the
-// deleter's catch-up after the last slot), not stalls. When none of them
-// ever progressed the whole step is the window.
-func TimedWindow(series ...[]float64) int {
-	n, last := 0, 0
-	for _, s := range series {
-		n = max(n, len(s))
-		for i := len(s) - 1; i >= last; i-- {
-			if s[i] > 0 {
-				last = i + 1
-				break
-			}
-		}
-	}
-	if last == 0 {
-		return n
-	}
-	return last
-}
-
-// stallsIn judges every interval of rates against their median.
-func stallsIn(rates, secs []float64) Stalls {
-	n := len(rates)
-	var s Stalls
+// StallMarks marks which intervals of one operation's per-interval rates
+// are stalled: those of the judged intervals below StallFraction of their
+// median, or without progress. rates hold only intervals long enough to
+// judge (the clock's Rates).
+func StallMarks(rates []float64, r StallRule) []bool {
+	marks := make([]bool, len(rates))
+	n := r.judged(rates)
 	if n == 0 {
-		return s
+		return marks
 	}
-	med := Median(rates)
-	run := 0.0
+	med := Median(rates[:n])
 	for i := 0; i < n; i++ {
-		if !IsStall(rates[i], med) {
+		marks[i] = IsStall(rates[i], med)
+	}
+	return marks
+}
+
+// FindStalls summarizes StallMarks: secs[i] is interval i's length.
+func FindStalls(rates, secs []float64, r StallRule) Stalls {
+	n := min(len(rates), len(secs))
+	return SummarizeMarks(StallMarks(rates[:n], r), secs[:n])
+}
+
+// SummarizeMarks turns per-interval stall marks into stalls: runs of
+// consecutive marked intervals.
+func SummarizeMarks(marks []bool, secs []float64) Stalls {
+	var s Stalls
+	run := 0.0
+	for i, m := range marks {
+		if i >= len(secs) {
+			break
+		}
+		if !m {
 			run = 0
 			continue
 		}
@@ -95,6 +109,34 @@ func stallsIn(rates, secs []float64) Stalls {
 	s.Seconds = round3(s.Seconds)
 	s.LongestS = round3(s.LongestS)
 	return s
+}
+
+// LiveStall judges the newest of rates (the intervals known so far) while
+// the step runs, by the same rule as far as it can be known: against the
+// median so far. An operation that has not progressed yet in the step is not
+// flagged; in a count-bounded step neither is one without progress in the
+// newest interval (it may have finished: the summary decides at the end);
+// in a time-bounded step an interval past the window is not judged.
+func LiveStall(rates []float64, r StallRule) bool {
+	n := len(rates)
+	if n == 0 {
+		return false
+	}
+	cur := rates[n-1]
+	if r.Timed && n > r.Window {
+		return false
+	}
+	if cur <= 0 && !r.Timed {
+		return false
+	}
+	active := false
+	for _, x := range rates[:n-1] {
+		active = active || x > 0
+	}
+	if !active {
+		return false
+	}
+	return IsStall(cur, Median(rates))
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

@@ -33,7 +33,7 @@ func TestFindStalls(t *testing.T) {
 		{"even median", []float64{30, 40, 100, 100}, ones(4), Stalls{Count: 1, Seconds: 1, LongestS: 1}},
 	}
 	for _, c := range cases {
-		if got := FindStalls(c.rates, c.secs); got != c.want {
+		if got := FindStalls(c.rates, c.secs, StallRule{}); got != c.want {
 			t.Errorf("%s: FindStalls(%v) = %+v, want %+v", c.name, c.rates, got, c.want)
 		}
 	}
@@ -78,31 +78,48 @@ func TestFindStallsTimed(t *testing.T) {
 		{"empty window", []float64{0, 0}, 0, Stalls{}},
 	}
 	for _, c := range cases {
-		if got := FindStallsTimed(c.rates, ones(len(c.rates)), c.window); got != c.want {
+		if got := FindStalls(c.rates, ones(len(c.rates)), StallRule{Timed: true, Window: c.window}); got != c.want {
 			t.Errorf("%s: FindStallsTimed(%v, %d) = %+v, want %+v", c.name, c.rates, c.window, got, c.want)
 		}
 	}
 }
 
 func TestTimedWindow(t *testing.T) {
-	cases := []struct {
-		name   string
-		series [][]float64
-		want   int
-	}{
-		// Queries run to the end while the writer hangs: the window is the
-		// queries' whole run.
-		{"writer hangs", [][]float64{{100, 0, 0, 0}, {50, 50, 50, 50}}, 4},
-		// Both stop before the last interval: catch-up tail excluded.
-		{"catch-up tail", [][]float64{{100, 100, 0}, {50, 50, 0}}, 2},
-		// Nothing ever progressed: the whole step.
-		{"nothing ran", [][]float64{{0, 0, 0}, {0, 0, 0}}, 3},
-		{"no series", nil, 0},
-		{"ragged", [][]float64{{1}, {0, 0, 5, 0}}, 3},
-	}
-	for _, c := range cases {
-		if got := TimedWindow(c.series...); got != c.want {
-			t.Errorf("%s: TimedWindow = %d, want %d", c.name, got, c.want)
+	for _, c := range []struct {
+		secs, interval float64
+		want           int
+	}{{10, 1, 10}, {10, 2, 5}, {0.3, 1, 1}, {9.6, 1, 10}, {0, 1, 0}} {
+		if got := TimedWindow(c.secs, c.interval); got != c.want {
+			t.Errorf("TimedWindow(%g, %g) = %d, want %d", c.secs, c.interval, got, c.want)
 		}
+	}
+}
+
+// The live judgement is the same rule applied to the intervals known so
+// far: on a series whose median is settled, the live marks equal the final
+// marks, except where the live line cannot know yet (a count-bounded
+// operation without progress may have finished).
+func TestLiveStallFollowsTheRule(t *testing.T) {
+	rates := []float64{100, 100, 100, 20, 100, 100, 0, 100, 100}
+	for _, r := range []StallRule{{}, {Timed: true, Window: len(rates)}} {
+		final := StallMarks(rates, r)
+		for i := 2; i < len(rates); i++ {
+			live := LiveStall(rates[:i+1], r)
+			want := final[i]
+			if !r.Timed && rates[i] <= 0 {
+				want = false
+			}
+			if live != want {
+				t.Errorf("timed=%v interval %d: live %v, final %v", r.Timed, i, live, final[i])
+			}
+		}
+	}
+	// Not started yet: never flagged live.
+	if LiveStall([]float64{0, 0}, StallRule{Timed: true, Window: 5}) {
+		t.Error("an operation that never progressed was flagged live")
+	}
+	// Past the window: not judged.
+	if LiveStall([]float64{100, 100, 0}, StallRule{Timed: true, Window: 2}) {
+		t.Error("an interval past the timed window was judged")
 	}
 }

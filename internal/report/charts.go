@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"rumbench/internal/measure"
 )
 
 // palette gives each run the same colour in every chart (Tableau 10).
@@ -104,19 +106,14 @@ func inlineSVG(s string) string {
 	return strings.Replace(s, "<svg ", `<svg class="chart" role="img" `, 1)
 }
 
-// opTitles names what a throughput chart of an operation shows.
-var opTitles = map[string][2]string{
-	"insert": {"inserts per interval", "rows/s"},
-	"delete": {"deletes per interval", "rows/s"},
-	"query":  {"queries per interval", "queries/s"},
-}
-
-// stepCharts draws a step's interval charts: throughput of each operation
-// with stalled intervals shaded and crossed, then p99 and max latency.
+// stepCharts draws a step's interval charts: the throughput of each
+// operation with a rate (the step's own operations, in the workload's
+// order) with stalled intervals shaded and crossed, then the main
+// operation's p99 and max latency.
 func (r *Report) stepCharts(sr *StepReport) ([]Chart, error) {
 	var out []Chart
-	for _, op := range []string{"insert", "delete", "query"} {
-		c, err := r.throughputChart(sr, op)
+	for _, spec := range r.chartOps(sr) {
+		c, err := r.throughputChart(sr, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -134,23 +131,50 @@ func (r *Report) stepCharts(sr *StepReport) ([]Chart, error) {
 	return out, nil
 }
 
-func (r *Report) series(sr *StepReport, i int, op string) []IntervalPoint {
+// chartOps are the operations charted for a step: the judged ones that ran
+// in any run, in the first declaring run's order.
+func (r *Report) chartOps(sr *StepReport) []measure.OpSpec {
+	var out []measure.OpSpec
+	seen := map[string]bool{}
+	for _, row := range sr.Rows {
+		s := row.Run.Bundle.Steps[sr.Name]
+		if s == nil {
+			continue
+		}
+		logged := map[string]bool{}
+		for _, iv := range stepIntervals(row.Run.Bundle.Intervals, sr.Name) {
+			for op, o := range iv.Ops {
+				logged[op] = logged[op] || o.Ops > 0
+			}
+		}
+		for _, spec := range row.Run.Bundle.Run.Ops {
+			if seen[spec.Name] || !spec.Judged() || (s.Ops[spec.Name] == nil && !logged[spec.Name]) {
+				continue
+			}
+			seen[spec.Name] = true
+			out = append(out, spec)
+		}
+	}
+	return out
+}
+
+func (r *Report) series(sr *StepReport, i int, spec measure.OpSpec) []IntervalPoint {
 	row := sr.Rows[i]
 	if row.Status == StatusNotRun {
 		return nil
 	}
-	return opSeries(stepIntervals(row.Run.Bundle.Intervals, sr.Name), op)
+	s := row.Run.Bundle.Steps[sr.Name]
+	return opSeries(stepIntervals(row.Run.Bundle.Intervals, sr.Name), spec, stallRule(s))
 }
 
-func (r *Report) throughputChart(sr *StepReport, op string) (*Chart, error) {
-	titles := opTitles[op]
-	title := fmt.Sprintf("%s: %s", sr.Name, titles[0])
-	p := newPlot(title, "seconds since step start", titles[1])
+func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, error) {
+	title := fmt.Sprintf("%s: %s per interval", sr.Name, spec.Name)
+	p := newPlot(title, "seconds since step start", spec.UnitLabel())
 	var entries []legendEntry
 	var bands []*plotter.Polygon
 	ymax, stalls := 0.0, false
 	for i := range sr.Rows {
-		pts := r.series(sr, i, op)
+		pts := r.series(sr, i, spec)
 		if pts == nil {
 			continue
 		}
@@ -262,8 +286,10 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 	lo, hi := math.Inf(1), 0.0
 	// Log axes cannot show 0: sub-resolution latencies sit at the floor.
 	const floor = 0.001
+	spec := sr.Main
+	spec.Name = op
 	for i := range sr.Rows {
-		pts := r.series(sr, i, op)
+		pts := r.series(sr, i, spec)
 		if pts == nil {
 			continue
 		}
@@ -314,22 +340,15 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 
 // barChart draws one step's summary: a horizontal bar per run.
 func (r *Report) barChart(sr *StepReport) (*Chart, error) {
-	_, unit := sr.Rows[0].Throughput(sr.Kind)
-	what := "inserted rows/s"
-	switch {
-	case sr.Kind == KindQuery:
-		what = "queries/s"
-	case !anyValue(sr, "ips_avg") && anyValue(sr, "indexed_rows_per_s"):
-		what = "indexed rows/s"
-	}
-	title := fmt.Sprintf("%s: %s", sr.Name, what)
+	_, unit := sr.Rows[0].Throughput(sr)
+	title := fmt.Sprintf("%s: %s %s", sr.Name, sr.Rate.Name, unit)
 	p := newPlot(title, unit, "")
 	n := len(sr.Rows)
 	var names []string
 	var labels plotter.XYLabels
 	xmax := 0.0
 	for i, row := range sr.Rows {
-		v, _ := row.Throughput(sr.Kind)
+		v, _ := row.Throughput(sr)
 		// Runs are listed top-down: the first run is the highest bar.
 		y := float64(n - 1 - i)
 		names = append(names, "")
@@ -382,13 +401,4 @@ func (r *Report) barChart(sr *StepReport) (*Chart, error) {
 		return nil, err
 	}
 	return &Chart{Title: title, SVG: svg}, nil
-}
-
-func anyValue(sr *StepReport, key string) bool {
-	for _, row := range sr.Rows {
-		if row.Values[key].OK {
-			return true
-		}
-	}
-	return false
 }

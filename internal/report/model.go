@@ -6,21 +6,24 @@ import (
 	"sort"
 	"strings"
 
+	"rumbench/internal/measure"
 	"rumbench/internal/results"
 )
 
 // Kind is how a step is reported.
 type Kind string
 
-// Step kinds: query steps (qr*, qp*) get the read-write columns.
+// Step kinds, from the step's recorded description: a time-bounded step
+// judged by a read operation is a query step (read-write columns: its
+// writers' rate beside its reads); every other step is a write step.
 const (
 	KindWrite Kind = "write"
 	KindQuery Kind = "query"
 )
 
-// stepKind classifies a step by its name, as the insert benchmark does.
-func stepKind(step string) Kind {
-	if strings.HasPrefix(step, "qr") || strings.HasPrefix(step, "qp") {
+// stepKind classifies a step of one run by its description and operations.
+func stepKind(s *results.Step, ops measure.Ops) Kind {
+	if main, ok := ops.Lookup(s.MainOp); ok && ops[main].Role == measure.RoleRead && s.Timed() {
 		return KindQuery
 	}
 	return KindWrite
@@ -89,8 +92,11 @@ type Row struct {
 	// IPSTarget and TargetMet are set in rate-limited (query) steps.
 	IPSTarget Value
 	TargetMet *bool
-	// MainOp is the operation whose latency max(ms) shows.
-	MainOp string
+	// MainOp is the operation whose latency p99/max show; RateOp the one
+	// whose rate, per-operation figures and stalls the table shows (the
+	// main operation, except in version 1 bundles: see results.Step);
+	// WriteOp the writers' operation beside a query step's reads.
+	MainOp, RateOp, WriteOp string
 }
 
 // StepReport is the table of one step.
@@ -98,6 +104,10 @@ type StepReport struct {
 	Name string
 	Kind Kind
 	Rows []*Row
+	// Rate, Main and Write are the operations the columns are labelled
+	// by, from the first run that ran the step (Write is empty when a
+	// query step had no writer).
+	Rate, Main, Write measure.OpSpec
 }
 
 // Report is everything the renderers print.
@@ -195,17 +205,11 @@ func dedupe(sorted []string) []string {
 	return out
 }
 
-// sizeKeys are the config.ibench fields that set how much work a run does.
-var sizeKeys = []string{"clients", "rows", "churn_rows", "indexes", "pad_min", "pad_max"}
-
+// workloadSizes are the run's workload sizes as text (run.json sizes).
 func workloadSizes(run *results.Run) map[string]string {
 	out := map[string]string{"workload": run.Workload}
-	cfg, _ := toMap(run.Config)
-	ib, _ := cfg["ibench"].(map[string]any)
-	for _, k := range sizeKeys {
-		if v, ok := ib[k]; ok {
-			out[k] = scalarString(v)
-		}
+	for k, v := range run.Sizes {
+		out[k] = scalarString(v)
 	}
 	return out
 }
@@ -235,9 +239,28 @@ func stepOrder(bundles []*Bundle) []string {
 }
 
 func (r *Report) buildStep(name string) *StepReport {
-	sr := &StepReport{Name: name, Kind: stepKind(name)}
+	sr := &StepReport{Name: name, Kind: KindWrite}
+	labelled := false
 	for _, run := range r.Runs {
-		sr.Rows = append(sr.Rows, buildRow(run, name, sr.Kind))
+		row := buildRow(run, name)
+		sr.Rows = append(sr.Rows, row)
+		if s := run.Bundle.Steps[name]; s != nil && !labelled {
+			labelled = true
+			ops := run.Bundle.Run.Ops
+			sr.Kind = stepKind(s, ops)
+			sr.Rate, sr.Main = specOf(ops, row.RateOp), specOf(ops, row.MainOp)
+			if row.WriteOp != "" {
+				sr.Write = specOf(ops, row.WriteOp)
+			}
+		}
+	}
+	for _, row := range sr.Rows {
+		if row.Status == StatusNotRun {
+			continue
+		}
+		for _, k := range valueKeys {
+			row.Values[k.Key] = k.get(row, sr.Kind, row.Run.Bundle.Steps[name])
+		}
 	}
 	base := sr.Rows[r.Base]
 	for _, row := range sr.Rows {
@@ -249,7 +272,16 @@ func (r *Report) buildStep(name string) *StepReport {
 	return sr
 }
 
-func buildRow(run *Run, name string, kind Kind) *Row {
+// specOf returns the spec of op, or a bare one named op when the run did
+// not declare it.
+func specOf(ops measure.Ops, op string) measure.OpSpec {
+	if i, ok := ops.Lookup(op); ok {
+		return ops[i]
+	}
+	return measure.OpSpec{Name: op, Unit: measure.UnitRows}
+}
+
+func buildRow(run *Run, name string) *Row {
 	row := &Row{Run: run, Values: map[string]Value{}, Stalls: map[string]*Stall{}}
 	s, ok := run.Bundle.Steps[name]
 	if !ok {
@@ -262,23 +294,45 @@ func buildRow(run *Run, name string, kind Kind) *Row {
 	}
 	row.Error = s.Error
 	raw := run.Bundle.Raw[name]
-	row.MainOp = mainOp(s)
-	if kind == KindQuery && hasOp(s, "query") {
-		row.MainOp = "query"
-	}
-	for _, k := range valueKeys {
-		row.Values[k.Key] = k.get(s, raw, row.MainOp)
+	ops := run.Bundle.Run.Ops
+	row.MainOp, row.RateOp = s.MainOp, s.TableRateOp()
+	if stepKind(s, ops) == KindQuery {
+		// The writers beside the reads: the first write operation, in the
+		// workload's order, that ran in the step.
+		for _, spec := range ops {
+			if o := s.Ops[spec.Name]; o != nil && spec.Role == measure.RoleWrite && spec.Judged() && o.Count > 0 {
+				row.WriteOp = spec.Name
+				break
+			}
+		}
 	}
 	row.IPSTarget = num(raw, "ips_target")
 	if b, ok := raw["target_met"].(bool); ok {
 		row.TargetMet = &b
 	}
-	ivs := stepIntervals(run.Bundle.Intervals, name)
-	for _, op := range []string{"insert", "query"} {
-		if st := stepStall(raw, op); st != nil {
-			row.Stalls[op] = st
-		} else if st := intervalStall(ivs, op); st != nil {
-			row.Stalls[op] = st
+	for op, st := range s.Stalls {
+		if st != nil {
+			row.Stalls[op] = &Stall{Count: st.Count, Seconds: st.Seconds, LongestS: st.LongestS, Source: "step"}
+		}
+	}
+	if len(s.Stalls) == 0 {
+		// Bundles whose summaries carry no stalls: computed from the
+		// interval log under the same rule.
+		// As Summarize does: every judged operation that ran, and a
+		// time-bounded step's main operation even if it never ran.
+		ivs := stepIntervals(run.Bundle.Intervals, name)
+		rule := stallRule(s)
+		for _, spec := range ops {
+			ran := s.Ops[spec.Name] != nil
+			for _, iv := range ivs {
+				ran = ran || iv.Ops[spec.Name].Ops > 0
+			}
+			if !spec.Judged() || !(ran || (rule.Timed && spec.Name == s.MainOp)) {
+				continue
+			}
+			if st := intervalStall(ivs, spec, rule); st != nil {
+				row.Stalls[spec.Name] = st
+			}
 		}
 	}
 	return row
@@ -292,109 +346,134 @@ func hasOp(s *results.Step, op string) bool {
 // valueKey is one number of a row, named as in CSV and JSON.
 type valueKey struct {
 	Key  string
-	get  func(s *results.Step, raw map[string]any, mainOp string) Value
+	get  func(row *Row, kind Kind, s *results.Step) Value
 	desc string
 }
 
-// valueKeys are every number a row carries, in CSV column order.
+// opRate reads an operation's average or 99% rate from the step summary.
+func opRate(s *results.Step, op string, p99 bool) Value {
+	o := s.Ops[op]
+	if o == nil {
+		return Value{}
+	}
+	v := o.RateAvg
+	if p99 {
+		v = o.Rate99
+	}
+	if v == nil {
+		return Value{}
+	}
+	return some(*v)
+}
+
+// perOp reads one per-operation figure of op.
+func perOp(s *results.Step, op string, f func(*results.OpCost) *float64) Value {
+	if s.Metrics == nil {
+		return Value{}
+	}
+	c := s.Metrics.PerOp[op]
+	if c == nil {
+		return Value{}
+	}
+	if v := f(c); v != nil {
+		return some(*v)
+	}
+	return Value{}
+}
+
+func legacy(v float64, ran bool) Value {
+	if !ran {
+		return Value{}
+	}
+	return some(v)
+}
+
+// valueKeys are every number a row carries, in CSV column order. The rate
+// operation R is the step's main operation (the table's headline); the
+// write operation W is a query step's writer.
 var valueKeys = []valueKey{
-	{"ips_avg", func(s *results.Step, raw map[string]any, _ string) Value {
-		if !inserts(s) {
+	{"rate_avg", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.RateOp, false) },
+		"the step's headline operation (rate_op): done / step seconds, in its unit (rows/s or operations/s)"},
+	{"rate_99", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.RateOp, true) },
+		"the headline operation's rate that 99% of intervals met or exceeded"},
+	{"write_rate_avg", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.WriteOp, false) },
+		"query steps: the writers' rate (write_op) / step seconds"},
+	{"write_rate_99", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.WriteOp, true) },
+		"query steps: the writers' rate that 99% of intervals met or exceeded"},
+	{"wkb_per_write", func(row *Row, _ Kind, s *results.Step) Value {
+		return perOp(s, row.WriteOp, func(c *results.OpCost) *float64 { return c.WKB })
+	}, "query steps: KB written to storage per unit of the writers' operation"},
+	{"cpu_us_per_op", func(row *Row, _ Kind, s *results.Step) Value {
+		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.CPUUs })
+	}, "CPU µs (user+sys) of the measured processes per unit of the headline operation"},
+	{"wkb_per_op", func(row *Row, _ Kind, s *results.Step) Value {
+		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.WKB })
+	}, "KB written to storage per unit of the headline operation"},
+	{"rkb_per_op", func(row *Row, _ Kind, s *results.Step) Value {
+		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.RKB })
+	}, "KB read from storage per unit of the headline operation"},
+	{"reads_per_op", func(row *Row, _ Kind, s *results.Step) Value {
+		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.Reads })
+	}, "storage reads per unit of the headline operation"},
+	{"rows_per_query", func(row *Row, _ Kind, s *results.Step) Value {
+		return num(row.Run.Bundle.Raw[s.Step], "rows_per_query")
+	}, "rows returned per query"},
+	{"size_gb", scaled(func(m *results.Metrics) *int64 { return m.SizeBytes }, 1e-9), "database size at step end, GB (10^9 bytes)"},
+	{"pss_gb", scaled(func(m *results.Metrics) *int64 { return m.PSSBytes }, 1e-9), "memory (PSS) of the measured processes at step end, GB (10^9 bytes)"},
+	{"write_amp", metric(func(m *results.Metrics) *float64 { return m.WriteAmp }), "bytes written to storage / logical bytes inserted"},
+	{"space_amp", metric(func(m *results.Metrics) *float64 { return m.SpaceAmp }), "size / logical live bytes"},
+	{"p99_ms", func(row *Row, _ Kind, s *results.Step) Value {
+		if !hasOp(s, row.MainOp) {
 			return Value{}
 		}
-		return some(s.IPSAvg)
+		return some(float64(s.Latency[row.MainOp].P99) / 1000)
+	}, "99th percentile latency of the step's main operation, ms"},
+	{"max_ms", func(row *Row, _ Kind, s *results.Step) Value {
+		if !hasOp(s, row.MainOp) {
+			return Value{}
+		}
+		return some(float64(s.Latency[row.MainOp].Max) / 1000)
+	}, "largest latency of the step's main operation, ms"},
+	// The insert benchmark's own names (version 1 columns), kept for
+	// readers of earlier CSV and JSON reports.
+	{"ips_avg", func(_ *Row, _ Kind, s *results.Step) Value {
+		return legacy(s.IPSAvg, s.Inserted > 0 || hasOp(s, "insert"))
 	}, "rows inserted / step seconds"},
-	{"ips_99", func(s *results.Step, raw map[string]any, _ string) Value {
-		if !inserts(s) {
-			return Value{}
-		}
-		return some(s.IPS99)
+	{"ips_99", func(_ *Row, _ Kind, s *results.Step) Value {
+		return legacy(s.IPS99, s.Inserted > 0 || hasOp(s, "insert"))
 	}, "insert rate met or exceeded by 99% of intervals, rows/s"},
-	{"dps_avg", func(s *results.Step, raw map[string]any, _ string) Value {
-		if s.Deleted == 0 && !hasOp(s, "delete") {
-			return Value{}
-		}
-		return some(s.DPSAvg)
+	{"dps_avg", func(_ *Row, _ Kind, s *results.Step) Value {
+		return legacy(s.DPSAvg, s.Deleted > 0 || hasOp(s, "delete"))
 	}, "rows deleted / step seconds"},
-	{"qps_avg", func(s *results.Step, raw map[string]any, _ string) Value {
-		if !queries(s, raw) {
-			return Value{}
-		}
-		if v := num(raw, "qps_avg"); v.OK {
-			return v
-		}
-		return some(s.QPSAvg)
+	{"qps_avg", func(_ *Row, _ Kind, s *results.Step) Value {
+		return legacy(s.QPSAvg, s.Queries > 0 || hasOp(s, "query"))
 	}, "queries / step seconds"},
-	{"qps_99", func(s *results.Step, raw map[string]any, _ string) Value {
-		if !queries(s, raw) {
+	{"qps_99", func(_ *Row, _ Kind, s *results.Step) Value {
+		return legacy(s.QPS99, s.Queries > 0 || hasOp(s, "query"))
+	}, "query rate met or exceeded by 99% of intervals, queries/s"},
+}
+
+func metric(f func(*results.Metrics) *float64) func(*Row, Kind, *results.Step) Value {
+	return func(_ *Row, _ Kind, s *results.Step) Value {
+		if s.Metrics == nil {
 			return Value{}
 		}
-		if v := num(raw, "qps_99"); v.OK {
-			return v
-		}
-		return some(s.QPS99)
-	}, "query rate met or exceeded by 99% of intervals, queries/s"},
-	{"indexed_rows_per_s", func(s *results.Step, raw map[string]any, _ string) Value {
-		if v, ok := s.Details["indexed_rows_per_s"].(float64); ok {
-			return some(v)
+		if v := f(s.Metrics); v != nil {
+			return some(*v)
 		}
 		return Value{}
-	}, "l.x: rows indexed / step seconds"},
-	{"rows_per_query", metricTop("rows_per_query"), "rows returned per query"},
-	{"cpu_us_per_insert", metric("cpu_us_per_insert"), "CPU µs (user+sys) of the measured processes per inserted row"},
-	{"cpu_us_per_query", metric("cpu_us_per_query"), "CPU µs (user+sys) of the measured processes per query"},
-	{"wkb_per_insert", metric("wkb_per_insert"), "KB written to storage per inserted row"},
-	{"rkb_per_insert", metric("rkb_per_insert"), "KB read from storage per inserted row"},
-	{"reads_per_insert", metric("reads_per_insert"), "storage reads per inserted row"},
-	{"rkb_per_query", metric("rkb_per_query"), "KB read from storage per query"},
-	{"size_gb", scaled("size_bytes", 1e-9), "database size at step end, GB (10^9 bytes)"},
-	{"pss_gb", scaled("pss_bytes", 1e-9), "memory (PSS) of the measured processes at step end, GB (10^9 bytes)"},
-	{"write_amp", metric("write_amp"), "bytes written to storage / logical bytes inserted"},
-	{"space_amp", metric("space_amp"), "size / logical live bytes"},
-	{"p99_ms", func(s *results.Step, _ map[string]any, op string) Value {
-		if !hasOp(s, op) {
-			return Value{}
-		}
-		return some(float64(s.Latency[op].P99) / 1000)
-	}, "99th percentile latency of the step's main operation, ms"},
-	{"max_ms", func(s *results.Step, _ map[string]any, op string) Value {
-		if !hasOp(s, op) {
-			return Value{}
-		}
-		return some(float64(s.Latency[op].Max) / 1000)
-	}, "largest latency of the step's main operation, ms"},
-}
-
-// inserts reports whether the step inserted (or tried to insert) rows, so a
-// step without inserts shows n/a rather than a rate of 0.
-func inserts(s *results.Step) bool { return s.Inserted > 0 || hasOp(s, "insert") }
-
-func queries(s *results.Step, raw map[string]any) bool {
-	if q := num(raw, "queries"); q.OK && q.V > 0 {
-		return true
-	}
-	return s.Queries > 0 || hasOp(s, "query")
-}
-
-func metric(key string) func(*results.Step, map[string]any, string) Value {
-	return func(_ *results.Step, raw map[string]any, _ string) Value {
-		m, _ := raw["metrics"].(map[string]any)
-		return num(m, key)
 	}
 }
 
-func metricTop(key string) func(*results.Step, map[string]any, string) Value {
-	return func(_ *results.Step, raw map[string]any, _ string) Value { return num(raw, key) }
-}
-
-func scaled(key string, f float64) func(*results.Step, map[string]any, string) Value {
-	return func(_ *results.Step, raw map[string]any, _ string) Value {
-		m, _ := raw["metrics"].(map[string]any)
-		v := num(m, key)
-		if !v.OK {
-			return v
+func scaled(f func(*results.Metrics) *int64, k float64) func(*Row, Kind, *results.Step) Value {
+	return func(_ *Row, _ Kind, s *results.Step) Value {
+		if s.Metrics == nil {
+			return Value{}
 		}
-		return some(v.V * f)
+		if v := f(s.Metrics); v != nil {
+			return some(float64(*v) * k)
+		}
+		return Value{}
 	}
 }
 
@@ -403,6 +482,10 @@ func num(m map[string]any, key string) Value {
 	switch v := m[key].(type) {
 	case float64:
 		return some(v)
+	case int64:
+		return some(float64(v))
+	case int:
+		return some(float64(v))
 	case map[string]any:
 		// A metric may be reported with its reason: {"value": x, ...}.
 		return num(v, "value")
@@ -410,31 +493,7 @@ func num(m map[string]any, key string) Value {
 	return Value{}
 }
 
-// stepStall reads stalls.<op> from a step summary, when present.
-func stepStall(raw map[string]any, op string) *Stall {
-	st, _ := raw["stalls"].(map[string]any)
-	m, ok := st[op].(map[string]any)
-	if !ok {
-		return nil
-	}
-	c := num(m, "count")
-	if !c.OK {
-		return nil
-	}
-	return &Stall{Count: int(c.V), Seconds: num(m, "seconds").V, LongestS: num(m, "longest_s").V, Source: "step"}
-}
-
-// Throughput is a run's headline rate of a step: IPS for write steps
-// (indexed rows/s for l.x), QPS for query steps.
-func (row *Row) Throughput(kind Kind) (Value, string) {
-	if kind == KindQuery {
-		return row.Values["qps_avg"], "q/s"
-	}
-	if v := row.Values["ips_avg"]; v.OK {
-		return v, "rows/s"
-	}
-	if v := row.Values["indexed_rows_per_s"]; v.OK {
-		return v, "rows/s"
-	}
-	return Value{}, "rows/s"
+// Throughput is a run's headline rate of a step and its unit.
+func (row *Row) Throughput(sr *StepReport) (Value, string) {
+	return row.Values["rate_avg"], unitLabel(sr.Rate)
 }

@@ -100,14 +100,11 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // base run as <key>_vs_base; unavailable figures are empty cells.
 func (r *Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	head := []string{"step", "kind", "run", "label", "engine", "base", "status", "error", "main_op"}
+	head := []string{"step", "kind", "run", "label", "engine", "base", "status", "error", "main_op", "rate_op", "write_op"}
 	for _, k := range valueKeys {
 		head = append(head, k.Key)
 	}
-	head = append(head, "ips_target", "target_met")
-	for _, op := range []string{"insert", "query"} {
-		head = append(head, op+"_stalls", op+"_stall_s", op+"_stall_longest_s")
-	}
+	head = append(head, "ips_target", "target_met", "stalls", "stall_s", "stall_longest_s")
 	for _, k := range valueKeys {
 		head = append(head, k.Key+"_vs_base")
 	}
@@ -124,7 +121,7 @@ func (r *Report) CSV(w io.Writer) error {
 	for _, sr := range r.Steps {
 		for _, row := range sr.Rows {
 			rec := []string{sr.Name, string(sr.Kind), strconv.Itoa(row.Run.Num), row.Run.Label,
-				row.Run.Bundle.Run.Engine.Name, strconv.Itoa(r.Base + 1), row.Status, row.Error, row.MainOp}
+				row.Run.Bundle.Run.Engine.Name, strconv.Itoa(r.Base + 1), row.Status, row.Error, row.MainOp, row.RateOp, row.WriteOp}
 			for _, k := range valueKeys {
 				rec = append(rec, csvNum(row.Values[k.Key]))
 			}
@@ -133,12 +130,10 @@ func (r *Report) CSV(w io.Writer) error {
 				tm = strconv.FormatBool(*row.TargetMet)
 			}
 			rec = append(rec, csvNum(row.IPSTarget), tm)
-			for _, op := range []string{"insert", "query"} {
-				if st := row.Stalls[op]; st != nil {
-					rec = append(rec, strconv.Itoa(st.Count), csvNum(some(st.Seconds)), csvNum(some(st.LongestS)))
-				} else {
-					rec = append(rec, "", "", "")
-				}
+			if st := row.Stalls[row.RateOp]; st != nil {
+				rec = append(rec, strconv.Itoa(st.Count), csvNum(some(st.Seconds)), csvNum(some(st.LongestS)))
+			} else {
+				rec = append(rec, "", "", "")
 			}
 			for _, k := range valueKeys {
 				rec = append(rec, csvNum(row.Ratios[k.Key]))
@@ -185,6 +180,8 @@ type jsonRow struct {
 	Status    string               `json:"status"`
 	Error     string               `json:"error,omitempty"`
 	MainOp    string               `json:"main_op,omitempty"`
+	RateOp    string               `json:"rate_op,omitempty"`
+	WriteOp   string               `json:"write_op,omitempty"`
 	Values    map[string]jsonValue `json:"values"`
 	VsBase    map[string]jsonValue `json:"vs_base"`
 	Stalls    map[string]*Stall    `json:"stalls"`
@@ -209,7 +206,7 @@ type jsonReport struct {
 
 // JSON writes the report as one JSON document; unavailable figures are null.
 func (r *Report) JSON(w io.Writer) error {
-	out := jsonReport{Format: "rumbench-report/1", Base: r.Base + 1, Notes: r.Notes, Units: unitMap()}
+	out := jsonReport{Format: "rumbench-report/2", Base: r.Base + 1, Notes: r.Notes, Units: unitMap()}
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
@@ -225,7 +222,7 @@ func (r *Report) JSON(w io.Writer) error {
 		js := jsonStep{Step: sr.Name, Kind: sr.Kind}
 		for _, row := range sr.Rows {
 			jr := jsonRow{Run: row.Run.Num, Label: row.Run.Label, Status: row.Status, Error: row.Error,
-				MainOp: row.MainOp, Values: map[string]jsonValue{}, VsBase: map[string]jsonValue{},
+				MainOp: row.MainOp, RateOp: row.RateOp, WriteOp: row.WriteOp, Values: map[string]jsonValue{}, VsBase: map[string]jsonValue{},
 				Stalls: row.Stalls, IPSTarget: jsonValue(row.IPSTarget), TargetMet: row.TargetMet}
 			for _, k := range valueKeys {
 				jr.Values[k.Key] = jsonValue(row.Values[k.Key])

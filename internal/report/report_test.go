@@ -81,8 +81,8 @@ func TestGoldenCSV(t *testing.T) {
 	}
 	for _, rec := range recs[1:] {
 		// sqlite's bundle has no metrics: they must be empty, never 0.
-		if rec[col["engine"]] == "sqlite" && rec[col["cpu_us_per_insert"]] != "" {
-			t.Errorf("sqlite %s cpu_us_per_insert = %q, want empty", rec[col["step"]], rec[col["cpu_us_per_insert"]])
+		if rec[col["engine"]] == "sqlite" && rec[col["cpu_us_per_op"]] != "" {
+			t.Errorf("sqlite %s cpu_us_per_op = %q, want empty", rec[col["step"]], rec[col["cpu_us_per_op"]])
 		}
 		if rec[col["status"]] == StatusNotRun && rec[col["ips_avg"]] != "" {
 			t.Errorf("step not run has ips_avg %q", rec[col["ips_avg"]])
@@ -113,12 +113,12 @@ func TestJSONNulls(t *testing.T) {
 	}
 	for _, s := range doc.Steps {
 		for _, r := range s.Rows {
-			if strings.HasPrefix(r.Label, "sqlite") && r.Values["wkb_per_insert"] != nil {
-				t.Errorf("%s %s: wkb_per_insert = %v, want null", s.Step, r.Label, *r.Values["wkb_per_insert"])
+			if strings.HasPrefix(r.Label, "sqlite") && r.Values["wkb_per_op"] != nil {
+				t.Errorf("%s %s: wkb_per_op = %v, want null", s.Step, r.Label, *r.Values["wkb_per_op"])
 			}
 			if s.Step == "l.i0" && strings.HasPrefix(r.Label, "pebble rows=1000") {
-				if v := r.Values["cpu_us_per_insert"]; v == nil || *v != 12.5 {
-					t.Errorf("pebble l.i0 cpu_us_per_insert = %v, want 12.5", v)
+				if v := r.Values["cpu_us_per_op"]; v == nil || *v != 12.5 {
+					t.Errorf("pebble l.i0 cpu_us_per_op = %v, want 12.5", v)
 				}
 			}
 		}

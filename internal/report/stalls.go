@@ -10,7 +10,7 @@ type IntervalPoint struct {
 	// T is the end of the interval, seconds since the step's first interval began.
 	T       float64
 	Seconds float64
-	// Rate is rows/s (inserts, deletes) or queries/s (queries).
+	// Rate is in the operation's unit: rows/s or operations/s.
 	Rate    float64
 	P99Ms   float64
 	MaxMs   float64
@@ -29,24 +29,40 @@ func stepIntervals(all []results.IntervalRecord, step string) []results.Interval
 	return out
 }
 
-// opSeries turns a step's intervals into one operation's series, with stalls
-// marked (design §5: rate below 50% of the step median, or no progress).
-// It returns nil when the operation never ran in the step.
-func opSeries(ivs []results.IntervalRecord, op string) []IntervalPoint {
+// stallRule is the step's stall rule, from its recorded description.
+func stallRule(s *results.Step) measure.StallRule {
+	if s == nil {
+		return measure.StallRule{}
+	}
+	return s.StallRule(s.Interval)
+}
+
+// opSeries turns a step's intervals into one operation's series, with
+// stalls marked by measure.StallMarks under the step's rule, judging the
+// intervals the clock judged (all but a final one shorter than half the
+// nominal interval). It returns nil when the operation never ran in the
+// step and the rule does not judge it anyway.
+func opSeries(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.StallRule) []IntervalPoint {
 	if len(ivs) == 0 {
 		return nil
 	}
-	any := false
+	ran := false
 	t0 := ivs[0].StartMs
 	pts := make([]IntervalPoint, 0, len(ivs))
+	longest := 0.0
 	for _, iv := range ivs {
+		longest = max(longest, iv.Seconds)
+	}
+	var judged []int
+	var rates []float64
+	for i, iv := range ivs {
 		p := IntervalPoint{T: float64(iv.StartMs-t0)/1000 + iv.Seconds, Seconds: iv.Seconds}
-		if o, ok := iv.Ops[op]; ok && o.Ops > 0 {
-			any = true
+		if o, ok := iv.Ops[spec.Name]; ok && o.Ops > 0 {
+			ran = true
 			p.Present = true
 			n := o.Rows
-			if op == "query" {
-				n = o.Ops // QPS counts queries, not the rows they return
+			if spec.Unit == measure.UnitOps {
+				n = o.Ops - o.Errors
 			}
 			if iv.Seconds > 0 {
 				p.Rate = float64(n) / iv.Seconds
@@ -55,51 +71,47 @@ func opSeries(ivs []results.IntervalRecord, op string) []IntervalPoint {
 			p.MaxMs = float64(o.Max) / 1000
 		}
 		pts = append(pts, p)
+		if iv.Seconds >= longest/2 || i == 0 {
+			judged = append(judged, i)
+			rates = append(rates, p.Rate)
+		}
 	}
-	if !any {
+	if !ran && !rule.Timed {
 		return nil
 	}
-	// Same rule as the step summaries (measure.FindStalls): intervals after
-	// the last progress are the operation having finished, not a stall.
-	n := len(pts)
-	for n > 0 && pts[n-1].Rate <= 0 {
-		n--
-	}
-	rates := make([]float64, 0, n)
-	for _, p := range pts[:n] {
-		rates = append(rates, p.Rate)
-	}
-	med := measure.Median(rates)
-	for i := range pts[:n] {
-		if measure.IsStall(pts[i].Rate, med) {
-			pts[i].Stalled = true
-		}
+	for k, m := range measure.StallMarks(rates, rule) {
+		pts[judged[k]].Stalled = m
 	}
 	return pts
 }
 
-// intervalStall computes a step's stalls of op from its interval log, for
-// bundles whose step summaries do not carry them.
-func intervalStall(ivs []results.IntervalRecord, op string) *Stall {
-	pts := opSeries(ivs, op)
+// intervalStall computes a step's stalls of an operation from its interval
+// log, for bundles whose step summaries do not carry them.
+func intervalStall(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.StallRule) *Stall {
+	pts := opSeries(ivs, spec, rule)
 	if pts == nil {
 		return nil
 	}
-	st := &Stall{Source: "intervals"}
-	run := 0.0
-	for _, p := range pts {
-		if !p.Stalled {
-			run = 0
-			continue
-		}
-		if run == 0 {
-			st.Count++ // a stall is a run of consecutive stalled intervals
-		}
-		run += p.Seconds
-		st.Seconds += p.Seconds
-		if run > st.LongestS {
-			st.LongestS = run
-		}
+	marks := make([]bool, len(pts))
+	secs := make([]float64, len(pts))
+	for i, p := range pts {
+		marks[i], secs[i] = p.Stalled, p.Seconds
 	}
-	return st
+	st := measure.SummarizeMarks(marks, secs)
+	return &Stall{Count: st.Count, Seconds: st.Seconds, LongestS: st.LongestS, Source: "intervals"}
+}
+
+// unitLabel is how an operation's rate is printed.
+func unitLabel(spec measure.OpSpec) string { return spec.UnitLabel() }
+
+// IntervalStallMarks returns, for each interval record of a step, whether
+// the report's charts mark it stalled for op: the chart markers, exposed so
+// tests can hold them against the step summary and the live line.
+func IntervalStallMarks(recs []results.IntervalRecord, s *results.Step, spec measure.OpSpec) []bool {
+	pts := opSeries(recs, spec, stallRule(s))
+	out := make([]bool, len(recs))
+	for i, p := range pts {
+		out[i] = p.Stalled
+	}
+	return out
 }

@@ -7,56 +7,85 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"rumbench/internal/measure"
 	"rumbench/internal/results"
 )
 
 // StepSummary prints one engine's per-step summary table: what `rumbench run`
-// shows at the end. Units are in the headers.
+// shows at the end. Every judged operation that ran gets its count and
+// average rate, operations that head a step also their 99% rate; p99 and
+// max are the step's main operation's latency. Units are in the headers.
 func StepSummary(w io.Writer, b *results.Bundle) {
 	e := b.Run.Engine
 	fmt.Fprintf(w, "\n%s (%s, %s, version %s)\n", e.Name, e.Family, e.Kind, e.Version)
 	if e.Note != "" {
 		fmt.Fprintf(w, "NOTE: %s\n", e.Note)
 	}
+	var shown []measure.OpSpec
+	heads := map[string]bool{}
+	for _, spec := range b.Run.Ops {
+		if !spec.Judged() {
+			continue
+		}
+		for _, s := range b.Steps {
+			if s.Ops[spec.Name] != nil {
+				shown = append(shown, spec)
+				break
+			}
+		}
+	}
+	for _, s := range b.Steps {
+		heads[s.MainOp] = true
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "step\tstatus\tsecs\tinserted\tdeleted\tIPS.av(rows/s)\tIPS.99(rows/s)\tDPS.av(rows/s)\tQPS.av(q/s)\tp99(ms)\tmax(ms)\terrors\t")
+	head := []string{"step", "status", "secs", "main"}
+	for _, spec := range shown {
+		head = append(head, spec.Name+"s", fmt.Sprintf("%s.av(%s)", spec.RateName(), spec.UnitLabel()))
+		if heads[spec.Name] {
+			head = append(head, fmt.Sprintf("%s.99(%s)", spec.RateName(), spec.UnitLabel()))
+		}
+	}
+	head = append(head, "p99(ms)", "max(ms)", "errors")
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, name := range b.StepNames() {
 		s := b.Steps[name]
 		status := "ok"
 		if !s.Complete {
 			status = "INCOMPLETE"
 		}
-		main := mainOp(s)
-		lat := s.Latency[main]
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%d\t\n",
-			s.Step, status, s.Seconds, s.Inserted, s.Deleted, s.IPSAvg, s.IPS99, s.DPSAvg, s.QPSAvg,
-			float64(lat.P99)/1000, float64(lat.Max)/1000, s.Errors)
+		line := []string{s.Step, status, fmt.Sprintf("%.1f", s.Seconds), s.MainOp}
+		for _, spec := range shown {
+			o := s.Ops[spec.Name]
+			switch {
+			case o == nil:
+				line = append(line, "", "")
+			default:
+				line = append(line, fmt.Sprint(o.Done()), fmtRate(o.RateAvg))
+			}
+			if heads[spec.Name] {
+				if o != nil && spec.Name == s.MainOp {
+					line = append(line, fmtRate(o.Rate99))
+				} else {
+					line = append(line, "")
+				}
+			}
+		}
+		lat := s.Latency[s.MainOp]
+		line = append(line, fmt.Sprintf("%.2f", float64(lat.P99)/1000), fmt.Sprintf("%.2f", float64(lat.Max)/1000), fmt.Sprint(s.Errors))
+		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
 	}
 	for _, name := range b.Run.Steps {
 		if _, ok := b.Steps[name]; !ok {
-			fmt.Fprintf(tw, "%s\tnot run\t\t\t\t\t\t\t\t\t\t\t\n", name)
+			fmt.Fprintf(tw, "%s\tnot run\t%s\n", name, strings.Repeat("\t", len(head)-2))
 		}
 	}
 	tw.Flush()
-	var notes []string
-	for _, name := range b.StepNames() {
-		s := b.Steps[name]
-		if v, ok := s.Details["indexed_rows_per_s"].(float64); ok {
-			notes = append(notes, fmt.Sprintf("%s: %.0f indexed rows/s", s.Step, v))
-		}
-	}
-	if len(notes) > 0 {
-		fmt.Fprintf(w, "%s\n", strings.Join(notes, "; "))
-	}
-	fmt.Fprintln(w, "p99/max: latency of the step's main operation (insert, else query, else update, else index build), per transaction.")
+	fmt.Fprintln(w, "main: the operation each step is judged by; p99/max: its latency per operation (per transaction for writes), ms.")
 }
 
-// mainOp names the operation whose latency a step's summary line shows.
-func mainOp(s *results.Step) string {
-	for _, op := range []string{"insert", "query", "update", "index", "scan", "delete"} {
-		if l, ok := s.Latency[op]; ok && l.Count > 0 {
-			return op
-		}
+func fmtRate(v *float64) string {
+	if v == nil {
+		return ""
 	}
-	return "insert"
+	return fmt.Sprintf("%.0f", *v)
 }

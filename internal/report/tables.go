@@ -3,8 +3,11 @@ package report
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
+
+	"rumbench/internal/measure"
 )
 
 // Table is one rendered table: cells are final text, shared by the
@@ -25,23 +28,33 @@ type column struct {
 	Key    string
 }
 
-var writeColumns = []column{
-	{"IPS.av(rows/s)", "ips_avg"}, {"IPS.99(rows/s)", "ips_99"}, {"CPU/i(µs)", "cpu_us_per_insert"},
-	{"wKB/i", "wkb_per_insert"}, {"rKB/i", "rkb_per_insert"}, {"r/i", "reads_per_insert"},
-	{"size(GB)", "size_gb"}, {"PSS(GB)", "pss_gb"}, {"max(ms)", "max_ms"},
-}
-
-var queryColumns = []column{
-	{"IPS.av(rows/s)", "ips_avg"}, {"IPS.99(rows/s)", "ips_99"}, {"wKB/i", "wkb_per_insert"},
-	{"QPS.av(q/s)", "qps_avg"}, {"QPS.99(q/s)", "qps_99"}, {"rKB/q", "rkb_per_query"},
-	{"CPU/q(µs)", "cpu_us_per_query"}, {"max(ms)", "max_ms"},
-}
-
-func columnsFor(k Kind) []column {
-	if k == KindQuery {
-		return queryColumns
+// columnsFor returns a step table's columns, labelled by its operations:
+// write steps show the headline operation R's rate and its per-unit costs
+// (IPS.av, CPU/i, wKB/i ... for inserts); query steps show the writers' W
+// rate and KB written beside the reads' rate and costs.
+func columnsFor(sr *StepReport) []column {
+	r := sr.Rate
+	rate := func(spec measure.OpSpec, key, stat string) column {
+		return column{fmt.Sprintf("%s.%s(%s)", spec.RateName(), stat, spec.UnitLabel()), key}
 	}
-	return writeColumns
+	per := func(label string, spec measure.OpSpec, key string) column {
+		return column{label + "/" + spec.PerLabel(), key}
+	}
+	maxCol := column{"max(ms)", "max_ms"}
+	if sr.Kind == KindQuery {
+		var cols []column
+		if sr.Write.Name != "" {
+			w := sr.Write
+			cols = append(cols, rate(w, "write_rate_avg", "av"), rate(w, "write_rate_99", "99"), per("wKB", w, "wkb_per_write"))
+		}
+		return append(cols, rate(r, "rate_avg", "av"), rate(r, "rate_99", "99"), per("rKB", r, "rkb_per_op"),
+			column{"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"}, maxCol)
+	}
+	return []column{
+		rate(r, "rate_avg", "av"), rate(r, "rate_99", "99"), {"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"},
+		per("wKB", r, "wkb_per_op"), per("rKB", r, "rkb_per_op"), per("r", r, "reads_per_op"),
+		{"size(GB)", "size_gb"}, {"PSS(GB)", "pss_gb"}, maxCol,
+	}
 }
 
 // Cell texts for what is not a number.
@@ -95,26 +108,13 @@ func stallCell(st *Stall) string {
 	return fmt.Sprintf("%d,%s", st.Count, fmtNum(st.Seconds))
 }
 
-// stepValue returns a row's value of key, with l.x's index rate standing in
-// for the insert rate it does not have.
-func stepValue(row *Row, key string, ratios bool) (Value, bool) {
-	vals := row.Values
-	if ratios {
-		vals = row.Ratios
-	}
-	if key == "ips_avg" && !row.Values["ips_avg"].OK && row.Values["indexed_rows_per_s"].OK {
-		return vals["indexed_rows_per_s"], true
-	}
-	return vals[key], false
-}
-
 // StepTables returns the absolute and (with several runs) relative tables
 // of one step.
 func (r *Report) StepTables(sr *StepReport) []Table {
-	cols := columnsFor(sr.Kind)
-	stallOp := "insert"
-	if sr.Kind == KindQuery {
-		stallOp = "query"
+	cols := columnsFor(sr)
+	targetKey := "rate_avg"
+	if sr.Kind == KindQuery && sr.Write.Name != "" {
+		targetKey = "write_rate_avg"
 	}
 	abs := Table{Title: fmt.Sprintf("%s (%s step)", sr.Name, sr.Kind)}
 	rel := Table{Title: fmt.Sprintf("%s relative to base %s (run / base)", sr.Name, runName(r.Runs[r.Base]))}
@@ -130,7 +130,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	}
 	abs.Headers = append(abs.Headers, "stalls(n,s)")
 	abs.Right = append(abs.Right, true)
-	indexRate, missed := false, false
+	noted, missed := false, false
 	for _, row := range sr.Rows {
 		a := []string{runName(row.Run), row.Status}
 		l := []string{runName(row.Run), row.Status}
@@ -140,13 +140,14 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 				l = append(l, notRunText)
 				continue
 			}
-			v, sub := stepValue(row, c.Key, false)
-			rv, _ := stepValue(row, c.Key, true)
-			indexRate = indexRate || (sub && v.OK)
+			v, rv := row.Values[c.Key], row.Ratios[c.Key]
 			t := cell(v, fmtNum)
-			if c.Key == "ips_avg" && row.TargetMet != nil && !*row.TargetMet {
+			if c.Key == targetKey && row.TargetMet != nil && !*row.TargetMet {
 				t += "!"
 				missed = true
+			}
+			if c.Key == "rate_avg" && v.OK {
+				noted = true
 			}
 			a = append(a, t)
 			l = append(l, cell(rv, fmtRatio))
@@ -154,7 +155,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		if row.Status == StatusNotRun {
 			a = append(a, notRunText)
 		} else {
-			a = append(a, stallCell(row.Stalls[stallOp]))
+			a = append(a, stallCell(row.Stalls[row.RateOp]))
 		}
 		abs.Rows = append(abs.Rows, a)
 		rel.Rows = append(rel.Rows, l)
@@ -162,13 +163,13 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			abs.Notes = append(abs.Notes, fmt.Sprintf("%s: %s: %s", runName(row.Run), row.Status, row.Error))
 		}
 	}
-	if indexRate {
-		abs.Notes = append(abs.Notes, "IPS.av here is rows indexed per second (the index build); max(ms) is the longest index build of one table.")
+	if noted && sr.Rate.Note != "" {
+		abs.Notes = append(abs.Notes, sr.Rate.Note)
 	}
 	if missed {
 		for _, row := range sr.Rows {
 			if row.TargetMet != nil && !*row.TargetMet {
-				abs.Notes = append(abs.Notes, missedNote(row))
+				abs.Notes = append(abs.Notes, missedNote(row, sr))
 			}
 		}
 	}
@@ -179,13 +180,17 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	return out
 }
 
-func missedNote(row *Row) string {
-	ips := row.Values["ips_avg"]
-	if !row.IPSTarget.OK || row.IPSTarget.V == 0 || !ips.OK {
-		return fmt.Sprintf("! %s missed its insert rate target", runName(row.Run))
+func missedNote(row *Row, sr *StepReport) string {
+	w, key := sr.Rate, "rate_avg"
+	if sr.Kind == KindQuery && sr.Write.Name != "" {
+		w, key = sr.Write, "write_rate_avg"
 	}
-	return fmt.Sprintf("! %s missed its insert rate target of %s rows/s: %s rows/s (%+.1f%%)",
-		runName(row.Run), fmtNum(row.IPSTarget.V), fmtNum(ips.V), (ips.V/row.IPSTarget.V-1)*100)
+	v := row.Values[key]
+	if !row.IPSTarget.OK || row.IPSTarget.V == 0 || !v.OK {
+		return fmt.Sprintf("! %s missed its %s rate target", runName(row.Run), w.Name)
+	}
+	return fmt.Sprintf("! %s missed its %s rate target of %s %s: %s %s (%+.1f%%)",
+		runName(row.Run), w.Name, fmtNum(row.IPSTarget.V), w.UnitLabel(), fmtNum(v.V), w.UnitLabel(), (v.V/row.IPSTarget.V-1)*100)
 }
 
 // RunsTable lists the runs: what --base numbers mean.
@@ -222,60 +227,59 @@ func workloadText(run *Run) string {
 		orDash(s["churn_rows"]), orDash(s["indexes"]), orDash(s["pad_min"]), orDash(s["pad_max"]))
 }
 
-// ThroughputTable is the summary: a row per run, a column per step.
+// ThroughputTable is the summary: a row per run, a column per step, each
+// the step's headline rate.
 func (r *Report) ThroughputTable() Table {
-	t := Table{Title: "throughput summary (write steps: inserted rows/s, l.x: indexed rows/s; query steps: queries/s)"}
+	t := Table{Title: "throughput summary (each step's headline rate: its main operation's, unit in the header)"}
 	t.Headers = []string{"run"}
 	t.Right = []bool{false}
 	for _, sr := range r.Steps {
-		_, unit := sr.Rows[0].Throughput(sr.Kind)
-		t.Headers = append(t.Headers, fmt.Sprintf("%s(%s)", sr.Name, unit))
+		t.Headers = append(t.Headers, fmt.Sprintf("%s(%s)", sr.Name, unitLabel(sr.Rate)))
 		t.Right = append(t.Right, true)
 	}
 	for i, run := range r.Runs {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
-			line = append(line, throughputCell(sr.Rows[i], sr.Kind))
+			line = append(line, throughputCell(sr.Rows[i], sr))
 		}
 		t.Rows = append(t.Rows, line)
 	}
 	return t
 }
 
-func throughputCell(row *Row, k Kind) string {
+func throughputCell(row *Row, sr *StepReport) string {
 	switch row.Status {
 	case StatusNotRun:
 		return StatusNotRun
 	case StatusIncomplete:
-		v, _ := row.Throughput(k)
+		v, _ := row.Throughput(sr)
 		return cell(v, fmtNum) + " (incomplete)"
 	}
-	v, _ := row.Throughput(k)
+	v, _ := row.Throughput(sr)
 	return cell(v, fmtNum)
 }
 
-// StallsTable lists every step of every run that stalled.
+// StallsTable lists every operation of every step of every run that
+// stalled.
 func (r *Report) StallsTable() Table {
 	t := Table{
 		Title:   "stalls (intervals below 50% of the step's median rate, or with no progress)",
-		Headers: []string{"step", "run", "insert stalls(n)", "insert stalled(s)", "insert longest(s)", "query stalls(n)", "query stalled(s)", "query longest(s)"},
-		Right:   []bool{false, false, true, true, true, true, true, true},
+		Headers: []string{"step", "run", "operation", "stalls(n)", "stalled(s)", "longest(s)"},
+		Right:   []bool{false, false, false, true, true, true},
 	}
 	for _, sr := range r.Steps {
 		for _, row := range sr.Rows {
-			ins, q := row.Stalls["insert"], row.Stalls["query"]
-			if (ins == nil || ins.Count == 0) && (q == nil || q.Count == 0) {
-				continue
-			}
-			line := []string{sr.Name, runName(row.Run)}
-			for _, st := range []*Stall{ins, q} {
-				if st == nil {
-					line = append(line, naText, naText, naText)
-					continue
+			ops := make([]string, 0, len(row.Stalls))
+			for op, st := range row.Stalls {
+				if st != nil && st.Count > 0 {
+					ops = append(ops, op)
 				}
-				line = append(line, strconv.Itoa(st.Count), fmtNum(st.Seconds), fmtNum(st.LongestS))
 			}
-			t.Rows = append(t.Rows, line)
+			sort.Strings(ops)
+			for _, op := range ops {
+				st := row.Stalls[op]
+				t.Rows = append(t.Rows, []string{sr.Name, runName(row.Run), op, strconv.Itoa(st.Count), fmtNum(st.Seconds), fmtNum(st.LongestS)})
+			}
 		}
 	}
 	if len(t.Rows) == 0 {
@@ -286,11 +290,11 @@ func (r *Report) StallsTable() Table {
 
 // Legend explains the columns, once per report.
 var Legend = []string{
-	"IPS.av: rows inserted / step seconds. IPS.99: the insert rate that 99% of intervals met or exceeded. QPS likewise for queries (queries/s).",
-	"CPU/i, CPU/q: CPU µs (user+sys) of the measured processes per inserted row / per query. wKB/i, rKB/i: KB written / read by storage per inserted row; r/i: storage reads per inserted row; rKB/q: KB read per query.",
-	"size(GB), PSS(GB): database size and memory (PSS) at step end, 10^9 bytes. max(ms): largest latency of the step's main operation (insert in write steps, query in query steps).",
-	"stalls(n,s): stalls (runs of consecutive stalled intervals) and their total seconds (insert rate in write steps, query rate in query steps); a stalled interval has a rate below 50% of the step median, or no progress.",
-	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a query step whose writer missed its insert rate target.",
+	"Each step's table is headed by its main operation: <RATE>.av = done / step seconds (rows/s, or operations/s), <RATE>.99 = the rate that 99% of intervals met or exceeded. The insert benchmark's write steps are headed by inserts (IPS), its query steps by queries (QPS) beside the writers' inserts.",
+	"CPU/x: CPU µs (user+sys) of the measured processes per unit of the heading operation x (i: inserted row, q: query, u: update); wKB/x, rKB/x: KB written / read by storage per unit; r/x: storage reads per unit. Every figure divides the step's whole cost by that operation's count.",
+	"size(GB), PSS(GB): database size and memory (PSS) at step end, 10^9 bytes. max(ms): largest latency of the step's main operation.",
+	"stalls(n,s): stalls (runs of consecutive stalled intervals) of the heading operation and their total seconds; a stalled interval has a rate below 50% of the step median, or no progress (docs/metrics.md: one rule for tables, charts and the live line).",
+	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a query step whose writer missed its rate target.",
 	"Relative tables divide each figure by the base run's (--base N, 1-based run number; default 1).",
 }
 

@@ -142,7 +142,7 @@ func EncodeInterval(step string, iv *measure.Interval) *IntervalRecord {
 		if b, err := o.Hist.Encode(hdr.V2CompressedEncodingCookieBase); err == nil {
 			enc = base64.StdEncoding.EncodeToString(b)
 		}
-		rec.Ops[measure.Op(op).String()] = OpRecord{
+		rec.Ops[iv.Spec.Name(measure.Op(op))] = OpRecord{
 			Ops: o.Ops, Rows: o.Rows, Errors: o.Errors,
 			Rate: round(iv.Rate(measure.Op(op)), 1),
 			P50:  lat.P50, P99: lat.P99, Max: lat.Max,
@@ -187,8 +187,8 @@ func Read(dir string) (*Bundle, error) {
 	if err := json.Unmarshal(raw, &b.Run); err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, RunFile), err)
 	}
-	if b.Run.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s has schema_version %d; this rumbench reads version %d", filepath.Join(dir, RunFile), b.Run.SchemaVersion, SchemaVersion)
+	if b.Run.SchemaVersion != SchemaVersion && b.Run.SchemaVersion != 1 {
+		return nil, fmt.Errorf("%s has schema_version %d; this rumbench reads versions 1 and %d (use a rumbench at least as new as the one that wrote it)", filepath.Join(dir, RunFile), b.Run.SchemaVersion, SchemaVersion)
 	}
 	entries, err := os.ReadDir(filepath.Join(dir, StepsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -207,6 +207,9 @@ func Read(dir string) (*Bundle, error) {
 			return nil, fmt.Errorf("read %s: %w", e.Name(), err)
 		}
 		b.Steps[s.Step] = &s
+	}
+	if b.Run.SchemaVersion == 1 {
+		upgradeV1(b)
 	}
 	f, err := os.Open(filepath.Join(dir, IntervalsFile))
 	if err == nil {

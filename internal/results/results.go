@@ -3,6 +3,7 @@
 package results
 
 import (
+	"fmt"
 	"time"
 
 	"rumbench/internal/measure"
@@ -10,7 +11,21 @@ import (
 )
 
 // SchemaVersion is bumped on any incompatible change of the bundle format.
-const SchemaVersion = 1
+// Version 2 added named operations (run.json ops, step ops/main_op,
+// metrics.per_op); Read still reads version 1 bundles (see v1.go).
+const SchemaVersion = 2
+
+// Details keys through which a step reports the logical size of its data,
+// the denominators of write and space amplification (docs/metrics.md).
+// Values are int64 bytes.
+const (
+	// DetailLogicalBytesInserted is the logical bytes of the rows the step
+	// inserted (as the workload defines a row's logical size).
+	DetailLogicalBytesInserted = "logical_bytes_inserted"
+	// DetailLogicalLiveBytes is the logical bytes of the live rows at step
+	// end.
+	DetailLogicalLiveBytes = "logical_live_bytes"
+)
 
 // Tool identifies the rumbench build that produced a bundle.
 type Tool struct {
@@ -43,10 +58,15 @@ type Run struct {
 	Config        any        `json:"config"`
 	Host          Host       `json:"host"`
 	Engine        model.Info `json:"engine"`
-	Tables        []string   `json:"tables,omitempty"`
-	Steps         []string   `json:"steps"`
-	StartedAt     time.Time  `json:"started_at"`
-	FinishedAt    *time.Time `json:"finished_at,omitempty"`
+	// Ops are the operations the workload records: name, unit, role.
+	Ops measure.Ops `json:"ops"`
+	// Sizes are the workload settings that decide how much work a run
+	// does; reports warn when compared runs differ in them.
+	Sizes      map[string]any `json:"sizes,omitempty"`
+	Tables     []string       `json:"tables,omitempty"`
+	Steps      []string       `json:"steps"`
+	StartedAt  time.Time      `json:"started_at"`
+	FinishedAt *time.Time     `json:"finished_at,omitempty"`
 	// Complete is true when every planned step finished.
 	Complete bool     `json:"complete"`
 	Notes    []string `json:"notes,omitempty"`
@@ -55,7 +75,12 @@ type Run struct {
 // Step is the summary of one step (steps/<step>.json). Rates count rows as
 // the engine confirmed them, not as requested.
 type Step struct {
-	Step     string    `json:"step"`
+	Step string `json:"step"`
+	StepDesc
+	// RateOp, set only for version 1 bundles, is the operation whose rate
+	// headed the step's table then (inserts in every write step);
+	// otherwise the main operation heads it (TableRateOp).
+	RateOp   string    `json:"-"`
 	Complete bool      `json:"complete"`
 	Error    string    `json:"error,omitempty"`
 	Started  time.Time `json:"started_at"`
@@ -86,6 +111,8 @@ type Step struct {
 
 	// Latency per operation type, µs.
 	Latency map[string]measure.Latency `json:"latency"`
+	// Ops summarizes every operation the step recorded, by name.
+	Ops map[string]*OpSummary `json:"ops"`
 
 	// Details holds step-specific results (l.x index build rates, scan
 	// results per index, rate-limit targets), documented per step.
@@ -97,7 +124,77 @@ type Step struct {
 	// Metrics are the step's system metrics (docs/metrics.md), when sampled.
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Stalls are the step's stalled intervals per operation type.
-	Stalls *Stalls `json:"stalls,omitempty"`
+	Stalls Stalls `json:"stalls,omitempty"`
+}
+
+// StepDesc is what a step is, as its workload declared it: what the core
+// needs to judge and report it without knowing the workload.
+type StepDesc struct {
+	// MainOp is the operation the step is judged by (headline rate,
+	// stalls, p99/max, per-operation figures).
+	MainOp string `json:"main_op"`
+	// TimeBoundedS is the length of a time-bounded step (0: count-bounded).
+	TimeBoundedS float64 `json:"time_bounded_s,omitempty"`
+	// Work is the main operation's planned amount in a count-bounded step.
+	Work int64 `json:"work,omitempty"`
+}
+
+// TableRateOp is the operation whose rate, per-operation figures and
+// stalls head the step's report table.
+func (s *Step) TableRateOp() string {
+	if s.RateOp != "" {
+		return s.RateOp
+	}
+	return s.MainOp
+}
+
+// Timed reports whether the step is time-bounded.
+func (d StepDesc) Timed() bool { return d.TimeBoundedS > 0 }
+
+// StallRule is the step's stall rule on a clock of interval seconds: the
+// one rule the live line, the summary, the report tables and the chart
+// markers share.
+func (d StepDesc) StallRule(interval float64) measure.StallRule {
+	if !d.Timed() {
+		return measure.StallRule{}
+	}
+	return measure.StallRule{Timed: true, Window: measure.TimedWindow(d.TimeBoundedS, interval)}
+}
+
+// OpSummary is one operation's totals in a step. Rates are in the
+// operation's unit: rows/s, or successful operations/s.
+type OpSummary struct {
+	Unit   measure.Unit `json:"unit"`
+	Role   measure.Role `json:"role"`
+	Count  int64        `json:"count"`
+	Rows   int64        `json:"rows"`
+	Errors int64        `json:"errors"`
+	// RateAvg = done / step seconds; Rate99 = the rate that 99% of the
+	// intervals met or exceeded (absent for latency-only operations).
+	RateAvg *float64        `json:"rate_avg,omitempty"`
+	Rate99  *float64        `json:"rate_99,omitempty"`
+	Latency measure.Latency `json:"latency"`
+}
+
+// Done is what the operation completed in its unit.
+func (o *OpSummary) Done() int64 {
+	if o.Unit == measure.UnitOps {
+		return o.Count - o.Errors
+	}
+	return o.Rows
+}
+
+// OpCost is what one unit of an operation cost in a step: the step's
+// totals divided by the operation's count (docs/metrics.md). A null field
+// could not be measured or does not apply.
+type OpCost struct {
+	CPUUs *float64 `json:"cpu_us"`
+	WKB   *float64 `json:"wkb"`
+	RKB   *float64 `json:"rkb,omitempty"`
+	Reads *float64 `json:"reads,omitempty"`
+	CS    *float64 `json:"cs,omitempty"`
+	// ClientCPUUs is the client's own CPU per unit, when measured apart.
+	ClientCPUUs *float64 `json:"client_cpu_us,omitempty"`
 }
 
 // Metrics are a step's system metrics, defined with units and denominators
@@ -114,6 +211,11 @@ type Metrics struct {
 	RKBPerQuery      *float64 `json:"rkb_per_query"`
 	CSPerInsert      *float64 `json:"cs_per_insert"`
 	ClientCPUUsPerOp *float64 `json:"client_cpu_us_per_op"`
+	// PerOp are the per-operation figures of the step's main operation
+	// (every figure) and of its other write operations (KB written), by
+	// operation name. The *_per_insert and *_per_query fields above are
+	// the insert benchmark's names for PerOp["insert"] and PerOp["query"].
+	PerOp map[string]*OpCost `json:"per_op,omitempty"`
 	// SizeBytes is the data dir's allocated size at step end (st_blocks).
 	SizeBytes *int64 `json:"size_bytes"`
 	// PSSBytes is the measured processes' memory at step end: PSS summed,
@@ -152,13 +254,11 @@ type Metrics struct {
 	NullReasons map[string]string `json:"null_reasons,omitempty"`
 }
 
-// Stalls are a step's stalls for inserts and queries (nil when the step had
-// none of that operation): runs of intervals whose rate was below 50% of
-// the step's median or zero.
-type Stalls struct {
-	Insert *measure.Stalls `json:"insert,omitempty"`
-	Query  *measure.Stalls `json:"query,omitempty"`
-}
+// Stalls are a step's stalls per judged operation (write and read roles),
+// by name: runs of intervals whose rate was below 50% of the step's median
+// or zero, under the step's stall rule (measure.StallRule). The step's
+// main operation's entry is the one tables show.
+type Stalls map[string]*measure.Stalls
 
 // OpRecord is one operation type's part of an interval record.
 type OpRecord struct {
@@ -182,4 +282,63 @@ type IntervalRecord struct {
 	Ops     map[string]OpRecord `json:"ops"`
 	// System holds raw system-metric deltas for the interval, when sampled.
 	System map[string]any `json:"system,omitempty"`
+}
+
+// SetLegacyRates fills the insert benchmark's version 1 fields (inserted,
+// deleted, queries, updates, ips_*, dps_*, qps_*) from the operations of
+// those names, so readers of version 1 fields keep working.
+func (s *Step) SetLegacyRates() {
+	get := func(name string) (done int64, avg, p99 float64) {
+		o, ok := s.Ops[name]
+		if !ok {
+			return 0, 0, 0
+		}
+		if o.RateAvg != nil {
+			avg = *o.RateAvg
+		}
+		if o.Rate99 != nil {
+			p99 = *o.Rate99
+		}
+		return o.Done(), avg, p99
+	}
+	s.Inserted, s.IPSAvg, s.IPS99 = get("insert")
+	s.Deleted, s.DPSAvg, s.DPS99 = get("delete")
+	s.Queries, s.QPSAvg, s.QPS99 = get("query")
+	s.Updates, _, _ = get("update")
+}
+
+// SetLegacyPerOp fills the insert benchmark's version 1 metric fields
+// (cpu_us_per_insert, wkb_per_insert, ..., cpu_us_per_query, rkb_per_query)
+// from PerOp["insert"] and PerOp["query"]; why says, for each that stays
+// null, why it does not apply.
+func (m *Metrics) SetLegacyPerOp(mainOp string) {
+	if m.NullReasons == nil {
+		m.NullReasons = map[string]string{}
+	}
+	set := func(dst **float64, name string, v *float64, op string) {
+		*dst = v
+		if v == nil {
+			if _, known := m.NullReasons[name]; !known {
+				if mainOp == op {
+					m.NullReasons[name] = "not measured (see null_reasons of the totals)"
+				} else {
+					m.NullReasons[name] = fmt.Sprintf("%s is not this step's main operation (%s): see per_op", op, mainOp)
+				}
+			}
+		}
+	}
+	ins, q := m.PerOp["insert"], m.PerOp["query"]
+	if ins == nil {
+		ins = &OpCost{}
+	}
+	if q == nil {
+		q = &OpCost{}
+	}
+	set(&m.CPUUsPerInsert, "cpu_us_per_insert", ins.CPUUs, "insert")
+	set(&m.CSPerInsert, "cs_per_insert", ins.CS, "insert")
+	set(&m.ReadsPerInsert, "reads_per_insert", ins.Reads, "insert")
+	set(&m.RKBPerInsert, "rkb_per_insert", ins.RKB, "insert")
+	m.WKBPerInsert = ins.WKB
+	set(&m.CPUUsPerQuery, "cpu_us_per_query", q.CPUUs, "query")
+	set(&m.RKBPerQuery, "rkb_per_query", q.RKB, "query")
 }

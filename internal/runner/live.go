@@ -4,83 +4,142 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
 )
 
-// livePrinter writes one line per interval while a step runs.
+// livePrinter writes one line per interval while a step runs: the rate of
+// every operation that ran, the main operation's latency, a STALL marker by
+// the step's stall rule, and the step's progress.
 type livePrinter struct {
-	w      io.Writer
-	engine string
-	step   string
-	buf    strings.Builder
+	w       io.Writer
+	engine  string
+	step    string
+	ops     measure.Ops
+	desc    results.StepDesc
+	main    measure.Op
+	rule    measure.StallRule
+	nominal float64
+	buf     strings.Builder
 	// elapsed is the step time at the end of the last interval.
 	elapsed float64
 	// longest is the longest interval so far: the nominal length.
 	longest float64
+	// rates are each operation's rates of the intervals long enough to
+	// judge, as the clock keeps them; done is the main operation's total.
+	rates [][]float64
+	done  int64
 }
 
-func newLivePrinter(w io.Writer, engine, step string) *livePrinter {
-	return &livePrinter{w: w, engine: engine, step: step}
+func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc results.StepDesc, nominal time.Duration) *livePrinter {
+	main, _ := ops.Lookup(desc.MainOp)
+	return &livePrinter{
+		w: w, engine: engine, step: step, ops: ops, desc: desc, main: main,
+		rule: desc.StallRule(nominal.Seconds()), nominal: nominal.Seconds(), rates: make([][]float64, len(ops)),
+	}
 }
 
-// shown lists the operations printed, in order, with their short labels.
-var shown = []struct {
-	op    measure.Op
-	label string
-	perOp bool
-}{
-	{measure.OpInsert, "ins", false},
-	{measure.OpDelete, "del", false},
-	{measure.OpQuery, "qry", true},
-	{measure.OpUpdate, "upd", true},
-	{measure.OpIndex, "idx", false},
-	{measure.OpScan, "scan", false},
+// observe accounts for every closed interval, printed or not.
+func (p *livePrinter) observe(iv *measure.Interval) {
+	p.elapsed += iv.Seconds
+	p.longest = max(p.longest, iv.Seconds)
+	p.done += iv.Ops[p.main].Done(p.ops[p.main].Unit)
+	if iv.Seconds >= p.nominal/2 || iv.Index == 0 {
+		for op := range p.rates {
+			p.rates[op] = append(p.rates[op], iv.Rate(measure.Op(op)))
+		}
+	}
 }
 
 func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
-	p.elapsed += iv.Seconds
-	p.longest = max(p.longest, iv.Seconds)
 	b := &p.buf
 	b.Reset()
 	fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
-	if iv.Seconds < p.longest/2 {
+	short := iv.Seconds < p.longest/2
+	if short {
 		// The step's short final interval: say so, or it reads as a repeat
 		// of the previous line.
 		fmt.Fprintf(b, " (last %s)", fmtSecs(iv.Seconds))
 	}
-	// The latency shown is the step's main operation's: queries when there
-	// are any (query steps), otherwise the first operation shown.
-	var main measure.Op = -1
-	for _, s := range shown {
-		o := iv.Ops[s.op]
-		if o == nil || o.Ops == 0 {
+	// The latency shown is the step's main operation's when it ran in the
+	// interval, otherwise the first operation shown.
+	shown := measure.Op(-1)
+	for i, spec := range p.ops {
+		op := measure.Op(i)
+		o := iv.Ops[op]
+		if o == nil || o.Ops == 0 || spec.ResponseOf != "" {
 			continue
 		}
-		if main < 0 || s.op == measure.OpQuery {
-			main = s.op
+		if shown < 0 || op == p.main {
+			shown = op
 		}
-		rate, unit := iv.Rate(s.op), "rows/s"
-		if s.perOp {
-			rate, unit = iv.OpRate(s.op), "/s"
+		unit := "rows/s"
+		if spec.Unit == measure.UnitOps {
+			unit = "/s"
 		}
-		fmt.Fprintf(b, "  %s %9.0f %s", s.label, rate, unit)
+		fmt.Fprintf(b, "  %s %9.0f %s", spec.Name, iv.Rate(op), unit)
 		if o.Errors > 0 {
 			fmt.Fprintf(b, " (%d err)", o.Errors)
 		}
 	}
-	if main >= 0 {
-		r := rec.Ops[main.String()]
-		fmt.Fprintf(b, "  %s p99 %s max %s", main, fmtUs(r.P99), fmtUs(r.Max))
+	if shown >= 0 {
+		r := rec.Ops[p.ops.Name(shown)]
+		fmt.Fprintf(b, "  %s p99 %s max %s", p.ops.Name(shown), fmtUs(r.P99), fmtUs(r.Max))
 	} else {
 		b.WriteString("  (no operations completed)")
 	}
-	if m, ok := rec.System["marker"].(string); ok && m != "" {
-		fmt.Fprintf(b, "  %s", m)
+	if !short {
+		if m := p.marker(); m != "" {
+			fmt.Fprintf(b, "  %s", m)
+		}
+	}
+	if pr := p.progress(); pr != "" {
+		fmt.Fprintf(b, "  [%s]", pr)
 	}
 	b.WriteByte('\n')
 	io.WriteString(p.w, b.String())
+}
+
+// marker names the operations whose newest interval stalls by the step's
+// stall rule, judged on the intervals so far (measure.LiveStall).
+func (p *livePrinter) marker() string {
+	m := ""
+	for i, spec := range p.ops {
+		if !spec.Judged() && measure.Op(i) != p.main {
+			continue
+		}
+		if measure.LiveStall(p.rates[i], p.rule) {
+			m += " " + spec.Name
+		}
+	}
+	if m == "" {
+		return ""
+	}
+	return "STALL" + m
+}
+
+// progress is the step's progress: time left in a time-bounded step,
+// percent done and an estimate of the time left in a count-bounded one
+// whose planned work is known.
+func (p *livePrinter) progress() string {
+	if p.desc.Timed() {
+		left := p.desc.TimeBoundedS - p.elapsed
+		if left <= 0 {
+			return "finishing"
+		}
+		return fmtSecs(left) + " left"
+	}
+	if p.desc.Work <= 0 || p.done <= 0 {
+		return ""
+	}
+	frac := float64(p.done) / float64(p.desc.Work)
+	if frac >= 1 {
+		return "100%"
+	}
+	eta := p.elapsed * (1 - frac) / frac
+	return fmt.Sprintf("%.0f%% ETA %s", frac*100, fmtSecs(eta))
 }
 
 // fmtElapsed formats the step time: one decimal under 10 s, where whole
@@ -94,10 +153,15 @@ func fmtElapsed(s float64) string {
 
 // fmtSecs formats a short length of time.
 func fmtSecs(s float64) string {
-	if s < 1 {
+	switch {
+	case s < 1:
 		return fmt.Sprintf("%.0fms", s*1000)
+	case s < 100:
+		return fmt.Sprintf("%.1fs", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
 	}
-	return fmt.Sprintf("%.1fs", s)
+	return fmt.Sprintf("%dh%02dm", int(s)/3600, int(s)%3600/60)
 }
 
 // fmtUs formats microseconds with a readable unit.

@@ -29,11 +29,15 @@ import (
 // never concurrently with each other for one step.
 type Observer interface {
 	// StepStart is called just before a step's clock starts.
-	StepStart(step string)
+	StepStart(step string, desc results.StepDesc)
 	// Interval is called for each closed interval; what it returns is stored
 	// as the interval record's system deltas.
 	Interval(iv *measure.Interval) map[string]any
-	// StepEnd is called after the step's clock stopped, to add to its summary.
+	// StepStop is called as soon as the step's clock stopped, before the
+	// runner asks the engine for its size and statistics, so the work of
+	// those reports is not charged to the step.
+	StepStop(c *measure.Clock)
+	// StepEnd is called once the summary is complete, to add to it.
 	StepEnd(s *results.Step, c *measure.Clock)
 	// Close releases resources once the engine is done.
 	Close() error
@@ -59,6 +63,9 @@ type Options struct {
 	Seed       int64
 	// Config is recorded in run.json as the full configuration.
 	Config any
+	// Sizes are the workload settings that decide how much work a run
+	// does (run.json sizes).
+	Sizes map[string]any
 	// NewWorkload returns a fresh workload for each engine.
 	NewWorkload func() (workload.Workload, error)
 	Observers   []ObserverFactory
@@ -317,6 +324,15 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	}
 
 	steps := w.Steps()
+	ops := w.Ops()
+	if err := ops.Validate(); err != nil {
+		return fmt.Errorf("workload %s: %w", w.Name(), err)
+	}
+	for _, st := range steps {
+		if _, ok := ops.Lookup(st.MainOp); !ok {
+			return fmt.Errorf("workload %s: step %s: main operation %q is not among its operations", w.Name(), st.Name, st.MainOp)
+		}
+	}
 	run := &results.Run{
 		SchemaVersion: results.SchemaVersion,
 		Tool:          results.Tool{Name: "rumbench", Version: version.Version, Commit: version.Revision(), GoVersion: runtime.Version()},
@@ -325,6 +341,8 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		Config:        o.Config,
 		Host:          hostinfo.Read(),
 		Engine:        db.Info(),
+		Ops:           ops,
+		Sizes:         o.Sizes,
 		Tables:        w.Tables(),
 		StartedAt:     time.Now().UTC(),
 	}
@@ -357,7 +375,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return fmt.Errorf("prepare %s: %w", w.Name(), err)
 	}
 	for _, s := range steps {
-		sum, stepErr := runStep(ctx, o, name, db, bw, observers, s)
+		sum, stepErr := runStep(ctx, o, name, db, bw, observers, ops, s)
 		if err := bw.WriteStep(sum); err != nil {
 			return err
 		}
@@ -372,13 +390,14 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	return finish(true)
 }
 
-func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *results.Writer, observers []Observer, s workload.Step) (*results.Step, error) {
-	live := newLivePrinter(o.Live, name, s.Name)
+func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
 	nominal := o.Interval
 	if nominal <= 0 {
 		nominal = time.Second
 	}
-	clock := measure.NewClock(o.Interval, func(iv *measure.Interval) {
+	desc := s.Desc()
+	live := newLivePrinter(o.Live, name, s.Name, ops, desc, nominal)
+	clock := measure.NewClock(nominal, ops, func(iv *measure.Interval) {
 		rec := results.EncodeInterval(s.Name, iv)
 		for _, ob := range observers {
 			if sys := ob.Interval(iv); sys != nil {
@@ -395,6 +414,7 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 		}
 		// The stub interval between the last tick and the step's end is
 		// logged but not printed when nothing happened in it.
+		live.observe(iv)
 		if iv.Seconds >= nominal.Seconds()/2 || len(rec.Ops) > 0 {
 			live.print(iv, rec)
 		}
@@ -408,13 +428,16 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 		},
 	}
 	for _, ob := range observers {
-		ob.StepStart(s.Name)
+		ob.StepStart(s.Name, desc)
 	}
 	clock.Start()
 	err := s.Run(ctx, env)
 	clock.Stop()
+	for _, ob := range observers {
+		ob.StepStop(clock)
+	}
 
-	sum := Summarize(s.Name, clock)
+	sum := Summarize(s.Name, desc, clock)
 	sum.Complete = err == nil
 	if err != nil {
 		sum.Error = err.Error()
@@ -444,51 +467,63 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 	return sum, err
 }
 
-// Summarize turns a stopped clock into a step summary.
-func Summarize(step string, c *measure.Clock) *results.Step {
+// Summarize turns a stopped clock into a step summary: every operation's
+// totals, rates and latency, and the stalls of every judged operation under
+// the step's stall rule.
+func Summarize(step string, desc results.StepDesc, c *measure.Clock) *results.Step {
 	sum := &results.Step{
 		Step:     step,
+		StepDesc: desc,
 		Started:  c.StartTime().UTC(),
 		Seconds:  round3(c.Seconds()),
 		Interval: c.Interval().Seconds(),
 		Latency:  map[string]measure.Latency{},
-	}
-	for op := measure.Op(0); op < measure.NumOps; op++ {
-		t := c.Total(op)
-		if t == nil {
-			continue
-		}
-		sum.Latency[op.String()] = measure.Summarize(t.Hist)
-		sum.Errors += t.Errors
+		Ops:      map[string]*results.OpSummary{},
 	}
 	secs := c.Seconds()
-	rate := func(op measure.Op, useOps bool) (total int64, avg, p99 float64) {
+	rule := desc.StallRule(c.Interval().Seconds())
+	for i, spec := range c.Ops() {
+		op := measure.Op(i)
 		t := c.Total(op)
-		if t == nil {
-			return 0, 0, 0
+		main := spec.Name == desc.MainOp
+		if t == nil && !(main && rule.Timed) {
+			continue
 		}
-		total = t.Rows
-		if useOps {
-			total = t.Ops - t.Errors
+		if t != nil {
+			lat := measure.Summarize(t.Hist)
+			sum.Latency[spec.Name] = lat
+			sum.Errors += t.Errors
+			o := &results.OpSummary{Unit: spec.Unit, Role: spec.Role, Count: t.Ops, Rows: t.Rows, Errors: t.Errors, Latency: lat}
+			if spec.ResponseOf == "" {
+				avg := 0.0
+				if secs > 0 {
+					avg = float64(t.Done(spec.Unit)) / secs
+				}
+				avg = round1(avg)
+				o.RateAvg = &avg
+			}
+			if spec.Judged() {
+				// Operations without a role (an index build) record one
+				// event per table: a rate percentile would mean nothing.
+				p99 := round1(measure.RateMetBy(c.Rates(op), 99))
+				o.Rate99 = &p99
+			}
+			sum.Ops[spec.Name] = o
 		}
-		if secs > 0 {
-			avg = float64(total) / secs
+		// Judged operations that ran, and the main operation of a
+		// time-bounded step even when it never ran: it stalled for the
+		// whole window.
+		if spec.Judged() {
+			st := measure.FindStalls(c.Rates(op), c.RateSeconds(), rule)
+			if sum.Stalls == nil {
+				sum.Stalls = results.Stalls{}
+			}
+			sum.Stalls[spec.Name] = &st
 		}
-		return total, round1(avg), round1(measure.RateMetBy(c.Rates(op), 99))
 	}
-	sum.Inserted, sum.IPSAvg, sum.IPS99 = rate(measure.OpInsert, false)
-	sum.Deleted, sum.DPSAvg, sum.DPS99 = rate(measure.OpDelete, false)
-	sum.Queries, sum.QPSAvg, sum.QPS99 = rate(measure.OpQuery, true)
-	if c.Total(measure.OpQuery) != nil {
-		// Queries are counted per query, not per row returned.
-		sum.QPS99 = round1(measure.RateMetBy(queryRates(c), 99))
-	}
-	sum.Updates, _, _ = rate(measure.OpUpdate, true)
+	sum.SetLegacyRates()
 	return sum
 }
-
-// queryRates are per-interval queries/s; the clock's rates count rows.
-func queryRates(c *measure.Clock) []float64 { return c.OpRates(measure.OpQuery) }
 
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

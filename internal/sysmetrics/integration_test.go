@@ -87,7 +87,7 @@ func TestNullRunHasMetrics(t *testing.T) {
 	if m.PSSBytes == nil || m.MemorySource == "" {
 		t.Errorf("pss_bytes %v (%s): want a memory reading", m.PSSBytes, m.MemorySource)
 	}
-	if load.Stalls == nil || load.Stalls.Insert == nil || load.Stalls.Query != nil {
+	if load.Stalls == nil || load.Stalls["insert"] == nil || load.Stalls["query"] != nil {
 		t.Errorf("stalls %+v: want an insert entry only", load.Stalls)
 	}
 	if lx := b.Steps[ibench.StepIndex].Metrics; lx == nil || lx.WriteAmp != nil || lx.CPUUsPerInsert != nil {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/prometheus/procfs"
@@ -21,7 +20,6 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
-	"rumbench/internal/workload"
 )
 
 // clientMode says how the client's own CPU is known.
@@ -88,16 +86,12 @@ type Sampler struct {
 	devErr  error
 
 	// Per step.
-	timed     bool    // a time-bounded (query) step: see timeBounded
-	longest   float64 // the longest interval so far: the nominal length
+	final     bool // StepStop took the final readings
 	totals    [numFields]uint64
 	have      [numFields]bool
 	lastOK    [numFields]bool
 	errs      [numFields]error
 	members   int
-	insRates  []float64
-	qryRates  []float64
-	secs      []float64
 	lastPSS   *uint64
 	lastRSS   *uint64
 	lastPSSOK bool
@@ -164,13 +158,12 @@ func New(ctx context.Context, db model.DB, dataDir string, log *OnceLog) *Sample
 func (s *Sampler) Device() *Device { return s.rd.dev }
 
 // StepStart takes the baseline sample.
-func (s *Sampler) StepStart(step string) {
+func (s *Sampler) StepStart(string, results.StepDesc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tr.reset()
-	s.timed, s.longest = timeBounded(step), 0
+	s.final = false
 	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
-	s.insRates, s.qryRates, s.secs = nil, nil, nil
 	s.lastPSS, s.lastRSS = nil, nil
 	s.observe(s.rd.read(false))
 }
@@ -239,87 +232,13 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 		out["processes"] = r.members
 	}
 
-	ins, qry := iv.Rate(measure.OpInsert), iv.OpRate(measure.OpQuery)
-	s.insRates = append(s.insRates, ins)
-	s.qryRates = append(s.qryRates, qry)
-	s.secs = append(s.secs, iv.Seconds)
-	s.longest = max(s.longest, iv.Seconds)
-	if m := s.liveMarker(iv); m != "" {
-		out["marker"] = m
-	}
 	return out
 }
 
-// timeBounded reports whether a step runs its workers for a set time (the
-// query steps qr*, qp*) rather than until they have done a set amount of
-// work. docs/design.md describes the steps.
-func timeBounded(step string) bool {
-	return strings.HasPrefix(step, "qr") || strings.HasPrefix(step, "qp")
-}
-
-// liveMarker returns the live line's STALL marker for the newest interval,
-// following the step summary's rules (stalls) as far as they can be known
-// while the step runs: the newest interval is judged against the median so
-// far, an interval shorter than half the nominal one (the longest so far) is
-// not judged, and an operation that has not run yet in the step is never
-// stalled. In a count-bounded step an interval without progress is not
-// flagged: the operation may have finished (the summary decides once the
-// step is over). In a time-bounded step it is, unless it is the deleter's
-// catch-up after the timed window (deletes but no inserts or queries).
-func (s *Sampler) liveMarker(iv *measure.Interval) string {
-	if iv.Seconds < s.longest/2 {
-		return ""
-	}
-	ins, qry := s.insRates[len(s.insRates)-1], s.qryRates[len(s.qryRates)-1]
-	if s.timed && ins <= 0 && qry <= 0 && iv.Rate(measure.OpDelete) > 0 {
-		return ""
-	}
-	m := ""
-	if liveStall(s.insRates, s.secs, s.timed) {
-		m += " ins"
-	}
-	if liveStall(s.qryRates, s.secs, s.timed) {
-		m += " qry"
-	}
-	if m == "" {
-		return ""
-	}
-	return "STALL" + m
-}
-
-// liveStall judges the newest of rates against the median of the intervals
-// so far (short ones excluded, as in the summary). An operation that has not
-// run yet in the step is never stalled; in a count-bounded step (timed
-// false) neither is one without progress in the newest interval.
-func liveStall(rates, secs []float64, timed bool) bool {
-	n := len(rates)
-	cur := rates[n-1]
-	if cur <= 0 && !timed {
-		return false
-	}
-	longest := 0.0
-	for _, x := range secs {
-		longest = max(longest, x)
-	}
-	active := false
-	judged := make([]float64, 0, n)
-	for i, r := range rates {
-		if i < n-1 {
-			active = active || r > 0
-		}
-		if i < len(secs) && secs[i] < longest/2 {
-			continue
-		}
-		judged = append(judged, r)
-	}
-	if !active {
-		return false
-	}
-	return measure.IsStall(cur, measure.Median(judged))
-}
-
-// StepEnd adds the step's metrics and stalls to its summary.
-func (s *Sampler) StepEnd(sum *results.Step, c *measure.Clock) {
+// StepStop takes the step's final readings as soon as its clock stopped,
+// before the runner asks the engine for its size and statistics: that work
+// is not the step's.
+func (s *Sampler) StepStop(_ *measure.Clock) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Writes still buffered by the OS belong to this step: flush the data
@@ -350,44 +269,14 @@ func (s *Sampler) StepEnd(sum *results.Step, c *measure.Clock) {
 	if lv.pssErr != nil {
 		s.log.Printf("PSS unavailable (%v): memory is the RSS of the largest process", lv.pssErr)
 	}
-	sum.Metrics = s.metrics(sum)
-	sum.Stalls = s.stalls(c)
+	s.final = true
 }
 
-func (s *Sampler) stalls(c *measure.Clock) *results.Stalls {
-	// The clock's rule: an interval shorter than half the nominal length
-	// (the step's last, partial one) is too noisy to judge.
-	half := c.Interval().Seconds() / 2
-	var ins, qry, secs []float64
-	for i := range s.secs {
-		if s.secs[i] < half && len(s.secs) > 1 {
-			continue
-		}
-		ins, qry, secs = append(ins, s.insRates[i]), append(qry, s.qryRates[i]), append(secs, s.secs[i])
-	}
-	out := &results.Stalls{}
-	if s.timed {
-		// Writers and query workers are meant to run for the whole timed
-		// window: an operation that stops early or never starts stalls.
-		w := measure.TimedWindow(ins, qry)
-		st := measure.FindStallsTimed(ins, secs, w)
-		out.Insert = &st
-		qst := measure.FindStallsTimed(qry, secs, w)
-		out.Query = &qst
-		return out
-	}
-	if c.Total(measure.OpInsert) != nil {
-		st := measure.FindStalls(ins, secs)
-		out.Insert = &st
-	}
-	if c.Total(measure.OpQuery) != nil {
-		st := measure.FindStalls(qry, secs)
-		out.Query = &st
-	}
-	if out.Insert == nil && out.Query == nil {
-		return nil
-	}
-	return out
+// StepEnd adds the step's metrics to its summary.
+func (s *Sampler) StepEnd(sum *results.Step, _ *measure.Clock) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sum.Metrics = s.metrics(sum)
 }
 
 // total returns a step total, or nil and why not.
@@ -469,43 +358,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		null("client_cpu_us", "embedded engine: client and engine share the rumbench process, so cpu_us includes the client; the null engine's client_cpu_us_per_op on the same workload is the client's cost")
 	}
 
-	// Denominators: inserted rows in write steps, queries in query steps.
-	ins, qry := float64(sum.Inserted), float64(sum.Queries)
-	writeStep, queryStep := ins > 0 && qry == 0, qry > 0
-	per := func(name string, v *float64, why string, denom float64, applies bool, notWhy string) *float64 {
-		switch {
-		case !applies:
-			null(name, notWhy)
-		case v == nil:
-			null(name, why)
-		default:
-			x := round(*v / denom)
-			return &x
-		}
-		return nil
-	}
-	notWrite := "not a write step (no rows inserted, or a query step: see the per-query figures)"
-	notQuery := "not a query step (no queries)"
-	m.CPUUsPerInsert = per("cpu_us_per_insert", cpu, cpuWhy, ins, writeStep, notWrite)
-	m.CPUUsPerQuery = per("cpu_us_per_query", cpu, cpuWhy, qry, queryStep, notQuery)
-	m.CSPerInsert = per("cs_per_insert", cs, csWhy, ins, writeStep, notWrite)
-	m.ReadsPerInsert = per("reads_per_insert", devR, devWhy, ins, writeStep, notWrite)
-	m.RKBPerInsert = per("rkb_per_insert", m.DevRKB, devWhy, ins, writeStep, notWrite)
-	m.RKBPerQuery = per("rkb_per_query", m.DevRKB, devWhy, qry, queryStep, notQuery)
-	m.WKBPerInsert = per("wkb_per_insert", m.DevWKB, devWhy, ins, ins > 0, "no rows inserted")
-	clientUs := toFloat(m.ClientCPUUs)
-	switch {
-	case s.client == clientShared:
-	case writeStep:
-		m.ClientCPUUsPerOp = per("client_cpu_us_per_op", clientUs, m.NullReasons["client_cpu_us"], ins, true, "")
-	case queryStep:
-		m.ClientCPUUsPerOp = per("client_cpu_us_per_op", clientUs, m.NullReasons["client_cpu_us"], qry, true, "")
-	default:
-		null("client_cpu_us_per_op", "no inserts or queries in this step")
-	}
-	if s.client == clientShared {
-		null("client_cpu_us_per_op", m.NullReasons["client_cpu_us"])
-	}
+	s.perOp(m, sum, cpu, cs, devR)
 
 	// Levels at step end.
 	if size, err := AllocatedBytes(s.dataDir); err == nil {
@@ -526,8 +379,8 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	}
 
 	// Amplification.
-	logIns, insOK := detailInt(sum.Details, workload.DetailLogicalBytesInserted)
-	live, liveOK := detailInt(sum.Details, workload.DetailLogicalLiveBytes)
+	logIns, insOK := detailInt(sum.Details, results.DetailLogicalBytesInserted)
+	live, liveOK := detailInt(sum.Details, results.DetailLogicalLiveBytes)
 	if insOK {
 		m.LogicalBytesInserted = &logIns
 	}
@@ -564,6 +417,56 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		m.NullReasons = nil
 	}
 	return m
+}
+
+// perOp computes the per-operation figures generically (docs/metrics.md):
+// the step's main operation gets every figure (all of the step's CPU, IO
+// and context switches divided by its count: rows or operations, by its
+// unit), each other write operation gets KB written per unit. An index
+// build or other role-less main operation gets none.
+func (s *Sampler) perOp(m *results.Metrics, sum *results.Step, cpu, cs, devR *float64) {
+	null := func(name, why string) { m.NullReasons[name] = why }
+	div := func(v *float64, n int64) *float64 {
+		if v == nil || n <= 0 {
+			return nil
+		}
+		x := round(*v / float64(n))
+		return &x
+	}
+	m.PerOp = map[string]*results.OpCost{}
+	main := sum.Ops[sum.MainOp]
+	switch {
+	case main == nil:
+		null("per_op", fmt.Sprintf("the step's main operation %s did not run", sum.MainOp))
+	case main.Role == measure.RoleNone:
+		null("per_op", fmt.Sprintf("the step's main operation %s is neither a read nor a write", sum.MainOp))
+	case main.Done() <= 0:
+		null("per_op", fmt.Sprintf("no %s completed", sum.MainOp))
+	default:
+		n := main.Done()
+		c := &results.OpCost{CPUUs: div(cpu, n), WKB: div(m.DevWKB, n), RKB: div(m.DevRKB, n), Reads: div(devR, n), CS: div(cs, n)}
+		if s.client != clientShared {
+			c.ClientCPUUs = div(toFloat(m.ClientCPUUs), n)
+		}
+		m.PerOp[sum.MainOp] = c
+	}
+	for name, o := range sum.Ops {
+		if name == sum.MainOp || o.Role != measure.RoleWrite || o.Done() <= 0 {
+			continue
+		}
+		m.PerOp[name] = &results.OpCost{WKB: div(m.DevWKB, o.Done())}
+	}
+	if c := m.PerOp[sum.MainOp]; c != nil {
+		m.ClientCPUUsPerOp = c.ClientCPUUs
+	}
+	if m.ClientCPUUsPerOp == nil {
+		if why := m.NullReasons["client_cpu_us"]; why != "" {
+			null("client_cpu_us_per_op", why)
+		} else {
+			null("client_cpu_us_per_op", "the step's main operation has no per-operation figures")
+		}
+	}
+	m.SetLegacyPerOp(sum.MainOp)
 }
 
 // Close implements runner.Observer.

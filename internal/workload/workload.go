@@ -1,6 +1,8 @@
-// Package workload defines what a workload gives the runner: an ordered list
-// of named steps, each run against the table model under one interval clock.
-// Workloads never import engine packages.
+// Package workload defines what a workload gives the runner: the operations
+// it records, an ordered list of named steps run against the table model
+// under one interval clock, and (registry.go) how it registers itself with
+// its own flags and presets. Workloads never import engine packages; the
+// core (runner, sysmetrics, report) never imports a workload package.
 package workload
 
 import (
@@ -9,12 +11,15 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 )
 
 // Workload is one benchmark (ibench, hotrow, ...) configured for a run.
 type Workload interface {
-	// Name is the workload's name as given to --workload.
+	// Name is the workload's registered name.
 	Name() string
+	// Ops is the set of operations the workload's steps record.
+	Ops() measure.Ops
 	// Steps returns the steps to run, in order.
 	Steps() []Step
 	// Tables names the tables the workload uses.
@@ -27,7 +32,24 @@ type Workload interface {
 // Step is one named, separately measured phase of a workload.
 type Step struct {
 	Name string
+	// MainOp names the operation the step is judged by: its rate is the
+	// step's headline throughput and its stall series, its latency the
+	// summary's p99/max, and the step's per-operation figures (CPU, KB
+	// read and written, reads) divide by its count.
+	MainOp string
+	// Seconds, when positive, marks a time-bounded step: its workers run
+	// for that long (stalls are judged over that whole window). Otherwise
+	// the step is count-bounded: it ends when its work is done.
+	Seconds float64
+	// Work is how much of MainOp (in its unit) a count-bounded step
+	// plans to do, for the live progress; 0 when unknown.
+	Work int64
 	Run  func(ctx context.Context, env *Env) error
+}
+
+// Desc is the step's description as recorded in its summary.
+func (s Step) Desc() results.StepDesc {
+	return results.StepDesc{MainOp: s.MainOp, TimeBoundedS: s.Seconds, Work: s.Work}
 }
 
 // Env is what a step runs with.
@@ -45,12 +67,8 @@ type Env struct {
 // the denominators of write and space amplification (docs/metrics.md).
 // Values are int64 bytes, set by the step before it returns.
 const (
-	// DetailLogicalBytesInserted is the logical bytes of the rows the step
-	// inserted (as the workload defines a row's logical size).
-	DetailLogicalBytesInserted = "logical_bytes_inserted"
-	// DetailLogicalLiveBytes is the logical bytes of the live rows at step
-	// end.
-	DetailLogicalLiveBytes = "logical_live_bytes"
+	DetailLogicalBytesInserted = results.DetailLogicalBytesInserted
+	DetailLogicalLiveBytes     = results.DetailLogicalLiveBytes
 )
 
 // ErrNotPrepared is wrapped by Prepare when the data dir lacks what the

@@ -200,11 +200,30 @@ func (b *Bench) Tables() []string {
 	return out
 }
 
-// Steps implements workload.Workload: the load, then one step per cell.
+// Operation names the hot-row sweep records.
+const (
+	OpInsert = "insert"
+	OpUpdate = "update"
+)
+
+// ops are the operations the sweep records: the load's inserts and the
+// cells' updates (one per transaction, failed attempts as errors).
+var ops = measure.Ops{
+	{Name: OpInsert, Unit: measure.UnitRows, Role: measure.RoleWrite, Short: "i", RateLabel: "IPS", Desc: "load: rows inserted in PK order"},
+	{Name: OpUpdate, Unit: measure.UnitOps, Role: measure.RoleWrite, Short: "u", RateLabel: "UPS", Desc: "one hot-row update attempt (counter = counter + 1 by PK, autocommit)"},
+}
+
+var opInsert, opUpdate = ops.Must(OpInsert), ops.Must(OpUpdate)
+
+// Ops implements workload.Workload.
+func (b *Bench) Ops() measure.Ops { return ops }
+
+// Steps implements workload.Workload: the load, then one time-bounded step
+// per cell, judged by its update rate.
 func (b *Bench) Steps() []workload.Step {
-	out := []workload.Step{{Name: StepLoad, Run: b.load}}
+	out := []workload.Step{{Name: StepLoad, MainOp: OpInsert, Work: b.cfg.Rows * int64(len(b.tables)), Run: b.load}}
 	for _, c := range b.cells {
-		out = append(out, workload.Step{Name: c.Name(), Run: b.cellStep(c)})
+		out = append(out, workload.Step{Name: c.Name(), MainOp: OpUpdate, Seconds: b.cfg.CellSeconds, Run: b.cellStep(c)})
 	}
 	return out
 }
@@ -271,7 +290,7 @@ func (b *Bench) loadTable(ctx context.Context, conn model.Conn, rec *measure.Rec
 		}
 		start := time.Now()
 		err := conn.Insert(ctx, t.schema, rows)
-		rec.Record(measure.OpInsert, int(n), time.Since(start), err != nil)
+		rec.Record(opInsert, int(n), time.Since(start), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -382,7 +401,7 @@ func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
 		for attempt := 0; ; attempt++ {
 			start := time.Now()
 			found, err := c.conn.Update(ctx, t.schema, c.pk, c.changes)
-			c.rec.Record(measure.OpUpdate, 1, time.Since(start), err != nil)
+			c.rec.Record(opUpdate, 1, time.Since(start), err != nil)
 			c.stats.attempts++
 			if err == nil {
 				if !found {

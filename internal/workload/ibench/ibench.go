@@ -188,9 +188,32 @@ func (b *Bench) Schema(c int) *model.Table { return b.tables[c].schema }
 func (b *Bench) Steps() []workload.Step {
 	var out []workload.Step
 	for _, s := range b.cfg.Steps {
-		out = append(out, workload.Step{Name: s, Run: b.withLogicalBytes(stepFuncs[s](b))})
+		out = append(out, b.step(s))
 	}
 	return out
+}
+
+// step describes step s: the operation it is judged by, its planned work
+// or its length.
+func (b *Bench) step(s string) workload.Step {
+	st := workload.Step{Name: s, MainOp: OpInsert, Run: b.withLogicalBytes(stepFuncs[s](b))}
+	clients := int64(len(b.tables))
+	switch s {
+	case StepLoad:
+		st.Work = b.cfg.Rows * clients
+	case StepIndex:
+		st.MainOp = OpIndex
+	case StepChurnBig, StepChurnSmall:
+		st.Work = b.ChurnRows(s) * clients
+	case StepScan:
+		st.MainOp = OpScan
+	}
+	if _, ok := querySteps[s]; ok {
+		// Query steps are judged by their query rate, over the whole
+		// --query-seconds window.
+		st.MainOp, st.Seconds = OpQuery, b.cfg.QuerySeconds
+	}
+	return st
 }
 
 // Prepare implements workload.Workload: a run that starts with l.i0 creates
@@ -325,7 +348,7 @@ func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Record
 		rows := t.gen.Fill(batch, first, int(k), time.Now().Unix())
 		start := time.Now()
 		err := conn.Insert(ctx, t.schema, rows)
-		rec.Record(measure.OpInsert, int(k), time.Since(start), err != nil)
+		rec.Record(opInsert, int(k), time.Since(start), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -355,7 +378,7 @@ func (b *Bench) createIndexes(ctx context.Context, env *workload.Env) error {
 		n := t.Rows()
 		s := time.Now()
 		err := env.DB.CreateIndexes(ctx, t.schema)
-		rec.Record(measure.OpIndex, int(n), time.Since(s), err != nil)
+		rec.Record(opIndex, int(n), time.Since(s), err != nil)
 		if err != nil {
 			return fmt.Errorf("create indexes on %s: %w", t.schema.Name, err)
 		}
@@ -487,7 +510,7 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 		}
 		start := time.Now()
 		got, err := conn.DeleteOldest(ctx, t.schema, int(k))
-		rec.Record(measure.OpDelete, got, time.Since(start), err != nil)
+		rec.Record(opDelete, got, time.Since(start), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

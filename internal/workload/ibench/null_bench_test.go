@@ -28,7 +28,7 @@ func BenchmarkClientCeiling(b *testing.B) {
 	if err := db.CreateTable(ctx, t.schema); err != nil {
 		b.Fatal(err)
 	}
-	clock := measure.NewClock(time.Second)
+	clock := measure.NewClock(time.Second, ops)
 	rec := clock.Recorder()
 	clock.Start()
 	defer clock.Stop()

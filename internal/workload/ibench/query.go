@@ -211,7 +211,7 @@ func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recor
 	for {
 		now := time.Now()
 		slot, at, skipped, ok := s.Next(now)
-		recordSkipped(rec, measure.OpInsertResponse, s, slot, skipped, now)
+		recordSkipped(rec, opInsertResponse, s, slot, skipped, now)
 		if !ok {
 			return nil
 		}
@@ -222,14 +222,14 @@ func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recor
 		sent := time.Now()
 		err := conn.Insert(ctx, t.schema, rows)
 		done := time.Now()
-		rec.Record(measure.OpInsert, bs, done.Sub(sent), err != nil)
+		rec.Record(opInsert, bs, done.Sub(sent), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			return fmt.Errorf("insert into %s: %w", t.schema.Name, err)
 		}
-		rec.Record(measure.OpInsertResponse, bs, done.Sub(at), false)
+		rec.Record(opInsertResponse, bs, done.Sub(at), false)
 		t.nextPK.Add(int64(bs))
 		inserted.Add(int64(bs))
 		st.inserted += int64(bs)
@@ -252,7 +252,7 @@ func (b *Bench) pacedDeleter(ctx context.Context, db model.DB, rec *measure.Reco
 		sent := time.Now()
 		got, err := conn.DeleteOldest(ctx, t.schema, int(k))
 		done := time.Now()
-		rec.Record(measure.OpDelete, got, done.Sub(sent), err != nil)
+		rec.Record(opDelete, got, done.Sub(sent), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -260,7 +260,7 @@ func (b *Bench) pacedDeleter(ctx context.Context, db model.DB, rec *measure.Reco
 			return fmt.Errorf("delete from %s: %w", t.schema.Name, err)
 		}
 		if !at.IsZero() {
-			rec.Record(measure.OpDeleteResponse, got, done.Sub(at), false)
+			rec.Record(opDeleteResponse, got, done.Sub(at), false)
 		}
 		if got == 0 {
 			return fmt.Errorf("delete from %s: no rows left to delete (expected %d)", t.schema.Name, k)
@@ -274,7 +274,7 @@ func (b *Bench) pacedDeleter(ctx context.Context, db model.DB, rec *measure.Reco
 	for {
 		now := time.Now()
 		slot, at, skipped, ok := s.Next(now)
-		recordSkipped(rec, measure.OpDeleteResponse, s, slot, skipped, now)
+		recordSkipped(rec, opDeleteResponse, s, slot, skipped, now)
 		if !ok {
 			break
 		}
@@ -406,7 +406,7 @@ func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recor
 			lastYield = sent
 		}
 		n, err := run(ctx)
-		rec.Record(measure.OpQuery, n, time.Since(sent), err != nil)
+		rec.Record(opQuery, n, time.Since(sent), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

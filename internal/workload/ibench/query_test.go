@@ -54,12 +54,12 @@ func openEngine(t *testing.T, name string) model.DB {
 // and returns its summary.
 func runStep(t *testing.T, db model.DB, b *Bench, step string) *results.Step {
 	t.Helper()
-	clock := measure.NewClock(500 * time.Millisecond)
+	clock := measure.NewClock(500*time.Millisecond, ops)
 	env := &workload.Env{DB: db, Clock: clock, Details: map[string]any{}, Logf: t.Logf}
 	clock.Start()
 	err := stepFuncs[step](b)(context.Background(), env)
 	clock.Stop()
-	sum := runner.Summarize(step, clock)
+	sum := runner.Summarize(step, b.step(step).Desc(), clock)
 	sum.Details = env.Details
 	if err != nil {
 		t.Fatalf("step %s: %v", step, err)

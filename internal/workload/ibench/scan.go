@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/workload"
 )
@@ -68,7 +67,7 @@ func (b *Bench) scan(ctx context.Context, env *workload.Env) error {
 			start := time.Now()
 			_, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: idx}, count)
 			d := time.Since(start)
-			rec.Record(measure.OpScan, int(n), d, err != nil)
+			rec.Record(opScan, int(n), d, err != nil)
 			if err != nil {
 				return fmt.Errorf("scan %s.%s: %w", t.schema.Name, name, err)
 			}

@@ -1,4 +1,4 @@
-package report
+package hotrow
 
 import (
 	"fmt"
@@ -7,8 +7,29 @@ import (
 	"strconv"
 	"strings"
 
+	"rumbench/internal/report"
 	"rumbench/internal/results"
-	"rumbench/internal/workload/hotrow"
+)
+
+// Aliases of the report toolkit used by the hot-row views.
+type (
+	Value = report.Value
+)
+
+const (
+	StatusOK   = report.StatusOK
+	naText     = report.NAText
+	notRunText = report.NotRunText
+)
+
+var (
+	num          = report.Num
+	ratio        = report.Ratio
+	cell         = report.CellText
+	fmtNum       = report.FmtNum
+	fmtRatio     = report.FmtRatio
+	orDash       = report.OrDash
+	writeMDTable = report.WriteMarkdownTable
 )
 
 // Matrix is one engine's hot-row updates/s matrix: rows are table counts,
@@ -34,9 +55,9 @@ const (
 // are those of the planned cells, so skipped and unfinished cells show.
 func HotrowMatrix(b *results.Bundle) Matrix {
 	m := Matrix{Engine: b.Run.Engine.Name}
-	planned := map[hotrow.Cell]bool{}
+	planned := map[Cell]bool{}
 	for _, name := range b.Run.Steps {
-		c, ok := hotrow.ParseCellName(name)
+		c, ok := ParseCellName(name)
 		if !ok {
 			continue
 		}
@@ -52,7 +73,7 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 		vals := make([]Value, len(m.Concurrency))
 		stat := make([]string, len(m.Concurrency))
 		for j, n := range m.Concurrency {
-			c := hotrow.Cell{Tables: t, Clients: n}
+			c := Cell{Tables: t, Clients: n}
 			s := b.Steps[c.Name()]
 			switch {
 			case !planned[c]:
@@ -63,7 +84,7 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 				stat[j] = CellFailed
 			default:
 				stat[j] = StatusOK
-				vals[j] = num(s.Details, hotrow.DetailUpdatesPerS)
+				vals[j] = num(s.Details, DetailUpdatesPerS)
 			}
 		}
 		m.Values = append(m.Values, vals)
@@ -73,8 +94,8 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 }
 
 // matrixTable renders m, or m relative to base when base is not nil.
-func matrixTable(m Matrix, base *Matrix) Table {
-	t := Table{Headers: []string{"tables \\ clients"}, Right: []bool{false}}
+func matrixTable(m Matrix, base *Matrix) report.Table {
+	t := report.Table{Headers: []string{"tables \\ clients"}, Right: []bool{false}}
 	for _, n := range m.Concurrency {
 		t.Headers = append(t.Headers, strconv.Itoa(n))
 		t.Right = append(t.Right, true)
@@ -130,8 +151,8 @@ func statusText(st string) string {
 
 // hotrowCellTable lists every cell of one bundle with latency, errors by
 // kind and retries.
-func hotrowCellTable(b *results.Bundle) Table {
-	t := Table{
+func hotrowCellTable(b *results.Bundle) report.Table {
+	t := report.Table{
 		Title: fmt.Sprintf("%s: hot-row cells", b.Run.Engine.Name),
 		Headers: []string{"cell", "status", "window(s)", "upd/s", "attempts/s", "p50(ms)", "p99(ms)", "max(ms)",
 			"deadlock", "lockwait", "serial", "busy", "other", "retries", "gave up", "counters"},
@@ -142,7 +163,7 @@ func hotrowCellTable(b *results.Bundle) Table {
 	}
 	var failures []string
 	for _, name := range b.Run.Steps {
-		if _, ok := hotrow.ParseCellName(name); !ok {
+		if _, ok := ParseCellName(name); !ok {
 			continue
 		}
 		s := b.Steps[name]
@@ -162,18 +183,18 @@ func hotrowCellTable(b *results.Bundle) Table {
 			}
 			return fmtNum(float64(us) / 1000)
 		}
-		errs, _ := s.Details[hotrow.DetailErrors].(map[string]any)
+		errs, _ := s.Details[DetailErrors].(map[string]any)
 		row := []string{name, status,
-			cell(num(s.Details, hotrow.DetailWindowS), fmtNum),
-			cell(num(s.Details, hotrow.DetailUpdatesPerS), fmtNum),
-			cell(num(s.Details, hotrow.DetailAttemptsPerS), fmtNum),
+			cell(num(s.Details, DetailWindowS), fmtNum),
+			cell(num(s.Details, DetailUpdatesPerS), fmtNum),
+			cell(num(s.Details, DetailAttemptsPerS), fmtNum),
 			ms(lat.P50), ms(lat.P99), ms(lat.Max)}
 		for _, k := range []string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"} {
 			row = append(row, cell(num(errs, k), fmtNum))
 		}
-		row = append(row, cell(num(s.Details, hotrow.DetailRetries), fmtNum),
-			cell(num(s.Details, hotrow.DetailExhausted), fmtNum))
-		check, _ := s.Details[hotrow.DetailCounterCheck].(string)
+		row = append(row, cell(num(s.Details, DetailRetries), fmtNum),
+			cell(num(s.Details, DetailExhausted), fmtNum))
+		check, _ := s.Details[DetailCounterCheck].(string)
 		if strings.HasPrefix(check, "skipped") {
 			// The step's details say why.
 			check = "not checked"
@@ -189,7 +210,7 @@ func hotrowCellTable(b *results.Bundle) Table {
 	return t
 }
 
-// HotrowReport writes what `rumbench run --workload hotrow` prints at its
+// HotrowReport writes what `rumbench run hotrow` prints at its
 // end: per engine the cell table and the updates/s matrix, then each other
 // engine's matrix relative to the first (the base).
 func HotrowReport(w io.Writer, bundles []*results.Bundle) error {

@@ -1,0 +1,108 @@
+package ibench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"rumbench/internal/workload"
+)
+
+func init() {
+	var presets []workload.Preset
+	for _, n := range []string{"quick", "small", "reference"} {
+		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description})
+	}
+	workload.Register(&workload.Definition{
+		Name:        "ibench",
+		Description: "the insert benchmark: PK-order load, index build, insert+delete churn, queries under paced writes (design §4.1)",
+		Long: `The insert benchmark (the default workload). Steps: l.i0 loads --rows rows per
+client in PK order (100 per transaction), l.x builds --indexes secondary
+indexes, l.i1 and l.i2 insert --churn-rows rows per client (50 and 5 per
+transaction, 4/5 and 1/5 of the total) while a deleter removes as many of
+the oldest rows, qr*/qp* run range/point queries for --query-seconds while
+writers insert and delete at 100/500/1000 rows/s per client, and the
+optional scan reads every index in full. Write steps are judged by their
+insert rate, query steps by their query rate.`,
+		Example: `  rumbench run
+  rumbench run --engine pebble --preset small --indexes 1
+  rumbench run ibench --engine sqlite --steps l.i0,l.x --rows 1000000 --data-dir /data/rb --engine-opt cache_size=1GB`,
+		Presets: presets,
+		Flags:   addFlags,
+	})
+}
+
+// flagValues are the insert benchmark's own flags.
+type flagValues struct {
+	steps         []string
+	clients       int
+	rows          int64
+	churnRows     int64
+	indexes       int
+	padMin        int
+	padMax        int
+	padRandomPct  int
+	rowsPerCommit int
+	querySeconds  float64
+}
+
+func addFlags(fl *pflag.FlagSet) workload.Configurer {
+	f := &flagValues{}
+	fl.StringSliceVar(&f.steps, "steps", DefaultSteps, "steps to run, in order (comma list of "+strings.Join(StepOrder, ",")+")")
+	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN (default: from the preset; quick: 2)")
+	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded by l.i0 (default: from the preset; quick: 100000)")
+	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client inserted (and as many deleted) by l.i1+l.i2, split 4/5 and 1/5 (default: from the preset; quick: 50000)")
+	fl.IntVar(&f.indexes, "indexes", 0, "secondary indexes built by l.x, 0..3: marketsegment, registersegment, pdc (default: from the preset; 3)")
+	fl.IntVar(&f.padMin, "pad-min", 10, "minimum length of the data column, bytes")
+	fl.IntVar(&f.padMax, "pad-max", 20, "maximum length of the data column, bytes")
+	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest repeats one character)")
+	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction for every write step (default 0: the step's own: l.i0 100, l.i1 50, l.i2 5)")
+	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds (default: from the preset; quick: 10)")
+	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
+}
+
+func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) {
+	preset, err := LookupPreset(c.Preset)
+	if err != nil {
+		return nil, err
+	}
+	pick := func(name string, explicit, def int64) int64 {
+		if c.Changed(name) {
+			return explicit
+		}
+		return def
+	}
+	cfg := Config{
+		Clients:       int(pick("clients", int64(f.clients), int64(preset.Clients))),
+		Rows:          pick("rows", f.rows, preset.Rows),
+		ChurnRows:     pick("churn-rows", f.churnRows, preset.ChurnRows),
+		Indexes:       int(pick("indexes", int64(f.indexes), int64(preset.Indexes))),
+		PadMin:        f.padMin,
+		PadMax:        f.padMax,
+		PadRandomPct:  f.padRandomPct,
+		RowsPerCommit: f.rowsPerCommit,
+		QuerySeconds:  preset.QuerySeconds,
+		Seed:          c.Seed,
+		Steps:         f.steps,
+	}
+	if c.Changed("query-seconds") {
+		cfg.QuerySeconds = f.querySeconds
+	}
+	if c.Changed("rows-per-commit") && f.rowsPerCommit < 1 {
+		return nil, fmt.Errorf("--rows-per-commit must be at least 1, got %d", f.rowsPerCommit)
+	}
+	if _, err := New(cfg); err != nil {
+		return nil, err
+	}
+	return &workload.Configured{
+		Config: cfg,
+		Sizes: map[string]any{
+			"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
+			"pad_min": cfg.PadMin, "pad_max": cfg.PadMax,
+		},
+		Banner: fmt.Sprintf("%d clients x %d rows, churn %d rows/client, %d indexes",
+			cfg.Clients, cfg.Rows, cfg.ChurnRows, cfg.Indexes),
+		New: func() (workload.Workload, error) { return New(cfg) },
+	}, nil
+}

@@ -1,0 +1,124 @@
+package workload
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"rumbench/internal/results"
+)
+
+// Definition is a registered workload: everything the CLI needs to offer it
+// (`rumbench run NAME`, `rumbench workloads`) without knowing it.
+type Definition struct {
+	Name string
+	// Description is one line for `rumbench workloads` and help.
+	Description string
+	// Long and Example are the help text of `rumbench run NAME`.
+	Long    string
+	Example string
+	// Presets lists the size presets; the first is the default.
+	Presets []Preset
+	// Flags adds the workload's own flags to fs and returns how to build a
+	// run's configuration from them once parsed.
+	Flags func(fs *pflag.FlagSet) Configurer
+	// Report, when set, prints the workload's own view of the results at
+	// the end of `rumbench run` instead of the generic step report.
+	Report ReportFunc
+}
+
+// Preset is a named run shape of a workload.
+type Preset struct {
+	Name        string
+	Description string
+}
+
+// Common are the settings every workload receives from the run command.
+type Common struct {
+	Preset   string
+	Seed     int64
+	Interval time.Duration
+	// Changed reports whether a flag was given explicitly (on the command
+	// line or in --config), so a preset yields to it.
+	Changed func(name string) bool
+}
+
+// Configurer validates the parsed flags and returns the run's
+// configuration; its errors are the user's input (one line, exit 2).
+type Configurer func(c Common) (*Configured, error)
+
+// Configured is a validated workload configuration.
+type Configured struct {
+	// Config is recorded in run.json under the workload's name.
+	Config any
+	// Sizes are the settings that decide how much work a run does: reports
+	// warn when runs compared differ in them.
+	Sizes map[string]any
+	// Banner is one line describing the run's shape.
+	Banner string
+	// New returns a fresh workload for each engine.
+	New func() (Workload, error)
+}
+
+// ReportFunc prints a workload's results of one run (bundles of its
+// engines, in order; out is the run's results directory).
+type ReportFunc func(w io.Writer, bundles []*results.Bundle, out string) error
+
+var (
+	regMu sync.RWMutex
+	defs  = map[string]*Definition{}
+)
+
+// Register makes a workload available by name. It panics on a duplicate or
+// incomplete definition, a programming error caught at start-up.
+func Register(d *Definition) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if d.Name == "" || d.Flags == nil || len(d.Presets) == 0 {
+		panic("workload: Register needs a name, flags and at least one preset")
+	}
+	if _, dup := defs[d.Name]; dup {
+		panic("workload: Register called twice for " + d.Name)
+	}
+	defs[d.Name] = d
+}
+
+// Lookup returns the named workload or an error listing the registered ones.
+func Lookup(name string) (*Definition, error) {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	if d, ok := defs[name]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("unknown workload %q: choose one of %s (see `rumbench workloads`)", name, strings.Join(namesLocked(), ", "))
+}
+
+// Names returns the registered workloads, sorted.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	out := make([]string, 0, len(defs))
+	for n := range defs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PresetNames returns the workload's preset names, default first.
+func (d *Definition) PresetNames() []string {
+	out := make([]string, len(d.Presets))
+	for i, p := range d.Presets {
+		out[i] = p.Name
+	}
+	return out
+}
