@@ -156,3 +156,33 @@ func TestToyWorkloadThroughRunBundleAndReport(t *testing.T) {
 		}
 	}
 }
+
+// Each workload's help lists its own flags and the shared ones, not
+// another workload's; `rumbench workloads` lists every registered one.
+func TestWorkloadHelpShowsOwnFlags(t *testing.T) {
+	for _, c := range []struct {
+		args       []string
+		want, lack []string
+	}{
+		{[]string{"run", "hotrow", "--help"}, []string{"--tables", "--cell-seconds", "--engine", "--preset"}, []string{"--indexes", "--churn-rows", "--pings"}},
+		{[]string{"run", "--workload", "hotrow", "--help"}, []string{"--tables"}, []string{"--indexes"}},
+		{[]string{"run", "--help"}, []string{"--indexes", "--churn-rows", "--engine", "hotrow", "ibench"}, []string{"--tables", "--cell-seconds"}},
+		{[]string{"run", "ping", "--help"}, []string{"--pings", "--engine"}, []string{"--indexes", "--tables"}},
+		{[]string{"workloads"}, []string{"ibench (default):", "hotrow:", "ping:", "--preset quick"}, nil},
+	} {
+		var so, se bytes.Buffer
+		if code := runWith(c.args, &so, &se); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, se.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(so.String(), w) {
+				t.Errorf("%v lacks %q", c.args, w)
+			}
+		}
+		for _, l := range c.lack {
+			if strings.Contains(so.String(), l) {
+				t.Errorf("%v shows %q, a flag of another workload", c.args, l)
+			}
+		}
+	}
+}
