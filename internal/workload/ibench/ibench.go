@@ -446,7 +446,13 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 
 	delErr := make(chan error, 1)
 	go func() {
-		delErr <- b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, progress, insertsDone)
+		err := b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, progress, insertsDone)
+		if err != nil {
+			// The first error ends the step: an inserter waiting for the
+			// deleter to catch up must not wait forever.
+			cancel()
+		}
+		delErr <- err
 	}()
 	err := b.insertRows(ctx, env.DB, insRec, t, n, bs, func(k int64) {
 		inserted.Add(k)
@@ -467,7 +473,9 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 	close(insertsDone)
 	if err != nil {
 		cancel()
-		<-delErr
+		if derr := <-delErr; derr != nil && !errors.Is(derr, context.Canceled) {
+			return derr // the deleter's failure cancelled the inserter
+		}
 		return err
 	}
 	return <-delErr
