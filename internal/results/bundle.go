@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"rumbench/internal/measure"
 
@@ -32,7 +33,14 @@ type Writer struct {
 	mu        sync.Mutex
 	intervals *os.File
 	iw        *bufio.Writer
+	// written counts the bytes the writer wrote, so the measured process
+	// figures can leave out the benchmark's own bookkeeping.
+	written atomic.Int64
 }
+
+// BytesWritten is how many bytes the writer has written so far (interval
+// log, run.json and step files).
+func (w *Writer) BytesWritten() int64 { return w.written.Load() }
 
 // Create makes the bundle directory dir, refusing one that already holds a
 // bundle so nothing is overwritten.
@@ -55,12 +63,16 @@ func (w *Writer) Dir() string { return w.dir }
 
 // WriteRun writes run.json atomically.
 func (w *Writer) WriteRun(r *Run) error {
-	return writeJSONAtomic(filepath.Join(w.dir, RunFile), r)
+	n, err := writeJSONAtomic(filepath.Join(w.dir, RunFile), r)
+	w.written.Add(n)
+	return err
 }
 
 // WriteStep writes steps/<step>.json atomically.
 func (w *Writer) WriteStep(s *Step) error {
-	return writeJSONAtomic(filepath.Join(w.dir, StepsDir, s.Step+".json"), s)
+	n, err := writeJSONAtomic(filepath.Join(w.dir, StepsDir, s.Step+".json"), s)
+	w.written.Add(n)
+	return err
 }
 
 // AppendInterval appends one record to intervals.jsonl and flushes it, so a
@@ -74,6 +86,7 @@ func (w *Writer) AppendInterval(rec *IntervalRecord) error {
 	defer w.mu.Unlock()
 	w.iw.Write(b)
 	w.iw.WriteByte('\n')
+	w.written.Add(int64(len(b)) + 1)
 	if err := w.iw.Flush(); err != nil {
 		return fmt.Errorf("write interval log: %w", err)
 	}
@@ -97,17 +110,17 @@ func (w *Writer) Close() error {
 
 // writeJSONAtomic writes v to path through a synced temp file and a rename,
 // so readers see the old file or the new one, never half of one.
-func writeJSONAtomic(path string, v any) error {
+func writeJSONAtomic(path string, v any) (int64, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
+		return 0, fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
 	b = append(b, '\n')
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return 0, fmt.Errorf("write %s: %w", path, err)
 	}
-	_, werr := tmp.Write(b)
+	n, werr := tmp.Write(b)
 	if werr == nil {
 		werr = tmp.Sync()
 	}
@@ -119,9 +132,9 @@ func writeJSONAtomic(path string, v any) error {
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
+		return int64(n), fmt.Errorf("write %s: %w", path, werr)
 	}
-	return nil
+	return int64(n), nil
 }
 
 // EncodeInterval turns a clock interval into its log record.

@@ -226,8 +226,14 @@ type Metrics struct {
 	// says whose bytes: "device" or "process" (no device resolved).
 	WriteAmp       *float64 `json:"write_amp"`
 	WriteAmpSource string   `json:"write_amp_source,omitempty"`
-	// SpaceAmp = SizeBytes / logical live bytes.
-	SpaceAmp *float64 `json:"space_amp"`
+	// SpaceAmp = size / logical live bytes; SpaceAmpSource says which size:
+	// "data_dir" (SizeBytes, embedded engines) or "engine" (the server's own
+	// size of rumbench's database: a server's data dir holds more).
+	SpaceAmp       *float64 `json:"space_amp"`
+	SpaceAmpSource string   `json:"space_amp_source,omitempty"`
+	// BundleKB is what rumbench's results bundle wrote during the step; it
+	// is left out of proc_wkb when rumbench's own process is measured.
+	BundleKB *float64 `json:"bundle_kb,omitempty"`
 	// Step totals, KB: the device's and the measured processes' traffic.
 	DevRKB       *float64 `json:"dev_rkb"`
 	DevWKB       *float64 `json:"dev_wkb"`

@@ -35,16 +35,18 @@ type Observer interface {
 	Interval(iv *measure.Interval) map[string]any
 	// StepStop is called as soon as the step's clock stopped, before the
 	// runner asks the engine for its size and statistics, so the work of
-	// those reports is not charged to the step.
-	StepStop(c *measure.Clock)
+	// those reports is not charged to the step. bundleBytes is what the
+	// results bundle (rumbench's own bookkeeping) wrote during the step.
+	StepStop(c *measure.Clock, bundleBytes int64)
 	// StepEnd is called once the summary is complete, to add to it.
 	StepEnd(s *results.Step, c *measure.Clock)
 	// Close releases resources once the engine is done.
 	Close() error
 }
 
-// ObserverFactory creates an observer for one opened engine.
-type ObserverFactory func(ctx context.Context, db model.DB, dataDir string) (Observer, error)
+// ObserverFactory creates an observer for one opened engine whose data is
+// in dataDir and whose bundle is written to bundleDir.
+type ObserverFactory func(ctx context.Context, db model.DB, dataDir, bundleDir string) (Observer, error)
 
 // Options configure a run.
 type Options struct {
@@ -315,7 +317,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 
 	var observers []Observer
 	for _, f := range o.Observers {
-		ob, err := f(ctx, db, dataDir)
+		ob, err := f(ctx, db, dataDir, bundleDir)
 		if err != nil {
 			return fmt.Errorf("start observer: %w", err)
 		}
@@ -427,6 +429,7 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 			fmt.Fprintf(o.Log, "[%s %s] %s\n", name, s.Name, fmt.Sprintf(format, args...))
 		},
 	}
+	bundleBefore := bw.BytesWritten()
 	for _, ob := range observers {
 		ob.StepStart(s.Name, desc)
 	}
@@ -434,7 +437,7 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 	err := s.Run(ctx, env)
 	clock.Stop()
 	for _, ob := range observers {
-		ob.StepStop(clock)
+		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
 	}
 
 	sum := Summarize(s.Name, desc, clock)

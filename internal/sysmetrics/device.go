@@ -1,6 +1,8 @@
 package sysmetrics
 
 import (
+	"golang.org/x/sys/unix"
+
 	"errors"
 	"fmt"
 	"os"
@@ -184,4 +186,24 @@ func identify(major, minor uint32) (*Device, error) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// memoryFS returns the name of the memory filesystem (tmpfs, ramfs) that
+// holds dir, or "" when it is another filesystem or cannot be told.
+func memoryFS(dir string) string {
+	path, err := existingPath(dir)
+	if err != nil {
+		return ""
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return ""
+	}
+	switch st.Type {
+	case unix.TMPFS_MAGIC:
+		return "tmpfs"
+	case unix.RAMFS_MAGIC:
+		return "ramfs"
+	}
+	return ""
 }

@@ -68,8 +68,10 @@ func (l *OnceLog) Printf(format string, args ...any) {
 // are explained on log once.
 func Factory(log io.Writer) runner.ObserverFactory {
 	once := NewOnceLog(log)
-	return func(ctx context.Context, db model.DB, dataDir string) (runner.Observer, error) {
-		return New(ctx, db, dataDir, once), nil
+	return func(ctx context.Context, db model.DB, dataDir, bundleDir string) (runner.Observer, error) {
+		s := New(ctx, db, dataDir, once)
+		s.checkBundleDevice(bundleDir)
+		return s, nil
 	}
 }
 
@@ -85,16 +87,21 @@ type Sampler struct {
 	setDesc string
 	devErr  error
 
+	// memFS names the memory filesystem (tmpfs, ramfs) the data dir is on,
+	// where nothing reaches storage.
+	memFS string
+
 	// Per step.
-	final     bool // StepStop took the final readings
-	totals    [numFields]uint64
-	have      [numFields]bool
-	lastOK    [numFields]bool
-	errs      [numFields]error
-	members   int
-	lastPSS   *uint64
-	lastRSS   *uint64
-	lastPSSOK bool
+	final       bool  // StepStop took the final readings
+	bundleBytes int64 // what the results bundle wrote during the step
+	totals      [numFields]uint64
+	have        [numFields]bool
+	lastOK      [numFields]bool
+	errs        [numFields]error
+	members     int
+	lastPSS     *uint64
+	lastRSS     *uint64
+	lastPSSOK   bool
 }
 
 var _ runner.Observer = (*Sampler)(nil)
@@ -138,6 +145,10 @@ func New(ctx context.Context, db model.DB, dataDir string, log *OnceLog) *Sample
 			s.client = clientIsProcess
 			s.setDesc = fmt.Sprintf("rumbench process (pid %d); the null engine does no work, so this is the client", self)
 		}
+	}
+	if fsType := memoryFS(s.dataDir); fsType != "" {
+		s.memFS = fsType
+		log.Printf("WARNING: data dir %s is on %s: nothing reaches storage, so KB written and read are 0 and write_amp is null; give --data-dir on a disk to measure IO", s.dataDir, fsType)
 	}
 	if err == nil {
 		dev, derr := ResolveDevice(s.dataDir)
@@ -238,7 +249,7 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 // StepStop takes the step's final readings as soon as its clock stopped,
 // before the runner asks the engine for its size and statistics: that work
 // is not the step's.
-func (s *Sampler) StepStop(_ *measure.Clock) {
+func (s *Sampler) StepStop(_ *measure.Clock, bundleBytes int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Writes still buffered by the OS belong to this step: flush the data
@@ -270,6 +281,7 @@ func (s *Sampler) StepStop(_ *measure.Clock) {
 		s.log.Printf("PSS unavailable (%v): memory is the RSS of the largest process", lv.pssErr)
 	}
 	s.final = true
+	s.bundleBytes = bundleBytes
 }
 
 // StepEnd adds the step's metrics to its summary.
@@ -323,6 +335,16 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	m.DevReads, m.DevWrites, m.DevDiscards = toInt(devR), toInt(devW), toInt(devD)
 	m.DevRKB, m.DevWKB, m.DevDiscardKB = kb(devRS, sector), kb(devWS, sector), kb(devDS, sector)
 	m.ProcRKB, m.ProcWKB = kb(prb, 1), kb(pwb, 1)
+	if s.client != clientSeparate {
+		// rumbench's own process is measured: its bundle writes are the
+		// benchmark's bookkeeping, not the engine's work.
+		own := math.Round(float64(s.bundleBytes)/1024*10) / 10
+		m.BundleKB = &own
+		if m.ProcWKB != nil {
+			x := math.Max(0, math.Round((*m.ProcWKB-own)*10)/10)
+			m.ProcWKB = &x
+		}
+	}
 	for name, v := range map[string]struct {
 		p   any
 		why string
@@ -392,6 +414,8 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		written, src = m.ProcWKB, "process"
 	}
 	switch {
+	case s.memFS != "":
+		null("write_amp", fmt.Sprintf("the data dir is on %s: nothing is written to storage", s.memFS))
 	case !insOK:
 		null("write_amp", "the workload did not report logical bytes inserted")
 	case logIns <= 0:
@@ -402,16 +426,30 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		x := round(*written * 1024 / float64(logIns))
 		m.WriteAmp, m.WriteAmpSource = &x, src
 	}
+	// A server's data dir holds everything else on the server too: its
+	// space amplification uses the engine's own size of rumbench's data.
+	size, sizeWhy := m.SizeBytes, m.NullReasons["size_bytes"]
+	m.SpaceAmpSource = "data_dir"
+	if s.client == clientSeparate {
+		size, sizeWhy, m.SpaceAmpSource = nil, "the server engine did not report the size of rumbench's database", "engine"
+		if sum.EngineSize >= 0 {
+			v := sum.EngineSize
+			size = &v
+		}
+	}
 	switch {
 	case !liveOK:
 		null("space_amp", "the workload did not report logical live bytes")
 	case live <= 0:
 		null("space_amp", "no live rows")
-	case m.SizeBytes == nil:
-		null("space_amp", m.NullReasons["size_bytes"])
+	case size == nil:
+		null("space_amp", sizeWhy)
 	default:
-		x := round(float64(*m.SizeBytes) / float64(live))
+		x := round(float64(*size) / float64(live))
 		m.SpaceAmp = &x
+	}
+	if m.SpaceAmp == nil {
+		m.SpaceAmpSource = ""
 	}
 	if len(m.NullReasons) == 0 {
 		m.NullReasons = nil
@@ -522,4 +560,17 @@ func detailInt(d map[string]any, k string) (int64, bool) {
 		return int64(v), true
 	}
 	return 0, false
+}
+
+// checkBundleDevice warns when the results bundle is written to the device
+// that holds the data dir: its writes then count in the device figures.
+func (s *Sampler) checkBundleDevice(bundleDir string) {
+	if bundleDir == "" || s.rd.dev == nil {
+		return
+	}
+	bd, err := ResolveDevice(bundleDir)
+	if err != nil || bd.String() != s.rd.dev.String() {
+		return
+	}
+	s.log.Printf("WARNING: --out (%s) and the data dir (%s) are on the same device %s: the bundle's own writes (a few KB per interval) count in the device figures (wKB, write_amp); they are subtracted from the process figures only. Put --out on another device for exact device figures", bundleDir, s.dataDir, s.rd.dev)
 }
