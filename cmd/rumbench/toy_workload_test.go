@@ -186,3 +186,45 @@ func TestWorkloadHelpShowsOwnFlags(t *testing.T) {
 		}
 	}
 }
+
+// The engine's maintenance is its own step between the write and the query
+// steps: timed on engines that have one, recorded as skipped on the others,
+// and gone with --maintain=false.
+func TestMaintenanceStep(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"run", "--rows", "2000", "--churn-rows", "500", "--query-seconds", "0.5",
+		"--interval", "200ms", "--indexes", "0", "--steps", "l.i0,l.i1,maint,qr100"}
+	var so, se bytes.Buffer
+	if code := runWith(append(args, "--engine", "sqlite,bbolt", "--out", filepath.Join(dir, "a")), &so, &se); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so.String(), se.String())
+	}
+	sq, err := results.Read(filepath.Join(dir, "a", "sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sq.Steps["maint"]
+	if m == nil || !m.Complete || m.MainOp != "maintain" || m.Ops["maintain"] == nil || m.Ops["maintain"].Count != 1 || m.Details["maintenance"] != "done" {
+		t.Fatalf("sqlite maint step %+v", m)
+	}
+	if m.Metrics == nil || m.Metrics.CPUUs == nil {
+		t.Errorf("maint step has no CPU total: %+v", m.Metrics)
+	}
+	bb, err := results.Read(filepath.Join(dir, "a", "bbolt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := bb.Steps["maint"]; m == nil || !strings.HasPrefix(fmt.Sprint(m.Details["maintenance"]), "skipped") {
+		t.Errorf("bbolt maint step %+v: want skipped", m)
+	}
+	so.Reset()
+	if code := runWith(append(args, "--maintain=false", "--engine", "sqlite", "--out", filepath.Join(dir, "b")), &so, &se); code != 0 {
+		t.Fatalf("exit %d\n%s", code, se.String())
+	}
+	b, err := results.Read(filepath.Join(dir, "b", "sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(b.Run.Steps, ",") != "l.i0,l.i1,qr100" {
+		t.Errorf("--maintain=false ran steps %v", b.Run.Steps)
+	}
+}

@@ -45,6 +45,7 @@ type flagValues struct {
 	padRandomPct  int
 	rowsPerCommit int
 	querySeconds  float64
+	maintain      bool
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
@@ -59,6 +60,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest repeats one character)")
 	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction for every write step (default 0: the step's own: l.i0 100, l.i1 50, l.i2 5)")
 	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds (default: from the preset; quick: 10)")
+	fl.BoolVar(&f.maintain, "maintain", true, "run the engine's maintenance (step maint: vacuum, flush, checkpoint) between the write and the query steps; false drops maint from --steps")
 	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
 }
 
@@ -85,6 +87,15 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		QuerySeconds:  preset.QuerySeconds,
 		Seed:          c.Seed,
 		Steps:         f.steps,
+	}
+	if !f.maintain {
+		var steps []string
+		for _, s := range f.steps {
+			if s != StepMaintain {
+				steps = append(steps, s)
+			}
+		}
+		cfg.Steps = steps
 	}
 	if c.Changed("query-seconds") {
 		cfg.QuerySeconds = f.querySeconds

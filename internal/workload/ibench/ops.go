@@ -9,6 +9,7 @@ const (
 	OpQuery          = "query"
 	OpIndex          = "index"
 	OpScan           = "scan"
+	OpMaintain       = "maintain"
 	OpInsertResponse = "insert_response"
 	OpDeleteResponse = "delete_response"
 )
@@ -25,6 +26,8 @@ var ops = measure.Ops{
 	{Name: OpIndex, Unit: measure.UnitRows, Role: measure.RoleNone, Short: "i", RateLabel: "IPS", Desc: "building a table's secondary indexes; rows indexed",
 		Note: "IPS.av here is rows indexed per second (the index build); max(ms) is the longest index build of one table."},
 	{Name: OpScan, Unit: measure.UnitRows, Role: measure.RoleRead, Short: "row", RateLabel: "scan", Desc: "a full scan of one index; rows read"},
+	{Name: OpMaintain, Unit: measure.UnitOps, Role: measure.RoleNone, Short: "op", RateLabel: "maint", Desc: "the engine's maintenance action (model.Maintainer)",
+		Note: "maint: the engine's maintenance action between the write and the query steps (PostgreSQL: VACUUM ANALYZE; MariaDB: ANALYZE TABLE, MyRocks also a memtable flush; SQLite: WAL checkpoint; Pebble, RocksDB: memtable flush; WiredTiger: checkpoint; bbolt: none); max(ms) is its duration, the other columns its whole cost."},
 	{Name: OpInsertResponse, Unit: measure.UnitRows, Role: measure.RoleNone, ResponseOf: OpInsert, Desc: "paced insert: latency from its intended start"},
 	{Name: OpDeleteResponse, Unit: measure.UnitRows, Role: measure.RoleNone, ResponseOf: OpDelete, Desc: "paced delete: latency from its intended start"},
 }
@@ -35,6 +38,7 @@ var (
 	opQuery          = ops.Must(OpQuery)
 	opIndex          = ops.Must(OpIndex)
 	opScan           = ops.Must(OpScan)
+	opMaintain       = ops.Must(OpMaintain)
 	opInsertResponse = ops.Must(OpInsertResponse)
 	opDeleteResponse = ops.Must(OpDeleteResponse)
 )

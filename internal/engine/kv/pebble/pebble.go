@@ -298,18 +298,16 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	}, nil
 }
 
-// Maintain implements model.Maintainer: flush the memtable, then compact the
-// whole key space into the bottom level.
+// Maintain implements model.Maintainer: flush the memtable, as MyRocks'
+// maintenance does, so the query steps start from SST files. It does not
+// force a full compaction: that would erase the shape the churn steps built
+// and is not what the reference does between its write and query steps.
 func (d *DB) Maintain(ctx context.Context) error {
 	if d.Closed() {
 		return errors.New("engine is closed")
 	}
 	if err := d.st.db.Flush(); err != nil {
 		return fmt.Errorf("pebble flush: %w", err)
-	}
-	end := []byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF}
-	if err := d.st.db.Compact(ctx, []byte{0}, end, true); err != nil {
-		return fmt.Errorf("pebble compact: %w", err)
 	}
 	return nil
 }
