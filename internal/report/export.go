@@ -33,3 +33,6 @@ const (
 // WriteMarkdownTable appends t as a markdown table under a heading of level
 // ("##").
 func WriteMarkdownTable(b *strings.Builder, t Table, level string) { writeMDTable(b, t, level) }
+
+// Known wraps an available number.
+func Known(v float64) Value { return some(v) }

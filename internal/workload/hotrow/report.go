@@ -155,7 +155,7 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 	t := report.Table{
 		Title: fmt.Sprintf("%s: hot-row cells", b.Run.Engine.Name),
 		Headers: []string{"cell", "status", "window(s)", "upd/s", "attempts/s", "p50(ms)", "p99(ms)", "max(ms)",
-			"deadlock", "lockwait", "serial", "busy", "other", "retries", "gave up", "counters"},
+			"CPU/u(µs)", "wKB/u", "deadlock", "lockwait", "serial", "busy", "other", "retries", "gave up", "counters"},
 	}
 	t.Right = make([]bool, len(t.Headers))
 	for i := 2; i < len(t.Right)-1; i++ {
@@ -189,6 +189,17 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 			cell(num(s.Details, DetailUpdatesPerS), fmtNum),
 			cell(num(s.Details, DetailAttemptsPerS), fmtNum),
 			ms(lat.P50), ms(lat.P99), ms(lat.Max)}
+		var cpu, wkb Value
+		if s.Metrics != nil && s.Metrics.PerOp[OpUpdate] != nil {
+			c := s.Metrics.PerOp[OpUpdate]
+			if c.CPUUs != nil {
+				cpu = report.Known(*c.CPUUs)
+			}
+			if c.WKB != nil {
+				wkb = report.Known(*c.WKB)
+			}
+		}
+		row = append(row, cell(cpu, fmtNum), cell(wkb, fmtNum))
 		for _, k := range []string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"} {
 			row = append(row, cell(num(errs, k), fmtNum))
 		}
@@ -204,7 +215,7 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 	}
 	t.Notes = append(failures,
 		"upd/s: committed updates per second of the cell's window (goodput); attempts/s counts every attempt, failed ones included (throughput).",
-		"p50/p99/max: service time of one update attempt. deadlock..other: failed attempts by kind; retries and gave up follow the retry policy in each step's details.",
+		"p50/p99/max: service time of one update attempt. CPU/u, wKB/u: CPU µs of the measured processes and KB written to storage per committed update (the cell's totals / its updates). deadlock..other: failed attempts by kind; retries and gave up follow the retry policy in each step's details.",
 		"counters: the hot rows' counters grew by exactly the committed updates (ok), or not checked (uniform/zipf spread updates over the whole table; the null engine keeps no rows).",
 	)
 	return t
