@@ -50,7 +50,7 @@ type flagValues struct {
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	f := &flagValues{}
-	fl.StringSliceVar(&f.steps, "steps", DefaultSteps, "steps to run, in order (comma list of "+strings.Join(StepOrder, ",")+")")
+	fl.StringSliceVar(&f.steps, "steps", DefaultSteps, "steps to run, in order (comma list of "+strings.Join(StepOrder, ",")+"), or a named list: "+stepListHelp())
 	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN (default: from the preset; quick: 2)")
 	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded by l.i0 (default: from the preset; quick: 100000)")
 	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client inserted (and as many deleted) by l.i1+l.i2, split 4/5 and 1/5 (default: from the preset; quick: 50000)")
@@ -86,11 +86,11 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		RowsPerCommit: f.rowsPerCommit,
 		QuerySeconds:  preset.QuerySeconds,
 		Seed:          c.Seed,
-		Steps:         f.steps,
+		Steps:         expandStepLists(f.steps),
 	}
 	if !f.maintain {
 		var steps []string
-		for _, s := range f.steps {
+		for _, s := range cfg.Steps {
 			if s != StepMaintain {
 				steps = append(steps, s)
 			}
@@ -116,4 +116,37 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 			cfg.Clients, cfg.Rows, cfg.ChurnRows, cfg.Indexes),
 		New: func() (workload.Workload, error) { return New(cfg) },
 	}, nil
+}
+
+// StepLists are named step lists for --steps.
+var StepLists = map[string][]string{
+	// @default: the published sequence with a PK-only load and a separate
+	// index build.
+	"@default": DefaultSteps,
+	// @indexed: the load maintains the secondary indexes (l.i0x), as in the
+	// published insert-rate-by-index-count results; then the same steps.
+	"@indexed": append([]string{StepLoadIndexed}, DefaultSteps[2:]...),
+	// @load: the two loads' shapes only.
+	"@load": {StepLoad, StepIndex},
+}
+
+func stepListHelp() string {
+	var out []string
+	for _, n := range []string{"@default", "@indexed", "@load"} {
+		out = append(out, n+" = "+strings.Join(StepLists[n], ","))
+	}
+	return strings.Join(out, "; ")
+}
+
+// expandStepLists replaces named lists in steps by their steps.
+func expandStepLists(steps []string) []string {
+	var out []string
+	for _, s := range steps {
+		if l, ok := StepLists[s]; ok {
+			out = append(out, l...)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
