@@ -46,6 +46,7 @@ type flagValues struct {
 	rowsPerCommit int
 	querySeconds  float64
 	maintain      bool
+	deletes       bool
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
@@ -60,6 +61,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest repeats one character)")
 	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction for every write step (default 0: the step's own: l.i0 100, l.i1 50, l.i2 5)")
 	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds (default: from the preset; quick: 10)")
+	fl.BoolVar(&f.deletes, "deletes", true, "l.i1, l.i2 and the query steps delete as many of the oldest rows as they insert (the table size stays constant); false: they only insert and the table grows")
 	fl.BoolVar(&f.maintain, "maintain", true, "run the engine's maintenance (step maint: vacuum, flush, checkpoint) between the write and the query steps; false drops maint from --steps")
 	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
 }
@@ -87,6 +89,7 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		QuerySeconds:  preset.QuerySeconds,
 		Seed:          c.Seed,
 		Steps:         expandStepLists(f.steps),
+		NoDeletes:     !f.deletes,
 	}
 	if !f.maintain {
 		var steps []string
@@ -106,14 +109,18 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if _, err := New(cfg); err != nil {
 		return nil, err
 	}
+	sizes := map[string]any{
+		"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
+		"pad_min": cfg.PadMin, "pad_max": cfg.PadMax,
+	}
+	if cfg.NoDeletes {
+		sizes["deletes"] = false
+	}
 	return &workload.Configured{
 		Config: cfg,
-		Sizes: map[string]any{
-			"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
-			"pad_min": cfg.PadMin, "pad_max": cfg.PadMax,
-		},
-		Banner: fmt.Sprintf("%d clients x %d rows, churn %d rows/client, %d indexes",
-			cfg.Clients, cfg.Rows, cfg.ChurnRows, cfg.Indexes),
+		Sizes:  sizes,
+		Banner: fmt.Sprintf("%d clients x %d rows, churn %d rows/client, %d indexes%s",
+			cfg.Clients, cfg.Rows, cfg.ChurnRows, cfg.Indexes, map[bool]string{true: ", no deletes (tables grow)"}[cfg.NoDeletes]),
 		New: func() (workload.Workload, error) { return New(cfg) },
 	}, nil
 }

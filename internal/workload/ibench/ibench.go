@@ -27,6 +27,9 @@ type Config struct {
 	PadRandomPct  int      `json:"pad_random_pct"`
 	RowsPerCommit int      `json:"rows_per_commit"`
 	QuerySeconds  float64  `json:"query_seconds"`
+	// NoDeletes runs l.i1, l.i2 and the query steps without their deleters
+	// (--deletes=false): the table grows by what they insert.
+	NoDeletes bool `json:"no_deletes,omitempty"`
 	Seed          int64    `json:"seed"`
 	Steps         []string `json:"steps"`
 }
@@ -458,9 +461,12 @@ func (b *Bench) churnStep(step string) func(context.Context, *workload.Env) erro
 		env.Details["rows_per_commit"] = bs
 		env.Details["rows_per_client"] = n
 		env.Details["max_delete_lag_rows"] = churnLag(bs)
-		return b.forEachClient(ctx, func(ctx context.Context, c int) error {
+		before := b.liveRows()
+		err := b.forEachClient(ctx, func(ctx context.Context, c int) error {
 			return b.churnClient(ctx, env, b.tables[c], n, bs)
 		})
+		b.growthDetails(env.Details, b.liveRows()-before)
+		return err
 	}
 }
 
@@ -475,6 +481,9 @@ func churnLag(bs int) int64 {
 }
 
 func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableState, n int64, bs int) error {
+	if b.cfg.NoDeletes {
+		return b.insertRows(ctx, env.DB, env.Clock.Recorder(), t, n, bs, nil)
+	}
 	insRec, delRec := env.Clock.Recorder(), env.Clock.Recorder()
 	var inserted, deleted atomic.Int64
 	wake := make(chan struct{}, 1)
@@ -596,4 +605,21 @@ func (b *Bench) maintain(ctx context.Context, env *workload.Env) error {
 	}
 	env.Details["maintenance"] = "done"
 	return nil
+}
+
+// liveRows is the live row count of every table.
+func (b *Bench) liveRows() int64 {
+	var n int64
+	for _, t := range b.tables {
+		n += t.Rows()
+	}
+	return n
+}
+
+// growthDetails records whether the step deleted and by how many rows the
+// tables grew (0 with deletes: the deleters remove what was inserted).
+func (b *Bench) growthDetails(d map[string]any, grew int64) {
+	d["deletes"] = !b.cfg.NoDeletes
+	d["table_growth_rows"] = grew
+	d["live_rows"] = b.liveRows()
 }

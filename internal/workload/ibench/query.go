@@ -135,6 +135,7 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 	d["missed_rows"] = tot.missedRows
 	d["backlog_txns"] = tot.backlogTxns
 	d["delete_missed_txns"] = tot.delMissedTxns
+	b.growthDetails(d, tot.inserted-tot.deleted)
 	d["delete_catchup_rows"] = tot.delCatchupRows
 	if tot.queries > 0 {
 		d["rows_per_query"] = math.Round(float64(tot.found)/float64(tot.queries)*100) / 100
@@ -169,11 +170,17 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind 
 		close(writerDone)
 		errs <- err
 	}()
-	go func() { errs <- b.pacedDeleter(ctx, env.DB, delRec, t, del, bs, &inserted, writerDone, st) }()
+	workers := 3
+	if b.cfg.NoDeletes {
+		// The table grows: the writer inserts and nobody deletes.
+		workers = 2
+	} else {
+		go func() { errs <- b.pacedDeleter(ctx, env.DB, delRec, t, del, bs, &inserted, writerDone, st) }()
+	}
 	go func() { errs <- b.queryWorker(ctx, env.DB, qRec, c, kind, rate, end, st) }()
 	// The first failure cancels the others, so it is the one to report.
 	var first error
-	for range 3 {
+	for range workers {
 		if err := <-errs; err != nil && first == nil {
 			first = err
 			cancel()
