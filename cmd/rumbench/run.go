@@ -35,6 +35,7 @@ type commonFlags struct {
 	preset     string
 	interval   time.Duration
 	seed       int64
+	ratePct    float64
 	out        string
 	dataDir    string
 	engineOpts []string
@@ -69,6 +70,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\")")
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape)")
 	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
+	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
 	pf.Int64Var(&common.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
 	pf.StringVar(&common.out, "out", "", "results directory; each engine writes <out>/<engine>/ (default ./rumbench-results/<timestamp>)")
 	pf.StringVar(&common.dataDir, "data-dir", "", "engine data directory, kept after the run (default: a temporary directory removed at exit); with several engines each uses <data-dir>/<engine>")
@@ -181,6 +183,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.interval <= 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--interval must be positive, got %s", f.interval)}
 	}
+	if !(f.ratePct > 0 && f.ratePct <= 100) {
+		return &runner.BadInputError{Err: fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct)}
+	}
 	wr, err := configure(workload.Common{
 		Preset: f.preset, Seed: f.seed, Interval: f.interval,
 		Changed: func(name string) bool { return cmd.Flags().Changed(name) },
@@ -205,17 +210,18 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 
 	stdout := cmd.OutOrStdout()
 	ro := runner.Options{
-		Engines:    f.engines,
-		Out:        out,
-		DataDir:    f.dataDir,
-		EngineOpts: opts,
-		DSN:        f.dsn,
-		Database:   f.database,
-		Interval:   f.interval,
-		Seed:       f.seed,
+		Engines:        f.engines,
+		Out:            out,
+		DataDir:        f.dataDir,
+		EngineOpts:     opts,
+		DSN:            f.dsn,
+		Database:       f.database,
+		Interval:       f.interval,
+		Seed:           f.seed,
+		RatePercentile: f.ratePct,
 		Config: map[string]any{
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
-			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(),
+			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
 			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
 		},
 		Sizes:       wr.Sizes,

@@ -108,6 +108,9 @@ type StepReport struct {
 	// by, from the first run that ran the step (Write is empty when a
 	// query step had no writer).
 	Rate, Main, Write measure.OpSpec
+	// Percentile is the rate percentile of the rate_pct columns (the first
+	// run's; runs that differ are flagged in the notes).
+	Percentile float64
 }
 
 // Report is everything the renderers print.
@@ -248,6 +251,7 @@ func (r *Report) buildStep(name string) *StepReport {
 			labelled = true
 			ops := run.Bundle.Run.Ops
 			sr.Kind = stepKind(s, ops)
+			sr.Percentile = s.RatePercentile
 			sr.Rate, sr.Main = specOf(ops, row.RateOp), specOf(ops, row.MainOp)
 			if row.WriteOp != "" {
 				sr.Write = specOf(ops, row.WriteOp)
@@ -358,7 +362,7 @@ func opRate(s *results.Step, op string, p99 bool) Value {
 	}
 	v := o.RateAvg
 	if p99 {
-		v = o.Rate99
+		v = o.RatePct
 	}
 	if v == nil {
 		return Value{}
@@ -394,12 +398,12 @@ func legacy(v float64, ran bool) Value {
 var valueKeys = []valueKey{
 	{"rate_avg", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.RateOp, false) },
 		"the step's headline operation (rate_op): done / step seconds, in its unit (rows/s or operations/s)"},
-	{"rate_99", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.RateOp, true) },
-		"the headline operation's rate that 99% of intervals met or exceeded"},
+	{"rate_pct", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.RateOp, true) },
+		"the headline operation's rate that rate_percentile% of intervals met or exceeded (99 by default)"},
 	{"write_rate_avg", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.WriteOp, false) },
 		"query steps: the writers' rate (write_op) / step seconds"},
-	{"write_rate_99", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.WriteOp, true) },
-		"query steps: the writers' rate that 99% of intervals met or exceeded"},
+	{"write_rate_pct", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.WriteOp, true) },
+		"query steps: the writers' rate that rate_percentile% of intervals met or exceeded"},
 	{"wkb_per_write", func(row *Row, _ Kind, s *results.Step) Value {
 		return perOp(s, row.WriteOp, func(c *results.OpCost) *float64 { return c.WKB })
 	}, "query steps: KB written to storage per unit of the writers' operation"},

@@ -34,15 +34,17 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 			}
 		}
 	}
+	pct := 0.0
 	for _, s := range b.Steps {
 		heads[s.MainOp] = true
+		pct = s.RatePercentile
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"step", "status", "secs", "main"}
 	for _, spec := range shown {
 		head = append(head, spec.Name+"s", fmt.Sprintf("%s.av(%s)", spec.RateName(), spec.UnitLabel()))
 		if heads[spec.Name] {
-			head = append(head, fmt.Sprintf("%s.99(%s)", spec.RateName(), spec.UnitLabel()))
+			head = append(head, fmt.Sprintf("%s.%s(%s)", spec.RateName(), pctLabel(pct), spec.UnitLabel()))
 		}
 	}
 	head = append(head, "p99(ms)", "max(ms)", "errors")
@@ -64,7 +66,7 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 			}
 			if heads[spec.Name] {
 				if o != nil && spec.Name == s.MainOp {
-					line = append(line, fmtRate(o.Rate99))
+					line = append(line, fmtRate(o.RatePct))
 				} else {
 					line = append(line, "")
 				}

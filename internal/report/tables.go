@@ -37,6 +37,7 @@ func columnsFor(sr *StepReport) []column {
 	rate := func(spec measure.OpSpec, key, stat string) column {
 		return column{fmt.Sprintf("%s.%s(%s)", spec.RateName(), stat, spec.UnitLabel()), key}
 	}
+	pct := pctLabel(sr.Percentile)
 	per := func(label string, spec measure.OpSpec, key string) column {
 		return column{label + "/" + spec.PerLabel(), key}
 	}
@@ -45,13 +46,13 @@ func columnsFor(sr *StepReport) []column {
 		var cols []column
 		if sr.Write.Name != "" {
 			w := sr.Write
-			cols = append(cols, rate(w, "write_rate_avg", "av"), rate(w, "write_rate_99", "99"), per("wKB", w, "wkb_per_write"))
+			cols = append(cols, rate(w, "write_rate_avg", "av"), rate(w, "write_rate_pct", pct), per("wKB", w, "wkb_per_write"))
 		}
-		return append(cols, rate(r, "rate_avg", "av"), rate(r, "rate_99", "99"), per("rKB", r, "rkb_per_op"),
+		return append(cols, rate(r, "rate_avg", "av"), rate(r, "rate_pct", pct), per("rKB", r, "rkb_per_op"),
 			column{"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"}, maxCol)
 	}
 	return []column{
-		rate(r, "rate_avg", "av"), rate(r, "rate_99", "99"), {"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"},
+		rate(r, "rate_avg", "av"), rate(r, "rate_pct", pct), {"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"},
 		per("wKB", r, "wkb_per_op"), per("rKB", r, "rkb_per_op"), per("r", r, "reads_per_op"),
 		{"size(GB)", "size_gb"}, {"PSS(GB)", "pss_gb"}, maxCol,
 	}
@@ -290,7 +291,7 @@ func (r *Report) StallsTable() Table {
 
 // Legend explains the columns, once per report.
 var Legend = []string{
-	"Each step's table is headed by its main operation: <RATE>.av = done / step seconds (rows/s, or operations/s), <RATE>.99 = the rate that 99% of intervals met or exceeded. The insert benchmark's write steps are headed by inserts (IPS), its query steps by queries (QPS) beside the writers' inserts.",
+	"Each step's table is headed by its main operation: <RATE>.av = done / step seconds (rows/s, or operations/s), <RATE>.99 = the rate that 99% of intervals met or exceeded (<RATE>.P with --rate-percentile P). The insert benchmark's write steps are headed by inserts (IPS), its query steps by queries (QPS) beside the writers' inserts.",
 	"CPU/x: CPU µs (user+sys) of the measured processes per unit of the heading operation x (i: inserted row, q: query, u: update); wKB/x, rKB/x: KB written / read by storage per unit; r/x: storage reads per unit. Every figure divides the step's whole cost by that operation's count.",
 	"size(GB), PSS(GB): database size and memory (PSS) at step end, 10^9 bytes. max(ms): largest latency of the step's main operation.",
 	"stalls(n,s): stalls (runs of consecutive stalled intervals) of the heading operation and their total seconds; a stalled interval has a rate below 50% of the step median, or no progress (docs/metrics.md: one rule for tables, charts and the live line).",
@@ -305,4 +306,12 @@ func (r *Report) Title() string {
 		names = append(names, run.Label)
 	}
 	return "rumbench report: " + strings.Join(names, " vs ")
+}
+
+// pctLabel names a rate percentile in a column header: 99 → "99".
+func pctLabel(p float64) string {
+	if p <= 0 {
+		p = 99
+	}
+	return strconv.FormatFloat(p, 'f', -1, 64)
 }

@@ -80,12 +80,15 @@ type Step struct {
 	// RateOp, set only for version 1 bundles, is the operation whose rate
 	// headed the step's table then (inserts in every write step);
 	// otherwise the main operation heads it (TableRateOp).
-	RateOp   string    `json:"-"`
-	Complete bool      `json:"complete"`
-	Error    string    `json:"error,omitempty"`
-	Started  time.Time `json:"started_at"`
-	Seconds  float64   `json:"seconds"`
-	Interval float64   `json:"interval_s"`
+	RateOp   string `json:"-"`
+	Complete bool   `json:"complete"`
+	// RatePercentile is the percentile of the per-interval rates that
+	// ops.*.rate_pct reports (--rate-percentile; 99 by default: IPS.99).
+	RatePercentile float64   `json:"rate_percentile"`
+	Error          string    `json:"error,omitempty"`
+	Started        time.Time `json:"started_at"`
+	Seconds        float64   `json:"seconds"`
+	Interval       float64   `json:"interval_s"`
 
 	Inserted int64 `json:"inserted"`
 	Deleted  int64 `json:"deleted"`
@@ -169,10 +172,11 @@ type OpSummary struct {
 	Count  int64        `json:"count"`
 	Rows   int64        `json:"rows"`
 	Errors int64        `json:"errors"`
-	// RateAvg = done / step seconds; Rate99 = the rate that 99% of the
-	// intervals met or exceeded (absent for latency-only operations).
+	// RateAvg = done / step seconds; RatePct = the rate that the step's
+	// rate_percentile% of the intervals met or exceeded (write and read
+	// operations only).
 	RateAvg *float64        `json:"rate_avg,omitempty"`
-	Rate99  *float64        `json:"rate_99,omitempty"`
+	RatePct *float64        `json:"rate_pct,omitempty"`
 	Latency measure.Latency `json:"latency"`
 }
 
@@ -292,7 +296,8 @@ type IntervalRecord struct {
 
 // SetLegacyRates fills the insert benchmark's version 1 fields (inserted,
 // deleted, queries, updates, ips_*, dps_*, qps_*) from the operations of
-// those names, so readers of version 1 fields keep working.
+// those names, so readers of version 1 fields keep working; *_99 only when
+// the step's rate percentile is 99.
 func (s *Step) SetLegacyRates() {
 	get := func(name string) (done int64, avg, p99 float64) {
 		o, ok := s.Ops[name]
@@ -302,8 +307,8 @@ func (s *Step) SetLegacyRates() {
 		if o.RateAvg != nil {
 			avg = *o.RateAvg
 		}
-		if o.Rate99 != nil {
-			p99 = *o.Rate99
+		if o.RatePct != nil && s.RatePercentile == 99 {
+			p99 = *o.RatePct
 		}
 		return o.Done(), avg, p99
 	}

@@ -48,6 +48,7 @@ func upgradeV1(b *Bundle) {
 }
 
 func upgradeStepV1(s *Step, querySeconds float64) {
+	s.RatePercentile = 99
 	s.Ops = map[string]*OpSummary{}
 	for _, spec := range v1Ops {
 		l, ok := s.Latency[spec.Name]
@@ -57,11 +58,11 @@ func upgradeStepV1(s *Step, querySeconds float64) {
 		o := &OpSummary{Unit: spec.Unit, Role: spec.Role, Count: l.Count, Latency: l}
 		switch spec.Name {
 		case "insert":
-			o.Rows, o.RateAvg, o.Rate99 = s.Inserted, ptr(s.IPSAvg), ptr(s.IPS99)
+			o.Rows, o.RateAvg, o.RatePct = s.Inserted, ptr(s.IPSAvg), ptr(s.IPS99)
 		case "delete":
-			o.Rows, o.RateAvg, o.Rate99 = s.Deleted, ptr(s.DPSAvg), ptr(s.DPS99)
+			o.Rows, o.RateAvg, o.RatePct = s.Deleted, ptr(s.DPSAvg), ptr(s.DPS99)
 		case "query":
-			o.RateAvg, o.Rate99 = ptr(s.QPSAvg), ptr(s.QPS99)
+			o.RateAvg, o.RatePct = ptr(s.QPSAvg), ptr(s.QPS99)
 		}
 		s.Ops[spec.Name] = o
 	}

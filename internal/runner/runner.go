@@ -68,6 +68,9 @@ type Options struct {
 	// Sizes are the workload settings that decide how much work a run
 	// does (run.json sizes).
 	Sizes map[string]any
+	// RatePercentile is the percentile of per-interval rates step
+	// summaries report (0: DefaultRatePercentile).
+	RatePercentile float64
 	// NewWorkload returns a fresh workload for each engine.
 	NewWorkload func() (workload.Workload, error)
 	Observers   []ObserverFactory
@@ -440,7 +443,11 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
 	}
 
-	sum := Summarize(s.Name, desc, clock)
+	pct := o.RatePercentile
+	if pct <= 0 {
+		pct = DefaultRatePercentile
+	}
+	sum := SummarizeAt(s.Name, desc, clock, pct)
 	sum.Complete = err == nil
 	if err != nil {
 		sum.Error = err.Error()
@@ -470,18 +477,29 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 	return sum, err
 }
 
-// Summarize turns a stopped clock into a step summary: every operation's
-// totals, rates and latency, and the stalls of every judged operation under
-// the step's stall rule.
+// DefaultRatePercentile is the percentile of per-interval rates a step
+// summary reports by default: the insert benchmark's IPS.99.
+const DefaultRatePercentile = 99
+
+// Summarize turns a stopped clock into a step summary at the default rate
+// percentile.
 func Summarize(step string, desc results.StepDesc, c *measure.Clock) *results.Step {
+	return SummarizeAt(step, desc, c, DefaultRatePercentile)
+}
+
+// SummarizeAt turns a stopped clock into a step summary: every operation's
+// totals, rates (average and the rate pct% of intervals met) and latency,
+// and the stalls of every judged operation under the step's stall rule.
+func SummarizeAt(step string, desc results.StepDesc, c *measure.Clock, pct float64) *results.Step {
 	sum := &results.Step{
-		Step:     step,
-		StepDesc: desc,
-		Started:  c.StartTime().UTC(),
-		Seconds:  round3(c.Seconds()),
-		Interval: c.Interval().Seconds(),
-		Latency:  map[string]measure.Latency{},
-		Ops:      map[string]*results.OpSummary{},
+		Step:           step,
+		StepDesc:       desc,
+		RatePercentile: pct,
+		Started:        c.StartTime().UTC(),
+		Seconds:        round3(c.Seconds()),
+		Interval:       c.Interval().Seconds(),
+		Latency:        map[string]measure.Latency{},
+		Ops:            map[string]*results.OpSummary{},
 	}
 	secs := c.Seconds()
 	rule := desc.StallRule(c.Interval().Seconds())
@@ -508,8 +526,8 @@ func Summarize(step string, desc results.StepDesc, c *measure.Clock) *results.St
 			if spec.Judged() {
 				// Operations without a role (an index build) record one
 				// event per table: a rate percentile would mean nothing.
-				p99 := round1(measure.RateMetBy(c.Rates(op), 99))
-				o.Rate99 = &p99
+				p := round1(measure.RateMetBy(c.Rates(op), pct))
+				o.RatePct = &p
 			}
 			sum.Ops[spec.Name] = o
 		}

@@ -177,3 +177,46 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// --rate-percentile: the summary reports the rate the given share of
+// intervals met, and the report labels its columns with it.
+func TestRatePercentile(t *testing.T) {
+	series := make([]map[string]int, 20)
+	for i := range series {
+		series[i] = map[string]int{"insert": 100}
+	}
+	series[7] = map[string]int{"insert": 10}
+	desc := results.StepDesc{MainOp: "insert"}
+	var recs []results.IntervalRecord
+	clock := measure.NewClock(time.Second, agreeOps, func(iv *measure.Interval) { recs = append(recs, *results.EncodeInterval("s", iv)) })
+	rec := clock.Recorder()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock.StartAt(t0)
+	for i, iv := range series {
+		rec.Record(agreeOps.Must("insert"), iv["insert"], time.Millisecond, false)
+		clock.Tick(t0.Add(time.Duration(i+1) * time.Second))
+	}
+	clock.StopAt(t0.Add(20 * time.Second))
+	for _, c := range []struct {
+		pct  float64
+		want float64
+	}{{99, 10}, {95, 100}} {
+		sum := SummarizeAt("s", desc, clock, c.pct)
+		if got := *sum.Ops["insert"].RatePct; got != c.want || sum.RatePercentile != c.pct {
+			t.Errorf("percentile %g: rate_pct %g, want %g", c.pct, got, c.want)
+		}
+		if (sum.IPS99 != 0) != (c.pct == 99) {
+			t.Errorf("percentile %g: ips_99 = %g; want it only at 99", c.pct, sum.IPS99)
+		}
+		b := &report.Bundle{Bundle: &results.Bundle{Run: results.Run{Ops: agreeOps, Steps: []string{"s"}},
+			Steps: map[string]*results.Step{"s": sum}, Intervals: recs}, Raw: map[string]map[string]any{"s": {}}}
+		rep, err := report.Build([]*report.Bundle{b}, report.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := strings.Join(rep.StepTables(rep.Steps[0])[0].Headers, " ")
+		if want := "IPS." + strconv.FormatFloat(c.pct, 'f', -1, 64) + "(rows/s)"; !strings.Contains(head, want) {
+			t.Errorf("headers %q lack %q", head, want)
+		}
+	}
+}

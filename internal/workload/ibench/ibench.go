@@ -18,20 +18,20 @@ import (
 
 // Config sizes a run. Sizes are per client; each client has its own table.
 type Config struct {
-	Clients       int      `json:"clients"`
-	Rows          int64    `json:"rows"`
-	ChurnRows     int64    `json:"churn_rows"`
-	Indexes       int      `json:"indexes"`
-	PadMin        int      `json:"pad_min"`
-	PadMax        int      `json:"pad_max"`
-	PadRandomPct  int      `json:"pad_random_pct"`
-	RowsPerCommit int      `json:"rows_per_commit"`
-	QuerySeconds  float64  `json:"query_seconds"`
+	Clients       int     `json:"clients"`
+	Rows          int64   `json:"rows"`
+	ChurnRows     int64   `json:"churn_rows"`
+	Indexes       int     `json:"indexes"`
+	PadMin        int     `json:"pad_min"`
+	PadMax        int     `json:"pad_max"`
+	PadRandomPct  int     `json:"pad_random_pct"`
+	RowsPerCommit int     `json:"rows_per_commit"`
+	QuerySeconds  float64 `json:"query_seconds"`
 	// NoDeletes runs l.i1, l.i2 and the query steps without their deleters
 	// (--deletes=false): the table grows by what they insert.
-	NoDeletes bool `json:"no_deletes,omitempty"`
-	Seed          int64    `json:"seed"`
-	Steps         []string `json:"steps"`
+	NoDeletes bool     `json:"no_deletes,omitempty"`
+	Seed      int64    `json:"seed"`
+	Steps     []string `json:"steps"`
 }
 
 // Limits that keep a mistyped size from exhausting the client's memory.
