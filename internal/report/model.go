@@ -120,6 +120,9 @@ type Report struct {
 	Steps []*StepReport
 	// Notes are printed before the tables (engine notes, size warnings).
 	Notes []string
+	// Caveats are printed under the tables: settings that decide what is
+	// measured and differ between the runs compared.
+	Caveats []string
 }
 
 // Options configure a report.
@@ -146,6 +149,7 @@ func Build(bundles []*Bundle, o Options) (*Report, error) {
 	}
 	labelRuns(r.Runs)
 	r.checkSizes()
+	r.checkSettings()
 	for _, name := range stepOrder(bundles) {
 		r.Steps = append(r.Steps, r.buildStep(name))
 	}
@@ -500,4 +504,35 @@ func num(m map[string]any, key string) Value {
 // Throughput is a run's headline rate of a step and its unit.
 func (row *Row) Throughput(sr *StepReport) (Value, string) {
 	return row.Values["rate_avg"], unitLabel(sr.Rate)
+}
+
+// checkSettings adds a caveat for every normalised setting (flush on
+// commit, binlog, torn page protection) whose value differs between runs.
+func (r *Report) checkSettings() {
+	keys := map[string]bool{}
+	for _, run := range r.Runs {
+		for k := range run.Bundle.Run.MeasuredSettings {
+			keys[k] = true
+		}
+	}
+	var sorted []string
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		vals := map[string]bool{}
+		var parts []string
+		for _, run := range r.Runs {
+			v, ok := run.Bundle.Run.MeasuredSettings[k]
+			if !ok {
+				v = "n/a"
+			}
+			vals[v] = true
+			parts = append(parts, fmt.Sprintf("#%d %s %s", run.Num, run.Label, v))
+		}
+		if len(vals) > 1 {
+			r.Caveats = append(r.Caveats, fmt.Sprintf("CAVEAT: %s differs between the runs (%s): they do not do the same durable work, so their write figures are not like for like.", k, strings.Join(parts, ", ")))
+		}
+	}
 }

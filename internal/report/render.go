@@ -196,17 +196,18 @@ type jsonStep struct {
 }
 
 type jsonReport struct {
-	Format string     `json:"format"`
-	Base   int        `json:"base"`
-	Runs   []jsonRun  `json:"runs"`
-	Notes  []string   `json:"notes"`
-	Steps  []jsonStep `json:"steps"`
-	Units  any        `json:"units"`
+	Format  string     `json:"format"`
+	Base    int        `json:"base"`
+	Runs    []jsonRun  `json:"runs"`
+	Notes   []string   `json:"notes"`
+	Caveats []string   `json:"caveats,omitempty"`
+	Steps   []jsonStep `json:"steps"`
+	Units   any        `json:"units"`
 }
 
 // JSON writes the report as one JSON document; unavailable figures are null.
 func (r *Report) JSON(w io.Writer) error {
-	out := jsonReport{Format: "rumbench-report/2", Base: r.Base + 1, Notes: r.Notes, Units: unitMap()}
+	out := jsonReport{Format: "rumbench-report/2", Base: r.Base + 1, Notes: r.Notes, Caveats: r.Caveats, Units: unitMap()}
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}

@@ -245,6 +245,7 @@ func (r *Report) ThroughputTable() Table {
 		}
 		t.Rows = append(t.Rows, line)
 	}
+	t.Notes = append(t.Notes, r.Caveats...)
 	return t
 }
 

@@ -77,3 +77,35 @@ func TestVersion1BundleRendersAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// Runs whose settings that decide what is measured differ get a caveat
+// under the tables; equal ones none.
+func TestSettingCaveats(t *testing.T) {
+	bs, err := Load([]string{"testdata/v1-release"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs[0].Run.MeasuredSettings = map[string]string{"flush_on_commit": "no"}
+	bs[1].Run.MeasuredSettings = map[string]string{"flush_on_commit": "no"}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Caveats) != 0 {
+		t.Errorf("caveats for equal settings: %v", rep.Caveats)
+	}
+	bs[1].Run.MeasuredSettings = map[string]string{"flush_on_commit": "yes", "binlog": "on"}
+	rep, err = Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"CAVEAT: flush_on_commit differs between the runs (#1 pebble no, #2 sqlite yes)", "CAVEAT: binlog differs"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

@@ -58,6 +58,10 @@ type Run struct {
 	Config        any        `json:"config"`
 	Host          Host       `json:"host"`
 	Engine        model.Info `json:"engine"`
+	// MeasuredSettings are the engine's settings that decide what is
+	// measured, normalised across engines (flush on commit, binlog, torn
+	// page protection); reports flag comparisons where they differ.
+	MeasuredSettings map[string]string `json:"measured_settings,omitempty"`
 	// Ops are the operations the workload records: name, unit, role.
 	Ops measure.Ops `json:"ops"`
 	// Sizes are the workload settings that decide how much work a run

@@ -339,17 +339,18 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		}
 	}
 	run := &results.Run{
-		SchemaVersion: results.SchemaVersion,
-		Tool:          results.Tool{Name: "rumbench", Version: version.Version, Commit: version.Revision(), GoVersion: runtime.Version()},
-		Workload:      w.Name(),
-		Seed:          o.Seed,
-		Config:        o.Config,
-		Host:          hostinfo.Read(),
-		Engine:        db.Info(),
-		Ops:           ops,
-		Sizes:         o.Sizes,
-		Tables:        w.Tables(),
-		StartedAt:     time.Now().UTC(),
+		SchemaVersion:    results.SchemaVersion,
+		Tool:             results.Tool{Name: "rumbench", Version: version.Version, Commit: version.Revision(), GoVersion: runtime.Version()},
+		Workload:         w.Name(),
+		Seed:             o.Seed,
+		Config:           o.Config,
+		Host:             hostinfo.Read(),
+		Engine:           db.Info(),
+		MeasuredSettings: engine.MeasuredSettings(db.Info()),
+		Ops:              ops,
+		Sizes:            o.Sizes,
+		Tables:           w.Tables(),
+		StartedAt:        time.Now().UTC(),
 	}
 	for _, s := range steps {
 		run.Steps = append(run.Steps, s.Name)
