@@ -103,6 +103,11 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if c.Changed("query-seconds") {
 		cfg.QuerySeconds = f.querySeconds
 	}
+	if !c.Changed("steps") && (c.Preset == "small" || c.Preset == "reference") {
+		// The longer presets end with the full index scans, as the
+		// published runs do.
+		cfg.Steps = append(append([]string(nil), cfg.Steps...), StepScan)
+	}
 	if c.Changed("rows-per-commit") && f.rowsPerCommit < 1 {
 		return nil, fmt.Errorf("--rows-per-commit must be at least 1, got %d", f.rowsPerCommit)
 	}
