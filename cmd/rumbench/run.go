@@ -45,6 +45,7 @@ type runFlags struct {
 	dsn           string
 	database      string
 	hot           hotrowFlagValues
+	managed       managedFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -71,7 +72,7 @@ are an error.`,
   rumbench run --workload hotrow --engine pebble,sqlite,bbolt
   rumbench run --workload hotrow --tables 1,8 --concurrency 8,64 --distribution zipf:0.99
   rumbench run --engine sqlite --steps l.i0,l.x --rows 1000000 --data-dir /data/rb --engine-opt cache_size=1GB`,
-		Args: argsNone,
+		Args: func(cmd *cobra.Command, args []string) error { return runArgs(cmd, f, args) },
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, f) },
 	}
 	fl := cmd.Flags()
@@ -97,6 +98,7 @@ are an error.`,
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines (default: the local server)")
 	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops")
 	addHotrowFlags(fl, &f.hot)
+	addManagedFlags(fl, &f.managed)
 	return cmd
 }
 
@@ -144,6 +146,10 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 	}()
 
 	stdout := cmd.OutOrStdout()
+	startServer, managedCfg, err := managedRun(cmd, f, stdout)
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
 	ro := runner.Options{
 		Engines:    f.engines,
 		Out:        out,
@@ -157,7 +163,9 @@ func runRun(cmd *cobra.Command, f *runFlags) error {
 			"workload": f.workload, "preset": f.preset, f.workload: wr.config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(),
 			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
+			"managed": managedCfg,
 		},
+		StartServer: startServer,
 		NewWorkload: wr.newWorkload,
 		Observers:   observers(),
 		Live:        stdout,
