@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"rumbench/internal/managed"
+)
+
+func TestManagedBadInput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	base := []string{"run", "--out", out, "--steps", "l.i0"}
+	cases := []struct {
+		args  []string
+		wants []string
+	}{
+		{[]string{"--engine", "postgres", "--server-opt", "shared_buffers=1GB"}, []string{"--server-opt", "add --managed"}},
+		{[]string{"--engine", "pebble", "--managed"}, []string{"--managed", "no server engine"}},
+		{[]string{"--engine", "pebble,postgres", "--managed=pebble"}, []string{"--managed pebble", "only postgres, innodb, myrocks"}},
+		{[]string{"--engine", "postgres", "--managed=innodb"}, []string{"innodb is not in --engine"}},
+		{[]string{"--engine", "postgres", "--managed", "postgres"}, []string{"--managed=postgres"}},
+		{[]string{"--engine", "postgres", "--managed", "--keep-data"}, []string{"--keep-data needs --data-dir"}},
+		{[]string{"--engine", "postgres", "--managed", "--dsn", "postgres://x@127.0.0.1:5432/"}, []string{"--dsn", "--managed"}},
+	}
+	for _, c := range cases {
+		wantBadInput(t, c.wants, append(append([]string{}, base...), c.args...)...)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run created --out %s", out)
+	}
+}
+
+func needManaged(t *testing.T, eng string) {
+	t.Helper()
+	if err := managed.Check(eng); err != nil {
+		t.Skipf("managed %s: binaries not installed here: %v", eng, err)
+	}
+}
+
+// TestManagedRun: a run on a managed postgres records the server's
+// settings (given and effective) in run.json and leaves no process or
+// directory; a value the server refuses is one line and exit 2.
+func TestManagedRun(t *testing.T) {
+	needManaged(t, "postgres")
+	out := filepath.Join(t.TempDir(), "r")
+	_, stderr, code := rb(t, "run", "--engine", "postgres", "--managed", "--server-opt", "shared_buffers=32MB",
+		"--steps", "l.i0", "--rows", "500", "--clients", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var run struct {
+		Engine struct {
+			Settings map[string]string `json:"settings"`
+		} `json:"engine"`
+	}
+	readJSON(t, filepath.Join(out, "postgres", "run.json"), &run)
+	st := run.Engine.Settings
+	if st["managed"] != "true" || st["shared_buffers"] != "32MB" || st["server_opt.shared_buffers"] != "32MB" {
+		t.Errorf("run.json settings: managed=%q shared_buffers=%q server_opt.shared_buffers=%q", st["managed"], st["shared_buffers"], st["server_opt.shared_buffers"])
+	}
+	checkServerGone(t, st)
+
+	wantBadInput(t, []string{`invalid value for parameter "shared_buffers": "abc"`},
+		"run", "--engine", "postgres", "--managed", "--server-opt", "shared_buffers=abc", "--steps", "l.i0", "--out", filepath.Join(t.TempDir(), "r2"))
+	wantBadInput(t, []string{`unknown --server-opt "no_such_setting"`},
+		"run", "--engine", "postgres", "--managed", "--server-opt", "no_such_setting=1", "--steps", "l.i0", "--out", filepath.Join(t.TempDir(), "r3"))
+}
+
+func checkServerGone(t *testing.T, st map[string]string) {
+	t.Helper()
+	pid, err := strconv.Atoi(st["managed_pid"])
+	if err != nil || pid <= 0 {
+		t.Fatalf("run.json has no managed_pid (%q)", st["managed_pid"])
+	}
+	if m := managed.GroupMembers(pid); len(m) > 0 {
+		t.Errorf("server processes left: %v", m)
+	}
+	if _, err := os.Stat(st["managed_dir"]); st["managed_dir"] == "" || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("server data dir %q left (err %v)", st["managed_dir"], err)
+	}
+}
+
+// TestManagedInterrupt: Ctrl-C during a step stops the managed server and
+// removes its directory.
+func TestManagedInterrupt(t *testing.T) {
+	needManaged(t, "postgres")
+	out := t.TempDir()
+	cmd := exec.Command(binary, "run", "--engine", "postgres", "--managed", "--out", out, "--steps", "l.i0",
+		"--rows", "100000000", "--interval", "200ms")
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if fi, err := os.Stat(filepath.Join(out, "postgres", "intervals.jsonl")); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("run wrote no interval within 60s: %s", se.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit after Ctrl-C: %v, want code 130 (stderr %q)", err, se.String())
+	}
+	var run struct {
+		Engine struct {
+			Settings map[string]string `json:"settings"`
+		} `json:"engine"`
+	}
+	readJSON(t, filepath.Join(out, "postgres", "run.json"), &run)
+	checkServerGone(t, run.Engine.Settings)
+}
