@@ -110,7 +110,7 @@ func managedRun(cmd *cobra.Command, f *runFlags, log io.Writer) (runner.ServerSt
 		})
 		if err != nil {
 			var rej *managed.RejectedError
-			if errors.As(err, &rej) {
+			if errors.As(err, &rej) || errors.Is(err, managed.ErrBadDir) {
 				return nil, &runner.BadInputError{Err: err}
 			}
 			return nil, err

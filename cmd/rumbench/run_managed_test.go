@@ -69,6 +69,10 @@ func TestManagedRun(t *testing.T) {
 
 	wantBadInput(t, []string{`invalid value for parameter "shared_buffers": "abc"`},
 		"run", "--engine", "postgres", "--managed", "--server-opt", "shared_buffers=abc", "--steps", "l.i0", "--out", filepath.Join(t.TempDir(), "r2"))
+	full := t.TempDir()
+	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
+	wantBadInput(t, []string{"bad --data-dir", "not empty"},
+		"run", "--engine", "postgres", "--managed", "--data-dir", full, "--steps", "l.i0", "--out", filepath.Join(t.TempDir(), "r4"))
 	wantBadInput(t, []string{`unknown --server-opt "no_such_setting"`},
 		"run", "--engine", "postgres", "--managed", "--server-opt", "no_such_setting=1", "--steps", "l.i0", "--out", filepath.Join(t.TempDir(), "r3"))
 }

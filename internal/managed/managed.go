@@ -71,6 +71,10 @@ func (e *RejectedError) Error() string {
 	return fmt.Sprintf("managed %s server rejected its settings: %s (fix or remove the --server-opt value)", e.Engine, e.Line)
 }
 
+// ErrBadDir is wrapped by errors about the directory given for a server
+// (not empty, not reachable by the server's user): the caller's input.
+var ErrBadDir = errors.New("bad --data-dir")
+
 // Server is a running private server.
 type Server struct {
 	spec    Spec
@@ -233,7 +237,7 @@ func (s *Server) prepareDirs() error {
 		s.uid, s.gid = uid, gid
 		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}
 		// The server's user must be able to enter the directory.
-		if err := allowTraverse(abs, uid, gid, s.isCreated(abs)); err != nil {
+		if err := allowTraverse(abs, uid, gid); err != nil {
 			return fmt.Errorf("managed %s: %w", s.spec.Engine, err)
 		}
 	}
@@ -249,15 +253,6 @@ func (s *Server) prepareDirs() error {
 	return nil
 }
 
-func (s *Server) isCreated(p string) bool {
-	for _, c := range s.created {
-		if c == p {
-			return true
-		}
-	}
-	return false
-}
-
 // checkDirFree accepts an empty dir, or one whose only entries are a
 // server dir (kept by an earlier run) and rumbench's marker file.
 func checkDirFree(dir, srvDir string) error {
@@ -269,7 +264,7 @@ func checkDirFree(dir, srvDir string) error {
 		switch e.Name() {
 		case "server", "RUMBENCH_ENGINE":
 		default:
-			return fmt.Errorf("%s is not empty and holds no managed server (found %s): use an empty or new --data-dir", dir, e.Name())
+			return fmt.Errorf("%w: %s is not empty and holds no managed server (found %s): use an empty or new --data-dir", ErrBadDir, dir, e.Name())
 		}
 	}
 	return nil

@@ -48,7 +48,7 @@ func ensureUser() (uid, gid int, err error) {
 // the search (x) bit for others when it lacks it (it is the server's own
 // directory: mkdtemp makes it 0700), and every directory above must already
 // allow it, or the error names the one that does not.
-func allowTraverse(dir string, uid, gid int, _ bool) error {
+func allowTraverse(dir string, uid, gid int) error {
 	can := func(st *syscall.Stat_t) bool {
 		m := st.Mode
 		switch {
@@ -66,7 +66,7 @@ func allowTraverse(dir string, uid, gid int, _ bool) error {
 		}
 		if !can(&st) {
 			if p != dir {
-				return fmt.Errorf("the managed server runs as user %s, which cannot enter %s (mode %04o): choose a --data-dir it can reach (e.g. under /var/tmp or /tmp)", ServerUser, p, st.Mode&0o7777)
+				return fmt.Errorf("%w: the managed server runs as user %s, which cannot enter %s (mode %04o): choose a --data-dir it can reach (e.g. under /var/tmp or /tmp)", ErrBadDir, ServerUser, p, st.Mode&0o7777)
 			}
 			if err := os.Chmod(p, os.FileMode(st.Mode&0o777|0o001)); err != nil {
 				return fmt.Errorf("let user %s enter %s: %w", ServerUser, p, err)
