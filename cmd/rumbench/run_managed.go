@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -140,4 +142,27 @@ func uniq(s []string) []string {
 		}
 	}
 	return out
+}
+
+// startKeptServer starts the managed server a run kept in dataDir, for
+// verify --managed; it keeps the data when stopped.
+func startKeptServer(ctx context.Context, d model.Driver, dataDir, dsn string) (*managed.Server, error) {
+	bad := func(err error) error { return &runner.BadInputError{Err: err} }
+	switch {
+	case !managed.IsManageable(d.Name()):
+		return nil, bad(fmt.Errorf("--managed: engine %s does not run on a managed server (only %s)", d.Name(), strings.Join(managed.Engines, ", ")))
+	case dsn != "":
+		return nil, bad(errors.New("--dsn addresses a server, --managed starts one: give one of them"))
+	case dataDir == "":
+		return nil, bad(errors.New("--managed needs --data-dir: the directory of a run with --managed --keep-data (<data-dir>/<engine> when it ran several engines)"))
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "server", "data")); err != nil {
+		return nil, bad(fmt.Errorf("--data-dir %s holds no kept managed server (no server/data): give the directory of a run with --managed --keep-data (<data-dir>/<engine> when it ran several engines)", dataDir))
+	}
+	srv, err := managed.Start(ctx, managed.Spec{Engine: d.Name(), Dir: dataDir, Keep: true})
+	var rej *managed.RejectedError
+	if errors.As(err, &rej) || errors.Is(err, managed.ErrBadDir) {
+		return nil, bad(err)
+	}
+	return srv, err
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -127,4 +128,66 @@ func TestManagedInterrupt(t *testing.T) {
 	}
 	readJSON(t, filepath.Join(out, "postgres", "run.json"), &run)
 	checkServerGone(t, run.Engine.Settings)
+}
+
+// TestManagedKeepVerifyContinue: a kept managed InnoDB server with 8 KB
+// pages is verified by verify --managed and continued by a second run,
+// both starting it with the page size it was created with, and each leaves
+// no process behind.
+func TestManagedKeepVerifyContinue(t *testing.T) {
+	needManaged(t, "innodb")
+	base, err := os.MkdirTemp("", "rumbench-keep-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	os.Chmod(base, 0o755) // the servers' user must reach the data dir
+	data := filepath.Join(base, "d")
+	small := []string{"--rows", "2000", "--clients", "1", "--indexes", "1", "--churn-rows", "500"}
+	args := append([]string{"run", "--engine", "innodb", "--managed", "--server-opt", "innodb_page_size=8k",
+		"--data-dir", data, "--keep-data", "--steps", "l.i0,l.x", "--out", filepath.Join(base, "r1")}, small...)
+	if _, stderr, code := rb(t, args...); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, "server", "data", "ibdata1")); err != nil {
+		t.Fatalf("--keep-data did not keep the server: %v", err)
+	}
+	stdout, stderr, code := rb(t, "verify", "--engine", "innodb", "--managed", "--data-dir", data)
+	if code != 0 || !strings.Contains(stdout, "OK: 1 tables") {
+		t.Fatalf("verify --managed: exit %d: %s %s", code, stdout, stderr)
+	}
+	args = append([]string{"run", "--engine", "innodb", "--managed", "--data-dir", data, "--steps", "l.i1",
+		"--out", filepath.Join(base, "r2")}, small...)
+	if _, stderr, code := rb(t, args...); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	var run struct {
+		Engine struct {
+			Settings map[string]string `json:"settings"`
+		} `json:"engine"`
+	}
+	readJSON(t, filepath.Join(base, "r2", "innodb", "run.json"), &run)
+	if st := run.Engine.Settings; st["innodb_page_size"] != "8192" || st["managed_init_s"] != "0.00" {
+		t.Errorf("second run: innodb_page_size=%q managed_init_s=%q, want 8192 and 0.00 (the kept server)", st["innodb_page_size"], st["managed_init_s"])
+	}
+	checkServerGone(t, run.Engine.Settings)
+	if p := processesUsing(base); len(p) > 0 {
+		t.Errorf("processes left: %v", p)
+	}
+}
+
+// processesUsing lists processes whose command line mentions path.
+func processesUsing(path string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), path) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
 }

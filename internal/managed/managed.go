@@ -16,6 +16,7 @@ package managed
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,8 +33,8 @@ import (
 
 // Setting is one server configuration value (--server-opt key=value).
 type Setting struct {
-	Key   string
-	Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Spec says which server to start and how.
@@ -178,12 +179,22 @@ func Start(ctx context.Context, spec Spec) (_ *Server, err error) {
 	if err := s.prepareDirs(); err != nil {
 		return nil, err
 	}
-	if !fl.initialized(s.dataDir) {
+	if fl.initialized(s.dataDir) {
+		// A kept server starts with the settings it was created with (some,
+		// like innodb_page_size, must match its files), overridden by the
+		// ones given now.
+		if err := s.loadSettings(); err != nil {
+			return nil, err
+		}
+	} else {
 		t0 := time.Now()
 		if err := s.runInit(ctx); err != nil {
 			return nil, err
 		}
 		s.initDur = time.Since(t0)
+	}
+	if err := s.saveSettings(); err != nil {
+		return nil, err
 	}
 	// A port found free can be taken by another process before the server
 	// binds it: try again with another one.
@@ -199,6 +210,49 @@ func Start(ctx context.Context, spec Spec) (_ *Server, err error) {
 	fmt.Fprintf(spec.Log, "managed %s: %s pid %d on 127.0.0.1:%d, data dir %s (init %.1fs, start %.1fs)\n",
 		spec.Engine, fl.name(), s.Pid(), s.port, s.dataDir, s.initDur.Seconds(), s.startDur.Seconds())
 	return s, nil
+}
+
+// settingsFile in the server dir records the settings a server runs with,
+// for a later run on the kept server.
+const settingsFile = "settings.json"
+
+func (s *Server) loadSettings() error {
+	b, err := os.ReadFile(filepath.Join(s.srvDir, settingsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("managed %s: %w", s.spec.Engine, err)
+	}
+	var saved []Setting
+	if err := json.Unmarshal(b, &saved); err != nil {
+		return fmt.Errorf("managed %s: %s: %w", s.spec.Engine, filepath.Join(s.srvDir, settingsFile), err)
+	}
+	merged := saved
+	for _, st := range s.spec.Settings {
+		found := false
+		for i := range merged {
+			if merged[i].Key == st.Key {
+				merged[i].Value, found = st.Value, true
+			}
+		}
+		if !found {
+			merged = append(merged, st)
+		}
+	}
+	s.spec.Settings = merged
+	return nil
+}
+
+func (s *Server) saveSettings() error {
+	b, err := json.Marshal(s.spec.Settings)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(s.srvDir, settingsFile), b, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("managed %s: record the settings: %w", s.spec.Engine, err)
+	}
+	return nil
 }
 
 // prepareDirs creates dir/server (owned by the server's user) and finds

@@ -174,12 +174,13 @@ func TestManagedMyRocks(t *testing.T) {
 }
 
 // TestKeepAndReuse: a kept server dir survives Stop with no process left,
-// a second Start reuses it without initdb (the data is still there), and
-// without Keep the second Stop removes it.
+// a second Start reuses it without initdb (the data is still there) and
+// with the settings it was created with, and without Keep the second Stop
+// removes it.
 func TestKeepAndReuse(t *testing.T) {
 	needBinaries(t, "postgres")
 	dir := baseDir(t)
-	srv := start(t, managed.Spec{Engine: "postgres", Dir: dir, Keep: true})
+	srv := start(t, managed.Spec{Engine: "postgres", Dir: dir, Keep: true, Settings: []managed.Setting{{Key: "shared_buffers", Value: "32MB"}}})
 	if srv.Settings()["managed_init_s"] == "0.00" {
 		t.Errorf("a fresh server reports no initdb time")
 	}
@@ -202,6 +203,7 @@ func TestKeepAndReuse(t *testing.T) {
 	if got := srv2.Settings()["managed_init_s"]; got != "0.00" {
 		t.Errorf("reused server ran initdb (%s s)", got)
 	}
+	wantSetting(t, srv2, "shared_buffers", "32MB", "32MB")
 	db, err = engine.Open(ctx, "postgres", model.Config{DSN: srv2.DSN(), Database: "rumbench_test_keep"})
 	if err != nil {
 		t.Fatal(err)
