@@ -29,7 +29,8 @@ func ensureUser() (uid, gid int, err error) {
 		}
 		out, cerr := exec.Command("useradd", "--system", "--user-group", "--no-create-home",
 			"--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", ServerUser).CombinedOutput()
-		if cerr != nil {
+		if _, lerr := user.Lookup(ServerUser); cerr != nil && lerr != nil {
+			// (A concurrent rumbench may have created it meanwhile.)
 			return 0, 0, fmt.Errorf("create the system user %s for the managed servers (PostgreSQL refuses to run as root): useradd: %v: %s", ServerUser, cerr, strings.TrimSpace(string(out)))
 		}
 		if u, err = user.Lookup(ServerUser); err != nil {
