@@ -93,6 +93,8 @@ type Server struct {
 	done chan struct{}
 	// created lists what Start created, removed by Stop unless kept.
 	created []string
+	// reused: the server dir was kept by an earlier run.
+	reused bool
 
 	settings map[string]string
 	initDur  time.Duration
@@ -187,14 +189,14 @@ func Start(ctx context.Context, spec Spec) (_ *Server, err error) {
 			return nil, err
 		}
 	} else {
+		if entries, _ := os.ReadDir(s.dataDir); len(entries) > 0 {
+			return nil, fmt.Errorf("managed %s: %w: %s holds data that is not a %s server (another engine's?): use another --data-dir", s.spec.Engine, ErrBadDir, s.dataDir, fl.name())
+		}
 		t0 := time.Now()
 		if err := s.runInit(ctx); err != nil {
 			return nil, err
 		}
 		s.initDur = time.Since(t0)
-	}
-	if err := s.saveSettings(); err != nil {
-		return nil, err
 	}
 	// A port found free can be taken by another process before the server
 	// binds it: try again with another one.
@@ -206,6 +208,14 @@ func Start(ctx context.Context, spec Spec) (_ *Server, err error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if err := s.saveSettings(); err != nil {
+		return nil, err
+	}
+	if s.reused {
+		// A server dir kept by an earlier run is removed at the end like a
+		// new one unless kept again; a failed start leaves it as it was.
+		s.created = append(s.created, s.srvDir)
 	}
 	fmt.Fprintf(spec.Log, "managed %s: %s pid %d on 127.0.0.1:%d, data dir %s (init %.1fs, start %.1fs)\n",
 		spec.Engine, fl.name(), s.Pid(), s.port, s.dataDir, s.initDur.Seconds(), s.startDur.Seconds())
@@ -295,12 +305,14 @@ func (s *Server) prepareDirs() error {
 			return fmt.Errorf("managed %s: %w", s.spec.Engine, err)
 		}
 	}
-	if err := os.Mkdir(s.srvDir, 0o750); err != nil && !errors.Is(err, os.ErrExist) {
+	switch err := os.Mkdir(s.srvDir, 0o750); {
+	case err == nil:
+		s.created = append(s.created, s.srvDir)
+	case errors.Is(err, os.ErrExist):
+		s.reused = true
+	default:
 		return fmt.Errorf("managed %s: create %s: %w", s.spec.Engine, s.srvDir, err)
 	}
-	// A server dir kept by an earlier run is reused, and removed at the
-	// end like a new one unless kept again.
-	s.created = append(s.created, s.srvDir)
 	if err := os.Chown(s.srvDir, s.uid, s.gid); err != nil {
 		return fmt.Errorf("managed %s: give %s to the server's user: %w", s.spec.Engine, s.srvDir, err)
 	}

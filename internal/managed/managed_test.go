@@ -199,6 +199,18 @@ func TestKeepAndReuse(t *testing.T) {
 		t.Fatalf("kept data dir is gone: %v", err)
 	}
 
+	// A refused setting on the kept server fails that start only: the
+	// kept data and settings stay.
+	ctx2, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if bad, err := managed.Start(ctx2, managed.Spec{Engine: "postgres", Dir: dir, Settings: []managed.Setting{{Key: "shared_buffers", Value: "abc"}}}); err == nil {
+		bad.Stop()
+		t.Fatal("shared_buffers=abc was accepted")
+	}
+	if _, err := os.Stat(filepath.Join(srv.DataDir(), "PG_VERSION")); err != nil {
+		t.Fatalf("a failed start on the kept server removed it: %v", err)
+	}
+
 	srv2 := start(t, managed.Spec{Engine: "postgres", Dir: dir})
 	if got := srv2.Settings()["managed_init_s"]; got != "0.00" {
 		t.Errorf("reused server ran initdb (%s s)", got)
