@@ -67,7 +67,7 @@ func managedRun(cmd *cobra.Command, f *runFlags, log io.Writer) (runner.ServerSt
 	}
 	var list []string
 	for _, e := range m.engines {
-		if e == managedAll {
+		if e == managedAll || e == "true" { // "true": {"managed": true} in --config
 			list = append(list, servers...)
 			continue
 		}
