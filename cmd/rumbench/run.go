@@ -41,6 +41,7 @@ type commonFlags struct {
 	engineOpts []string
 	dsn        string
 	database   string
+	managed    managedFlags
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -77,6 +78,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringArrayVar(&common.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable; engine.key=value for one engine only (see \"rumbench engines -v\" for keys and defaults)")
 	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
 	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
+	addManagedFlags(pf, &common.managed)
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -93,7 +95,7 @@ func newWorkloadCmd(d *workload.Definition, common *commonFlags, use string) *co
 	cmd := &cobra.Command{
 		Use:     use,
 		Example: d.Example,
-		Args:    argsNone,
+		Args:    func(cmd *cobra.Command, args []string) error { return runArgs(cmd, common, args) },
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runWorkload(cmd, d, configure, common)
 		},
@@ -209,6 +211,10 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}()
 
 	stdout := cmd.OutOrStdout()
+	startServer, managedCfg, err := managedRun(cmd, f, stdout)
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
 	ro := runner.Options{
 		Engines:        f.engines,
 		Out:            out,
@@ -223,7 +229,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
 			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
+			"managed": managedCfg,
 		},
+		StartServer: startServer,
 		Sizes:       wr.Sizes,
 		NewWorkload: wr.New,
 		Observers:   observers(),

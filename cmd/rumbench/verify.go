@@ -20,7 +20,7 @@ import (
 func newVerifyCmd() *cobra.Command {
 	var eng, dataDir, dsn, database string
 	var engineOpts []string
-	var asJSON bool
+	var asJSON, managedSrv bool
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check that every secondary index matches the primary key rows",
@@ -28,7 +28,7 @@ func newVerifyCmd() *cobra.Command {
 check every secondary index of every table against the primary key: the same
 number of entries and the same (index columns, primary key) tuples.
 Exit code 0 when consistent, 1 when not, 2 on bad input.`,
-		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble",
+		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := func(err error) error { return &runner.BadInputError{Err: err} }
@@ -52,6 +52,14 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 				return bad(err)
 			}
 			ctx := context.Background()
+			if managedSrv {
+				srv, err := startKeptServer(ctx, d, dataDir, dsn)
+				if err != nil {
+					return err
+				}
+				defer srv.Stop()
+				dsn = srv.DSN()
+			}
 			db, err := engine.Open(ctx, eng, model.Config{DataDir: dataDir, DSN: dsn, Database: database, Options: opts})
 			if err != nil {
 				if errors.Is(err, engine.ErrForeignData) {
@@ -98,5 +106,6 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 	fl.StringVar(&database, "database", "rumbench", "database to check (server engines)")
 	fl.StringArrayVar(&engineOpts, "engine-opt", nil, "engine setting key=value, repeatable")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	fl.BoolVar(&managedSrv, "managed", false, "start the managed server a run kept in --data-dir (run --managed --keep-data), check it, and stop it again (it stays kept)")
 	return cmd
 }

@@ -74,9 +74,26 @@ type Options struct {
 	// NewWorkload returns a fresh workload for each engine.
 	NewWorkload func() (workload.Workload, error)
 	Observers   []ObserverFactory
+	// StartServer, when set, may start a private server for an engine
+	// (--managed) before it opens; see ServerStarter.
+	StartServer ServerStarter
 	// Live receives one line per interval; Log receives progress notes.
 	Live io.Writer
 	Log  io.Writer
+}
+
+// ServerStarter starts a private server for engine in its data dir, or
+// returns nil when the engine does not run on one. The engine then connects
+// to Server.DSN instead of Options.DSN; Server.Settings are added to the
+// engine settings in run.json; Server.Stop runs after the engine is closed,
+// also when the run fails or is interrupted.
+type ServerStarter func(ctx context.Context, engine, dataDir string) (*Server, error)
+
+// Server is a private server started by a ServerStarter.
+type Server struct {
+	DSN      string
+	Settings map[string]string
+	Stop     func() error
 }
 
 // EngineResult is one engine's outcome.
@@ -293,10 +310,25 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return err
 	}
 	defer cleanup()
+	dsn, srv := o.DSN, (*Server)(nil)
+	if o.StartServer != nil {
+		if srv, err = o.StartServer(ctx, name, dataDir); err != nil {
+			return err
+		}
+		if srv != nil {
+			// Deferred before the engine's Close, so it runs after it.
+			defer func() {
+				if serr := srv.Stop(); serr != nil && err == nil {
+					err = fmt.Errorf("stop the managed server: %w", serr)
+				}
+			}()
+			dsn = srv.DSN
+		}
+	}
 	d, _ := engine.Lookup(name)
 	db, err := engine.Open(ctx, name, model.Config{
 		DataDir:  dataDir,
-		DSN:      o.DSN,
+		DSN:      dsn,
 		Database: o.Database,
 		Options:  optionsFor(d, o.EngineOpts),
 	})
@@ -354,6 +386,14 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	}
 	for _, s := range steps {
 		run.Steps = append(run.Steps, s.Name)
+	}
+	if srv != nil {
+		if run.Engine.Settings == nil {
+			run.Engine.Settings = map[string]string{}
+		}
+		for k, v := range srv.Settings {
+			run.Engine.Settings[k] = v
+		}
 	}
 	if run.Engine.Note != "" {
 		run.Notes = append(run.Notes, run.Engine.Note)

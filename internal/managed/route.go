@@ -1,0 +1,151 @@
+package managed
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Engines are the engines that can run on a managed server.
+var Engines = []string{"postgres", "innodb", "myrocks"}
+
+// IsManageable reports whether engine can run on a managed server.
+func IsManageable(engine string) bool {
+	for _, e := range Engines {
+		if e == engine {
+			return true
+		}
+	}
+	return false
+}
+
+var keyRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// Route checks --server-opt values ("key=value", or "engine.key=value" for
+// one engine) and assigns them to the managed engines. A plain key goes to
+// every managed engine whose server has the setting: PostgreSQL's
+// (postgres --describe-config) to postgres, MariaDB's (mariadbd --verbose
+// --help) to innodb and myrocks, except MyRocks' own rocksdb_* variables,
+// which only the myrocks server loads. A key no managed server has, an
+// engine that is not managed, and the settings rumbench sets itself (port,
+// data directory, socket, ...) are refused. MariaDB keys may use dashes;
+// they are recorded with underscores. Later values of a key win.
+func Route(managed []string, kvs []string) (map[string][]Setting, error) {
+	isManaged := map[string]bool{}
+	for _, e := range managed {
+		isManaged[e] = true
+	}
+	out := map[string][]Setting{}
+	set := func(engine, key, value string) {
+		for i, s := range out[engine] {
+			if s.Key == key {
+				out[engine][i].Value = value
+				return
+			}
+		}
+		out[engine] = append(out[engine], Setting{Key: key, Value: value})
+	}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--server-opt %q is not key=value (e.g. --server-opt shared_buffers=1GB or --server-opt innodb.innodb_buffer_pool_size=1G)", kv)
+		}
+		if strings.ContainsAny(v, "\n\x00") {
+			return nil, fmt.Errorf("--server-opt %s: the value holds a newline or NUL byte", k)
+		}
+		var scope string
+		if eng, key, scoped := strings.Cut(k, "."); scoped {
+			if !IsManageable(eng) {
+				return nil, fmt.Errorf("--server-opt %s: %q is not a server engine (scope a setting with postgres., innodb. or myrocks.)", k, eng)
+			}
+			if !isManaged[eng] {
+				return nil, fmt.Errorf("--server-opt %s: engine %s does not run on a managed server: add it to --managed", k, eng)
+			}
+			scope, k = eng, key
+		}
+		k = strings.ToLower(k)
+		var targets []string
+		for _, eng := range managed {
+			if scope != "" && eng != scope {
+				continue
+			}
+			key, owned, err := ownKey(eng, k)
+			if err != nil {
+				return nil, err
+			}
+			if owned {
+				targets = append(targets, eng)
+				k = key
+			} else if scope != "" {
+				return nil, fmt.Errorf("--server-opt %s.%s: the %s server has no setting %q (%s)", scope, k, scope, k, listHint(scope))
+			}
+		}
+		if len(targets) == 0 {
+			var hints []string
+			for _, eng := range managed {
+				hints = append(hints, listHint(eng))
+			}
+			sort.Strings(hints)
+			return nil, fmt.Errorf("unknown --server-opt %q: no managed server (%s) has that setting (%s)", k, strings.Join(managed, ","), strings.Join(dedup(hints), "; "))
+		}
+		for _, eng := range targets {
+			if reserved(eng, k) {
+				return nil, fmt.Errorf("--server-opt %s: rumbench sets it for the managed %s server (port, address, directories, log)", k, eng)
+			}
+			set(eng, k, v)
+		}
+	}
+	return out, nil
+}
+
+// ownKey reports whether engine's server has setting key, returning the
+// key in the form recorded (MariaDB: underscores).
+func ownKey(engine, key string) (string, bool, error) {
+	switch engine {
+	case "postgres":
+		keys, err := pgKeys()
+		if err != nil {
+			return "", false, err
+		}
+		return key, keyRE.MatchString(key) && keys[key], nil
+	default:
+		key = strings.ReplaceAll(key, "-", "_")
+		keys, rocks, err := mariaKeys()
+		if err != nil {
+			return "", false, err
+		}
+		if !keyRE.MatchString(key) || !keys[key] {
+			return key, false, nil
+		}
+		// MyRocks' variables exist only where the plugin is loaded.
+		return key, engine == "myrocks" || !rocks[key], nil
+	}
+}
+
+func reserved(engine, key string) bool {
+	if engine == "postgres" {
+		return pgReserved[key]
+	}
+	return mariaReserved[key]
+}
+
+func listHint(engine string) string {
+	if engine == "postgres" {
+		return "PostgreSQL's are listed by `postgres --describe-config`"
+	}
+	if engine == "innodb" {
+		return "MariaDB's by `mariadbd --verbose --help`; rocksdb_* only for myrocks"
+	}
+	return "MariaDB's by `mariadbd --verbose --help`"
+}
+
+func dedup(s []string) []string {
+	var out []string
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
