@@ -178,7 +178,47 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	if len(r.Runs) > 1 {
 		out = append(out, rel)
 	}
+	if t, ok := r.ratesTable(sr); ok {
+		out = append(out, t)
+	}
 	return out
+}
+
+// ratesTable is a step's system rates per second of the step, as the
+// published tables show them: device reads/s, MB read and written per
+// second, and the measured processes' CPU in cores busy.
+func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
+	t := Table{
+		Title:   fmt.Sprintf("%s device and CPU rates (per second of the step)", sr.Name),
+		Headers: []string{"run", "r/s", "rMB/s", "wMB/s", "CPU(cores)", "secs"},
+		Right:   []bool{false, true, true, true, true, true},
+	}
+	any := false
+	for _, row := range sr.Rows {
+		s := row.Run.Bundle.Steps[sr.Name]
+		if s == nil || s.Metrics == nil || s.Seconds <= 0 {
+			continue
+		}
+		m, secs := s.Metrics, s.Seconds
+		per := func(v *float64, k float64) string {
+			if v == nil {
+				return naText
+			}
+			return fmtNum(*v * k / secs)
+		}
+		perInt := func(v *int64, k float64) string {
+			if v == nil {
+				return naText
+			}
+			x := float64(*v)
+			return per(&x, k)
+		}
+		t.Rows = append(t.Rows, []string{runName(row.Run), perInt(m.DevReads, 1), per(m.DevRKB, 1.0/1024), per(m.DevWKB, 1.0/1024),
+			perInt(m.CPUUs, 1e-6), fmtNum(secs)})
+		any = true
+	}
+	t.Notes = []string{"r/s, rMB/s, wMB/s: the data dir's block device (MB = 2^20 bytes); CPU(cores): CPU seconds of the measured processes per second (1.00 = one core busy)."}
+	return t, any
 }
 
 func missedNote(row *Row, sr *StepReport) string {
