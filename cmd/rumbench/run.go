@@ -36,6 +36,7 @@ type commonFlags struct {
 	interval   time.Duration
 	seed       int64
 	ratePct    float64
+	warmup     time.Duration
 	out        string
 	dataDir    string
 	engineOpts []string
@@ -72,6 +73,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape)")
 	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
+	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
 	pf.Int64Var(&common.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
 	pf.StringVar(&common.out, "out", "", "results directory; each engine writes <out>/<engine>/ (default ./rumbench-results/<timestamp>)")
 	pf.StringVar(&common.dataDir, "data-dir", "", "engine data directory, kept after the run (default: a temporary directory removed at exit); with several engines each uses <data-dir>/<engine>")
@@ -188,8 +190,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if !(f.ratePct > 0 && f.ratePct <= 100) {
 		return &runner.BadInputError{Err: fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct)}
 	}
+	if f.warmup < 0 {
+		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
+	}
 	wr, err := configure(workload.Common{
-		Preset: f.preset, Seed: f.seed, Interval: f.interval,
+		Preset: f.preset, Seed: f.seed, Interval: f.interval, Warmup: f.warmup,
 		Changed: func(name string) bool { return cmd.Flags().Changed(name) },
 	})
 	if err != nil {

@@ -228,3 +228,45 @@ func TestMaintenanceStep(t *testing.T) {
 		t.Errorf("--maintain=false ran steps %v", b.Run.Steps)
 	}
 }
+
+// --warmup: a query step runs its load for the warm-up first; those
+// intervals are logged with warmup and left out of the step's figures.
+func TestWarmup(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	var so, se bytes.Buffer
+	args := []string{"run", "--engine", "pebble", "--rows", "2000", "--indexes", "1", "--query-seconds", "1", "--warmup", "1s",
+		"--interval", "200ms", "--steps", "l.i0,l.x,qr100", "--out", out}
+	if code := runWith(args, &so, &se); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so.String(), se.String())
+	}
+	if !strings.Contains(so.String(), "[warm-up,") {
+		t.Errorf("live output shows no warm-up:\n%s", so.String())
+	}
+	b, err := results.Read(filepath.Join(out, "pebble"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, measured := 0, 0
+	for _, iv := range b.Intervals {
+		if iv.Step != "qr100" {
+			continue
+		}
+		if iv.Warmup {
+			warm++
+		} else {
+			measured++
+		}
+	}
+	if warm != 5 || measured < 5 {
+		t.Errorf("qr100: %d warm-up and %d measured intervals, want 5 and at least 5", warm, measured)
+	}
+	s := b.Steps["qr100"]
+	if s.WarmupS != 1 || s.Seconds < 0.9 || s.Seconds > 1.6 {
+		t.Errorf("qr100 warmup_s %g, measured seconds %g: want 1 and about 1", s.WarmupS, s.Seconds)
+	}
+	// The hot-row sweep has no warm-up yet: refused, not ignored.
+	se.Reset()
+	if code := runWith([]string{"run", "hotrow", "--engine", "null", "--warmup", "1s"}, &so, &se); code != exitBadInput {
+		t.Errorf("hotrow --warmup: exit %d, want 2 (%s)", code, se.String())
+	}
+}

@@ -22,6 +22,9 @@ type Interval struct {
 	// Start is when the interval began; Seconds its measured length.
 	Start   time.Time
 	Seconds float64
+	// Warmup marks an interval of the step's warm-up: logged for
+	// inspection, not counted in the step's totals, rates or stalls.
+	Warmup bool
 	// Spec is the clock's operation set; Ops is indexed like it (nil for
 	// operation types not seen in the interval).
 	Spec Ops
@@ -59,6 +62,10 @@ type Clock struct {
 	interval time.Duration
 	ops      Ops
 	hooks    []IntervalHook
+	// warmup is how long after the start intervals are warm-up; measured
+	// is when the measured part began (start + warmup).
+	warmup   time.Duration
+	measured time.Time
 
 	mu        sync.Mutex
 	recorders []*Recorder
@@ -101,9 +108,25 @@ func (c *Clock) Recorder() *Recorder {
 	return r
 }
 
+// SetWarmup makes the first d of the step a warm-up, rounded up to whole
+// intervals so that measured intervals start on the clock's schedule. Call
+// before Start.
+func (c *Clock) SetWarmup(d time.Duration) {
+	if d <= 0 {
+		c.warmup = 0
+		return
+	}
+	n := (d + c.interval - 1) / c.interval
+	c.warmup = n * c.interval
+}
+
+// Warmup is the warm-up length (whole intervals).
+func (c *Clock) Warmup() time.Duration { return c.warmup }
+
 // Start starts ticking.
 func (c *Clock) Start() {
 	c.start = time.Now()
+	c.measured = c.start.Add(c.warmup)
 	c.last = c.start
 	c.stop = make(chan struct{})
 	c.done = make(chan struct{})
@@ -146,11 +169,20 @@ func (c *Clock) Stop() {
 	c.stop = nil
 }
 
-// Seconds is the step's length so far (final after Stop).
-func (c *Clock) Seconds() float64 { return c.last.Sub(c.start).Seconds() }
+// Seconds is the measured length of the step so far, warm-up excluded
+// (final after Stop).
+func (c *Clock) Seconds() float64 {
+	if c.last.Before(c.measured) {
+		return 0
+	}
+	return c.last.Sub(c.measured).Seconds()
+}
 
-// StartTime is when the clock started.
+// StartTime is when the clock started (the warm-up's start).
 func (c *Clock) StartTime() time.Time { return c.start }
+
+// MeasuredStart is when the measured part of the step began.
+func (c *Clock) MeasuredStart() time.Time { return c.measured }
 
 func (c *Clock) tick(now time.Time) {
 	iv := &c.scratch
@@ -184,8 +216,17 @@ func (c *Clock) tick(now time.Time) {
 	iv.Index = c.index
 	iv.Start = c.last
 	iv.Seconds = now.Sub(c.last).Seconds()
+	// An interval that ends by the end of the warm-up is warm-up (the tick
+	// may land a little late: half an interval of slack).
+	iv.Warmup = c.warmup > 0 && now.Before(c.measured.Add(c.interval/2))
 	c.index++
 	c.last = now
+	if iv.Warmup {
+		for _, h := range c.hooks {
+			h(iv)
+		}
+		return
+	}
 	for op, o := range iv.Ops {
 		if o == nil {
 			continue
@@ -201,7 +242,7 @@ func (c *Clock) tick(now time.Time) {
 	}
 	// Only intervals of at least half the nominal length count toward rate
 	// percentiles; a short final interval is too noisy to judge the engine by.
-	if iv.Seconds >= c.interval.Seconds()/2 || c.index == 1 {
+	if iv.Seconds >= c.interval.Seconds()/2 || len(c.secs) == 0 {
 		for op := range c.rates {
 			c.rates[op] = append(c.rates[op], iv.Rate(Op(op)))
 		}
@@ -231,6 +272,7 @@ func (c *Clock) Interval() time.Duration { return c.interval }
 // (deterministic tests of everything that consumes intervals).
 func (c *Clock) StartAt(t time.Time) {
 	c.start, c.last = t, t
+	c.measured = t.Add(c.warmup)
 }
 
 // Tick closes the current interval at now (clocks started with StartAt).

@@ -22,7 +22,7 @@ type IntervalPoint struct {
 func stepIntervals(all []results.IntervalRecord, step string) []results.IntervalRecord {
 	var out []results.IntervalRecord
 	for _, r := range all {
-		if r.Step == step {
+		if r.Step == step && !r.Warmup {
 			out = append(out, r)
 		}
 	}

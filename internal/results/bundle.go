@@ -142,6 +142,7 @@ func EncodeInterval(step string, iv *measure.Interval) *IntervalRecord {
 	rec := &IntervalRecord{
 		Step:    step,
 		Index:   iv.Index,
+		Warmup:  iv.Warmup,
 		StartMs: iv.Start.UnixMilli(),
 		Seconds: iv.Seconds,
 		Ops:     map[string]OpRecord{},

@@ -144,6 +144,8 @@ type StepDesc struct {
 	TimeBoundedS float64 `json:"time_bounded_s,omitempty"`
 	// Work is the main operation's planned amount in a count-bounded step.
 	Work int64 `json:"work,omitempty"`
+	// WarmupS is the warm-up before a time-bounded step's measurement.
+	WarmupS float64 `json:"warmup_s,omitempty"`
 }
 
 // TableRateOp is the operation whose rate, per-operation figures and
@@ -289,8 +291,11 @@ type OpRecord struct {
 
 // IntervalRecord is one line of intervals.jsonl.
 type IntervalRecord struct {
-	Step    string              `json:"step"`
-	Index   int                 `json:"i"`
+	Step  string `json:"step"`
+	Index int    `json:"i"`
+	// Warmup marks an interval of the step's warm-up (--warmup): kept for
+	// inspection, not part of the step's figures.
+	Warmup  bool                `json:"warmup,omitempty"`
 	StartMs int64               `json:"start_ms"`
 	Seconds float64             `json:"seconds"`
 	Ops     map[string]OpRecord `json:"ops"`

@@ -31,6 +31,8 @@ type livePrinter struct {
 	// judge, as the clock keeps them; done is the main operation's total.
 	rates [][]float64
 	done  int64
+	// warmupS is the warm-up time so far (not part of elapsed).
+	warmupS float64
 }
 
 func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc results.StepDesc, nominal time.Duration) *livePrinter {
@@ -43,6 +45,11 @@ func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc resu
 
 // observe accounts for every closed interval, printed or not.
 func (p *livePrinter) observe(iv *measure.Interval) {
+	if iv.Warmup {
+		p.warmupS += iv.Seconds
+		p.longest = max(p.longest, iv.Seconds)
+		return
+	}
 	p.elapsed += iv.Seconds
 	p.longest = max(p.longest, iv.Seconds)
 	p.done += iv.Ops[p.main].Done(p.ops[p.main].Unit)
@@ -56,7 +63,11 @@ func (p *livePrinter) observe(iv *measure.Interval) {
 func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	b := &p.buf
 	b.Reset()
-	fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
+	if iv.Warmup {
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.warmupS))
+	} else {
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
+	}
 	short := iv.Seconds < p.longest/2
 	if short {
 		// The step's short final interval: say so, or it reads as a repeat
@@ -90,13 +101,17 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	} else {
 		b.WriteString("  (no operations completed)")
 	}
-	if !short {
-		if m := p.marker(); m != "" {
-			fmt.Fprintf(b, "  %s", m)
+	if iv.Warmup {
+		fmt.Fprintf(b, "  [warm-up, %s left]", fmtSecs(max(0, p.desc.WarmupS-p.warmupS)))
+	} else {
+		if !short {
+			if m := p.marker(); m != "" {
+				fmt.Fprintf(b, "  %s", m)
+			}
 		}
-	}
-	if pr := p.progress(); pr != "" {
-		fmt.Fprintf(b, "  [%s]", pr)
+		if pr := p.progress(); pr != "" {
+			fmt.Fprintf(b, "  [%s]", pr)
+		}
 	}
 	b.WriteByte('\n')
 	io.WriteString(p.w, b.String())

@@ -473,6 +473,7 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 			fmt.Fprintf(o.Log, "[%s %s] %s\n", name, s.Name, fmt.Sprintf(format, args...))
 		},
 	}
+	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
 	bundleBefore := bw.BytesWritten()
 	for _, ob := range observers {
 		ob.StepStart(s.Name, desc)
@@ -536,7 +537,7 @@ func SummarizeAt(step string, desc results.StepDesc, c *measure.Clock, pct float
 		Step:           step,
 		StepDesc:       desc,
 		RatePercentile: pct,
-		Started:        c.StartTime().UTC(),
+		Started:        c.MeasuredStart().UTC(),
 		Seconds:        round3(c.Seconds()),
 		Interval:       c.Interval().Seconds(),
 		Latency:        map[string]measure.Latency{},

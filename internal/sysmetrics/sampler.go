@@ -225,6 +225,10 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	defer s.mu.Unlock()
 	r := s.rd.read(false)
 	d := s.observe(r)
+	if iv.Warmup {
+		// The step's figures start after its warm-up.
+		s.totals, s.have = [numFields]uint64{}, [numFields]bool{}
+	}
 	out := make(map[string]any, numFields+4)
 	for f := range d.V {
 		if field(f) == fClientCPU && s.client != clientSeparate {

@@ -43,6 +43,9 @@ type Common struct {
 	Preset   string
 	Seed     int64
 	Interval time.Duration
+	// Warmup is how long time-bounded steps run before they are measured
+	// (--warmup); workloads without time-bounded steps refuse it.
+	Warmup time.Duration
 	// Changed reports whether a flag was given explicitly (on the command
 	// line or in --config), so a preset yields to it.
 	Changed func(name string) bool

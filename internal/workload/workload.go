@@ -44,12 +44,17 @@ type Step struct {
 	// Work is how much of MainOp (in its unit) a count-bounded step
 	// plans to do, for the live progress; 0 when unknown.
 	Work int64
-	Run  func(ctx context.Context, env *Env) error
+	// Warmup, for a time-bounded step, is how long its workers run before
+	// Seconds of measurement: the runner logs those intervals with
+	// "warmup" and leaves them out of every figure. The step runs for
+	// Warmup + Seconds.
+	Warmup float64
+	Run    func(ctx context.Context, env *Env) error
 }
 
 // Desc is the step's description as recorded in its summary.
 func (s Step) Desc() results.StepDesc {
-	return results.StepDesc{MainOp: s.MainOp, TimeBoundedS: s.Seconds, Work: s.Work}
+	return results.StepDesc{MainOp: s.MainOp, TimeBoundedS: s.Seconds, Work: s.Work, WarmupS: s.Warmup}
 }
 
 // Env is what a step runs with.

@@ -68,6 +68,9 @@ func (h *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if err != nil {
 		return nil, err
 	}
+	if c.Warmup > 0 {
+		return nil, fmt.Errorf("--warmup is not supported by the hot-row sweep yet (its cells are measured from their first update): remove it")
+	}
 	cfg := DefaultConfig()
 	cfg.Rows, cfg.CellSeconds = preset.Rows, preset.CellSeconds
 	cfg.Tables, cfg.Concurrency = preset.Tables, preset.Concurrency

@@ -90,6 +90,7 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		Seed:          c.Seed,
 		Steps:         expandStepLists(f.steps),
 		NoDeletes:     !f.deletes,
+		WarmupSeconds: c.Warmup.Seconds(),
 	}
 	if !f.maintain {
 		var steps []string

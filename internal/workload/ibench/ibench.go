@@ -29,9 +29,12 @@ type Config struct {
 	QuerySeconds  float64 `json:"query_seconds"`
 	// NoDeletes runs l.i1, l.i2 and the query steps without their deleters
 	// (--deletes=false): the table grows by what they insert.
-	NoDeletes bool     `json:"no_deletes,omitempty"`
-	Seed      int64    `json:"seed"`
-	Steps     []string `json:"steps"`
+	NoDeletes bool `json:"no_deletes,omitempty"`
+	// WarmupSeconds is run before each query step\'s measured
+	// QuerySeconds (--warmup).
+	WarmupSeconds float64  `json:"warmup_s,omitempty"`
+	Seed          int64    `json:"seed"`
+	Steps         []string `json:"steps"`
 }
 
 // Limits that keep a mistyped size from exhausting the client's memory.
@@ -237,7 +240,7 @@ func (b *Bench) step(s string) workload.Step {
 	if _, ok := querySteps[s]; ok {
 		// Query steps are judged by their query rate, over the whole
 		// --query-seconds window.
-		st.MainOp, st.Seconds = OpQuery, b.cfg.QuerySeconds
+		st.MainOp, st.Seconds, st.Warmup = OpQuery, b.cfg.QuerySeconds, b.cfg.WarmupSeconds
 	}
 	return st
 }
