@@ -7,6 +7,7 @@ import (
 
 	"rumbench/internal/report"
 	"rumbench/internal/runner"
+	"rumbench/internal/sweep"
 )
 
 type reportFlags struct {
@@ -57,6 +58,17 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	}
 	if f.base < 1 {
 		return &runner.BadInputError{Err: fmt.Errorf("--base %d is out of range: runs are numbered from 1", f.base)}
+	}
+	if len(dirs) == 1 && sweep.IsSweep(dirs[0]) {
+		// A sweep directory: the published matrices.
+		if f.format != "md" || f.html != "" {
+			return &runner.BadInputError{Err: fmt.Errorf("%s is a sweep: its matrices print as markdown only (drop --format and --html, or report one cell's directory)", dirs[0])}
+		}
+		spec, err := sweep.Load(dirs[0])
+		if err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+		return sweep.Markdown(cmd.OutOrStdout(), dirs[0], spec)
 	}
 	if f.html != "" {
 		if err := report.CheckHTMLPath(f.html); err != nil {

@@ -119,6 +119,22 @@ func badInput(format string, args ...any) error {
 // Check validates options that can be checked before anything runs:
 // engines exist, settings are known, and the output directory is writable.
 func Check(o *Options) error {
+	if err := CheckEngines(o); err != nil {
+		return err
+	}
+	if err := checkWritable(o.Out); err != nil {
+		return err
+	}
+	for _, name := range o.Engines {
+		if _, err := os.Stat(filepath.Join(o.Out, name, results.RunFile)); err == nil {
+			return badInput("%s already holds results for %s: choose another --out (nothing was overwritten)", o.Out, name)
+		}
+	}
+	return nil
+}
+
+// CheckEngines validates the engines and their settings.
+func CheckEngines(o *Options) error {
 	if len(o.Engines) == 0 {
 		return badInput("no engine given: use --engine with one of %s", strings.Join(engine.Names(), ", "))
 	}
@@ -140,18 +156,7 @@ func Check(o *Options) error {
 			return &BadInputError{Err: err}
 		}
 	}
-	if err := checkUnscopedOptions(o); err != nil {
-		return err
-	}
-	if err := checkWritable(o.Out); err != nil {
-		return err
-	}
-	for _, name := range o.Engines {
-		if _, err := os.Stat(filepath.Join(o.Out, name, results.RunFile)); err == nil {
-			return badInput("%s already holds results for %s: choose another --out (nothing was overwritten)", o.Out, name)
-		}
-	}
-	return nil
+	return checkUnscopedOptions(o)
 }
 
 // optionsFor picks the settings that apply to driver d.

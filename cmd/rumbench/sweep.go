@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"rumbench/internal/runner"
+	"rumbench/internal/sweep"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/ibench"
+)
+
+type sweepFlags struct {
+	engines       []string
+	indexes       []int
+	padSizes      []string
+	padRandomPct  int
+	clients       []int
+	steps         []string
+	preset        string
+	rows          int64
+	churnRows     int64
+	querySeconds  float64
+	rowsPerCommit int
+	interval      time.Duration
+	ratePct       float64
+	seed          int64
+	out           string
+	engineOpts    []string
+	dsn           string
+	database      string
+	verbose       bool
+}
+
+func newSweepCmd() *cobra.Command {
+	f := &sweepFlags{}
+	cmd := &cobra.Command{
+		Use:   "sweep",
+		Short: "Run the insert benchmark over engines × secondary indexes × row sizes × clients and print the published matrices",
+		Long: `Run the insert benchmark once per cell of a grid: every engine × --indexes ×
+--pad-sizes × --clients, each a full run of --steps (default l.i0x: the load
+that maintains the secondary indexes, as in the published insert rate by
+number of indexes) into <out>/<cell>/<engine>/, cell names like x3-pad256-c1.
+One progress line per run with the sweep's ETA. A rerun with the same flags
+skips the finished runs (an unfinished one is moved aside and run again).
+At the end, and with ` + "`rumbench report <out>`" + `, it prints per row size and client
+count the matrix of ipsAvg-ipsP-size-PSS by index count, the same relative
+to 0 indexes, and r/i and wKB/i by index count.`,
+		Example: `  rumbench sweep --engine pebble,sqlite --indexes 0,1,2,3 --out sweep1
+  rumbench sweep --engine rocksdb,innodb --indexes 0,3 --pad-sizes 256,10KB --clients 1,4 --rows 1000000 --out sweep2`,
+		Args: argsNone,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list)")
+	fl.IntSliceVar(&f.indexes, "indexes", []int{0, 1, 2, 3}, "numbers of secondary indexes (comma list of 0..3)")
+	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
+	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
+	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
+	fl.StringSliceVar(&f.steps, "steps", []string{ibench.StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
+	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds")
+	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded (default: from the preset)")
+	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 (default: from the preset)")
+	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step (default: from the preset)")
+	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction (default: each step's own)")
+	fl.DurationVar(&f.interval, "interval", time.Second, "measurement interval")
+	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
+	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator")
+	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
+	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
+	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
+	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
+	return cmd
+}
+
+func runSweep(cmd *cobra.Command, f *sweepFlags) error {
+	bad := func(err error) error { return &runner.BadInputError{Err: err} }
+	if f.out == "" {
+		return bad(fmt.Errorf("--out is required: the sweep's directory (a rerun resumes it)"))
+	}
+	pads, err := sweep.ParsePadSizes(f.padSizes)
+	if err != nil {
+		return bad(err)
+	}
+	preset, err := ibench.LookupPreset(f.preset)
+	if err != nil {
+		return bad(err)
+	}
+	if !(f.ratePct > 0 && f.ratePct <= 100) {
+		return bad(fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct))
+	}
+	opts, err := parseEngineOpts(f.engineOpts)
+	if err != nil {
+		return bad(err)
+	}
+	fl := cmd.Flags()
+	pick := func(name string, v, def int64) int64 {
+		if fl.Changed(name) {
+			return v
+		}
+		return def
+	}
+	rows := pick("rows", f.rows, preset.Rows)
+	churn := pick("churn-rows", f.churnRows, preset.ChurnRows)
+	qs := preset.QuerySeconds
+	if fl.Changed("query-seconds") {
+		qs = f.querySeconds
+	}
+	spec := &sweep.Spec{
+		Engines: f.engines, Indexes: f.indexes, PadSizes: pads, PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps,
+		Shared: map[string]any{"rows": rows, "churn_rows": churn, "query_seconds": qs, "rows_per_commit": f.rowsPerCommit,
+			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset},
+	}
+	if err := spec.Validate(); err != nil {
+		return bad(err)
+	}
+	config := func(c sweep.Cell) ibench.Config {
+		return ibench.Config{Clients: c.Clients, Rows: rows, ChurnRows: churn, Indexes: c.Indexes, PadMin: c.Pad, PadMax: c.Pad,
+			PadRandomPct: f.padRandomPct, RowsPerCommit: f.rowsPerCommit, QuerySeconds: qs, Seed: f.seed, Steps: f.steps}
+	}
+	// Every cell's configuration is checked before anything runs.
+	for _, c := range spec.Cells() {
+		cfg := config(c)
+		if err := cfg.Validate(); err != nil {
+			return bad(fmt.Errorf("cell %s: %w", c.Name(), err))
+		}
+	}
+	stdout := cmd.OutOrStdout()
+	options := func(c sweep.Cell, engine, dir string) runner.Options {
+		cfg := config(c)
+		live := io.Discard
+		if f.verbose {
+			live = stdout
+		}
+		return runner.Options{
+			Engines: []string{engine}, Out: dir, EngineOpts: opts, DSN: f.dsn, Database: f.database,
+			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct,
+			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
+				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
+			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
+				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
+			NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
+			Observers:   observers(),
+			Live:        live,
+			Log:         live,
+		}
+	}
+	probe := options(spec.Cells()[0], "", f.out)
+	probe.Engines = f.engines
+	if err := runner.CheckEngines(&probe); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
+	err = sweep.Run(ctx, spec, f.out, func(ctx context.Context, c sweep.Cell, engine, dir string) error {
+		// The runner writes Out/<engine>.
+		_, err := runner.Run(ctx, options(c, engine, filepath.Dir(dir)))
+		return err
+	}, stdout)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stdout, "sweep interrupted: rerun the same command to resume")
+		return runner.ErrInterrupted
+	}
+	if perr := sweep.Markdown(stdout, f.out, spec); perr != nil {
+		fmt.Fprintf(stdout, "rumbench: could not print the matrices: %v\n", perr)
+	}
+	return err
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A CI-size sweep: 2 engines × 2 index counts × 1 row size, its matrices,
+// the report of its directory, and a rerun that resumes (finds all done).
+func TestSweepSmall(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	args := []string{"sweep", "--engine", "pebble,sqlite", "--indexes", "0,3", "--pad-sizes", "100", "--rows", "3000",
+		"--interval", "200ms", "--out", out}
+	var so, se bytes.Buffer
+	if code := runWith(args, &so, &se); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so.String(), se.String())
+	}
+	for _, want := range []string{"run 4/4 x3-pad100-c1 sqlite done", "## insert rate by secondary indexes: ipsAvg-ipsP-size(GB)-PSS(GB), l.i0x, pad 100 B, 1 client(s)",
+		"| engine | 0 idx | 3 idx |", "## relative to 0 indexes"} {
+		if !strings.Contains(strings.Join(strings.Fields(so.String()), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("sweep output lacks %q:\n%s", want, so.String())
+		}
+	}
+	so.Reset()
+	if code := runWith([]string{"report", out}, &so, &se); code != 0 || !strings.Contains(so.String(), "| pebble |") {
+		t.Errorf("report of the sweep: exit %d\n%s", code, so.String())
+	}
+	so.Reset()
+	if code := runWith(args, &so, &se); code != 0 || !strings.Contains(so.String(), "4 of 4 runs already finished") {
+		t.Errorf("rerun: exit %d\n%s", code, so.String())
+	}
+	se.Reset()
+	if code := runWith([]string{"sweep", "--engine", "pebble", "--indexes", "5", "--out", out}, &so, &se); code != exitBadInput {
+		t.Errorf("--indexes 5: exit %d (%s)", code, se.String())
+	}
+}

@@ -1,0 +1,151 @@
+package sweep
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"rumbench/internal/report"
+	"rumbench/internal/results"
+)
+
+// figures are one engine's results in one cell, from the step the matrices
+// show.
+type figures struct {
+	ok                bool
+	ipsAvg, ipsPct    report.Value
+	sizeGB, pssGB     report.Value
+	readsPer, wkbPer  report.Value
+	status, stepShown string
+	percentile        float64
+}
+
+func readFigures(dir, step string) figures {
+	b, err := results.Read(dir)
+	if err != nil {
+		return figures{status: "not run"}
+	}
+	s := b.Steps[step]
+	if s == nil {
+		return figures{status: "not run"}
+	}
+	f := figures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile}
+	if !s.Complete {
+		f.status = "incomplete"
+	}
+	if o := s.Ops[s.MainOp]; o != nil {
+		if o.RateAvg != nil {
+			f.ipsAvg = report.Known(*o.RateAvg)
+		}
+		if o.RatePct != nil {
+			f.ipsPct = report.Known(*o.RatePct)
+		}
+	}
+	if m := s.Metrics; m != nil {
+		if m.SizeBytes != nil {
+			f.sizeGB = report.Known(float64(*m.SizeBytes) / 1e9)
+		}
+		if m.PSSBytes != nil {
+			f.pssGB = report.Known(float64(*m.PSSBytes) / 1e9)
+		}
+		if c := m.PerOp[s.MainOp]; c != nil {
+			if c.Reads != nil {
+				f.readsPer = report.Known(*c.Reads)
+			}
+			if c.WKB != nil {
+				f.wkbPer = report.Known(*c.WKB)
+			}
+		}
+	}
+	return f
+}
+
+// MatrixStep is the step the matrices show: the first load step.
+func (s *Spec) MatrixStep() string {
+	for _, st := range s.Steps {
+		if st == "l.i0x" || st == "l.i0" {
+			return st
+		}
+	}
+	if len(s.Steps) > 0 {
+		return s.Steps[0]
+	}
+	return ""
+}
+
+// Tables returns the published matrices of the sweep in dir, per row size
+// and client count: ipsAvg-ipsP-size-PSS by index count, the same relative
+// to 0 indexes, and reads and KB written per inserted row.
+func Tables(dir string, s *Spec) []report.Table {
+	step := s.MatrixStep()
+	var out []report.Table
+	for _, c := range s.Clients {
+		for _, p := range s.PadSizes {
+			head := []string{"engine"}
+			right := []bool{false}
+			for _, k := range s.Indexes {
+				head = append(head, fmt.Sprintf("%d idx", k))
+				right = append(right, true)
+			}
+			where := fmt.Sprintf("%s, pad %d B, %d client(s)", step, p, c)
+			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-size(GB)-PSS(GB), " + where, Headers: head, Right: right}
+			rel := report.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
+			rpi := report.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
+			wpi := report.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
+			pct := 0.0
+			for _, e := range s.Engines {
+				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
+				base := readFigures(filepath.Join(dir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
+				for _, k := range s.Indexes {
+					f := readFigures(filepath.Join(dir, Cell{Indexes: k, Pad: p, Clients: c}.Name(), e), step)
+					if f.percentile > 0 {
+						pct = f.percentile
+					}
+					if f.status == "not run" {
+						a, r, ri, wi = append(a, "not run"), append(r, "not run"), append(ri, "not run"), append(wi, "not run")
+						continue
+					}
+					cell := strings.Join([]string{report.CellText(f.ipsAvg, report.FmtNum), report.CellText(f.ipsPct, report.FmtNum),
+						report.CellText(f.sizeGB, report.FmtNum), report.CellText(f.pssGB, report.FmtNum)}, "-")
+					if !f.ok {
+						cell += " (incomplete)"
+					}
+					a = append(a, cell)
+					r = append(r, report.CellText(report.Ratio(f.ipsAvg, base.ipsAvg), report.FmtRatio))
+					ri = append(ri, report.CellText(f.readsPer, report.FmtNum))
+					wi = append(wi, report.CellText(f.wkbPer, report.FmtNum))
+				}
+				abs.Rows, rel.Rows, rpi.Rows, wpi.Rows = append(abs.Rows, a), append(rel.Rows, r), append(rpi.Rows, ri), append(wpi.Rows, wi)
+			}
+			if pct == 0 {
+				pct = 99
+			}
+			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); size: data dir at step end; PSS: memory of the measured processes.", strconv.FormatFloat(pct, 'f', -1, 64))}
+			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
+			out = append(out, abs, rel, rpi, wpi)
+		}
+	}
+	return out
+}
+
+// Markdown writes the sweep's matrices.
+func Markdown(w io.Writer, dir string, s *Spec) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# rumbench sweep: %s\n\nengines %s × indexes %s × pad sizes %s × clients %s; steps %s\n\n",
+		dir, strings.Join(s.Engines, ","), ints(s.Indexes), ints(s.PadSizes), ints(s.Clients), strings.Join(s.Steps, ","))
+	for _, t := range Tables(dir, s) {
+		report.WriteMarkdownTable(&b, t, "##")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,240 @@
+// Package sweep runs the insert benchmark over a grid of engines × number of
+// secondary indexes × row size × clients, one full run per cell, resumably,
+// and reads the grid back for the published matrix tables.
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"rumbench/internal/results"
+)
+
+// SpecFile is the sweep's description in its output directory.
+const SpecFile = "sweep.json"
+
+// Spec is what a sweep runs: the axes and the settings every cell shares.
+type Spec struct {
+	Engines      []string `json:"engines"`
+	Indexes      []int    `json:"indexes"`
+	PadSizes     []int    `json:"pad_sizes"`
+	PadRandomPct int      `json:"pad_random_pct"`
+	Clients      []int    `json:"clients"`
+	// Steps every cell runs; the first load step (l.i0x or l.i0) is the
+	// one the matrices show.
+	Steps []string `json:"steps"`
+	// Shared holds the remaining settings, recorded for the reader.
+	Shared map[string]any `json:"shared,omitempty"`
+}
+
+// Cell is one point of the grid (engines are run inside it).
+type Cell struct {
+	Indexes, Pad, Clients int
+}
+
+// Name is the cell's directory name, e.g. x3-pad256-c1.
+func (c Cell) Name() string { return fmt.Sprintf("x%d-pad%d-c%d", c.Indexes, c.Pad, c.Clients) }
+
+// Cells lists the grid's cells: clients, then row size, then index count
+// vary slowest to fastest, so one matrix's cells run together.
+func (s *Spec) Cells() []Cell {
+	var out []Cell
+	for _, c := range s.Clients {
+		for _, p := range s.PadSizes {
+			for _, k := range s.Indexes {
+				out = append(out, Cell{Indexes: k, Pad: p, Clients: c})
+			}
+		}
+	}
+	return out
+}
+
+// Validate checks the axes.
+func (s *Spec) Validate() error {
+	switch {
+	case len(s.Engines) == 0:
+		return errors.New("no engine given: use --engine")
+	case len(s.Indexes) == 0:
+		return errors.New("--indexes is empty: give index counts, e.g. --indexes 0,1,2,3")
+	case len(s.PadSizes) == 0:
+		return errors.New("--pad-sizes is empty: give row pad sizes, e.g. --pad-sizes 256,10KB")
+	case len(s.Clients) == 0:
+		return errors.New("--clients is empty: give client counts, e.g. --clients 1,4")
+	}
+	for _, k := range s.Indexes {
+		if k < 0 || k > 3 {
+			return fmt.Errorf("--indexes values must be between 0 and 3, got %d", k)
+		}
+	}
+	for _, c := range s.Clients {
+		if c < 1 {
+			return fmt.Errorf("--clients values must be at least 1, got %d", c)
+		}
+	}
+	for _, p := range s.PadSizes {
+		if p < 0 {
+			return fmt.Errorf("--pad-sizes values must be 0 or more bytes, got %d", p)
+		}
+	}
+	return nil
+}
+
+// ParsePadSizes parses "256,10KB,1MB" (KB, MB are 1024-based).
+func ParsePadSizes(list []string) ([]int, error) {
+	var out []int
+	for _, v := range list {
+		s := strings.ToUpper(strings.TrimSpace(v))
+		mult := 1
+		switch {
+		case strings.HasSuffix(s, "KB"):
+			mult, s = 1<<10, strings.TrimSuffix(s, "KB")
+		case strings.HasSuffix(s, "MB"):
+			mult, s = 1<<20, strings.TrimSuffix(s, "MB")
+		case strings.HasSuffix(s, "B"):
+			s = strings.TrimSuffix(s, "B")
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("--pad-sizes %q: want sizes such as 256, 10KB or 1MB", v)
+		}
+		out = append(out, n*mult)
+	}
+	return out, nil
+}
+
+// RunFunc runs one engine of one cell into dir (which must not hold a
+// bundle yet).
+type RunFunc func(ctx context.Context, cell Cell, engine, dir string) error
+
+// Run runs every cell × engine not finished yet under out, printing one
+// progress line per run with the sweep's ETA. A cell's engine is finished
+// when its bundle says complete; an unfinished one is moved aside and run
+// again. It stops at the first failure or interruption (a rerun resumes).
+func Run(ctx context.Context, spec *Spec, out string, run RunFunc, log io.Writer) error {
+	if err := spec.Validate(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", out, err)
+	}
+	if err := checkSpec(spec, out); err != nil {
+		return err
+	}
+	type job struct {
+		cell   Cell
+		engine string
+	}
+	var todo []job
+	done := 0
+	for _, c := range spec.Cells() {
+		for _, e := range spec.Engines {
+			dir := filepath.Join(out, c.Name(), e)
+			if Finished(dir) {
+				done++
+				continue
+			}
+			todo = append(todo, job{c, e})
+		}
+	}
+	total := done + len(todo)
+	if done > 0 {
+		fmt.Fprintf(log, "sweep: %d of %d runs already finished in %s, resuming\n", done, total, out)
+	}
+	start := time.Now()
+	for i, j := range todo {
+		dir := filepath.Join(out, j.cell.Name(), j.engine)
+		if _, err := os.Stat(dir); err == nil {
+			aside := fmt.Sprintf("%s.unfinished-%s", dir, time.Now().Format("20060102-150405"))
+			if err := os.Rename(dir, aside); err != nil {
+				return fmt.Errorf("move the unfinished run %s aside: %w", dir, err)
+			}
+			fmt.Fprintf(log, "sweep: moved the unfinished run to %s\n", aside)
+		}
+		t0 := time.Now()
+		err := run(ctx, j.cell, j.engine, dir)
+		took := time.Since(t0)
+		left := ""
+		if n := i + 1; n < len(todo) {
+			eta := time.Since(start) / time.Duration(n) * time.Duration(len(todo)-n)
+			left = fmt.Sprintf(", ETA %s", eta.Round(time.Second))
+		}
+		status := "done"
+		if err != nil {
+			status = "FAILED: " + err.Error()
+		}
+		fmt.Fprintf(log, "sweep: run %d/%d %s %s %s in %s%s\n", done+i+1, total, j.cell.Name(), j.engine, status, took.Round(time.Second), left)
+		if err != nil {
+			return fmt.Errorf("sweep cell %s, engine %s: %w", j.cell.Name(), j.engine, err)
+		}
+	}
+	return nil
+}
+
+// Finished reports whether dir holds a complete bundle.
+func Finished(dir string) bool {
+	raw, err := os.ReadFile(filepath.Join(dir, results.RunFile))
+	if err != nil {
+		return false
+	}
+	var r struct {
+		Complete bool `json:"complete"`
+	}
+	return json.Unmarshal(raw, &r) == nil && r.Complete
+}
+
+// checkSpec writes the spec, or checks that a rerun asks for the same grid.
+func checkSpec(spec *Spec, out string) error {
+	path := filepath.Join(out, SpecFile)
+	want, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return err
+	}
+	have, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		entries, _ := os.ReadDir(out)
+		if len(entries) > 0 {
+			return fmt.Errorf("%s is not empty and holds no %s: choose another --out for the sweep", out, SpecFile)
+		}
+		return os.WriteFile(path, append(want, '\n'), 0o644)
+	case err != nil:
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	var old Spec
+	if err := json.Unmarshal(have, &old); err != nil {
+		return fmt.Errorf("%s is not a sweep description: %w", path, err)
+	}
+	oldJSON, _ := json.MarshalIndent(&old, "", "  ")
+	if string(oldJSON) != string(want) {
+		return fmt.Errorf("%s holds a different sweep (its %s differs from these flags): resume it with the same flags, or choose another --out", out, SpecFile)
+	}
+	return nil
+}
+
+// Load reads a sweep directory's spec.
+func Load(dir string) (*Spec, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, SpecFile))
+	if err != nil {
+		return nil, err
+	}
+	var s Spec
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, SpecFile), err)
+	}
+	return &s, nil
+}
+
+// IsSweep reports whether dir is a sweep's output directory.
+func IsSweep(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, SpecFile))
+	return err == nil
+}
