@@ -42,7 +42,7 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"step", "status", "secs", "main"}
 	for _, spec := range shown {
-		head = append(head, spec.Name+"s", fmt.Sprintf("%s.av(%s)", spec.RateName(), spec.UnitLabel()))
+		head = append(head, plural(spec.Name), fmt.Sprintf("%s.av(%s)", spec.RateName(), spec.UnitLabel()))
 		if heads[spec.Name] {
 			head = append(head, fmt.Sprintf("%s.%s(%s)", spec.RateName(), pctLabel(pct), spec.UnitLabel()))
 		}
@@ -83,6 +83,17 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "main: the operation each step is judged by; p99/max: its latency per operation (per transaction for writes), ms.")
+}
+
+// plural names a count of an operation: inserts, queries, indexes.
+func plural(s string) string {
+	switch {
+	case strings.HasSuffix(s, "y"):
+		return strings.TrimSuffix(s, "y") + "ies"
+	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"):
+		return s + "es"
+	}
+	return s + "s"
 }
 
 func fmtRate(v *float64) string {
