@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,10 +139,10 @@ func TestOneStallRule(t *testing.T) {
 						liveAt = append(liveAt, i)
 					}
 				}
-				if !equalInts(chartAt, want) {
+				if !slices.Equal(chartAt, want) {
 					t.Errorf("%s: chart marks %v, want %v", op, chartAt, want)
 				}
-				if !equalInts(liveAt, want) {
+				if !slices.Equal(liveAt, want) {
 					t.Errorf("%s: live marks %v, want %v\n%s", op, liveAt, want, strings.Join(lines, "\n"))
 				}
 				st := sum.Stalls[op]
@@ -164,18 +165,6 @@ func TestOneStallRule(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // --rate-percentile: the summary reports the rate the given share of
