@@ -132,6 +132,15 @@ func (c *Config) Validate() error {
 }
 
 // tableState is one client's table and its live PK range [min, next).
+//
+// minPK is also the lower bound M of the client's deletes: DeleteOldest
+// deletes the oldest rows with PK >= M, and the deleter (one per table at a
+// time) advances M by the rows it deleted. Every PK in [M, next) was
+// committed before the deleter was told about it, so M + deleted is exactly
+// the last deleted PK + 1; were rows missing from the range, M would lag
+// (the next delete steps over their gap) but never skip a row. M is resynced
+// from min(transactionid) at the start of every step that deletes
+// (syncLowerBound), as the reference benchmark does.
 type tableState struct {
 	schema *model.Table
 	gen    *RowGen
@@ -253,6 +262,28 @@ func pkBounds(ctx context.Context, conn model.Conn, t *model.Table) (lo, hi int6
 		return 0, 0, false, err
 	}
 	return lo, hi, true, nil
+}
+
+// syncLowerBound sets t.minPK, the lower bound of the table's deletes, to
+// the table's smallest PK (nextPK when it is empty).
+func syncLowerBound(ctx context.Context, db model.DB, t *tableState) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	lo, found := int64(0), false
+	if _, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: -1, Limit: 1}, func(r model.Row) bool {
+		lo, found = r[0].Int, true
+		return false
+	}); err != nil {
+		return fmt.Errorf("read min(%s) of %s: %w", t.schema.Columns[t.schema.PK[0]].Name, t.schema.Name, err)
+	}
+	if !found {
+		lo = t.nextPK.Load()
+	}
+	t.minPK.Store(lo)
+	return nil
 }
 
 func (b *Bench) batchSize(def int) int {
@@ -412,6 +443,9 @@ func churnLag(bs int) int64 {
 }
 
 func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableState, n int64, bs int) error {
+	if err := syncLowerBound(ctx, env.DB, t); err != nil {
+		return err
+	}
 	insRec, delRec := env.Clock.Recorder(), env.Clock.Recorder()
 	var inserted, deleted atomic.Int64
 	wake := make(chan struct{}, 1)
@@ -423,7 +457,13 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 
 	delErr := make(chan error, 1)
 	go func() {
-		delErr <- b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, progress, insertsDone)
+		err := b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, progress, insertsDone)
+		if err != nil {
+			// The inserter may be waiting for the deleter to catch up:
+			// a failed deleter ends the client's step.
+			cancel()
+		}
+		delErr <- err
 	}()
 	err := b.insertRows(ctx, env.DB, insRec, t, n, bs, func(k int64) {
 		inserted.Add(k)
@@ -444,7 +484,10 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 	close(insertsDone)
 	if err != nil {
 		cancel()
-		<-delErr
+		// The deleter's own failure, if it caused the cancellation.
+		if derr := <-delErr; derr != nil && !errors.Is(derr, context.Canceled) {
+			return derr
+		}
 		return err
 	}
 	return <-delErr
@@ -459,6 +502,7 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 	}
 	defer conn.Close()
 	var deleted int64
+	from := make(model.Row, 1)
 	for {
 		// Read insertsDone before the count so a finished step sees the
 		// final count.
@@ -486,7 +530,8 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 			k = target - deleted
 		}
 		start := time.Now()
-		got, err := conn.DeleteOldest(ctx, t.schema, int(k))
+		from[0].Int = t.minPK.Load()
+		got, err := conn.DeleteOldest(ctx, t.schema, from, int(k))
 		rec.Record(measure.OpDelete, got, time.Since(start), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -410,9 +410,9 @@ func (c *pausingConn) Insert(ctx context.Context, t *model.Table, rows []model.R
 	return c.Conn.Insert(ctx, t, rows)
 }
 
-func (c *pausingConn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+func (c *pausingConn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	c.stall()
-	return c.Conn.DeleteOldest(ctx, t, n)
+	return c.Conn.DeleteOldest(ctx, t, from, n)
 }
 
 // TestWriteStallShowsInResponseTime: a 2 s stall of all writes shows as
