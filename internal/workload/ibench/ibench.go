@@ -265,24 +265,26 @@ func pkBounds(ctx context.Context, conn model.Conn, t *model.Table) (lo, hi int6
 }
 
 // syncLowerBound sets t.minPK, the lower bound of the table's deletes, to
-// the table's smallest PK (nextPK when it is empty).
+// the table's smallest PK. An empty table leaves it as it is: a bound below
+// every row is still right (the deletes just start lower), and the null
+// engine, which keeps no rows, returns none.
 func syncLowerBound(ctx context.Context, db model.DB, t *tableState) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer conn.Close()
-	lo, found := int64(0), false
+	var lo int64
+	found := false
 	if _, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: -1, Limit: 1}, func(r model.Row) bool {
 		lo, found = r[0].Int, true
 		return false
 	}); err != nil {
 		return fmt.Errorf("read min(%s) of %s: %w", t.schema.Columns[t.schema.PK[0]].Name, t.schema.Name, err)
 	}
-	if !found {
-		lo = t.nextPK.Load()
+	if found {
+		t.minPK.Store(lo)
 	}
-	t.minPK.Store(lo)
 	return nil
 }
 
