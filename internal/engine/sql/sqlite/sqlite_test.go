@@ -843,7 +843,20 @@ func TestDeleteOldestForms(t *testing.T) {
 		}
 		c := openConn(t, db)
 		insertRange(t, c, tbl, 0, 300, 100)
-		for _, step := range []struct{ n, want int }{{1, 1}, {99, 99}, {150, 150}, {100, 50}, {10, 0}} {
+		// From a bound: rows below it stay.
+		for _, step := range []struct {
+			from    int64
+			n, want int
+		}{{200, 10, 10}, {205, 10, 10}, {295, 10, 5}, {300, 10, 0}} {
+			if got, err := c.DeleteOldest(ctx, tbl, model.Row{{Int: step.from}}, step.n); err != nil || got != step.want {
+				t.Fatalf("range=%v DeleteOldest(from %d, %d) = %d, %v; want %d", rng, step.from, step.n, got, err, step.want)
+			}
+		}
+		if n, err := c.Scan(ctx, tbl, model.ScanSpec{Index: -1, Lower: model.Row{{Int: 199}}, Limit: 2}, func(r model.Row) bool { return true }); err != nil || n != 2 {
+			t.Fatalf("range=%v: scan from 199: %d rows, %v", rng, n, err)
+		}
+		// Without a bound: 0..199 and 220..294 are left (275 rows).
+		for _, step := range []struct{ n, want int }{{1, 1}, {99, 99}, {150, 150}, {100, 25}, {10, 0}} {
 			if got, err := c.DeleteOldest(ctx, tbl, nil, step.n); err != nil || got != step.want {
 				t.Fatalf("range=%v DeleteOldest(%d) = %d, %v; want %d", rng, step.n, got, err, step.want)
 			}
