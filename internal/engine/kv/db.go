@@ -47,9 +47,11 @@ type DB struct {
 	nextID uint32
 	// txMu is held shared by write operations and exclusively by a Tx, by
 	// index builds (per chunk) and by schema changes (as a barrier).
-	txMu  sync.RWMutex
-	rows  [nStripes]sync.Mutex
-	state atomic.Pointer[map[string]*tableState]
+	txMu sync.RWMutex
+	rows [nStripes]sync.Mutex // row locks: Update, DeleteOldest
+	// inserts are the locks of the unique check (see conn.Insert).
+	inserts [nStripes]sync.Mutex
+	state   atomic.Pointer[map[string]*tableState]
 	// gen changes with every published schema, so Conns can cache lookups.
 	gen    atomic.Uint64
 	closed atomic.Bool
