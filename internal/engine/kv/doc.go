@@ -24,7 +24,8 @@
 // take no lock and see the latest committed state (per iterator or view).
 //
 // Insert enforces the primary key by default (Config.UniqueCheck, engine
-// option unique_check): it locks the rows' primary keys, reads each one and
+// option unique_check): it locks the rows' primary keys (insert locks,
+// which exclude only other inserts of the same keys), reads each one and
 // fails with model.ErrDuplicateKey if it exists or is twice in the batch,
 // writing nothing. That read is what a database does on insert, and for an
 // LSM it is the one read an insert cannot avoid. With unique_check=false
