@@ -49,3 +49,12 @@ func TestEngineStatsCgo(t *testing.T) {
 		})
 	}
 }
+
+// TestSemanticsCgo: bounded deletes and the primary key on insert (issue 12).
+func TestSemanticsCgo(t *testing.T) {
+	for _, e := range cgoEngines {
+		t.Run(e.name, func(t *testing.T) {
+			Semantics(t, openEmbedded(t, e.name))
+		})
+	}
+}

@@ -1,9 +1,12 @@
 package enginetest
 
 import (
+	"context"
 	"testing"
 
+	"rumbench/internal/engine"
 	_ "rumbench/internal/engine/all"
+	"rumbench/internal/model"
 )
 
 func TestWriteStepsEmbedded(t *testing.T) {
@@ -12,4 +15,25 @@ func TestWriteStepsEmbedded(t *testing.T) {
 			WriteSteps(t, Target{Engine: name, DataDir: t.TempDir()})
 		})
 	}
+}
+
+// TestSemanticsEmbedded: bounded deletes and the primary key on insert
+// (issue 12), with each engine's default options.
+func TestSemanticsEmbedded(t *testing.T) {
+	for _, name := range []string{"pebble", "sqlite", "bbolt"} {
+		t.Run(name, func(t *testing.T) {
+			db := openEmbedded(t, name)
+			Semantics(t, db)
+		})
+	}
+}
+
+func openEmbedded(t *testing.T, name string) model.DB {
+	t.Helper()
+	db, err := engine.Open(context.Background(), name, model.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("open %s: %v", name, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

@@ -137,11 +137,19 @@ type Change struct {
 // Ops are the per-table operations of design §3. Each call is one transaction
 // unless made on a Tx.
 type Ops interface {
-	// Insert inserts rows (full rows, PK included) in one transaction.
+	// Insert inserts rows (full rows, PK included) in one transaction. A
+	// row whose primary key is already in the table, or twice in rows, is
+	// an error wrapping ErrDuplicateKey, and nothing is inserted (engines
+	// may offer an option to skip the check; see each engine's options).
 	Insert(ctx context.Context, t *Table, rows []Row) error
-	// DeleteOldest deletes the n rows with the smallest primary keys, with
-	// their index entries, and returns how many it deleted.
-	DeleteOldest(ctx context.Context, t *Table, n int) (int, error)
+	// DeleteOldest deletes the n rows with the smallest primary keys at or
+	// above from, with their index entries, and returns how many it
+	// deleted: DELETE ... WHERE pk >= from ORDER BY pk LIMIT n. from holds
+	// a prefix of the PK columns in PK order (like ScanSpec.Lower); empty
+	// means the table's start. The caller tracks the bound (the workload
+	// knows which rows it deleted), so every engine does the same bounded
+	// delete and none keeps hidden state about where the last one stopped.
+	DeleteOldest(ctx context.Context, t *Table, from Row, n int) (int, error)
 	// Get fetches rows by primary key (each key holds the PK columns in PK
 	// order) and calls fn with each full row found. It returns the number found.
 	Get(ctx context.Context, t *Table, keys []Row, fn func(Row)) (int, error)
@@ -190,6 +198,11 @@ type Maintainer interface {
 type ProcessOwner interface {
 	ServerProcess(ctx context.Context) (pid int, dataDir string, err error)
 }
+
+// ErrDuplicateKey is wrapped by the error of an Insert that would create a
+// second row with the same primary key. errors.Is recognises it on every
+// engine.
+var ErrDuplicateKey = errors.New("duplicate primary key")
 
 // ErrNotSupported is returned by optional operations an engine lacks.
 var ErrNotSupported = errors.New("operation not supported by this engine")

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"sort"
+	"strings"
+	"sync"
 
 	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/model"
@@ -26,12 +29,12 @@ type conn struct {
 
 	key, key2, val, getBuf []byte
 	lo, hi                 []byte
-	from, upTo, lastDel    []byte // DeleteOldest bounds and last PK key deleted
-	minKey                 []byte // smallest PK key of the last insert
+	from, upTo             []byte // DeleteOldest bounds
 	scratch                []byte
 	row, row2, proj        model.Row
 	arena                  keyArena
-	locked                 stripeSet
+	pks                    keyArena  // PK keys of an Insert (unique check)
+	locked, insLocked      stripeSet // DeleteOldest's and Insert's row locks
 }
 
 func newConn(d *DB) *conn {
@@ -94,7 +97,16 @@ func (c *conn) Close() error {
 	return c.batch.Close()
 }
 
-// Insert implements model.Ops.
+// Insert implements model.Ops. With the unique check (the default) it locks
+// the rows' primary keys, reads each one, and writes the batch only if none
+// exists, so two concurrent inserts of one key cannot both succeed.
+//
+// The insert locks (DB.inserts) are not the row locks of Update and
+// DeleteOldest: an insert only has to exclude other inserts of its keys. A
+// concurrent Update or DeleteOldest of a key the check finds makes the
+// insert fail, as it would had it run just before them; of a key it does
+// not find, they change nothing. So the deleter of a table (working on the
+// oldest keys) never waits for its inserter (working on the newest).
 func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) error {
 	st, err := c.check(ctx, t)
 	if err != nil || len(rows) == 0 {
@@ -106,29 +118,112 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 	if st, err = c.lookup(ctx, t); err != nil {
 		return err
 	}
+	if c.db.uniqueCheck {
+		if err := c.pkKeys(st, rows); err != nil {
+			return err
+		}
+		c.insLocked.clear()
+		for i := 0; i < c.pks.len(); i++ {
+			c.insLocked.add(insertStripe(c.pks.key(i)))
+		}
+		lockStripes(&c.db.inserts, &c.insLocked)
+		defer unlockStripes(&c.db.inserts, &c.insLocked)
+		v, err := c.db.store.NewView()
+		if err != nil {
+			return fmt.Errorf("insert into %s: %w", t.Name, err)
+		}
+		err = c.checkUnique(v, st, rows)
+		// Closed before the commit: bbolt cannot write while a view is open.
+		if cerr := v.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("insert into %s: %w", t.Name, cerr)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if err := c.insert(c.batch, st, rows); err != nil {
 		c.batch.Reset()
 		return err
 	}
-	err = c.batch.Commit()
-	// Reported even if the commit failed: it may have been applied.
-	st.low.wrote(c.minKey)
-	if err != nil {
+	if err := c.batch.Commit(); err != nil {
 		return fmt.Errorf("insert into %s: commit: %w", t.Name, err)
 	}
 	return nil
 }
 
-// DeleteOldest implements model.Ops: it reads the first n PK keys from the
-// table's low-water mark, locks them, and deletes what is still there in one
-// commit.
+// pkKeys checks the rows' lengths, collects their PK entry keys in c.pks and
+// fails if a key is there twice.
+func (c *conn) pkKeys(st *tableState, rows []model.Row) error {
+	ncols := len(st.schema.Columns)
+	c.pks.reset()
+	sorted := true
+	for i, r := range rows {
+		if len(r) != ncols {
+			return fmt.Errorf("insert into %s: row %d has %d values, the table %d columns", st.schema.Name, i, len(r), ncols)
+		}
+		c.pks.add(st.pk.appendKey(c.pks.buf, r))
+		if i > 0 && bytes.Compare(c.pks.key(i-1), c.pks.key(i)) >= 0 {
+			sorted = false
+		}
+	}
+	if sorted {
+		return nil // strictly ascending (the workloads' batches): no duplicate
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return bytes.Compare(c.pks.key(idx[a]), c.pks.key(idx[b])) < 0 })
+	for i := 1; i < len(idx); i++ {
+		if bytes.Equal(c.pks.key(idx[i-1]), c.pks.key(idx[i])) {
+			return c.duplicate(st, rows[idx[i]], "twice in the batch")
+		}
+	}
+	return nil
+}
+
+// checkUnique fails if the PK of a row (keys in c.pks) is already in r.
+func (c *conn) checkUnique(r Reader, st *tableState, rows []model.Row) error {
+	for i := 0; i < c.pks.len(); i++ {
+		val, found, err := r.Get(c.pks.key(i), c.getBuf)
+		c.getBuf = val[:0]
+		if err != nil {
+			return fmt.Errorf("insert into %s: unique check: %w", st.schema.Name, err)
+		}
+		if found {
+			return c.duplicate(st, rows[i], "already in the table")
+		}
+	}
+	return nil
+}
+
+// duplicate is the error of an insert of row, whose PK is a duplicate.
+func (c *conn) duplicate(st *tableState, row model.Row, where string) error {
+	var b strings.Builder
+	for i, p := range st.schema.PK {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s=", st.schema.Columns[p].Name)
+		if st.schema.Columns[p].Type == model.String {
+			fmt.Fprintf(&b, "%q", row[p].Bytes)
+		} else {
+			fmt.Fprintf(&b, "%d", row[p].Int)
+		}
+	}
+	return fmt.Errorf("insert into %s: %w (%s) %s", st.schema.Name, model.ErrDuplicateKey, b.String(), where)
+}
+
+// DeleteOldest implements model.Ops: it reads the first n PK keys at or
+// above from, locks them, and deletes what is still there in one commit.
 //
 // PK entries are deleted with point deletes: SingleDelete would be wrong
-// because Insert and Update may set a key more than once, and a range
-// delete would also remove rows inserted after the keys were read (and the
-// Store's DeleteRange is not part of the Txn). The mark makes the tombstones
-// cheap to avoid instead: iterations start above them.
-func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+// because Update (and Insert without the unique check) may set a key more
+// than once, and a range delete would also remove rows inserted after the
+// keys were read (and the Store's DeleteRange is not part of the Txn). The
+// caller's bound keeps the iteration above the tombstones of earlier
+// deletes, as it does for every engine.
+func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	if _, err := c.check(ctx, t); err != nil {
 		return 0, err
 	}
@@ -140,6 +235,9 @@ func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, er
 	st, err := c.lookup(ctx, t)
 	if err != nil {
 		return 0, err
+	}
+	if c.from, err = st.appendPKBound(c.from[:0], from); err != nil {
+		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
 	// A try deletes nothing only when a row was written below the keys it
 	// read (or a concurrent delete took them); the next try sees that row.
@@ -154,29 +252,21 @@ func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, er
 	}
 }
 
-// deleteOldestOnce is one try of DeleteOldest; it returns the rows deleted
-// and the keys found by the lock-free pass.
+// deleteOldestOnce is one try of DeleteOldest from c.from; it returns the
+// rows deleted and the keys found by the lock-free pass.
 func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err error) {
-	var gen uint64
-	c.from, gen = st.low.start(c.from[:0])
-	if len(c.from) == 0 {
-		c.from = append(c.from, st.pk.start...)
-	}
 	// Pass 1, lock-free: which keys are the oldest.
 	c.locked.clear()
 	if found, err = c.oldestKeys(st, n); err != nil || found == 0 {
 		return 0, found, err
 	}
-	// Writes reported from now on below c.upTo keep the mark where it is;
-	// writes committed earlier are seen by pass 2.
-	st.low.reserve(c.upTo)
-	c.db.lockStripes(&c.locked)
-	defer c.db.unlockStripes(&c.locked)
+	lockStripes(&c.db.rows, &c.locked)
+	defer unlockStripes(&c.db.rows, &c.locked)
 	txn, err := c.db.store.Begin(false)
 	if err != nil {
 		return 0, found, err
 	}
-	// Pass 2, from the mark (not the first key seen: a row may have been
+	// Pass 2, from the bound (not the first key seen: a row may have been
 	// inserted in between): delete the rows that are (still) there and
 	// whose locks we hold.
 	deleted, err = c.deleteOldest(txn, st, n, c.from, c.upTo, &c.locked)
@@ -186,11 +276,6 @@ func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err 
 	}
 	if err := txn.Commit(); err != nil {
 		return 0, found, fmt.Errorf("commit: %w", err)
-	}
-	if deleted > 0 {
-		// The smallest key above the last row deleted.
-		c.lastDel = append(c.lastDel, 0)
-		st.low.raise(c.lastDel, gen)
 	}
 	return deleted, found, nil
 }
@@ -282,12 +367,7 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 		}
 		return false, nil
 	}
-	err = txn.Commit()
-	// Update only rewrites a row it found, under its lock, so it cannot
-	// write below the mark; reporting keeps that an invariant of the
-	// mark, not of Update.
-	st.low.wrote(c.key)
-	if err != nil {
+	if err := txn.Commit(); err != nil {
 		return false, fmt.Errorf("update %s: commit: %w", t.Name, err)
 	}
 	return true, nil
@@ -323,9 +403,6 @@ func (c *conn) insert(w Writer, st *tableState, rows []model.Row) error {
 			return fmt.Errorf("insert into %s: row %d has %d values, the table %d columns", st.schema.Name, i, len(r), ncols)
 		}
 		c.key = st.pk.appendKey(c.key[:0], r)
-		if i == 0 || bytes.Compare(c.key, c.minKey) < 0 {
-			c.minKey = append(c.minKey[:0], c.key...)
-		}
 		c.val = st.appendValue(c.val[:0], r)
 		if err := w.Set(c.key, c.val); err != nil {
 			return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
@@ -341,8 +418,8 @@ func (c *conn) insert(w Writer, st *tableState, rows []model.Row) error {
 }
 
 // deleteOldest deletes up to n of the first rows in [from, to) with their
-// index entries, and leaves the last PK key deleted in c.lastDel. With locked
-// set, it stops at the first row whose stripe is not in it.
+// index entries. With locked set, it stops at the first row whose stripe is
+// not in it.
 func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, locked *stripeSet) (int, error) {
 	c.rowsFor(st)
 	c.arena.reset()
@@ -350,7 +427,7 @@ func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, lock
 	if err != nil {
 		return 0, err
 	}
-	rows, last := 0, 0
+	rows := 0
 	for ok := it.First(); ok && rows < n; ok = it.Next() {
 		k := it.Key()
 		if locked != nil && !locked.has(stripe(k)) {
@@ -364,7 +441,6 @@ func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, lock
 			it.Close()
 			return 0, err
 		}
-		last = c.arena.len()
 		c.arena.add(append(c.arena.buf, k...))
 		for i := range st.ixs {
 			c.arena.add(st.ixs[i].appendKey(c.arena.buf, c.row))
@@ -382,9 +458,6 @@ func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, lock
 		if err := rw.Delete(c.arena.key(i)); err != nil {
 			return 0, err
 		}
-	}
-	if rows > 0 {
-		c.lastDel = append(c.lastDel[:0], c.arena.key(last)...)
 	}
 	return rows, nil
 }
@@ -581,23 +654,27 @@ func (x *tx) Insert(ctx context.Context, t *model.Table, rows []model.Row) error
 	if len(rows) == 0 {
 		return nil
 	}
-	err = x.c.insert(x.txn, st, rows)
-	// The Tx excludes every other write, so lowering the mark before the
-	// commit is safe (and harmless if it rolls back); DeleteOldest in this
-	// Tx then sees the row.
-	st.low.wrote(x.c.minKey)
-	return err
+	if x.c.db.uniqueCheck {
+		// The Tx excludes every other write and reads its own: checking
+		// every row before writing any keeps a failed Insert from leaving
+		// part of its rows in the Tx.
+		if err := x.c.pkKeys(st, rows); err != nil {
+			return err
+		}
+		if err := x.c.checkUnique(x.txn, st, rows); err != nil {
+			return err
+		}
+	}
+	return x.c.insert(x.txn, st, rows)
 }
 
-func (x *tx) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+func (x *tx) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	st, err := x.check(ctx, t)
 	if err != nil || n <= 0 {
 		return 0, err
 	}
-	// The mark only moves up on autocommit deletes (a Tx may roll back).
-	x.c.from, _ = st.low.start(x.c.from[:0])
-	if len(x.c.from) == 0 {
-		x.c.from = append(x.c.from, st.pk.start...)
+	if x.c.from, err = st.appendPKBound(x.c.from[:0], from); err != nil {
+		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
 	deleted, err := x.c.deleteOldest(x.txn, st, n, x.c.from, st.pk.end, nil)
 	if err != nil {
@@ -628,9 +705,6 @@ func (x *tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes [
 		return false, err
 	}
 	found, err := x.c.update(x.txn, st, pk, changes)
-	if found {
-		st.low.wrote(x.c.key)
-	}
 	if err != nil {
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
 	}
@@ -684,22 +758,30 @@ func (s *stripeSet) clear()         { *s = stripeSet{} }
 func (s *stripeSet) add(i int)      { s[i>>6] |= 1 << (i & 63) }
 func (s *stripeSet) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
 
-func (d *DB) lockStripes(s *stripeSet) {
+func lockStripes(mus *[nStripes]sync.Mutex, s *stripeSet) {
 	for w, bitsLeft := range s {
 		for bitsLeft != 0 {
 			b := bits.TrailingZeros64(bitsLeft)
 			bitsLeft &^= 1 << b
-			d.rows[w*64+b].Lock()
+			mus[w*64+b].Lock()
 		}
 	}
 }
 
-func (d *DB) unlockStripes(s *stripeSet) {
+func unlockStripes(mus *[nStripes]sync.Mutex, s *stripeSet) {
 	for w, bitsLeft := range s {
 		for bitsLeft != 0 {
 			b := bits.TrailingZeros64(bitsLeft)
 			bitsLeft &^= 1 << b
-			d.rows[w*64+b].Unlock()
+			mus[w*64+b].Unlock()
 		}
 	}
 }
+
+// insertStripe maps a PK entry key to its insert-lock stripe. Keys that
+// differ only in their last byte (256 consecutive integer keys) share one,
+// so a batch of consecutive keys takes one or two locks and inserters of
+// different tables (other key prefixes) rarely meet: hashed like the row
+// stripes, a 50-row batch would take 50 random locks of 1024 and collide
+// with another client's batch most of the time.
+func insertStripe(key []byte) int { return stripe(key[:len(key)-1]) }

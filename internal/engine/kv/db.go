@@ -38,24 +38,30 @@ type tableMeta struct {
 type DB struct {
 	store Store
 	info  model.Info
+	// uniqueCheck makes Insert read each primary key before writing it
+	// (Config.UniqueCheck).
+	uniqueCheck bool
 
 	// ddlMu serializes schema changes (and guards nextID).
 	ddlMu  sync.Mutex
 	nextID uint32
 	// txMu is held shared by write operations and exclusively by a Tx, by
 	// index builds (per chunk) and by schema changes (as a barrier).
-	txMu  sync.RWMutex
-	rows  [nStripes]sync.Mutex
-	state atomic.Pointer[map[string]*tableState]
+	txMu sync.RWMutex
+	rows [nStripes]sync.Mutex // row locks: Update, DeleteOldest
+	// inserts are the locks of the unique check (see conn.Insert).
+	inserts [nStripes]sync.Mutex
+	state   atomic.Pointer[map[string]*tableState]
 	// gen changes with every published schema, so Conns can cache lookups.
 	gen    atomic.Uint64
 	closed atomic.Bool
 }
 
 // Open loads the schemas stored in store and returns the DB. info is what
-// Info reports.
-func Open(store Store, info model.Info) (*DB, error) {
-	d := &DB{store: store, info: info, nextID: 1}
+// Info reports; cfg holds the kv layer's own settings (ParseConfig), which
+// the caller also records in info.Settings (Config.Record).
+func Open(store Store, info model.Info, cfg Config) (*DB, error) {
+	d := &DB{store: store, info: info, nextID: 1, uniqueCheck: cfg.UniqueCheck}
 	tables := map[string]*tableState{}
 	v, err := store.NewView()
 	if err != nil {
@@ -348,10 +354,17 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	// Entries left by a build that crashed would be stale: clear the ranges.
+	// Entries left by a build that crashed would be stale: clear the ranges
+	// that have any. Only those: a range tombstone costs every later point
+	// read that overlaps it (Pebble allocates an iterator for it in each).
 	for _, id := range ids {
 		start := append(tablePrefix(nil, st.id), id)
-		if err := d.store.DeleteRange(start, append(tablePrefix(nil, st.id), id+1)); err != nil {
+		end := append(tablePrefix(nil, st.id), id+1)
+		used, err := d.rangeUsed(start, end)
+		if err == nil && used {
+			err = d.store.DeleteRange(start, end)
+		}
+		if err != nil {
 			return fmt.Errorf("create indexes: clear index range: %w", err)
 		}
 	}
@@ -359,7 +372,6 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	if err != nil {
 		return fmt.Errorf("create indexes: %w", err)
 	}
-	building.low = st.low // same rows: keep the DeleteOldest mark
 	tables[t.Name] = building
 	d.publish(tables)
 	d.barrier()
@@ -378,7 +390,6 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	if err != nil {
 		return fmt.Errorf("create indexes: %w", err)
 	}
-	done.low = st.low
 	b := d.store.NewBatch()
 	defer b.Close()
 	if err := d.writeMeta(b, done); err != nil {
@@ -391,6 +402,25 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	tables[t.Name] = done
 	d.publish(tables)
 	return nil
+}
+
+// rangeUsed reports whether any key is in [start, end).
+func (d *DB) rangeUsed(start, end []byte) (bool, error) {
+	v, err := d.store.NewView()
+	if err != nil {
+		return false, err
+	}
+	defer v.Close()
+	it, err := v.NewIter(start, end)
+	if err != nil {
+		return false, err
+	}
+	used := it.First()
+	if err := it.Error(); err != nil {
+		it.Close()
+		return false, err
+	}
+	return used, it.Close()
 }
 
 func findIndex(st *tableState, name string) *indexState {

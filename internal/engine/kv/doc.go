@@ -23,22 +23,24 @@
 // Every autocommit operation is one atomic store commit. Reads (Get, Scan)
 // take no lock and see the latest committed state (per iterator or view).
 //
-// Insert writes blindly: it does not read, so inserting an existing primary
-// key overwrites its row without removing the old row's index entries. The
-// workloads insert unique keys, and an LSM insert stays read-free (as in
-// MyRocks with unique checks off).
+// Insert enforces the primary key by default (Config.UniqueCheck, engine
+// option unique_check): it locks the rows' primary keys (insert locks,
+// which exclude only other inserts of the same keys), reads each one and
+// fails with model.ErrDuplicateKey if it exists or is twice in the batch,
+// writing nothing. That read is what a database does on insert, and for an
+// LSM it is the one read an insert cannot avoid. With unique_check=false
+// Insert writes blindly, and inserting an existing key overwrites its row
+// without removing the old row's index entries (MyRocks with unique checks
+// off).
 //
 // Update and DeleteOldest are read-modify-write: they lock the rows' primary
 // keys (1024 striped mutexes, taken in ascending order) before reading, so
 // concurrent Updates of one row never lose a change, and a row being deleted
-// is never brought back by an Update. DeleteOldest finds the oldest keys
-// without locks, locks them, then deletes the rows still there.
-//
-// DeleteOldest starts at a per-table low-water mark (just above the last row
-// it deleted) instead of the table's start, so it does not step over the
-// tombstones of every earlier delete; writes below the mark lower it (see
-// lowMark). The mark lives in memory only: a reopened DB or a re-created table
-// starts from the table's start. Rows are deleted with point deletes, not
+// is never brought back by an Update. DeleteOldest finds the oldest keys at
+// or above the caller's lower bound without locks, locks them, then deletes
+// the rows still there. The bound comes from the workload, which knows which
+// rows it deleted: the kv layer keeps no state about where the last delete
+// stopped, like every other engine. Rows are deleted with point deletes, not
 // SingleDelete (keys may be set more than once) nor range deletes.
 //
 // A Tx (Conn.Begin) holds the DB's transaction lock exclusively until Commit

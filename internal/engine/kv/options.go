@@ -126,3 +126,37 @@ func OptionGetter(opts map[string]string, defs []model.Option) func(string) stri
 		return ""
 	}
 }
+
+// Config is the kv layer's own settings, the same engine options on every kv
+// engine (Options).
+type Config struct {
+	// UniqueCheck makes Insert read each primary key before writing it and
+	// fail with model.ErrDuplicateKey when it exists (or is twice in the
+	// batch), as a database enforces its primary key. Off, inserts write
+	// blindly and a duplicate overwrites the row (leaving its old index
+	// entries behind).
+	UniqueCheck bool
+}
+
+// Options are the engine options every kv engine lists after its own.
+func Options() []model.Option {
+	return []model.Option{
+		{Key: "unique_check", Default: "true", Help: "read the primary key before each insert and fail on a duplicate, as SQL engines do (for an LSM the one read an insert cannot avoid); false writes blindly, like MyRocks with unique_checks=0"},
+	}
+}
+
+// ParseConfig reads the kv layer's options through get (OptionGetter over
+// the engine's options, which include Options()).
+func ParseConfig(get func(string) string) (Config, error) {
+	var c Config
+	var err error
+	if c.UniqueCheck, err = ParseBool("unique_check", get("unique_check")); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Record adds the settings to an engine's Info.Settings (run.json).
+func (c Config) Record(settings map[string]string) {
+	settings["unique_check"] = strconv.FormatBool(c.UniqueCheck)
+}

@@ -1,10 +1,8 @@
 package kv
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
-	"sync"
 
 	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/model"
@@ -38,72 +36,6 @@ type tableState struct {
 	pk     indexState
 	ixs    []indexState // built and building secondary indexes
 	nonPK  []int        // columns stored in the PK entry's value
-	// low is shared by every tableState of one table id (CreateIndexes
-	// republishes the table), so a new table id starts without a mark.
-	low *lowMark
-}
-
-// lowMark is where DeleteOldest starts looking for a table's oldest rows:
-// the PK entries below key are known to be gone. Without it every call would
-// step over the tombstones of all earlier deletes (quadratic on an LSM).
-//
-// Writers report the smallest PK key they wrote (wrote) after it is
-// committed. DeleteOldest reads key and gen (start), publishes the exclusive
-// bound of the keys it may delete in ceil (reserve) before it reads them
-// again, and raises key after its commit only if no write below ceil was
-// reported meanwhile (raise). A write that is reported before the bound is
-// published was committed before that second read, so the read sees it and
-// the delete stops at or before it. Lowering the mark is always safe.
-type lowMark struct {
-	mu   sync.RWMutex
-	key  []byte // nil: the table's start
-	ceil []byte // >= key and every bound reserved; nil: nothing reserved
-	gen  uint64 // bumped by every write reported below ceil
-}
-
-// start appends the mark to dst (nothing if there is none) and returns it
-// with the generation to pass to raise.
-func (m *lowMark) start(dst []byte) ([]byte, uint64) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return append(dst, m.key...), m.gen
-}
-
-// reserve raises ceil to bound: a DeleteOldest will delete only keys below it.
-func (m *lowMark) reserve(bound []byte) {
-	m.mu.Lock()
-	if bytes.Compare(bound, m.ceil) > 0 {
-		m.ceil = append(m.ceil[:0], bound...)
-	}
-	m.mu.Unlock()
-}
-
-// raise moves the mark up to key, unless a write was reported below ceil
-// since start returned gen. key must be at or below a reserved bound.
-func (m *lowMark) raise(key []byte, gen uint64) {
-	m.mu.Lock()
-	if m.gen == gen && bytes.Compare(key, m.key) > 0 {
-		m.key = append(m.key[:0], key...)
-	}
-	m.mu.Unlock()
-}
-
-// wrote reports a committed (or possibly committed) PK entry key: the
-// smallest a write operation wrote. Writes above ceil, the ibench pattern,
-// only take the read lock.
-func (m *lowMark) wrote(key []byte) {
-	m.mu.RLock()
-	below := bytes.Compare(key, m.ceil) < 0
-	m.mu.RUnlock()
-	if !below {
-		return
-	}
-	m.mu.Lock()
-	if m.key != nil && bytes.Compare(key, m.key) < 0 {
-		m.key = append(m.key[:0], key...)
-	}
-	m.gen++
-	m.mu.Unlock()
 }
 
 func tablePrefix(dst []byte, id uint32) []byte {
@@ -129,7 +61,7 @@ func newTableState(id uint32, t *model.Table, ids []byte, building []model.Index
 	if len(ids) != len(t.Indexes) {
 		return nil, fmt.Errorf("table %s: %d index ids for %d indexes", t.Name, len(ids), len(t.Indexes))
 	}
-	st := &tableState{id: id, schema: t, low: &lowMark{}}
+	st := &tableState{id: id, schema: t}
 	st.pk = newIndexState(id, 0, "PRIMARY", t.PK, t.PK, t, true)
 	isPK := make([]bool, len(t.Columns))
 	for _, p := range t.PK {
@@ -197,6 +129,19 @@ func (st *tableState) appendPKKey(dst []byte, pk model.Row) []byte {
 		dst = appendKeyValue(dst, st.pk.types[i], &pk[i])
 	}
 	return dst
+}
+
+// appendPKBound appends the smallest PK entry key at or above from, a
+// prefix of the PK values in PK order (empty: the table's first key).
+func (st *tableState) appendPKBound(dst []byte, from model.Row) ([]byte, error) {
+	if len(from) > len(st.pk.proj) {
+		return dst, fmt.Errorf("lower bound has %d values, the primary key %d columns", len(from), len(st.pk.proj))
+	}
+	dst = append(dst, st.pk.start...)
+	for i := range from {
+		dst = appendKeyValue(dst, st.pk.types[i], &from[i])
+	}
+	return dst, nil
 }
 
 // appendValue appends the PK entry value of a full row.

@@ -101,7 +101,9 @@ func (c conn) Insert(_ context.Context, t *model.Table, rows []model.Row) error 
 	return nil
 }
 
-func (c conn) DeleteOldest(_ context.Context, t *model.Table, n int) (int, error) {
+// DeleteOldest ignores the bound: the null engine keeps a row count, not
+// rows.
+func (c conn) DeleteOldest(_ context.Context, t *model.Table, _ model.Row, n int) (int, error) {
 	tb := c.d.table(t.Name)
 	if tb == nil {
 		return 0, nil

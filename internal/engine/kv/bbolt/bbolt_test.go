@@ -55,3 +55,8 @@ func BenchmarkDeleteOldest(b *testing.B) {
 		})
 	}
 }
+
+// TestBlindInsert: unique_check=false writes without reading the key.
+func TestBlindInsert(t *testing.T) {
+	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+}

@@ -345,8 +345,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, open) })
 	t.Run("Tx", func(t *testing.T) { testTx(t, open) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, open) })
-	t.Run("LowMark", func(t *testing.T) { testLowMark(t, open) })
-	t.Run("LowMarkConcurrent", func(t *testing.T) { testLowMarkConcurrent(t, open) })
+	t.Run("BoundedDelete", func(t *testing.T) { testBoundedDelete(t, open) })
+	t.Run("BoundedDeleteConcurrent", func(t *testing.T) { testBoundedDeleteConcurrent(t, open) })
+	t.Run("UniqueCheck", func(t *testing.T) { testUniqueCheck(t, open) })
 }
 
 func testIbench(t *testing.T, open Opener) {
@@ -376,7 +377,7 @@ func testIbench(t *testing.T, open Opener) {
 	// Delete the oldest rows in a few calls.
 	var gone []model.Row
 	for _, n := range []int{1, 99, 400, 500} {
-		got, err := c.DeleteOldest(ctx, tbl, n)
+		got, err := c.DeleteOldest(ctx, tbl, nil, n)
 		must(t, err)
 		if got != n {
 			t.Fatalf("DeleteOldest(%d) = %d", n, got)
@@ -511,7 +512,7 @@ func testStrings(t *testing.T, open Opener) {
 	}
 	must(t, c.Insert(ctx, tbl, rows))
 	m.check(t, c, rand.New(rand.NewSource(2)), nil)
-	n, err := c.DeleteOldest(ctx, tbl, 5)
+	n, err := c.DeleteOldest(ctx, tbl, nil, 5)
 	if err != nil || n != 5 {
 		t.Fatalf("DeleteOldest = %d, %v", n, err)
 	}
@@ -616,7 +617,8 @@ func testConcurrent(t *testing.T, open Opener) {
 				runtime.Gosched()
 				continue
 			}
-			n, err := c.DeleteOldest(ctx, tbl, 20)
+			// The rows go in PK order from 0: the bound is the count.
+			n, err := c.DeleteOldest(ctx, tbl, model.Row{{Int: deleted.Load()}}, 20)
 			if err != nil {
 				errs <- err
 				return
@@ -743,7 +745,7 @@ func testTx(t *testing.T, open Opener) {
 		t.Fatal(err)
 	}
 	must(t, tx.Insert(ctx, tbl, []model.Row{IbenchRow(nil, 500)}))
-	if n, err := tx.DeleteOldest(ctx, tbl, 2); err != nil || n != 2 {
+	if n, err := tx.DeleteOldest(ctx, tbl, nil, 2); err != nil || n != 2 {
 		t.Fatalf("DeleteOldest in Tx = %d, %v", n, err)
 	}
 	must(t, tx.Commit(ctx))
@@ -885,7 +887,7 @@ func OpAllocs(tb testing.TB, open Opener) map[string]float64 {
 			}
 		}
 		out[fmt.Sprintf("delete/%d", n)] = testing.AllocsPerRun(20, func() {
-			if _, err := c.DeleteOldest(ctx, tbl, n); err != nil {
+			if _, err := c.DeleteOldest(ctx, tbl, nil, n); err != nil {
 				tb.Fatal(err)
 			}
 		})

@@ -43,20 +43,21 @@ func (Driver) Description() string {
 
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
-	return []model.Option{
+	return append([]model.Option{
 		{Key: "cache_size", Default: "64MB", Help: "block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based)"},
 		{Key: "memtable_size", Default: "64MB", Help: "size of one memtable (writes stall when 2 are full and flushing); below 4GB"},
 		{Key: "sync", Default: "false", Help: "fsync the WAL at every commit (true: durable against power loss); the default false is durable against a process crash, like sqlite's synchronous=normal in WAL mode"},
 		{Key: "compression", Default: "snappy", Help: "sstable block compression: none, snappy or zstd"},
 		{Key: "l0_compaction_threshold", Default: "4", Help: "L0 read amplification (sublevels) that triggers an L0 compaction"},
 		{Key: "max_concurrent_compactions", Default: "2", Help: "compactions that may run at once (Pebble's own default is 1)"},
-	}
+	}, kv.Options()...)
 }
 
 // Available implements model.Driver: pebble is compiled in.
 func (Driver) Available() error { return nil }
 
 type settings struct {
+	kv                      kv.Config // the kv layer's own options (unique_check)
 	cacheSize, memtableSize int64
 	sync                    bool
 	compression             string
@@ -91,6 +92,9 @@ func parseOptions(opts map[string]string) (settings, error) {
 		return s, err
 	}
 	s.maxComp = int(n)
+	if s.kv, err = kv.ParseConfig(get); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
@@ -179,7 +183,8 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 			"max_concurrent_compactions": strconv.Itoa(s.maxComp),
 		},
 	}
-	d, err := kv.Open(st, info)
+	s.kv.Record(info.Settings)
+	d, err := kv.Open(st, info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("pebble: %w", err)

@@ -54,7 +54,7 @@ func TestDefaults(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	for _, kv := range [][2]string{
-		{"cache_size", "lots"}, {"memtable_size", "5GB"}, {"sync", "maybe"},
+		{"cache_size", "lots"}, {"memtable_size", "5GB"}, {"sync", "maybe"}, {"unique_check", "maybe"},
 		{"compression", "lz77"}, {"l0_compaction_threshold", "0"}, {"max_concurrent_compactions", "x"},
 	} {
 		_, err := engine.Open(context.Background(), "pebble", model.Config{DataDir: t.TempDir(), Options: map[string]string{kv[0]: kv[1]}})
@@ -119,4 +119,9 @@ func BenchmarkDeleteOldest(b *testing.B) {
 			kvtest.BenchDeleteOldest(b, open(map[string]string{"sync": "false"}), prefix)
 		})
 	}
+}
+
+// TestBlindInsert: unique_check=false writes without reading the key.
+func TestBlindInsert(t *testing.T) {
+	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
 }

@@ -43,7 +43,7 @@ var compressions = []string{"none", "snappy", "lz4", "zstd"}
 
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
-	return []model.Option{
+	return append([]model.Option{
 		{Key: "block_cache_size", Default: "64MB", Help: "LRU block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based)"},
 		{Key: "write_buffer_size", Default: "64MB", Help: "size of one memtable"},
 		{Key: "compression", Default: "snappy", Help: "SST block compression: none, snappy, lz4 or zstd"},
@@ -53,13 +53,14 @@ func (Driver) Options() []model.Option {
 		{Key: "use_direct_reads", Default: "false", Help: "read SST files with O_DIRECT, bypassing the OS page cache"},
 		{Key: "max_background_jobs", Default: "2", Help: "flushes and compactions that may run at once"},
 		{Key: "bloom_bits_per_key", Default: "10", Help: "bits per key of the SST bloom filters (0: none)"},
-	}
+	}, kv.Options()...)
 }
 
 // Available implements model.Driver: librocksdb is linked in.
 func (Driver) Available() error { return nil }
 
 type settings struct {
+	kv                              kv.Config // the kv layer's own options (unique_check)
 	cacheSize, writeBuffer          int64
 	compression, bottommost         string
 	sync, disableWAL, directReads   bool
@@ -106,6 +107,9 @@ func parseOptions(opts map[string]string) (settings, error) {
 		return s, err
 	}
 	s.bloomBitsPerKey = int(n)
+	if s.kv, err = kv.ParseConfig(get); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
@@ -163,7 +167,8 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 			"bloom_bits_per_key":     strconv.Itoa(s.bloomBitsPerKey),
 		},
 	}
-	d, err := kv.Open(st, info)
+	s.kv.Record(info.Settings)
+	d, err := kv.Open(st, info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("rocksdb: %w", err)

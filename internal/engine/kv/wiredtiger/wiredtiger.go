@@ -53,20 +53,21 @@ func (Driver) Description() string {
 
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
-	return []model.Option{
+	return append([]model.Option{
 		{Key: "cache_size", Default: "256MB", Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
 		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); applies when the table is created"},
 		{Key: "prefix_compression", Default: "true", Help: "compress key prefixes within pages (as MongoDB does for indexes); applies when the table is created"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
 		{Key: "log", Default: "true", Help: "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"},
 		{Key: "sync", Default: "false", Help: "fsync the log at every commit (true: durable against power loss); the default false writes the log to the OS at every commit (transaction_sync method=none), durable against a process crash"},
-	}
+	}, kv.Options()...)
 }
 
 // Available implements model.Driver: libwiredtiger is linked in.
 func (Driver) Available() error { return nil }
 
 type settings struct {
+	kv                  kv.Config // the kv layer's own options (unique_check)
 	cacheSize           int64
 	compressor          string
 	prefixCompression   bool
@@ -118,6 +119,9 @@ func parseOptions(opts map[string]string) (settings, error) {
 	}
 	if s.compressor != "none" && s.compressorExtension == "" {
 		return s, fmt.Errorf("engine option block_compressor=%s: libwiredtiger_%s.so not found in %s (install libwiredtiger0)", s.compressor, s.compressor, strings.Join(extensionDirs, ", "))
+	}
+	if s.kv, err = kv.ParseConfig(get); err != nil {
+		return s, err
 	}
 	return s, nil
 }
@@ -207,7 +211,8 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if !s.log {
 		info.Settings["transaction_sync"] = "none (no log)"
 	}
-	d, err := kv.Open(st, info)
+	s.kv.Record(info.Settings)
+	d, err := kv.Open(st, info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("wiredtiger: %w", err)

@@ -183,3 +183,8 @@ func TestAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestBlindInsert: unique_check=false writes without reading the key.
+func TestBlindInsert(t *testing.T) {
+	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+}

@@ -1,8 +1,11 @@
 package mysql
 
 import (
+	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/go-sql-driver/mysql"
 
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
@@ -110,12 +113,20 @@ func (d Dialect) CatalogPut() string {
 	return "INSERT INTO " + d.Quote(sqleng.CatalogTable) + " (name, " + s + ") VALUES (?, ?) ON DUPLICATE KEY UPDATE " + s + " = VALUES(" + s + ")"
 }
 
-// DeleteOldest is DELETE ... ORDER BY pk LIMIT n: one walk of the primary
-// key from its start. (MySQL rejects LIMIT inside IN (subquery).)
-func (d Dialect) DeleteOldest(t *model.Table) string {
-	var cols []string
-	for _, c := range t.PK {
-		cols = append(cols, d.Quote(t.Columns[c].Name))
+// DeleteOldest is DELETE ... WHERE pk >= bound ORDER BY pk LIMIT n: one
+// walk of the primary key from the bound. (MySQL rejects LIMIT inside IN
+// (subquery).)
+func (d Dialect) DeleteOldest(t *model.Table, prefix int) (string, []int) {
+	q := "DELETE FROM " + d.Quote(t.Name)
+	cond, plan := sqleng.LowerBound(d, t, t.PK, prefix, false, 1)
+	if cond != "" {
+		q += " WHERE " + cond
 	}
-	return "DELETE FROM " + d.Quote(t.Name) + " ORDER BY " + strings.Join(cols, ", ") + " LIMIT ?"
+	return q + " ORDER BY " + sqleng.PKColumns(d, t) + " LIMIT ?", plan
+}
+
+// IsDuplicateKey recognises ER_DUP_ENTRY (1062).
+func (Dialect) IsDuplicateKey(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && me.Number == 1062
 }

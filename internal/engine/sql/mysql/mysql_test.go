@@ -133,14 +133,14 @@ func TestDeleteOldest(t *testing.T) {
 	if err := c.Insert(ctx, tbl, rows); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c.DeleteOldest(ctx, tbl, 3); err != nil || n != 3 {
+	if n, err := c.DeleteOldest(ctx, tbl, nil, 3); err != nil || n != 3 {
 		t.Fatalf("DeleteOldest(3) = %d, %v", n, err)
 	}
 	found, err := c.Update(ctx, tbl, model.Row{{Int: 5}}, []model.Change{{Col: 1, Value: model.Value{Bytes: []byte("x")}}})
 	if err != nil || !found {
 		t.Fatalf("update to the same value: found=%v, %v (clientFoundRows must be on)", found, err)
 	}
-	if n, err := c.DeleteOldest(ctx, tbl, 100); err != nil || n != 7 {
+	if n, err := c.DeleteOldest(ctx, tbl, nil, 100); err != nil || n != 7 {
 		t.Fatalf("DeleteOldest(100) on 7 rows = %d, %v", n, err)
 	}
 	c.Close()
@@ -248,5 +248,18 @@ func TestCheckVersion(t *testing.T) {
 		if err := checkVersion(v); (err == nil) != ok {
 			t.Errorf("checkVersion(%q) = %v, want ok=%v", v, err, ok)
 		}
+	}
+}
+
+// TestSemantics: bounded deletes and the primary key on insert, on InnoDB
+// and MyRocks (issue 12).
+func TestSemantics(t *testing.T) {
+	for _, eng := range []string{"innodb", "myrocks"} {
+		t.Run(eng, func(t *testing.T) {
+			tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_sem"}
+			db := enginetest.OpenServer(t, tg)
+			defer db.Close()
+			enginetest.Semantics(t, db)
+		})
 	}
 }

@@ -1,7 +1,10 @@
 package postgres
 
 import (
+	"errors"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
@@ -87,24 +90,24 @@ func (d Dialect) CatalogDDL() string {
 		" (name text PRIMARY KEY, " + d.Quote("schema") + " text NOT NULL)"
 }
 
-// DeleteOldest deletes a PK range: the subquery walks the primary key index
-// to the n-th smallest key, and the delete is one index range scan up to it.
-// An IN (SELECT ... LIMIT n) form would build a hash of the keys and join.
-// When the table has fewer than n rows the subquery is NULL and coalesce
-// makes the bound "everything". Tables with a multi-column key use the IN
-// form with a row value.
-func (d Dialect) DeleteOldest(t *model.Table) string {
+// DeleteOldest is the insert benchmark's own statement: DELETE ... WHERE
+// pk IN (SELECT pk ... WHERE pk >= bound ORDER BY pk LIMIT n), PostgreSQL
+// having no DELETE ... LIMIT. The subquery reads the primary key index from
+// the bound, and each key is deleted through the index.
+func (d Dialect) DeleteOldest(t *model.Table, prefix int) (string, []int) {
 	tbl := d.Quote(t.Name)
-	if len(t.PK) == 1 && t.Columns[t.PK[0]].Type != model.String {
-		pk := d.Quote(t.Columns[t.PK[0]].Name)
-		return "DELETE FROM " + tbl + " WHERE " + pk + " <= coalesce((SELECT " + pk + " FROM " + tbl +
-			" ORDER BY " + pk + " OFFSET $1::bigint - 1 LIMIT 1), 9223372036854775807)"
+	key := sqleng.PKColumns(d, t)
+	cond, plan := sqleng.LowerBound(d, t, t.PK, prefix, false, 1)
+	if cond != "" {
+		cond = " WHERE " + cond
 	}
-	var cols []string
-	for _, c := range t.PK {
-		cols = append(cols, d.Quote(t.Columns[c].Name))
-	}
-	key := strings.Join(cols, ", ")
-	return "DELETE FROM " + tbl + " WHERE (" + key + ") IN (SELECT " + key + " FROM " + tbl +
-		" ORDER BY " + key + " LIMIT $1)"
+	limit := string(d.AppendParam(nil, len(plan)+1))
+	return "DELETE FROM " + tbl + " WHERE (" + key + ") IN (SELECT " + key + " FROM " + tbl + cond +
+		" ORDER BY " + key + " LIMIT " + limit + ")", plan
+}
+
+// IsDuplicateKey recognises unique_violation (SQLSTATE 23505).
+func (Dialect) IsDuplicateKey(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
 }

@@ -90,10 +90,10 @@ func TestOpenCreatesAndDrops(t *testing.T) {
 	if err := c.Insert(ctx, tbl, rows); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c.DeleteOldest(ctx, tbl, 3); err != nil || n != 3 {
+	if n, err := c.DeleteOldest(ctx, tbl, nil, 3); err != nil || n != 3 {
 		t.Fatalf("DeleteOldest(3) = %d, %v", n, err)
 	}
-	if n, err := c.DeleteOldest(ctx, tbl, 100); err != nil || n != 7 {
+	if n, err := c.DeleteOldest(ctx, tbl, nil, 100); err != nil || n != 7 {
 		t.Fatalf("DeleteOldest(100) on 7 rows = %d, %v", n, err)
 	}
 	c.Close()
@@ -290,4 +290,11 @@ func TestErrors(t *testing.T) {
 	// Bad input.
 	expect(open(dsn(), "bad-name;"), "bad --database")
 	expect(open("root@tcp(127.0.0.1:3306)/", "rumbench_test_x"), "MySQL DSN")
+}
+
+// TestSemantics: bounded deletes and the primary key on insert (issue 12).
+func TestSemantics(t *testing.T) {
+	db := enginetest.OpenServer(t, target("rumbench_test_pg_sem"))
+	defer db.Close()
+	enginetest.Semantics(t, db)
 }

@@ -112,7 +112,7 @@ func BenchmarkDeleteOldest(b *testing.B) {
 					left += 100 * len(rows)
 					b.StartTimer()
 				}
-				n, err := c.DeleteOldest(ctx, tbl, form.batch)
+				n, err := c.DeleteOldest(ctx, tbl, nil, form.batch)
 				if err != nil || n != form.batch {
 					b.Fatalf("DeleteOldest = %d, %v", n, err)
 				}

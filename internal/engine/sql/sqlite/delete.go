@@ -1,8 +1,11 @@
 package sqlite
 
 import (
-	"strings"
+	"errors"
 
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
 )
 
@@ -10,30 +13,47 @@ import (
 // variable only so the benchmark can compare the two forms.
 var deleteRange = true
 
-// deleteOldestSQL deletes the n smallest keys (n is the one parameter).
+// deleteOldestSQL deletes the n smallest keys at or above the bound on the
+// first prefix PK columns (SQLite has DELETE ... LIMIT only as a compile
+// option).
 //
-// For a rowid table the range form finds the n-th key by stepping n entries
-// of the table b-tree (OFFSET), then deletes the key range in one pass; when
-// the table has fewer than n rows the subquery is NULL and coalesce makes
-// the bound "everything". The IN form instead materialises the n keys in a
-// temporary b-tree and seeks each one again. Both are one statement, so
-// they are atomic without an explicit transaction.
-func deleteOldestSQL(d Dialect, t *model.Table) string {
+// For a rowid table the range form finds the n-th key from the bound by
+// stepping n entries of the table b-tree (OFFSET), then deletes the key
+// range in one pass; when fewer than n rows are left the subquery is NULL
+// and coalesce makes the bound "everything". The IN form instead
+// materialises the n keys in a temporary b-tree and seeks each one again.
+// Both are one statement, so they are atomic without an explicit
+// transaction.
+func deleteOldestSQL(d Dialect, t *model.Table, prefix int) (string, []int) {
 	tbl := d.Quote(t.Name)
+	cond, plan := sqleng.LowerBound(d, t, t.PK, prefix, false, 1)
+	where := ""
+	if cond != "" {
+		where = " WHERE " + cond
+	}
 	if rowidKey(t) && deleteRange {
 		pk := d.Quote(t.Columns[t.PK[0]].Name)
-		return "DELETE FROM " + tbl + " WHERE " + pk + " <= coalesce((SELECT " + pk + " FROM " + tbl +
-			" ORDER BY " + pk + " LIMIT 1 OFFSET ? - 1), 9223372036854775807)"
+		q := "DELETE FROM " + tbl + " WHERE "
+		if cond != "" {
+			// The bound twice: on the delete and on the subquery.
+			q += cond + " AND "
+			plan = append(plan, plan...)
+		}
+		return q + pk + " <= coalesce((SELECT " + pk + " FROM " + tbl + where +
+			" ORDER BY " + pk + " LIMIT 1 OFFSET ? - 1), 9223372036854775807)", plan
 	}
-	var cols []string
-	for _, c := range t.PK {
-		cols = append(cols, d.Quote(t.Columns[c].Name))
-	}
-	key := strings.Join(cols, ", ")
-	if len(cols) > 1 {
+	key := sqleng.PKColumns(d, t)
+	if len(t.PK) > 1 {
 		// Row-value IN with a subquery, SQLite >= 3.15.
 		key = "(" + key + ")"
 	}
-	return "DELETE FROM " + tbl + " WHERE " + key + " IN (SELECT " + strings.Join(cols, ", ") + " FROM " + tbl +
-		" ORDER BY " + strings.Join(cols, ", ") + " LIMIT ?)"
+	cols := sqleng.PKColumns(d, t)
+	return "DELETE FROM " + tbl + " WHERE " + key + " IN (SELECT " + cols + " FROM " + tbl + where +
+		" ORDER BY " + cols + " LIMIT ?)", plan
+}
+
+// IsDuplicateKey recognises a primary key (or rowid) constraint violation.
+func (Dialect) IsDuplicateKey(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
 }

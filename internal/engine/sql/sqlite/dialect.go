@@ -77,4 +77,6 @@ func (d Dialect) CatalogDDL() string {
 }
 
 // DeleteOldest: see deleteOldestSQL.
-func (d Dialect) DeleteOldest(t *model.Table) string { return deleteOldestSQL(d, t) }
+func (d Dialect) DeleteOldest(t *model.Table, prefix int) (string, []int) {
+	return deleteOldestSQL(d, t, prefix)
+}

@@ -260,11 +260,11 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("Tables() = %+v, want %+v", tables[0], tbl)
 	}
 
-	n, err := c.DeleteOldest(ctx, tbl, 1000)
+	n, err := c.DeleteOldest(ctx, tbl, nil, 1000)
 	if err != nil || n != 1000 {
 		t.Fatalf("DeleteOldest(1000) = %d, %v", n, err)
 	}
-	if n, err := c.DeleteOldest(ctx, tbl, 0); err != nil || n != 0 {
+	if n, err := c.DeleteOldest(ctx, tbl, nil, 0); err != nil || n != 0 {
 		t.Fatalf("DeleteOldest(0) = %d, %v", n, err)
 	}
 	var live []int64
@@ -357,7 +357,7 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	// Deleting more than there is deletes everything.
-	n, err = c.DeleteOldest(ctx, tbl, 100000)
+	n, err = c.DeleteOldest(ctx, tbl, nil, 100000)
 	if err != nil || n != len(live) {
 		t.Fatalf("DeleteOldest(all) = %d, %v; want %d", n, err, len(live))
 	}
@@ -438,7 +438,7 @@ func TestCompositeKey(t *testing.T) {
 	if err := db.CreateIndexes(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c.DeleteOldest(ctx, tbl, 15); err != nil || n != 15 {
+	if n, err := c.DeleteOldest(ctx, tbl, nil, 15); err != nil || n != 15 {
 		t.Fatalf("DeleteOldest = %d, %v", n, err)
 	}
 	n, err := c.Get(ctx, tbl, []model.Row{{{Int: 0}, {Int: 3}}, {{Int: 1}, {Int: 5}}, {{Int: 1}, {Int: 6}}, {{Int: 19}, {Int: 9}}}, func(r model.Row) {
@@ -745,7 +745,7 @@ func TestConcurrentWriters(t *testing.T) {
 		}
 		defer wc.Close()
 		for deleted < batches*batch {
-			n, err := wc.DeleteOldest(ctx, tbl, batch)
+			n, err := wc.DeleteOldest(ctx, tbl, nil, batch)
 			if err != nil {
 				errs <- fmt.Errorf("delete: %w", err)
 				return
@@ -843,8 +843,21 @@ func TestDeleteOldestForms(t *testing.T) {
 		}
 		c := openConn(t, db)
 		insertRange(t, c, tbl, 0, 300, 100)
-		for _, step := range []struct{ n, want int }{{1, 1}, {99, 99}, {150, 150}, {100, 50}, {10, 0}} {
-			if got, err := c.DeleteOldest(ctx, tbl, step.n); err != nil || got != step.want {
+		// From a bound: rows below it stay.
+		for _, step := range []struct {
+			from    int64
+			n, want int
+		}{{200, 10, 10}, {205, 10, 10}, {295, 10, 5}, {300, 10, 0}} {
+			if got, err := c.DeleteOldest(ctx, tbl, model.Row{{Int: step.from}}, step.n); err != nil || got != step.want {
+				t.Fatalf("range=%v DeleteOldest(from %d, %d) = %d, %v; want %d", rng, step.from, step.n, got, err, step.want)
+			}
+		}
+		if n, err := c.Scan(ctx, tbl, model.ScanSpec{Index: -1, Lower: model.Row{{Int: 199}}, Limit: 2}, func(r model.Row) bool { return true }); err != nil || n != 2 {
+			t.Fatalf("range=%v: scan from 199: %d rows, %v", rng, n, err)
+		}
+		// Without a bound: 0..199 and 220..294 are left (275 rows).
+		for _, step := range []struct{ n, want int }{{1, 1}, {99, 99}, {150, 150}, {100, 25}, {10, 0}} {
+			if got, err := c.DeleteOldest(ctx, tbl, nil, step.n); err != nil || got != step.want {
 				t.Fatalf("range=%v DeleteOldest(%d) = %d, %v; want %d", rng, step.n, got, err, step.want)
 			}
 		}

@@ -157,15 +157,15 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 	return c.Conn.Insert(ctx, t, rows)
 }
 
-func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, n int) (int, error) {
+func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
 	if c.tx != nil {
-		return c.Conn.DeleteOldest(ctx, t, n)
+		return c.Conn.DeleteOldest(ctx, t, from, n)
 	}
 	if err := c.db.wl.lock(ctx); err != nil {
 		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
 	defer c.db.unlockWrite(ctx)
-	return c.Conn.DeleteOldest(ctx, t, n)
+	return c.Conn.DeleteOldest(ctx, t, from, n)
 }
 
 func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes []model.Change) (bool, error) {

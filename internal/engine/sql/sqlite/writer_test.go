@@ -99,7 +99,7 @@ func TestWALBounded(t *testing.T) {
 				worker("delete "+tbl.Name, func(c model.Conn) error {
 					defer writers.Done()
 					for deleted := 0; deleted < churn; {
-						n, err := c.DeleteOldest(ctx, tbl, batch)
+						n, err := c.DeleteOldest(ctx, tbl, nil, batch)
 						if err != nil {
 							return err
 						}
@@ -193,7 +193,7 @@ func TestWritersNeverBusy(t *testing.T) {
 							return fmt.Errorf("insert: %w", err)
 						}
 					case 1:
-						if _, err := c.DeleteOldest(ctx, tbl, 5); err != nil {
+						if _, err := c.DeleteOldest(ctx, tbl, nil, 5); err != nil {
 							return fmt.Errorf("delete: %w", err)
 						}
 					case 2:
@@ -214,7 +214,7 @@ func TestWritersNeverBusy(t *testing.T) {
 						if err := tx.Insert(ctx, tbl, rows); err != nil {
 							return fmt.Errorf("tx insert: %w", err)
 						}
-						if _, err := tx.DeleteOldest(ctx, tbl, 3); err != nil {
+						if _, err := tx.DeleteOldest(ctx, tbl, nil, 3); err != nil {
 							return fmt.Errorf("tx delete: %w", err)
 						}
 						if _, err := tx.Get(ctx, tbl, []model.Row{{{Int: rows[0][0].Int}}}, func(model.Row) {}); err != nil {
@@ -280,7 +280,7 @@ func TestWriteLockWait(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := b.DeleteOldest(cctx, tbl, 1); !errors.Is(err, context.Canceled) {
+	if _, err := b.DeleteOldest(cctx, tbl, nil, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("delete with a cancelled context: err = %v", err)
 	}
 	// Reads never take the lock.

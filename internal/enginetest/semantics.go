@@ -1,0 +1,166 @@
+package enginetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"rumbench/internal/model"
+	"rumbench/internal/verify"
+	"rumbench/internal/workload/ibench"
+)
+
+// Semantics checks, on an opened engine, the operations whose meaning must
+// be the same on every engine for results to be comparable (issue 12):
+// DeleteOldest deletes from the caller's lower bound, and Insert enforces the
+// primary key. It creates and drops tables sem_del and sem_dup.
+func Semantics(t *testing.T, db model.DB) {
+	t.Run("BoundedDelete", func(t *testing.T) { boundedDelete(t, db) })
+	t.Run("DuplicateKey", func(t *testing.T) { duplicateKey(t, db) })
+}
+
+// semTable creates an ibench table with its three indexes holding the rows
+// with PKs [1, n], and returns it with a connection and the row generator.
+func semTable(t *testing.T, db model.DB, name string, n int64) (*model.Table, model.Conn, *ibench.RowGen) {
+	t.Helper()
+	ctx := context.Background()
+	tbl := ibench.Table(name, ibench.MaxIndexes, 20)
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatalf("create %s: %v", name, err)
+	}
+	t.Cleanup(func() { db.DropTable(context.Background(), tbl) })
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	gen := ibench.NewRowGen(3, 0, 10, 20, 50)
+	b := ibench.NewBatch(10, 20)
+	for pk := int64(1); pk <= n; pk += 10 {
+		if err := c.Insert(ctx, tbl, gen.Fill(b, pk, int(min(10, n-pk+1)), 1700000000)); err != nil {
+			t.Fatalf("insert into %s: %v", name, err)
+		}
+	}
+	if err := db.CreateIndexes(ctx, tbl); err != nil {
+		t.Fatalf("create indexes on %s: %v", name, err)
+	}
+	return tbl, c, gen
+}
+
+// livePKs returns the PKs of t in order, from a full PK scan.
+func livePKs(t *testing.T, c model.Conn, tbl *model.Table) []int64 {
+	t.Helper()
+	var out []int64
+	if _, err := c.Scan(context.Background(), tbl, model.ScanSpec{Index: -1}, func(r model.Row) bool {
+		out = append(out, r[0].Int)
+		return true
+	}); err != nil {
+		t.Fatalf("scan %s: %v", tbl.Name, err)
+	}
+	return out
+}
+
+// pkRange lists [lo, hi].
+func pkRange(lo, hi int64) []int64 {
+	var out []int64
+	for pk := lo; pk <= hi; pk++ {
+		out = append(out, pk)
+	}
+	return out
+}
+
+func checkIndexes(t *testing.T, db model.DB, tables ...string) {
+	t.Helper()
+	res, err := verify.Run(context.Background(), db)
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	want := map[string]bool{}
+	for _, name := range tables {
+		want[name] = true
+	}
+	for _, ix := range res.Indexes {
+		if want[ix.Table] && !ix.Consistent {
+			t.Errorf("index %s.%s is inconsistent with its table: %+v", ix.Table, ix.Index, ix)
+		}
+	}
+}
+
+// boundedDelete: DELETE ... WHERE pk >= from ORDER BY pk LIMIT n.
+func boundedDelete(t *testing.T, db model.DB) {
+	ctx := context.Background()
+	tbl, c, _ := semTable(t, db, "sem_del", 100)
+	del := func(from model.Row, n, want int) {
+		t.Helper()
+		got, err := c.DeleteOldest(ctx, tbl, from, n)
+		if err != nil || got != want {
+			t.Fatalf("DeleteOldest(from %v, %d) = %d, %v; want %d", from, n, got, err, want)
+		}
+	}
+	// From the middle: the rows below the bound stay.
+	del(model.Row{{Int: 41}}, 10, 10)
+	// From inside the deleted range: the next live rows.
+	del(model.Row{{Int: 45}}, 3, 3)
+	// Without a bound: from the table's start.
+	del(nil, 5, 5)
+	// Fewer rows than asked at the end, none above the last.
+	del(model.Row{{Int: 95}}, 10, 6)
+	del(model.Row{{Int: 1000}}, 10, 0)
+	var want []int64
+	want = append(want, pkRange(6, 40)...)
+	want = append(want, pkRange(54, 94)...)
+	if got := livePKs(t, c, tbl); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("rows left %v, want %v", got, want)
+	}
+	if _, err := c.DeleteOldest(ctx, tbl, model.Row{{Int: 1}, {Int: 2}}, 1); err == nil {
+		t.Error("DeleteOldest with a bound longer than the primary key: want an error")
+	}
+	checkIndexes(t, db, tbl.Name)
+}
+
+// duplicateKey: an insert of an existing key, or of one key twice, fails
+// with model.ErrDuplicateKey and changes nothing.
+func duplicateKey(t *testing.T, db model.DB) {
+	ctx := context.Background()
+	tbl, c, gen := semTable(t, db, "sem_dup", 20)
+	row := func(pk int64, now int64) model.Row {
+		r := make(model.Row, len(tbl.Columns))
+		gen.Row(r, pk, now)
+		return r
+	}
+	var before []model.Row
+	if _, err := c.Get(ctx, tbl, []model.Row{{{Int: 5}}}, func(r model.Row) { before = append(before, model.CopyRow(nil, r)) }); err != nil || len(before) != 1 {
+		t.Fatalf("get 5: %v %v", before, err)
+	}
+	// The duplicate of 5 differs in every indexed column's source (the
+	// generator's columns depend on the PK only, so use another PK's row).
+	dup := row(1005, 1800000000)
+	dup[0].Int = 5
+	for _, tc := range []struct {
+		name string
+		rows []model.Row
+	}{
+		{"an existing key", []model.Row{row(21, 1700000000), dup, row(22, 1700000000)}},
+		{"one key twice", []model.Row{row(30, 1700000000), row(31, 1700000000), row(30, 1700000000)}},
+		{"only an existing key", []model.Row{dup}},
+	} {
+		err := c.Insert(ctx, tbl, tc.rows)
+		if !errors.Is(err, model.ErrDuplicateKey) {
+			t.Errorf("insert of %s: %v, want an error wrapping model.ErrDuplicateKey", tc.name, err)
+			continue
+		}
+		t.Logf("insert of %s: %v", tc.name, err)
+	}
+	if got := livePKs(t, c, tbl); fmt.Sprint(got) != fmt.Sprint(pkRange(1, 20)) {
+		t.Fatalf("rows after the failed inserts %v, want 1..20 (a failed insert writes nothing)", got)
+	}
+	var after []model.Row
+	if _, err := c.Get(ctx, tbl, []model.Row{{{Int: 5}}}, func(r model.Row) { after = append(after, model.CopyRow(nil, r)) }); err != nil || len(after) != 1 {
+		t.Fatalf("get 5: %v %v", after, err)
+	}
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("row 5 is %v after the duplicate insert, was %v", after, before)
+	}
+	checkIndexes(t, db, tbl.Name)
+}
