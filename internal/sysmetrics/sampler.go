@@ -576,5 +576,6 @@ func (s *Sampler) checkBundleDevice(bundleDir string) {
 	if err != nil || bd.String() != s.rd.dev.String() {
 		return
 	}
-	s.log.Printf("WARNING: --out (%s) and the data dir (%s) are on the same device %s: the bundle's own writes (a few KB per interval) count in the device figures (wKB, write_amp); they are subtracted from the process figures only. Put --out on another device for exact device figures", bundleDir, s.dataDir, s.rd.dev)
+	// No paths in the message: it is said once per device, not per engine.
+	s.log.Printf("WARNING: --out and the data dir are on the same device %s: the bundle's own writes (a few KB per interval) count in the device figures (wKB, write_amp); they are subtracted from the process figures only. Put --out on another device for exact device figures", s.rd.dev)
 }
