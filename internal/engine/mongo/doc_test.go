@@ -270,3 +270,32 @@ func TestListenerPid(t *testing.T) {
 		t.Fatalf("listenerPid of a closed port = %d", pid)
 	}
 }
+
+// TestNoAllocsPerRow: encoding a batch and decoding rows allocate nothing in
+// rumbench's own code once the buffers have grown (design §9: the client
+// costs next to nothing; the driver's own costs are the driver's).
+func TestNoAllocsPerRow(t *testing.T) {
+	tbl := ibench.Table("pi1", 3, 20)
+	m := newMeta(tbl)
+	row := model.Row{{Int: 42}, {Int: 1700000000}, {Int: 7}, {Int: 9999}, {Int: 123}, {Int: 499}, {Bytes: []byte("abcdefghijklmnop")}}
+	buf := m.appendRow(nil, row)
+	one := len(buf)
+	s := m.index(1)
+	lower := model.Row{{Int: 5}}
+	allocs := testing.AllocsPerRun(100, func() {
+		buf = buf[:0]
+		for range 50 {
+			buf = m.appendRow(buf, row)
+		}
+		if _, err := m.full.decode(buf[:one]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.dec.decode(buf[:one]); err != nil {
+			t.Fatal(err)
+		}
+		buf = appendRangeFilter(buf[:0], m, s, lower, false)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per batch, want 0", allocs)
+	}
+}

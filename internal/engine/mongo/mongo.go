@@ -310,7 +310,14 @@ func (d *DB) connect(ctx context.Context) error {
 	admin := client.Database("admin")
 	var hello bson.M
 	if err := admin.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
-		return fail(d.classify(fmt.Errorf("hello: %w", err)))
+		// hello arrived in 4.4.2; isMaster answers the same on older 4.4s.
+		if _, isCmdErr := errCode(err); !isCmdErr {
+			return fail(d.classify(fmt.Errorf("hello: %w", err)))
+		}
+		hello = nil
+		if err := admin.RunCommand(ctx, bson.D{{Key: "isMaster", Value: 1}}).Decode(&hello); err != nil {
+			return fail(d.classify(fmt.Errorf("isMaster: %w", err)))
+		}
 	}
 	var build bson.M
 	if err := admin.RunCommand(ctx, bson.D{{Key: "buildInfo", Value: 1}}).Decode(&build); err != nil {
