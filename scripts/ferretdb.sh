@@ -23,10 +23,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-# FerretDB 1.24.1: the last 1.x release, the line with the SQLite and plain
+# FerretDB 1.24.0: the last 1.x release the module proxy serves (1.24.1 is refused), the line with the SQLite and plain
 # PostgreSQL backends (2.x needs PostgreSQL with Microsoft's DocumentDB
 # extension, which Debian does not package).
-FERRETDB_VERSION=v1.24.1
+FERRETDB_VERSION=v1.24.0
 FERRETDB_MODULE=github.com/FerretDB/FerretDB
 cache="$root/.cache/ferretdb"
 bin="$cache/ferretdb-$FERRETDB_VERSION"
