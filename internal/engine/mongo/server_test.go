@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,15 +24,13 @@ import (
 // The server tests run against $RUMBENCH_MONGO_DSN when it is set (a real
 // MongoDB: see docs/mongodb.md), else against a FerretDB that
 // scripts/ferretdb.sh builds (once, cached in .cache/ferretdb) and starts
-// for this test binary on a free port with its SQLite backend.
+// for this test binary on a free port, with its SQLite backend
+// ($RUMBENCH_FERRETDB_BACKEND=postgresql: on the local PostgreSQL). TestMain
+// stops it; the script's watchdog stops it too if the binary dies first.
 //
-// When the server can't be had they skip, except:
-//   - CI or RUMBENCH_REQUIRE_SERVERS set: a FerretDB that fails to build or
-//     start, or an unreachable $RUMBENCH_MONGO_DSN, fails them;
-//   - RUMBENCH_REQUIRE_MONGO set: FerretDB's module missing from the Go
-//     module proxy (ferretdb.sh exit 3) fails them too. Without it that case
-//     skips even in CI, saying so, because it is the proxy's choice and not
-//     a fault of the project (see docs/mongodb.md).
+// When the server can't be had the tests skip, saying why — except with CI
+// or RUMBENCH_REQUIRE_SERVERS set, where any failure to build, download or
+// start FerretDB, or an unreachable $RUMBENCH_MONGO_DSN, fails them.
 
 // server is the test binary's MongoDB-compatible server.
 var server struct {
@@ -46,9 +45,17 @@ var server struct {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if server.dir != "" {
+		// Stop this binary's FerretDB and check that nothing of it is left.
+		pidText, _ := os.ReadFile(filepath.Join(server.dir, "pid"))
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(pidText)))
 		out, err := exec.Command(script(), "stop", server.dir).CombinedOutput()
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "stop FerretDB: %v: %s\n", err, out)
+			code = 1
+		}
+		if pid <= 0 || processAlive(pid) || dirExists(server.dir) {
+			fmt.Fprintf(os.Stderr, "FerretDB not stopped: pid %d alive %v, dir %s exists %v\n", pid, pid > 0 && processAlive(pid), server.dir, dirExists(server.dir))
+			code = 1
 		}
 	}
 	os.Exit(code)
@@ -65,38 +72,57 @@ func script() string {
 	return "scripts/ferretdb.sh"
 }
 
+// EnvFerretBackend chooses the FerretDB backend of the tests: sqlite
+// (default) or postgresql.
+const EnvFerretBackend = "RUMBENCH_FERRETDB_BACKEND"
+
+// startFerret runs scripts/ferretdb.sh start with this process as the
+// instance's owner and returns the DSN and the instance dir; on failure the
+// error is the script's one-line message and its exit status.
+func startFerret(backend string, owner int) (dsn, dir string, status int, err error) {
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(script(), "start", backend)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("FERRETDB_OWNER_PID=%d", owner))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	if runErr != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndex(msg, "ferretdb.sh: "); i >= 0 {
+			msg = msg[i:]
+		}
+		status = -1
+		var ee *exec.ExitError
+		if errors.As(runErr, &ee) {
+			status = ee.ExitCode()
+		}
+		return "", "", status, fmt.Errorf("%v: %s", runErr, msg)
+	}
+	lines := strings.Fields(stdout.String())
+	if len(lines) != 2 {
+		return "", "", 0, fmt.Errorf("ferretdb.sh start printed %q, want the DSN and the instance dir", stdout.String())
+	}
+	return lines[0], lines[1], 0, nil
+}
+
 func startServer() {
 	if dsn := os.Getenv(EnvDSN); dsn != "" {
 		server.dsn = dsn
 		return
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(script(), "start", "sqlite")
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	msg := strings.TrimSpace(stderr.String())
-	if i := strings.LastIndex(msg, "ferretdb.sh: "); i >= 0 {
-		msg = msg[i:]
+	backend := os.Getenv(EnvFerretBackend)
+	if backend == "" {
+		backend = "sqlite"
 	}
-	var ee *exec.ExitError
+	dsn, dir, status, err := startFerret(backend, os.Getpid())
 	switch {
 	case err == nil:
-		lines := strings.Fields(stdout.String())
-		if len(lines) != 2 {
-			server.fail = fmt.Sprintf("ferretdb.sh start printed %q, want the DSN and the instance dir", stdout.String())
-			return
-		}
-		server.dsn, server.dir, server.ferret = lines[0], lines[1], true
-	case errors.As(err, &ee) && ee.ExitCode() == 3:
-		server.skip = "FerretDB is not available here (" + msg + "); set " + EnvDSN + " to test against a MongoDB server"
-		if os.Getenv("RUMBENCH_REQUIRE_MONGO") != "" {
-			server.fail, server.skip = server.skip+" (RUMBENCH_REQUIRE_MONGO is set)", ""
-		}
+		server.dsn, server.dir, server.ferret = dsn, dir, true
+	case enginetest.RequireServers():
+		server.fail = fmt.Sprintf("FerretDB (%s) did not start (CI or RUMBENCH_REQUIRE_SERVERS is set): %v", backend, err)
+	case status == 3:
+		server.skip = fmt.Sprintf("FerretDB is not available here (%v); set %s to test against a MongoDB server", err, EnvDSN)
 	default:
-		server.skip = fmt.Sprintf("FerretDB did not start (%v): %s", err, msg)
-		if enginetest.RequireServers() {
-			server.fail, server.skip = server.skip+" (CI or RUMBENCH_REQUIRE_SERVERS is set)", ""
-		}
+		server.skip = fmt.Sprintf("FerretDB (%s) did not start: %v", backend, err)
 	}
 }
 
