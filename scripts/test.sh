@@ -2,7 +2,9 @@
 # Runs rumbench's checks and tests: gofmt, go vet, go test (all packages,
 # with the cgo engines rocksdb and wiredtiger built in).
 # Server tests use the local PostgreSQL and MariaDB (see README) and fail
-# rather than skip when CI or RUMBENCH_REQUIRE_SERVERS is set.
+# rather than skip when CI or RUMBENCH_REQUIRE_SERVERS is set. The mongodb
+# tests build FerretDB with scripts/ferretdb.sh (once into .cache/ferretdb/;
+# a fresh clone relinks it from Go's build cache) and stop it at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh chromium librocksdb-dev libwiredtiger-dev

@@ -25,6 +25,11 @@ type Target struct {
 	DSN      string // server engines
 	Database string
 	Options  map[string]string
+	// Rows and ChurnRows override the write-step test's rows per client
+	// (default 3000) and churn rows per client (default 2000), for a server
+	// that is correct but too slow for the default sizes in a test run
+	// (FerretDB scans a whole collection for every _id range).
+	Rows, ChurnRows int
 }
 
 func (tg Target) config() model.Config {
@@ -40,7 +45,22 @@ const (
 	indexes   = 3
 )
 
-func cfg(steps ...string) ibench.Config {
+func cfg(steps ...string) ibench.Config { return Target{}.cfg(steps...) }
+
+// sizes returns the rows and churn rows per client of the write-step test.
+func (tg Target) sizes() (int64, int64) {
+	r, c := int64(rows), int64(churnRows)
+	if tg.Rows > 0 {
+		r = int64(tg.Rows)
+	}
+	if tg.ChurnRows > 0 {
+		c = int64(tg.ChurnRows)
+	}
+	return r, c
+}
+
+func (tg Target) cfg(steps ...string) ibench.Config {
+	rows, churnRows := tg.sizes()
 	return ibench.Config{
 		Clients: clients, Rows: rows, ChurnRows: churnRows, Indexes: indexes,
 		PadMin: 10, PadMax: 20, PadRandomPct: 50, Seed: 7, QuerySeconds: 1,
@@ -126,7 +146,8 @@ func Verify(t *testing.T, tg Target) *verify.Result {
 // l.i1 and l.i2 in a second run continuing on the same data, checking row
 // counts after each run, index consistency, and the bundle's fields.
 func WriteSteps(t *testing.T, tg Target) {
-	b := RunSteps(t, tg, cfg(ibench.StepLoad))
+	rows, churnRows := tg.sizes()
+	b := RunSteps(t, tg, tg.cfg(ibench.StepLoad))
 	step := mustStep(t, b, ibench.StepLoad)
 	if step.Inserted != clients*rows {
 		t.Fatalf("l.i0 inserted %d rows, want %d", step.Inserted, clients*rows)
@@ -135,9 +156,9 @@ func WriteSteps(t *testing.T, tg Target) {
 	want := map[string]int64{"pi1": rows, "pi2": rows}
 	assertCounts(t, "after l.i0", CountRows(t, tg), want)
 
-	b = RunSteps(t, tg, cfg(ibench.StepIndex, ibench.StepChurnBig, ibench.StepChurnSmall))
+	b = RunSteps(t, tg, tg.cfg(ibench.StepIndex, ibench.StepChurnBig, ibench.StepChurnSmall))
 	lx := mustStep(t, b, ibench.StepIndex)
-	if got, _ := lx.Details["indexed_rows"].(float64); got != clients*rows {
+	if got, _ := lx.Details["indexed_rows"].(float64); got != float64(clients*rows) {
 		t.Errorf("l.x indexed_rows = %v, want %d", lx.Details["indexed_rows"], clients*rows)
 	}
 	big := mustStep(t, b, ibench.StepChurnBig)

@@ -63,7 +63,8 @@ func DropDatabase(t *testing.T, tg Target) {
 // the caller must have opened with OpenServer (so it is dropped).
 func ServerSteps(t *testing.T, tg Target) {
 	WriteSteps(t, tg)
-	c := cfg(ibench.StepQR100, ibench.StepQP100)
+	rows, _ := tg.sizes()
+	c := tg.cfg(ibench.StepQR100, ibench.StepQP100)
 	b := RunSteps(t, tg, c)
 	for _, name := range c.Steps {
 		s := mustStep(t, b, name)

@@ -4,6 +4,7 @@ package all
 import (
 	_ "rumbench/internal/engine/kv/bbolt"
 	_ "rumbench/internal/engine/kv/pebble"
+	_ "rumbench/internal/engine/mongo"
 	_ "rumbench/internal/engine/null"
 	_ "rumbench/internal/engine/sql/mysql"
 	_ "rumbench/internal/engine/sql/postgres"

@@ -72,3 +72,11 @@ func decodeSchema(s string) (*model.Table, error) {
 	}
 	return t, nil
 }
+
+// EncodeSchema renders t as the catalog's JSON (t.Indexes taken as built),
+// for server engines outside this package (mongodb) that keep the same
+// catalog record.
+func EncodeSchema(t *model.Table) (string, error) { return encodeSchema(t) }
+
+// DecodeSchema parses a schema written by EncodeSchema.
+func DecodeSchema(s string) (*model.Table, error) { return decodeSchema(s) }
