@@ -38,6 +38,9 @@ type tableMeta struct {
 type DB struct {
 	store Store
 	info  model.Info
+	// cc is store when it isolates concurrent updates itself: Update then
+	// takes no row lock (see ConcurrentStore).
+	cc ConcurrentStore
 
 	// ddlMu serializes schema changes (and guards nextID).
 	ddlMu  sync.Mutex
@@ -56,6 +59,7 @@ type DB struct {
 // Info reports.
 func Open(store Store, info model.Info) (*DB, error) {
 	d := &DB{store: store, info: info, nextID: 1}
+	d.cc, _ = store.(ConcurrentStore)
 	tables := map[string]*tableState{}
 	v, err := store.NewView()
 	if err != nil {
@@ -190,6 +194,17 @@ func indexIDs(st *tableState) []byte {
 	return ids
 }
 
+// createKeyspace gives a table's primary key or an index its own object on
+// stores that keep them apart (Keyspaces).
+func (d *DB) createKeyspace(prefix []byte, name string) error {
+	if ks, ok := d.store.(Keyspaces); ok {
+		if err := ks.CreateKeyspace(prefix, name); err != nil {
+			return fmt.Errorf("create keyspace of %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // dropRange deletes a table's or an index's keys once no operation can reach
 // them any more.
 func (d *DB) dropRange(start, end []byte) error {
@@ -221,6 +236,9 @@ func (d *DB) CreateTable(ctx context.Context, t *model.Table) error {
 	st, err := newTableState(d.nextID, schema, nil, nil, nil)
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
+	}
+	if err := d.createKeyspace(st.pk.start, t.Name+"."+st.pk.name); err != nil {
+		return fmt.Errorf("create table %s: %w", t.Name, err)
 	}
 	b := d.store.NewBatch()
 	defer b.Close()
@@ -353,6 +371,11 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		start := append(tablePrefix(nil, st.id), id)
 		if err := d.store.DeleteRange(start, append(tablePrefix(nil, st.id), id+1)); err != nil {
 			return fmt.Errorf("create indexes: clear index range: %w", err)
+		}
+	}
+	for i, id := range ids {
+		if err := d.createKeyspace(append(tablePrefix(nil, st.id), id), t.Name+"."+todo[i].Name); err != nil {
+			return fmt.Errorf("create indexes: %w", err)
 		}
 	}
 	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -53,8 +55,16 @@ func (Driver) Options() []model.Option {
 		{Key: "use_direct_reads", Default: "false", Help: "read SST files with O_DIRECT, bypassing the OS page cache"},
 		{Key: "max_background_jobs", Default: "2", Help: "flushes and compactions that may run at once"},
 		{Key: "bloom_bits_per_key", Default: "10", Help: "bits per key of the SST bloom filters (0: none)"},
+		{Key: "transactions", Default: "pessimistic", Help: "concurrency control of row updates, by RocksDB: pessimistic (TransactionDB: an update locks its row, waiting up to " + lockTimeoutText + ", as MyRocks) or optimistic (OptimisticTransactionDB: a commit fails if its row changed since it was read, and is retried)"},
 	}
 }
+
+// lockTimeoutMS is how long a pessimistic transaction waits for a row lock
+// (TransactionDB's default, and MyRocks' rocksdb_lock_wait_timeout).
+const (
+	lockTimeoutMS   = 1000
+	lockTimeoutText = "1 s"
+)
 
 // Available implements model.Driver: librocksdb is linked in.
 func (Driver) Available() error { return nil }
@@ -64,6 +74,7 @@ type settings struct {
 	compression, bottommost         string
 	sync, disableWAL, directReads   bool
 	backgroundJobs, bloomBitsPerKey int
+	optimistic                      bool
 }
 
 func parseOptions(opts map[string]string) (settings, error) {
@@ -106,6 +117,11 @@ func parseOptions(opts map[string]string) (settings, error) {
 		return s, err
 	}
 	s.bloomBitsPerKey = int(n)
+	mode, err := kv.ParseChoice("transactions", get("transactions"), "pessimistic", "optimistic")
+	if err != nil {
+		return s, err
+	}
+	s.optimistic = mode == "optimistic"
 	return s, nil
 }
 
@@ -161,7 +177,13 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 			"use_direct_reads":       strconv.FormatBool(s.directReads),
 			"max_background_jobs":    strconv.Itoa(s.backgroundJobs),
 			"bloom_bits_per_key":     strconv.Itoa(s.bloomBitsPerKey),
+			"transactions":           "pessimistic",
+			"lock_timeout_ms":        strconv.Itoa(lockTimeoutMS),
 		},
+	}
+	if s.optimistic {
+		info.Settings["transactions"] = "optimistic"
+		delete(info.Settings, "lock_timeout_ms")
 	}
 	d, err := kv.Open(st, info)
 	if err != nil {
@@ -200,13 +222,35 @@ func openStore(dir string, s settings) (*store, error) {
 	st.wo.SetSync(s.sync)
 	st.wo.DisableWAL(s.disableWAL)
 	st.ro = grocksdb.NewDefaultReadOptions()
-	db, err := grocksdb.OpenDb(o, dir)
-	if err != nil {
-		st.destroyOptions()
-		return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
+	// Row updates are isolated by RocksDB's transactions (kv.ConcurrentStore):
+	// txnOpts begin the Begin transactions, from a snapshot so that a
+	// write to a key changed since then fails (Busy); updOpts begin
+	// BeginUpdate's, which read the latest value under the key's lock
+	// (pessimistic) or check it at commit (optimistic).
+	if s.optimistic {
+		st.oTxnOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
+		st.oTxnOpts.SetSetSnapshot(true)
+		st.oUpdOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
+		odb, err := grocksdb.OpenOptimisticTransactionDb(o, dir)
+		if err != nil {
+			st.destroyOptions()
+			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
+		}
+		st.odb, st.db = odb, odb.GetBaseDB()
+	} else {
+		st.tdbOpts = grocksdb.NewDefaultTransactionDBOptions()
+		st.tdbOpts.SetTransactionLockTimeout(lockTimeoutMS)
+		st.txnOpts = grocksdb.NewDefaultTransactionOptions()
+		st.txnOpts.SetSetSnapshot(true)
+		st.updOpts = grocksdb.NewDefaultTransactionOptions()
+		tdb, err := grocksdb.OpenTransactionDb(o, st.tdbOpts, dir)
+		if err != nil {
+			st.destroyOptions()
+			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
+		}
+		st.tdb, st.db = tdb, baseDB(tdb)
 	}
-	st.db = db
-	st.cdb, st.cro = handle(db), handle(st.ro)
+	st.cdb, st.cro = handle(st.db), handle(st.ro)
 	return st, nil
 }
 
@@ -282,15 +326,25 @@ func (d *DB) Maintain(ctx context.Context) error {
 // ---- kv.Store on RocksDB ----
 
 type store struct {
-	db    *grocksdb.DB
-	opts  *grocksdb.Options
-	bbto  *grocksdb.BlockBasedTableOptions
-	cache *grocksdb.Cache
-	wo    *grocksdb.WriteOptions
-	ro    *grocksdb.ReadOptions // for Gets: no bounds
-	dir   string
-	cdb   unsafe.Pointer // the C rocksdb_t
-	cro   unsafe.Pointer // the C rocksdb_readoptions_t of ro
+	// db is the base DB of the (optimistic) TransactionDB: reads,
+	// iterators, properties, flushes and compactions. Writes go through
+	// write (the TransactionDB locks their keys) or a transaction.
+	db       *grocksdb.DB
+	tdb      *grocksdb.TransactionDB           // pessimistic, or
+	odb      *grocksdb.OptimisticTransactionDB // optimistic
+	tdbOpts  *grocksdb.TransactionDBOptions
+	txnOpts  *grocksdb.TransactionOptions
+	updOpts  *grocksdb.TransactionOptions
+	oTxnOpts *grocksdb.OptimisticTransactionOptions
+	oUpdOpts *grocksdb.OptimisticTransactionOptions
+	opts     *grocksdb.Options
+	bbto     *grocksdb.BlockBasedTableOptions
+	cache    *grocksdb.Cache
+	wo       *grocksdb.WriteOptions
+	ro       *grocksdb.ReadOptions // for Gets: no bounds
+	dir      string
+	cdb      unsafe.Pointer // the C rocksdb_t
+	cro      unsafe.Pointer // the C rocksdb_readoptions_t of ro
 
 	// Free lists of C objects, reused so that an operation allocates
 	// nothing in C or Go once warm (sync.Pool would drop them unfreed).
@@ -299,13 +353,21 @@ type store struct {
 	freeWB  []*grocksdb.WriteBatch
 	freeWBI []*grocksdb.WriteBatchWI
 	freeTxn []*txn
+	freeTx  []*grocksdb.Transaction // C transactions, reused by begin
 	freeIt  []*iter
 }
+
+var _ kv.ConcurrentStore = (*store)(nil)
 
 // maxFree bounds each free list; extra objects are destroyed.
 const maxFree = 64
 
 func (s *store) destroyOptions() {
+	for _, o := range []interface{ Destroy() }{s.tdbOpts, s.txnOpts, s.updOpts, s.oTxnOpts, s.oUpdOpts} {
+		if o != nil && !reflect.ValueOf(o).IsNil() {
+			o.Destroy()
+		}
+	}
 	s.ro.Destroy()
 	s.wo.Destroy()
 	s.opts.Destroy()
@@ -317,7 +379,17 @@ func (s *store) NewView() (kv.View, error) { return (*view)(s), nil }
 
 func (s *store) NewBatch() kv.Batch { return &batch{s: s, wb: s.getWB()} }
 
-func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
+// write applies a batch through the TransactionDB, which locks its keys
+// against pessimistic transactions (an optimistic one sees it at commit).
+func (s *store) write(wb *grocksdb.WriteBatch) error {
+	if s.tdb != nil {
+		return txnError(s.tdb.Write(s.wo, wb))
+	}
+	return txnError(s.odb.Write(s.wo, wb))
+}
+
+// begin starts a RocksDB transaction, reusing a finished one.
+func (s *store) begin(update bool) *txn {
 	s.mu.Lock()
 	var t *txn
 	if n := len(s.freeTxn); n > 0 {
@@ -326,15 +398,37 @@ func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
 	} else {
 		t = &txn{s: s}
 	}
-	s.mu.Unlock()
-	if readOwnWrites {
-		t.wbi = s.getWBI()
-	} else {
-		t.wb = s.getWB()
+	var old *grocksdb.Transaction
+	if n := len(s.freeTx); n > 0 {
+		old = s.freeTx[n-1]
+		s.freeTx = s.freeTx[:n-1]
 	}
-	return t, nil
+	s.mu.Unlock()
+	switch {
+	case s.tdb != nil && update:
+		t.tx = s.tdb.TransactionBegin(s.wo, s.updOpts, old)
+	case s.tdb != nil:
+		t.tx = s.tdb.TransactionBegin(s.wo, s.txnOpts, old)
+	case update:
+		t.tx = s.odb.TransactionBegin(s.wo, s.oUpdOpts, old)
+	default:
+		t.tx = s.odb.TransactionBegin(s.wo, s.oTxnOpts, old)
+	}
+	t.ctx = handle(t.tx)
+	return t
 }
 
+// Begin starts a transaction from a snapshot: a write of a key that changed
+// since then fails with a conflict (kv.ConcurrentStore). Its reads see its
+// own writes whatever readOwnWrites asks.
+func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) { return s.begin(false), nil }
+
+// BeginUpdate implements kv.ConcurrentStore.
+func (s *store) BeginUpdate() (kv.UpdateTxn, error) { return s.begin(true), nil }
+
+// DeleteRange writes a range tombstone to the base DB: TransactionDB
+// batches cannot hold one, and the range is unreachable, so no transaction
+// can hold a lock in it.
 func (s *store) DeleteRange(start, end []byte) error {
 	wb := s.getWB()
 	defer s.putWB(wb)
@@ -347,7 +441,19 @@ func (s *store) DeleteRange(start, end []byte) error {
 func (s *store) Size() (int64, error) { return kv.DirFileBytes(s.dir) }
 
 func (s *store) Close() error {
-	s.db.Close()
+	s.mu.Lock()
+	for _, tx := range s.freeTx {
+		tx.Destroy()
+	}
+	s.freeTx = nil
+	s.mu.Unlock()
+	if s.tdb != nil {
+		freeBaseDB(s.db)
+		s.tdb.Close()
+	} else {
+		s.odb.CloseBaseDB(s.db)
+		s.odb.Close()
+	}
 	s.mu.Lock()
 	for _, ro := range s.freeRO {
 		ro.Destroy()
@@ -409,9 +515,9 @@ func (s *store) putWBI(wb *grocksdb.WriteBatchWI) {
 	wb.Destroy()
 }
 
-// newIter returns an iterator over [lower, upper), on the DB or, with wbi,
-// on the DB overlaid with the batch.
-func (s *store) newIter(lower, upper []byte, wbi *grocksdb.WriteBatchWI) *iter {
+// newIter returns an iterator over [lower, upper), on the DB or, with tx,
+// on the DB overlaid with the transaction's writes.
+func (s *store) newIter(lower, upper []byte, tx *grocksdb.Transaction) *iter {
 	s.mu.Lock()
 	var ro *grocksdb.ReadOptions
 	if n := len(s.freeRO); n > 0 {
@@ -441,9 +547,11 @@ func (s *store) newIter(lower, upper []byte, wbi *grocksdb.WriteBatchWI) *iter {
 	if pos == nil {
 		pos = newPos()
 	}
-	*it = iter{s: s, ro: ro, pos: pos, lower: lower, upper: upper, it: s.db.NewIterator(ro)}
-	if wbi != nil {
-		it.it = wbi.NewIteratorWithBase(s.db, it.it)
+	*it = iter{s: s, ro: ro, pos: pos, lower: lower, upper: upper}
+	if tx != nil {
+		it.it = tx.NewIterator(ro)
+	} else {
+		it.it = s.db.NewIterator(ro)
 	}
 	it.cit = handle(it.it)
 	return it
@@ -490,7 +598,7 @@ func (b *batch) Len() int                    { return b.wb.Count() }
 func (b *batch) Reset()                      { b.wb.Clear() }
 
 func (b *batch) Commit() error {
-	err := b.s.db.Write(b.s.wo, b.wb)
+	err := b.s.write(b.wb)
 	b.wb.Clear()
 	return err
 }
@@ -503,74 +611,86 @@ func (b *batch) Close() error {
 	return nil
 }
 
-// txn buffers its writes in a batch, indexed (WriteBatchWithIndex) when its
-// reads must see them.
+// txn is a RocksDB transaction (pessimistic or optimistic).
 type txn struct {
 	s   *store
-	wb  *grocksdb.WriteBatch
-	wbi *grocksdb.WriteBatchWI
+	tx  *grocksdb.Transaction
+	ctx unsafe.Pointer // the C rocksdb_transaction_t
 }
 
 func (t *txn) Get(key, dst []byte) ([]byte, bool, error) {
-	var wbi unsafe.Pointer
-	if t.wbi != nil {
-		wbi = handle(t.wbi)
-	}
-	return cGet(t.s.cdb, wbi, t.s.cro, key, dst)
+	return cTxnGet(t.ctx, t.s.cro, false, key, dst)
+}
+
+// GetForUpdate implements kv.UpdateTxn: it locks the key until the
+// transaction ends, waiting for another's lock up to the lock timeout
+// (pessimistic), or makes Commit fail if the key changes first
+// (optimistic); it reads the latest committed value.
+func (t *txn) GetForUpdate(key, dst []byte) ([]byte, bool, error) {
+	return cTxnGet(t.ctx, t.s.cro, true, key, dst)
 }
 
 func (t *txn) NewIter(lower, upper []byte) (kv.Iter, error) {
-	return t.s.newIter(lower, upper, t.wbi), nil
+	return t.s.newIter(lower, upper, t.tx), nil
 }
 
-func (t *txn) Set(key, value []byte) error {
-	if t.wbi != nil {
-		t.wbi.Put(key, value)
-	} else {
-		t.wb.Put(key, value)
-	}
-	return nil
-}
-
-func (t *txn) Delete(key []byte) error {
-	if t.wbi != nil {
-		t.wbi.Delete(key)
-	} else {
-		t.wb.Delete(key)
-	}
-	return nil
-}
+func (t *txn) Set(key, value []byte) error { return cTxnWrite(t.ctx, false, key, value) }
+func (t *txn) Delete(key []byte) error     { return cTxnWrite(t.ctx, true, key, nil) }
 
 func (t *txn) Commit() error {
-	var err error
-	if t.wbi != nil {
-		err = t.s.db.WriteWI(t.s.wo, t.wbi)
-	} else {
-		err = t.s.db.Write(t.s.wo, t.wb)
+	err := txnError(t.tx.Commit())
+	if err != nil {
+		t.tx.Rollback()
 	}
 	t.release()
 	return err
 }
 
 func (t *txn) Rollback() error {
+	err := t.tx.Rollback()
 	t.release()
-	return nil
+	return err
 }
 
-// release returns the batch and t to the free lists; the kv layer never
-// touches a finished Txn.
+// release returns the transaction and t to the free lists; the kv layer
+// never touches a finished Txn.
 func (t *txn) release() {
 	s := t.s
-	if t.wbi != nil {
-		s.putWBI(t.wbi)
-	}
-	if t.wb != nil {
-		s.putWB(t.wb)
-	}
-	t.wb, t.wbi = nil, nil
+	tx := t.tx
+	t.tx, t.ctx = nil, nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.freeTx) < maxFree {
+		s.freeTx = append(s.freeTx, tx)
+	} else {
+		tx.Destroy()
+	}
 	if len(s.freeTxn) < maxFree {
 		s.freeTxn = append(s.freeTxn, t)
 	}
+}
+
+// conflictError is an error of RocksDB's concurrency control: a lock wait
+// that timed out (TimedOut), a write conflict with a snapshot or an
+// optimistic commit that lost (Busy), or a commit that could not be checked
+// (TryAgain). The transaction may be run again (kv.ErrConflict); the text
+// is RocksDB's.
+type conflictError struct{ err error }
+
+func (e *conflictError) Error() string        { return e.err.Error() }
+func (e *conflictError) Unwrap() error        { return e.err }
+func (e *conflictError) Is(target error) bool { return target == kv.ErrConflict }
+
+// txnError marks RocksDB's concurrency-control errors as conflicts.
+func txnError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, p := range []string{"Resource busy", "Operation timed out", "Operation failed. Try again"} {
+		if strings.HasPrefix(msg, p) {
+			return &conflictError{err}
+		}
+	}
+	return err
 }

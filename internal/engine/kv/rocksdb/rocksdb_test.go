@@ -4,13 +4,18 @@ package rocksdb
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engine/kv"
+	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/engine/kv/kvtest"
 	"rumbench/internal/model"
+	"rumbench/internal/workload/hotrow"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).

@@ -10,6 +10,10 @@ package rocksdb
 #cgo LDFLAGS: -lrocksdb -lstdc++
 #cgo noescape rb_get
 #cgo nocallback rb_get
+#cgo noescape rb_txn_get
+#cgo nocallback rb_txn_get
+#cgo noescape rb_txn_write
+#cgo nocallback rb_txn_write
 #cgo noescape rb_iter_move
 #cgo nocallback rb_iter_move
 #include <stdlib.h>
@@ -17,6 +21,8 @@ package rocksdb
 #include <rocksdb/c.h>
 
 const char *rumbench_rocksdb_version();
+rocksdb_t *rumbench_txndb_base(rocksdb_transactiondb_t *t);
+void rumbench_base_free(rocksdb_t *d);
 
 // rb_pos is an iterator's position after a move.
 typedef struct {
@@ -49,6 +55,33 @@ static void rb_iter_move(rocksdb_iterator_t *it, int op, const char *key, size_t
 		p->k = rocksdb_iter_key(it, &p->kn);
 		p->v = rocksdb_iter_value(it, &p->vn);
 	}
+}
+
+// rb_txn_get reads key in a transaction (its own writes, then the DB),
+// locking it for the transaction when forUpdate is set; returns as rb_get.
+static long long rb_txn_get(rocksdb_transaction_t *txn, rocksdb_readoptions_t *ro, int forUpdate,
+		const char *k, size_t kn, char *dst, size_t cap, char **big, char **err) {
+	size_t n = 0;
+	char *v = forUpdate ? rocksdb_transaction_get_for_update(txn, ro, k, kn, &n, 1, err)
+	                    : rocksdb_transaction_get(txn, ro, k, kn, &n, err);
+	if (*err) return -2;
+	if (!v) return -1;
+	if (n <= cap) {
+		if (n) memcpy(dst, v, n);
+		free(v);
+	} else {
+		*big = v;
+	}
+	return (long long)n;
+}
+
+// rb_txn_write puts key (value when del is 0) or deletes it in txn; it
+// returns a malloc'd error or NULL.
+static char *rb_txn_write(rocksdb_transaction_t *txn, int del, const char *k, size_t kn, const char *v, size_t vn) {
+	char *err = NULL;
+	if (del) rocksdb_transaction_delete(txn, k, kn, &err);
+	else rocksdb_transaction_put(txn, k, kn, v, vn, &err);
+	return err;
 }
 
 // rb_get reads key (through wbi when not NULL) and copies the value into
@@ -117,6 +150,63 @@ func cGet(db, wbi, ro unsafe.Pointer, key, dst []byte) ([]byte, bool, error) {
 	}
 	return dst[:n], true, nil
 }
+
+// cTxnGet appends the value of key, read in the C transaction txn (locked
+// for it with forUpdate), to dst[:0].
+func cTxnGet(txn, ro unsafe.Pointer, forUpdate bool, key, dst []byte) ([]byte, bool, error) {
+	var big, cerr *C.char
+	var dp *C.char
+	if cap(dst) > 0 {
+		dp = (*C.char)(unsafe.Pointer(unsafe.SliceData(dst[:cap(dst)])))
+	}
+	fu := C.int(0)
+	if forUpdate {
+		fu = 1
+	}
+	n := C.rb_txn_get((*C.rocksdb_transaction_t)(txn), (*C.rocksdb_readoptions_t)(ro), fu,
+		bytesPtr(key), C.size_t(len(key)), dp, C.size_t(cap(dst)), &big, &cerr)
+	switch {
+	case n == -2:
+		msg := C.GoString(cerr)
+		C.free(unsafe.Pointer(cerr))
+		return dst[:0], false, txnError(errors.New(msg))
+	case n == -1:
+		return dst[:0], false, nil
+	case big != nil:
+		dst = append(dst[:0], unsafe.Slice((*byte)(unsafe.Pointer(big)), int(n))...)
+		C.free(unsafe.Pointer(big))
+		return dst, true, nil
+	}
+	return dst[:n], true, nil
+}
+
+// cTxnWrite puts key=value, or deletes key with del, in the C
+// transaction txn.
+func cTxnWrite(txn unsafe.Pointer, del bool, key, value []byte) error {
+	d := C.int(0)
+	if del {
+		d = 1
+	}
+	cerr := C.rb_txn_write((*C.rocksdb_transaction_t)(txn), d, bytesPtr(key), C.size_t(len(key)), bytesPtr(value), C.size_t(len(value)))
+	if cerr == nil {
+		return nil
+	}
+	msg := C.GoString(cerr)
+	C.free(unsafe.Pointer(cerr))
+	return txnError(errors.New(msg))
+}
+
+// baseDB wraps the DB under a pessimistic TransactionDB (the C API has no
+// call for it) in a grocksdb.DB, for reads, iterators, properties, flushes
+// and compactions. Writes go through the TransactionDB, which locks their
+// keys. Free it with freeBaseDB, never Close: the TransactionDB owns it.
+func baseDB(tdb *grocksdb.TransactionDB) *grocksdb.DB {
+	db := new(grocksdb.DB)
+	*(*unsafe.Pointer)(unsafe.Pointer(db)) = unsafe.Pointer(C.rumbench_txndb_base((*C.rocksdb_transactiondb_t)(handle(tdb))))
+	return db
+}
+
+func freeBaseDB(db *grocksdb.DB) { C.rumbench_base_free((*C.rocksdb_t)(handle(db))) }
 
 const (
 	opFirst  = C.RB_FIRST
