@@ -158,3 +158,74 @@ func TestAllocs(t *testing.T) {
 		}
 	}
 }
+
+func TestSuiteOptimistic(t *testing.T) {
+	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "transactions": "optimistic"}))
+}
+
+// TestHotRowOptimistic: concurrent updates of one row are isolated by
+// RocksDB's optimistic transactions, not by a lock of rumbench's: some
+// commits fail (Busy), hotrow retries them as serialization failures, and
+// none is lost.
+func TestHotRowOptimistic(t *testing.T) {
+	conflicts, err := kvtest.HotRow(t, open(map[string]string{"transactions": "optimistic"}), 8, 3000)
+	t.Logf("%d conflicts, e.g. %v", conflicts, err)
+	if conflicts == 0 {
+		t.Fatal("no conflicts among 8 clients updating one row: are updates still serialised by rumbench?")
+	}
+	if k := hotrow.Classify(err); k != hotrow.ErrSerialization {
+		t.Fatalf("hotrow classifies %q as %v, want serialization_failure", err, k)
+	}
+}
+
+// TestUpdateWaitsForRowLock: on the default pessimistic TransactionDB an
+// Update waits for RocksDB's lock on its row (no lock of rumbench's is
+// involved): while another transaction holds the row, Update fails after
+// the lock timeout with RocksDB's TimedOut, which hotrow retries as a lock
+// wait timeout; once the holder commits, Update applies on top of its write.
+func TestUpdateWaitsForRowLock(t *testing.T) {
+	ctx := context.Background()
+	db := open(nil)(t, t.TempDir())
+	defer db.Close()
+	tbl := kvtest.IbenchTable("pi1")
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)}); err != nil {
+		t.Fatal(err)
+	}
+	st := db.(*DB).st
+	// The PK entry of row 7 of table 1, the first table of a fresh DB.
+	key := keyenc.AppendInt([]byte{0, 0, 0, 1, 0}, 7)
+	holder, err := st.BeginUpdate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, found, err := holder.GetForUpdate(key, nil)
+	if err != nil || !found {
+		t.Fatalf("holder's GetForUpdate: %v, %v", found, err)
+	}
+	start := time.Now()
+	_, err = c.Update(ctx, tbl, model.Row{{Int: 7}}, []model.Change{{Col: 5, Op: model.Add, Value: model.Value{Int: 1}}})
+	waited := time.Since(start)
+	if !errors.Is(err, kv.ErrConflict) || hotrow.Classify(err) != hotrow.ErrLockWaitTimeout {
+		t.Fatalf("Update of a row locked by another transaction: %v (%v); want RocksDB's lock timeout", err, hotrow.Classify(err))
+	}
+	if waited < lockTimeoutMS*time.Millisecond/2 {
+		t.Fatalf("Update failed after %v: it did not wait for the lock", waited)
+	}
+	if err := holder.Set(key, val); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.Update(ctx, tbl, model.Row{{Int: 7}}, []model.Change{{Col: 5, Op: model.Add, Value: model.Value{Int: 1}}}); !ok || err != nil {
+		t.Fatalf("Update after the holder committed: %v, %v", ok, err)
+	}
+}
