@@ -3,7 +3,9 @@
 package rocksdb
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
@@ -55,6 +58,7 @@ func (Driver) Options() []model.Option {
 		{Key: "use_direct_reads", Default: "false", Help: "read SST files with O_DIRECT, bypassing the OS page cache"},
 		{Key: "max_background_jobs", Default: "2", Help: "flushes and compactions that may run at once"},
 		{Key: "bloom_bits_per_key", Default: "10", Help: "bits per key of the SST bloom filters (0: none)"},
+		{Key: "column_family_per_index", Default: "false", Help: "false: every table and index in the default column family, as MyRocks does by default; true: a column family per table (primary key) and per secondary index, each with its own memtable and SSTs (fixed when the data dir is created)"},
 		{Key: "transactions", Default: "pessimistic", Help: "concurrency control of row updates, by RocksDB: pessimistic (TransactionDB: an update locks its row, waiting up to " + lockTimeoutText + ", as MyRocks) or optimistic (OptimisticTransactionDB: a commit fails if its row changed since it was read, and is retried)"},
 	}
 }
@@ -74,7 +78,7 @@ type settings struct {
 	compression, bottommost         string
 	sync, disableWAL, directReads   bool
 	backgroundJobs, bloomBitsPerKey int
-	optimistic                      bool
+	optimistic, cfPerIndex          bool
 }
 
 func parseOptions(opts map[string]string) (settings, error) {
@@ -122,6 +126,9 @@ func parseOptions(opts map[string]string) (settings, error) {
 		return s, err
 	}
 	s.optimistic = mode == "optimistic"
+	if s.cfPerIndex, err = kv.ParseBool("column_family_per_index", get("column_family_per_index")); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
@@ -168,24 +175,29 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		Kind:    model.Embedded,
 		Version: rocksdbVersion() + " (grocksdb " + kv.ModuleVersion(modulePath, "v1.7.15") + ")",
 		Settings: map[string]string{
-			"block_cache_size":       strconv.FormatInt(s.cacheSize, 10),
-			"write_buffer_size":      strconv.FormatInt(s.writeBuffer, 10),
-			"compression":            s.compression,
-			"bottommost_compression": bottom,
-			"sync":                   strconv.FormatBool(s.sync),
-			"disable_wal":            strconv.FormatBool(s.disableWAL),
-			"use_direct_reads":       strconv.FormatBool(s.directReads),
-			"max_background_jobs":    strconv.Itoa(s.backgroundJobs),
-			"bloom_bits_per_key":     strconv.Itoa(s.bloomBitsPerKey),
-			"transactions":           "pessimistic",
-			"lock_timeout_ms":        strconv.Itoa(lockTimeoutMS),
+			"block_cache_size":        strconv.FormatInt(s.cacheSize, 10),
+			"write_buffer_size":       strconv.FormatInt(s.writeBuffer, 10),
+			"compression":             s.compression,
+			"bottommost_compression":  bottom,
+			"sync":                    strconv.FormatBool(s.sync),
+			"disable_wal":             strconv.FormatBool(s.disableWAL),
+			"use_direct_reads":        strconv.FormatBool(s.directReads),
+			"max_background_jobs":     strconv.Itoa(s.backgroundJobs),
+			"bloom_bits_per_key":      strconv.Itoa(s.bloomBitsPerKey),
+			"transactions":            "pessimistic",
+			"column_family_per_index": strconv.FormatBool(st.perIndex),
+			"lock_timeout_ms":         strconv.Itoa(lockTimeoutMS),
 		},
 	}
 	if s.optimistic {
 		info.Settings["transactions"] = "optimistic"
 		delete(info.Settings, "lock_timeout_ms")
 	}
-	d, err := kv.Open(st, info)
+	var kst kv.Store = st
+	if st.perIndex {
+		kst = (*cfStore)(st)
+	}
+	d, err := kv.Open(kst, info)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("rocksdb: %w", err)
@@ -227,31 +239,169 @@ func openStore(dir string, s settings) (*store, error) {
 	// write to a key changed since then fails (Busy); updOpts begin
 	// BeginUpdate's, which read the latest value under the key's lock
 	// (pessimistic) or check it at commit (optimistic).
+	// Every column family of the data dir is opened; keyspace ones exist
+	// only if column_family_per_index was true when it was created.
+	names, err := grocksdb.ListColumnFamilies(o, dir)
+	if err != nil || len(names) == 0 {
+		names = []string{"default"} // a new data dir
+	}
+	cfOpts := make([]*grocksdb.Options, len(names))
+	for i := range cfOpts {
+		cfOpts[i] = o
+	}
+	var handles []*grocksdb.ColumnFamilyHandle
 	if s.optimistic {
 		st.oTxnOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
 		st.oTxnOpts.SetSetSnapshot(true)
 		st.oUpdOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
-		odb, err := grocksdb.OpenOptimisticTransactionDb(o, dir)
+		odb, hs, err := grocksdb.OpenOptimisticTransactionDbColumnFamilies(o, dir, names, cfOpts)
 		if err != nil {
 			st.destroyOptions()
 			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
 		}
-		st.odb, st.db = odb, odb.GetBaseDB()
+		st.odb, st.db, handles = odb, odb.GetBaseDB(), hs
 	} else {
 		st.tdbOpts = grocksdb.NewDefaultTransactionDBOptions()
 		st.tdbOpts.SetTransactionLockTimeout(lockTimeoutMS)
 		st.txnOpts = grocksdb.NewDefaultTransactionOptions()
 		st.txnOpts.SetSetSnapshot(true)
 		st.updOpts = grocksdb.NewDefaultTransactionOptions()
-		tdb, err := grocksdb.OpenTransactionDb(o, st.tdbOpts, dir)
+		tdb, hs, err := grocksdb.OpenTransactionDbColumnFamilies(o, st.tdbOpts, dir, names, cfOpts)
 		if err != nil {
 			st.destroyOptions()
 			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
 		}
-		st.tdb, st.db = tdb, baseDB(tdb)
+		st.tdb, st.db, handles = tdb, baseDB(tdb), hs
 	}
 	st.cdb, st.cro = handle(st.db), handle(st.ro)
+	spaces := map[uint64]*grocksdb.ColumnFamilyHandle{}
+	for i, name := range names {
+		if name == "default" {
+			st.def = handles[i]
+			st.cdef = handle(handles[i])
+		} else if ks, ok := parseCFName(name); ok {
+			spaces[ks] = handles[i]
+		} else {
+			st.others = append(st.others, handles[i])
+		}
+	}
+	st.perIndex = s.cfPerIndex || len(spaces) > 0
+	st.spaces.Store(&spaces)
 	return st, nil
+}
+
+// cfPrefix starts the name of a keyspace's column family:
+// rumbench-<table id>-<index id>-<table>.<index>.
+const cfPrefix = "rumbench-"
+
+func cfName(ks uint64, name string) string {
+	return fmt.Sprintf("%s%d-%d-%s", cfPrefix, ks>>8, ks&0xFF, name)
+}
+
+func parseCFName(name string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(name, cfPrefix)
+	if !ok {
+		return 0, false
+	}
+	f := strings.SplitN(rest, "-", 3)
+	if len(f) != 3 {
+		return 0, false
+	}
+	tid, err1 := strconv.ParseUint(f[0], 10, 32)
+	ix, err2 := strconv.ParseUint(f[1], 10, 8)
+	if err1 != nil || err2 != nil || tid == 0 {
+		return 0, false
+	}
+	return tid<<8 | ix, true
+}
+
+// route returns the keyspace of a kv key (table id << 8 | index id), or 0
+// for the metadata (table id 0), which stays in the default column family.
+func route(key []byte) uint64 {
+	if len(key) < kv.KeyspacePrefixLen || binary.BigEndian.Uint32(key) == 0 {
+		return 0
+	}
+	return uint64(binary.BigEndian.Uint32(key))<<8 | uint64(key[4])
+}
+
+// cf returns the column family of key: the default one, or with
+// column_family_per_index its keyspace's. Keys are stored whole (prefix
+// included) in either layout, as MyRocks keeps its index number in keys
+// whatever column family holds them.
+func (s *store) cf(key []byte) (*grocksdb.ColumnFamilyHandle, error) {
+	if !s.perIndex {
+		return s.def, nil
+	}
+	ks := route(key)
+	if ks == 0 {
+		return s.def, nil
+	}
+	if h := (*s.spaces.Load())[ks]; h != nil {
+		return h, nil
+	}
+	return nil, fmt.Errorf("rocksdb: no column family for keyspace %d.%d (dropped, or never created)", ks>>8, ks&0xFF)
+}
+
+// ccf is cf's C handle.
+func (s *store) ccf(key []byte) (unsafe.Pointer, error) {
+	if !s.perIndex {
+		return s.cdef, nil
+	}
+	h, err := s.cf(key)
+	if err != nil {
+		return nil, err
+	}
+	return handle(h), nil
+}
+
+// cfStore is a store with column_family_per_index: it implements
+// kv.Keyspaces.
+type cfStore store
+
+var _ kv.Keyspaces = (*cfStore)(nil)
+
+func (c *cfStore) NewView() (kv.View, error)          { return (*store)(c).NewView() }
+func (c *cfStore) NewBatch() kv.Batch                 { return (*store)(c).NewBatch() }
+func (c *cfStore) Begin(r bool) (kv.Txn, error)       { return (*store)(c).Begin(r) }
+func (c *cfStore) BeginUpdate() (kv.UpdateTxn, error) { return (*store)(c).BeginUpdate() }
+func (c *cfStore) DeleteRange(start, end []byte) error {
+	return (*store)(c).DeleteRange(start, end)
+}
+func (c *cfStore) Size() (int64, error) { return (*store)(c).Size() }
+func (c *cfStore) Close() error         { return (*store)(c).Close() }
+
+// CreateKeyspace implements kv.Keyspaces: a column family per table's
+// primary key and per secondary index.
+func (c *cfStore) CreateKeyspace(prefix []byte, name string) error {
+	s := (*store)(c)
+	s.ddlMu.Lock()
+	defer s.ddlMu.Unlock()
+	ks := route(prefix)
+	if ks == 0 || len(prefix) != kv.KeyspacePrefixLen {
+		return fmt.Errorf("rocksdb: bad keyspace prefix %x", prefix)
+	}
+	old := *s.spaces.Load()
+	if old[ks] != nil {
+		return nil
+	}
+	// Through the TransactionDB, whose lock manager needs to know it.
+	var h *grocksdb.ColumnFamilyHandle
+	var err error
+	if s.tdb != nil {
+		h, err = s.tdb.CreateColumnFamily(s.opts, cfName(ks, name))
+	} else {
+		h, err = s.db.CreateColumnFamily(s.opts, cfName(ks, name))
+	}
+	if err != nil {
+		return fmt.Errorf("rocksdb: create column family: %w", err)
+	}
+	m := make(map[uint64]*grocksdb.ColumnFamilyHandle, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[ks] = h
+	s.spaces.Store(&m)
+	return nil
 }
 
 // DB is the rocksdb engine: the kv table layer plus RocksDB's statistics and
@@ -285,6 +435,10 @@ var intProperties = []string{
 	"num-live-versions",
 }
 
+// dbWide are the properties that describe the whole DB, not a column
+// family.
+var dbWide = map[string]bool{"actual-delayed-write-rate": true, "is-write-stopped": true, "block-cache-usage": true, "num-running-compactions": true, "num-running-flushes": true}
+
 // Stats implements model.StatsReporter: RocksDB's numeric properties, the
 // compaction table of rocksdb.stats parsed per level, its stall counters,
 // selected tickers, and the rocksdb.stats text itself (cumulative since
@@ -295,11 +449,26 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	}
 	db := d.st.db
 	out := map[string]any{}
+	// Summed over the column families (with column_family_per_index the
+	// properties are per column family; the DB-wide ones are the same in
+	// each, so only the default one's is taken).
+	cfs := d.st.allCFs()
 	for _, p := range intProperties {
-		if v, ok := db.GetIntProperty("rocksdb." + p); ok {
+		if v, ok := db.GetIntPropertyCF("rocksdb."+p, cfs[0]); ok {
+			if !dbWide[p] {
+				for _, h := range cfs[1:] {
+					w, _ := db.GetIntPropertyCF("rocksdb."+p, h)
+					v += w
+				}
+			}
 			out[p] = v
 		}
 	}
+	if len(cfs) > 1 {
+		out["column_families"] = len(cfs)
+	}
+	// The compaction table of the default column family only (the
+	// metadata's, with column_family_per_index).
 	text := db.GetProperty("rocksdb.stats")
 	out["rocksdb.stats"] = text
 	parseStats(text, out)
@@ -316,10 +485,12 @@ func (d *DB) Maintain(ctx context.Context) error {
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
 	fo.SetWait(true)
-	if err := d.st.db.Flush(fo); err != nil {
-		return fmt.Errorf("rocksdb flush: %w", err)
+	for _, h := range d.st.allCFs() {
+		if err := d.st.db.FlushCF(h, fo); err != nil {
+			return fmt.Errorf("rocksdb flush: %w", err)
+		}
+		d.st.db.CompactRangeCF(h, grocksdb.Range{})
 	}
-	d.st.db.CompactRange(grocksdb.Range{})
 	return nil
 }
 
@@ -351,13 +522,32 @@ type store struct {
 	mu      sync.Mutex
 	freeRO  []*grocksdb.ReadOptions
 	freeWB  []*grocksdb.WriteBatch
-	freeWBI []*grocksdb.WriteBatchWI
 	freeTxn []*txn
 	freeTx  []*grocksdb.Transaction // C transactions, reused by begin
 	freeIt  []*iter
+
+	// def is the default column family; with column_family_per_index
+	// (perIndex) spaces maps each table's and index's keyspace to its own
+	// (copy on write, under ddlMu). others are column families of no
+	// keyspace, kept open only because RocksDB opens every one.
+	def      *grocksdb.ColumnFamilyHandle
+	cdef     unsafe.Pointer
+	perIndex bool
+	ddlMu    sync.Mutex
+	spaces   atomic.Pointer[map[uint64]*grocksdb.ColumnFamilyHandle]
+	others   []*grocksdb.ColumnFamilyHandle
 }
 
 var _ kv.ConcurrentStore = (*store)(nil)
+
+// allCFs returns every open column family handle, the default first.
+func (s *store) allCFs() []*grocksdb.ColumnFamilyHandle {
+	out := []*grocksdb.ColumnFamilyHandle{s.def}
+	for _, h := range *s.spaces.Load() {
+		out = append(out, h)
+	}
+	return out
+}
 
 // maxFree bounds each free list; extra objects are destroyed.
 const maxFree = 64
@@ -428,12 +618,50 @@ func (s *store) BeginUpdate() (kv.UpdateTxn, error) { return s.begin(true), nil 
 
 // DeleteRange writes a range tombstone to the base DB: TransactionDB
 // batches cannot hold one, and the range is unreachable, so no transaction
-// can hold a lock in it.
+// can hold a lock in it. With column_family_per_index the kv layer deletes
+// whole keyspaces (kv.Keyspaces): their column families are dropped.
 func (s *store) DeleteRange(start, end []byte) error {
+	if s.perIndex {
+		return s.dropSpaces(start, end)
+	}
 	wb := s.getWB()
 	defer s.putWB(wb)
 	wb.DeleteRange(start, end)
 	return s.db.Write(s.wo, wb)
+}
+
+// dropSpaces drops the column families of the keyspaces in [start, end).
+func (s *store) dropSpaces(start, end []byte) error {
+	s.ddlMu.Lock()
+	defer s.ddlMu.Unlock()
+	old := *s.spaces.Load()
+	m := make(map[uint64]*grocksdb.ColumnFamilyHandle, len(old))
+	var drop []*grocksdb.ColumnFamilyHandle
+	for ks, h := range old {
+		p := binary.BigEndian.AppendUint32(nil, uint32(ks>>8))
+		p = append(p, byte(ks))
+		if bytes.Compare(p, start) >= 0 && bytes.Compare(p, end) < 0 {
+			drop = append(drop, h)
+		} else {
+			m[ks] = h
+		}
+	}
+	s.spaces.Store(&m)
+	for _, h := range drop {
+		var err error
+		if s.tdb != nil {
+			err = dropCF(s.tdb, h)
+		} else {
+			err = s.db.DropColumnFamily(h)
+		}
+		if err != nil {
+			return fmt.Errorf("rocksdb: drop column family: %w", err)
+		}
+		// The handle is kept (not destroyed): an iterator opened before
+		// the kv layer made the keyspace unreachable may still use it.
+		s.others = append(s.others, h)
+	}
+	return nil
 }
 
 // Size is the size of the files in the data dir: SSTs (also those not yet
@@ -447,6 +675,9 @@ func (s *store) Close() error {
 	}
 	s.freeTx = nil
 	s.mu.Unlock()
+	for _, h := range append(s.allCFs(), s.others...) {
+		h.Destroy()
+	}
 	if s.tdb != nil {
 		freeBaseDB(s.db)
 		s.tdb.Close()
@@ -461,10 +692,7 @@ func (s *store) Close() error {
 	for _, wb := range s.freeWB {
 		wb.Destroy()
 	}
-	for _, wb := range s.freeWBI {
-		wb.Destroy()
-	}
-	s.freeRO, s.freeWB, s.freeWBI = nil, nil, nil
+	s.freeRO, s.freeWB = nil, nil
 	s.mu.Unlock()
 	s.destroyOptions()
 	return nil
@@ -492,32 +720,13 @@ func (s *store) putWB(wb *grocksdb.WriteBatch) {
 	wb.Destroy()
 }
 
-func (s *store) getWBI() *grocksdb.WriteBatchWI {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n := len(s.freeWBI); n > 0 {
-		wb := s.freeWBI[n-1]
-		s.freeWBI = s.freeWBI[:n-1]
-		return wb
-	}
-	// overwriteKeys: reads see the latest write of a key, as in a Txn.
-	return grocksdb.NewWriteBatchWI(0, true)
-}
-
-func (s *store) putWBI(wb *grocksdb.WriteBatchWI) {
-	wb.Clear()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.freeWBI) < maxFree {
-		s.freeWBI = append(s.freeWBI, wb)
-		return
-	}
-	wb.Destroy()
-}
-
 // newIter returns an iterator over [lower, upper), on the DB or, with tx,
 // on the DB overlaid with the transaction's writes.
-func (s *store) newIter(lower, upper []byte, tx *grocksdb.Transaction) *iter {
+func (s *store) newIter(lower, upper []byte, tx *grocksdb.Transaction) (*iter, error) {
+	cf, err := s.cf(lower)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	var ro *grocksdb.ReadOptions
 	if n := len(s.freeRO); n > 0 {
@@ -549,12 +758,12 @@ func (s *store) newIter(lower, upper []byte, tx *grocksdb.Transaction) *iter {
 	}
 	*it = iter{s: s, ro: ro, pos: pos, lower: lower, upper: upper}
 	if tx != nil {
-		it.it = tx.NewIterator(ro)
+		it.it = tx.NewIteratorCF(ro, cf)
 	} else {
-		it.it = s.db.NewIterator(ro)
+		it.it = s.db.NewIteratorCF(ro, cf)
 	}
 	it.cit = handle(it.it)
-	return it
+	return it, nil
 }
 
 func (s *store) releaseIter(it *iter) {
@@ -578,11 +787,15 @@ type view store
 
 func (v *view) Get(key, dst []byte) ([]byte, bool, error) {
 	s := (*store)(v)
-	return cGet(s.cdb, nil, s.cro, key, dst)
+	cf, err := s.ccf(key)
+	if err != nil {
+		return dst[:0], false, err
+	}
+	return cGet(s.cdb, cf, s.cro, key, dst)
 }
 
 func (v *view) NewIter(lower, upper []byte) (kv.Iter, error) {
-	return (*store)(v).newIter(lower, upper, nil), nil
+	return (*store)(v).newIter(lower, upper, nil)
 }
 
 func (v *view) Close() error { return nil }
@@ -592,10 +805,23 @@ type batch struct {
 	wb *grocksdb.WriteBatch
 }
 
-func (b *batch) Set(key, value []byte) error { b.wb.Put(key, value); return nil }
-func (b *batch) Delete(key []byte) error     { b.wb.Delete(key); return nil }
-func (b *batch) Len() int                    { return b.wb.Count() }
-func (b *batch) Reset()                      { b.wb.Clear() }
+func (b *batch) Set(key, value []byte) error {
+	cf, err := b.s.cf(key)
+	if err == nil {
+		b.wb.PutCF(cf, key, value)
+	}
+	return err
+}
+
+func (b *batch) Delete(key []byte) error {
+	cf, err := b.s.cf(key)
+	if err == nil {
+		b.wb.DeleteCF(cf, key)
+	}
+	return err
+}
+func (b *batch) Len() int { return b.wb.Count() }
+func (b *batch) Reset()   { b.wb.Clear() }
 
 func (b *batch) Commit() error {
 	err := b.s.write(b.wb)
@@ -619,7 +845,11 @@ type txn struct {
 }
 
 func (t *txn) Get(key, dst []byte) ([]byte, bool, error) {
-	return cTxnGet(t.ctx, t.s.cro, false, key, dst)
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return dst[:0], false, err
+	}
+	return cTxnGet(t.ctx, t.s.cro, cf, false, key, dst)
 }
 
 // GetForUpdate implements kv.UpdateTxn: it locks the key until the
@@ -627,15 +857,32 @@ func (t *txn) Get(key, dst []byte) ([]byte, bool, error) {
 // (pessimistic), or makes Commit fail if the key changes first
 // (optimistic); it reads the latest committed value.
 func (t *txn) GetForUpdate(key, dst []byte) ([]byte, bool, error) {
-	return cTxnGet(t.ctx, t.s.cro, true, key, dst)
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return dst[:0], false, err
+	}
+	return cTxnGet(t.ctx, t.s.cro, cf, true, key, dst)
 }
 
 func (t *txn) NewIter(lower, upper []byte) (kv.Iter, error) {
-	return t.s.newIter(lower, upper, t.tx), nil
+	return t.s.newIter(lower, upper, t.tx)
 }
 
-func (t *txn) Set(key, value []byte) error { return cTxnWrite(t.ctx, false, key, value) }
-func (t *txn) Delete(key []byte) error     { return cTxnWrite(t.ctx, true, key, nil) }
+func (t *txn) Set(key, value []byte) error {
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return err
+	}
+	return cTxnWrite(t.ctx, cf, false, key, value)
+}
+
+func (t *txn) Delete(key []byte) error {
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return err
+	}
+	return cTxnWrite(t.ctx, cf, true, key, nil)
+}
 
 func (t *txn) Commit() error {
 	err := txnError(t.tx.Commit())

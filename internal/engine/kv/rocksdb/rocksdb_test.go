@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -228,4 +229,75 @@ func TestUpdateWaitsForRowLock(t *testing.T) {
 	if ok, err := c.Update(ctx, tbl, model.Row{{Int: 7}}, []model.Change{{Col: 5, Op: model.Add, Value: model.Value{Int: 1}}}); !ok || err != nil {
 		t.Fatalf("Update after the holder committed: %v, %v", ok, err)
 	}
+}
+
+func TestSuiteColumnFamilyPerIndex(t *testing.T) {
+	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "column_family_per_index": "true"}))
+}
+
+// TestColumnFamilyPerIndex: with column_family_per_index=true every table's
+// primary key and every secondary index has a column family of its own
+// (the default one keeps the metadata), dropping a table drops its column
+// families, and a reopened data dir keeps the layout; by default everything
+// is in the default column family.
+func TestColumnFamilyPerIndex(t *testing.T) {
+	ctx := context.Background()
+	for _, perIndex := range []bool{false, true} {
+		dir := t.TempDir()
+		opts := map[string]string{"column_family_per_index": strconv.FormatBool(perIndex)}
+		db := open(opts)(t, dir)
+		tbl := kvtest.IbenchTable("pi1")
+		if err := db.CreateTable(ctx, tbl); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateIndexes(ctx, tbl); err != nil {
+			t.Fatal(err)
+		}
+		other := kvtest.IbenchTable("pi2")
+		if err := db.CreateTable(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 1), kvtest.IbenchRow(nil, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		want := []string{"default"}
+		if perIndex {
+			want = append(want, "rumbench-1-0-pi1.PRIMARY", "rumbench-1-1-pi1.marketsegment", "rumbench-1-2-pi1.registersegment", "rumbench-1-3-pi1.pdc", "rumbench-2-0-pi2.PRIMARY")
+		}
+		if got := liveCFs(t, db); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("column_family_per_index=%v: column families %v, want %v", perIndex, got, want)
+		}
+		if got := db.Info().Settings["column_family_per_index"]; got != strconv.FormatBool(perIndex) {
+			t.Fatalf("Info column_family_per_index = %q", got)
+		}
+		if err := db.DropTable(ctx, tbl); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		// Reopened without the option: the data dir's layout holds.
+		db = open(nil)(t, dir)
+		if perIndex {
+			want = []string{"default", "rumbench-2-0-pi2.PRIMARY"}
+		}
+		if got := liveCFs(t, db); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("column_family_per_index=%v after drop and reopen: %v, want %v", perIndex, got, want)
+		}
+		db.Close()
+	}
+}
+
+// liveCFs lists the column families of the open DB.
+func liveCFs(t *testing.T, db model.DB) []string {
+	st := db.(*DB).st
+	var names []string
+	for _, h := range st.allCFs() {
+		names = append(names, h.Name())
+	}
+	sort.Strings(names)
+	return names
 }

@@ -23,6 +23,7 @@ package rocksdb
 const char *rumbench_rocksdb_version();
 rocksdb_t *rumbench_txndb_base(rocksdb_transactiondb_t *t);
 void rumbench_base_free(rocksdb_t *d);
+char *rumbench_txndb_drop_cf(rocksdb_transactiondb_t *t, rocksdb_column_family_handle_t *h);
 
 // rb_pos is an iterator's position after a move.
 typedef struct {
@@ -59,11 +60,11 @@ static void rb_iter_move(rocksdb_iterator_t *it, int op, const char *key, size_t
 
 // rb_txn_get reads key in a transaction (its own writes, then the DB),
 // locking it for the transaction when forUpdate is set; returns as rb_get.
-static long long rb_txn_get(rocksdb_transaction_t *txn, rocksdb_readoptions_t *ro, int forUpdate,
-		const char *k, size_t kn, char *dst, size_t cap, char **big, char **err) {
+static long long rb_txn_get(rocksdb_transaction_t *txn, rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
+		int forUpdate, const char *k, size_t kn, char *dst, size_t cap, char **big, char **err) {
 	size_t n = 0;
-	char *v = forUpdate ? rocksdb_transaction_get_for_update(txn, ro, k, kn, &n, 1, err)
-	                    : rocksdb_transaction_get(txn, ro, k, kn, &n, err);
+	char *v = forUpdate ? rocksdb_transaction_get_for_update_cf(txn, ro, cf, k, kn, &n, 1, err)
+	                    : rocksdb_transaction_get_cf(txn, ro, cf, k, kn, &n, err);
 	if (*err) return -2;
 	if (!v) return -1;
 	if (n <= cap) {
@@ -77,22 +78,22 @@ static long long rb_txn_get(rocksdb_transaction_t *txn, rocksdb_readoptions_t *r
 
 // rb_txn_write puts key (value when del is 0) or deletes it in txn; it
 // returns a malloc'd error or NULL.
-static char *rb_txn_write(rocksdb_transaction_t *txn, int del, const char *k, size_t kn, const char *v, size_t vn) {
+static char *rb_txn_write(rocksdb_transaction_t *txn, rocksdb_column_family_handle_t *cf, int del,
+		const char *k, size_t kn, const char *v, size_t vn) {
 	char *err = NULL;
-	if (del) rocksdb_transaction_delete(txn, k, kn, &err);
-	else rocksdb_transaction_put(txn, k, kn, v, vn, &err);
+	if (del) rocksdb_transaction_delete_cf(txn, cf, k, kn, &err);
+	else rocksdb_transaction_put_cf(txn, cf, k, kn, v, vn, &err);
 	return err;
 }
 
-// rb_get reads key (through wbi when not NULL) and copies the value into
-// dst when it fits in cap; otherwise *big holds the malloc'd value. It
-// returns the value's length, -1 when the key is missing, -2 on error
-// (*err is malloc'd).
-static long long rb_get(rocksdb_t *db, rocksdb_writebatch_wi_t *wbi, rocksdb_readoptions_t *ro,
+// rb_get reads key from column family cf and copies the value into dst
+// when it fits in cap; otherwise *big holds the malloc'd value. It returns
+// the value's length, -1 when the key is missing, -2 on error (*err is
+// malloc'd).
+static long long rb_get(rocksdb_t *db, rocksdb_column_family_handle_t *cf, rocksdb_readoptions_t *ro,
 		const char *k, size_t kn, char *dst, size_t cap, char **big, char **err) {
 	size_t n = 0;
-	char *v = wbi ? rocksdb_writebatch_wi_get_from_batch_and_db(wbi, db, ro, k, kn, &n, err)
-	              : rocksdb_get(db, ro, k, kn, &n, err);
+	char *v = rocksdb_get_cf(db, ro, cf, k, kn, &n, err);
 	if (*err) return -2;
 	if (!v) return -1;
 	if (n <= cap) {
@@ -127,14 +128,14 @@ func bytesPtr(b []byte) *C.char {
 	return (*C.char)(unsafe.Pointer(&b[0]))
 }
 
-// cGet appends the value of key to dst[:0], reading through wbi if set.
-func cGet(db, wbi, ro unsafe.Pointer, key, dst []byte) ([]byte, bool, error) {
+// cGet appends the value of key in column family cf to dst[:0].
+func cGet(db, cf, ro unsafe.Pointer, key, dst []byte) ([]byte, bool, error) {
 	var big, cerr *C.char
 	var dp *C.char
 	if cap(dst) > 0 {
 		dp = (*C.char)(unsafe.Pointer(unsafe.SliceData(dst[:cap(dst)])))
 	}
-	n := C.rb_get((*C.rocksdb_t)(db), (*C.rocksdb_writebatch_wi_t)(wbi), (*C.rocksdb_readoptions_t)(ro),
+	n := C.rb_get((*C.rocksdb_t)(db), (*C.rocksdb_column_family_handle_t)(cf), (*C.rocksdb_readoptions_t)(ro),
 		bytesPtr(key), C.size_t(len(key)), dp, C.size_t(cap(dst)), &big, &cerr)
 	switch {
 	case n == -2:
@@ -153,7 +154,7 @@ func cGet(db, wbi, ro unsafe.Pointer, key, dst []byte) ([]byte, bool, error) {
 
 // cTxnGet appends the value of key, read in the C transaction txn (locked
 // for it with forUpdate), to dst[:0].
-func cTxnGet(txn, ro unsafe.Pointer, forUpdate bool, key, dst []byte) ([]byte, bool, error) {
+func cTxnGet(txn, ro, cf unsafe.Pointer, forUpdate bool, key, dst []byte) ([]byte, bool, error) {
 	var big, cerr *C.char
 	var dp *C.char
 	if cap(dst) > 0 {
@@ -163,7 +164,7 @@ func cTxnGet(txn, ro unsafe.Pointer, forUpdate bool, key, dst []byte) ([]byte, b
 	if forUpdate {
 		fu = 1
 	}
-	n := C.rb_txn_get((*C.rocksdb_transaction_t)(txn), (*C.rocksdb_readoptions_t)(ro), fu,
+	n := C.rb_txn_get((*C.rocksdb_transaction_t)(txn), (*C.rocksdb_readoptions_t)(ro), (*C.rocksdb_column_family_handle_t)(cf), fu,
 		bytesPtr(key), C.size_t(len(key)), dp, C.size_t(cap(dst)), &big, &cerr)
 	switch {
 	case n == -2:
@@ -182,12 +183,12 @@ func cTxnGet(txn, ro unsafe.Pointer, forUpdate bool, key, dst []byte) ([]byte, b
 
 // cTxnWrite puts key=value, or deletes key with del, in the C
 // transaction txn.
-func cTxnWrite(txn unsafe.Pointer, del bool, key, value []byte) error {
+func cTxnWrite(txn, cf unsafe.Pointer, del bool, key, value []byte) error {
 	d := C.int(0)
 	if del {
 		d = 1
 	}
-	cerr := C.rb_txn_write((*C.rocksdb_transaction_t)(txn), d, bytesPtr(key), C.size_t(len(key)), bytesPtr(value), C.size_t(len(value)))
+	cerr := C.rb_txn_write((*C.rocksdb_transaction_t)(txn), (*C.rocksdb_column_family_handle_t)(cf), d, bytesPtr(key), C.size_t(len(key)), bytesPtr(value), C.size_t(len(value)))
 	if cerr == nil {
 		return nil
 	}
@@ -204,6 +205,17 @@ func baseDB(tdb *grocksdb.TransactionDB) *grocksdb.DB {
 	db := new(grocksdb.DB)
 	*(*unsafe.Pointer)(unsafe.Pointer(db)) = unsafe.Pointer(C.rumbench_txndb_base((*C.rocksdb_transactiondb_t)(handle(tdb))))
 	return db
+}
+
+// dropCF drops a column family through a pessimistic TransactionDB.
+func dropCF(tdb *grocksdb.TransactionDB, h *grocksdb.ColumnFamilyHandle) error {
+	cerr := C.rumbench_txndb_drop_cf((*C.rocksdb_transactiondb_t)(handle(tdb)), (*C.rocksdb_column_family_handle_t)(handle(h)))
+	if cerr == nil {
+		return nil
+	}
+	msg := C.GoString(cerr)
+	C.free(unsafe.Pointer(cerr))
+	return errors.New(msg)
 }
 
 func freeBaseDB(db *grocksdb.DB) { C.rumbench_base_free((*C.rocksdb_t)(handle(db))) }

@@ -2,6 +2,7 @@
 
 // RocksDB's C API has no version call; the C++ one does.
 #include <string>
+#include <cstring>
 #include <rocksdb/version.h>
 
 extern "C" const char *rumbench_rocksdb_version() {
@@ -22,3 +23,12 @@ extern "C" rocksdb_t *rumbench_txndb_base(rocksdb_transactiondb_t *t) {
 }
 
 extern "C" void rumbench_base_free(rocksdb_t *d) { delete d; }
+
+// Dropping a column family through the TransactionDB (the C API has no call
+// for it) also drops its lock table.
+struct rocksdb_column_family_handle_t { ROCKSDB_NAMESPACE::ColumnFamilyHandle *rep; };
+
+extern "C" char *rumbench_txndb_drop_cf(rocksdb_transactiondb_t *t, rocksdb_column_family_handle_t *h) {
+	ROCKSDB_NAMESPACE::Status s = t->rep->DropColumnFamily(h->rep);
+	return s.ok() ? nullptr : strdup(s.ToString().c_str());
+}
