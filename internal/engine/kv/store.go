@@ -58,8 +58,9 @@ type Batch interface {
 }
 
 // Txn is a read-write transaction. Its writes are applied atomically by
-// Commit. The store guarantees nothing about concurrent writers: the kv
-// layer does its own locking. Iterators must be closed before writing.
+// Commit. Unless the store is a ConcurrentStore, it guarantees nothing about
+// concurrent writers: the kv layer does its own locking. Iterators must be
+// closed before writing.
 type Txn interface {
 	Reader
 	Writer

@@ -50,6 +50,7 @@ func TestBadOptions(t *testing.T) {
 		{"block_cache_size", "lots"}, {"write_buffer_size", "1KB"}, {"sync", "maybe"},
 		{"compression", "lz77"}, {"bottommost_compression", "brotli"}, {"disable_wal", "x"},
 		{"use_direct_reads", "2"}, {"max_background_jobs", "0"}, {"bloom_bits_per_key", "-1"},
+		{"transactions", "sometimes"}, {"column_family_per_index", "maybe"},
 	} {
 		_, err := engine.Open(context.Background(), "rocksdb", model.Config{DataDir: t.TempDir(), Options: map[string]string{kv[0]: kv[1]}})
 		if err == nil || !strings.Contains(err.Error(), kv[0]) || strings.Contains(err.Error(), "\n") {

@@ -64,8 +64,8 @@ func (Driver) Description() string {
 func (Driver) Options() []model.Option {
 	return []model.Option{
 		{Key: "cache_size", Default: "256MB", Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
-		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); applies when the table is created"},
-		{Key: "prefix_compression", Default: "true", Help: "compress key prefixes within pages (as MongoDB does for indexes); applies when the table is created"},
+		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); fixed when the data dir is created, for all its tables"},
+		{Key: "prefix_compression", Default: "true", Help: "compress key prefixes within pages (as MongoDB does for indexes); applies to tables and indexes created from then on"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
 		{Key: "log", Default: "true", Help: "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"},
 		{Key: "sync", Default: "false", Help: "fsync the log at every commit (true: durable against power loss); the default false writes the log to the OS at every commit (transaction_sync method=none), durable against a process crash"},
@@ -395,6 +395,7 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 		return nil, err
 	}
 	out["statistics"] = all
+	out["object_bytes"] = d.st.objectBytes()
 	return out, nil
 }
 
@@ -621,6 +622,25 @@ func (s *store) drop(uri string) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// objectBytes is the file size of each table and index (and of the
+// metadata table), by file name.
+func (s *store) objectBytes() map[string]int64 {
+	s.spaceMu.RLock()
+	uris := make([]string, 0, len(s.spaces))
+	for _, uri := range s.spaces {
+		uris = append(uris, uri)
+	}
+	s.spaceMu.RUnlock()
+	out := make(map[string]int64, len(uris))
+	for _, uri := range uris {
+		name := strings.TrimPrefix(uri, "table:") + ".wt"
+		if fi, err := os.Stat(filepath.Join(s.dir, name)); err == nil {
+			out[name] = fi.Size()
+		}
+	}
+	return out
 }
 
 // Size is the size of the files in the data dir: the table, WiredTiger's

@@ -243,6 +243,14 @@ func TestLayout(t *testing.T) {
 			t.Fatalf("%s: %v, %v; want more than an empty table's %d bytes", f, fi, err, empty.Size())
 		}
 	}
+	// Stats give each object's size.
+	stats, err := db.(model.StatsReporter).Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if objs, _ := stats["object_bytes"].(map[string]int64); len(objs) != len(want) || objs[want[0]] <= 0 {
+		t.Fatalf("object_bytes = %v, want a size for each of %v", stats["object_bytes"], want)
+	}
 	if err := db.DropTable(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
