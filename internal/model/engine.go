@@ -79,6 +79,10 @@ type Info struct {
 	Settings map[string]string `json:"settings"`
 	// Note flags results that need a caveat (the null engine's "client ceiling").
 	Note string `json:"note,omitempty"`
+	// UpdateCaveat flags results of concurrent row updates (hot rows) that
+	// rumbench, not the engine, isolates: Pebble has no transactions, so
+	// the kv layer's lock table serialises updates of a row.
+	UpdateCaveat string `json:"update_caveat,omitempty"`
 }
 
 // DB is an opened engine. Its methods are safe for concurrent use; per-worker

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/model"
@@ -243,6 +244,13 @@ func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row,
 	// read (or a concurrent delete took them); the next try sees that row.
 	for try := 0; ; try++ {
 		deleted, found, err := c.deleteOldestOnce(st, n)
+		if errors.Is(err, ErrConflict) && try < conflictRetries {
+			// A concurrent Update of a row it read (ConcurrentStore):
+			// nothing was deleted; read again after a pause, or the two
+			// may keep failing each other (each wrote a key first).
+			time.Sleep(time.Duration(try+1) * 100 * time.Microsecond)
+			continue
+		}
 		if err != nil {
 			return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 		}
@@ -251,6 +259,10 @@ func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row,
 		}
 	}
 }
+
+// conflictRetries bounds the tries of a DeleteOldest that keeps losing
+// conflicts with concurrent Updates of its rows.
+const conflictRetries = 100
 
 // deleteOldestOnce is one try of DeleteOldest from c.from; it returns the
 // rows deleted and the keys found by the lock-free pass.
@@ -336,8 +348,10 @@ func (c *conn) Scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 	return c.scan(ctx, v, st, t, spec, fn)
 }
 
-// Update implements model.Ops. The row's stripe lock makes the
-// read-modify-write atomic against other Updates and DeleteOldest.
+// Update implements model.Ops. On a ConcurrentStore the store's own
+// transaction makes the read-modify-write atomic (a conflict is returned as
+// the engine's error, matching ErrConflict); otherwise the row's stripe lock
+// does, against other Updates and DeleteOldest.
 func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes []model.Change) (bool, error) {
 	if _, err := c.check(ctx, t); err != nil {
 		return false, err
@@ -352,10 +366,15 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 		return false, fmt.Errorf("update %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
 	}
 	c.key = st.appendPKKey(c.key[:0], pk)
-	mu := &c.db.rows[stripe(c.key)]
-	mu.Lock()
-	defer mu.Unlock()
-	txn, err := c.db.store.Begin(false)
+	var txn Txn
+	if c.db.cc != nil {
+		txn, err = c.db.cc.BeginUpdate()
+	} else {
+		mu := &c.db.rows[stripe(c.key)]
+		mu.Lock()
+		defer mu.Unlock()
+		txn, err = c.db.store.Begin(false)
+	}
 	if err != nil {
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
 	}
@@ -592,7 +611,14 @@ func (c *conn) update(rw Txn, st *tableState, pk model.Row, changes []model.Chan
 	}
 	c.rowsFor(st)
 	c.key = st.appendPKKey(c.key[:0], pk)
-	val, ok, err := rw.Get(c.key, c.getBuf)
+	var val []byte
+	var ok bool
+	var err error
+	if u, isU := rw.(UpdateTxn); isU {
+		val, ok, err = u.GetForUpdate(c.key, c.getBuf)
+	} else {
+		val, ok, err = rw.Get(c.key, c.getBuf)
+	}
 	c.getBuf = val[:0]
 	if err != nil || !ok {
 		return false, err

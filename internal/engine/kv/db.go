@@ -41,6 +41,9 @@ type DB struct {
 	// uniqueCheck makes Insert read each primary key before writing it
 	// (Config.UniqueCheck).
 	uniqueCheck bool
+	// cc is store when it isolates concurrent updates itself: Update then
+	// takes no row lock (see ConcurrentStore).
+	cc ConcurrentStore
 
 	// ddlMu serializes schema changes (and guards nextID).
 	ddlMu  sync.Mutex
@@ -62,6 +65,7 @@ type DB struct {
 // the caller also records in info.Settings (Config.Record).
 func Open(store Store, info model.Info, cfg Config) (*DB, error) {
 	d := &DB{store: store, info: info, nextID: 1, uniqueCheck: cfg.UniqueCheck}
+	d.cc, _ = store.(ConcurrentStore)
 	tables := map[string]*tableState{}
 	v, err := store.NewView()
 	if err != nil {
@@ -196,6 +200,17 @@ func indexIDs(st *tableState) []byte {
 	return ids
 }
 
+// createKeyspace gives a table's primary key or an index its own object on
+// stores that keep them apart (Keyspaces).
+func (d *DB) createKeyspace(prefix []byte, name string) error {
+	if ks, ok := d.store.(Keyspaces); ok {
+		if err := ks.CreateKeyspace(prefix, name); err != nil {
+			return fmt.Errorf("create keyspace of %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // dropRange deletes a table's or an index's keys once no operation can reach
 // them any more.
 func (d *DB) dropRange(start, end []byte) error {
@@ -227,6 +242,9 @@ func (d *DB) CreateTable(ctx context.Context, t *model.Table) error {
 	st, err := newTableState(d.nextID, schema, nil, nil, nil)
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
+	}
+	if err := d.createKeyspace(st.pk.start, t.Name+"."+st.pk.name); err != nil {
+		return fmt.Errorf("create table %s: %w", t.Name, err)
 	}
 	b := d.store.NewBatch()
 	defer b.Close()
@@ -366,6 +384,11 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		}
 		if err != nil {
 			return fmt.Errorf("create indexes: clear index range: %w", err)
+		}
+	}
+	for i, id := range ids {
+		if err := d.createKeyspace(append(tablePrefix(nil, st.id), id), t.Name+"."+todo[i].Name); err != nil {
+			return fmt.Errorf("create indexes: %w", err)
 		}
 	}
 	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)

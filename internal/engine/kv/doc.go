@@ -36,11 +36,22 @@
 // Update and DeleteOldest are read-modify-write: they lock the rows' primary
 // keys (1024 striped mutexes, taken in ascending order) before reading, so
 // concurrent Updates of one row never lose a change, and a row being deleted
-// is never brought back by an Update. DeleteOldest finds the oldest keys at
-// or above the caller's lower bound without locks, locks them, then deletes
-// the rows still there. The bound comes from the workload, which knows which
-// rows it deleted: the kv layer keeps no state about where the last delete
-// stopped, like every other engine. Rows are deleted with point deletes, not
+// is never brought back by an Update. On a ConcurrentStore (RocksDB's
+// TransactionDB, WiredTiger) Update takes no such lock: the store's
+// transaction isolates it, by a lock of the engine's or by failing one of two
+// conflicting updates (ErrConflict, the engine's error text); DeleteOldest
+// still locks its rows, and its snapshot transaction fails, and is retried,
+// when an Update changed one of them after it read it.
+//
+// A store may keep each table and index in its own object (Keyspaces: a
+// WiredTiger table, a RocksDB column family); the keys are the same, the
+// store routes them by their 5-byte prefix.
+//
+// DeleteOldest finds the oldest keys at or above the caller's lower bound
+// without locks, locks them, then deletes the rows still there. The bound
+// comes from the workload, which knows which rows it deleted: the kv layer
+// keeps no state about where the last delete stopped, like every other
+// engine. Rows are deleted with point deletes, not
 // SingleDelete (keys may be set more than once) nor range deletes.
 //
 // A Tx (Conn.Begin) holds the DB's transaction lock exclusively until Commit

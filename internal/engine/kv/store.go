@@ -1,5 +1,7 @@
 package kv
 
+import "errors"
+
 // Reader reads a consistent state of the store.
 type Reader interface {
 	// Get appends the value of key to dst[:0] and returns it, with whether
@@ -56,8 +58,9 @@ type Batch interface {
 }
 
 // Txn is a read-write transaction. Its writes are applied atomically by
-// Commit. The store guarantees nothing about concurrent writers: the kv
-// layer does its own locking. Iterators must be closed before writing.
+// Commit. Unless the store is a ConcurrentStore, it guarantees nothing about
+// concurrent writers: the kv layer does its own locking. Iterators must be
+// closed before writing.
 type Txn interface {
 	Reader
 	Writer
@@ -82,3 +85,59 @@ type Store interface {
 	Size() (int64, error)
 	Close() error
 }
+
+// ---- optional capabilities ----
+
+// KeyspacePrefixLen is the length of the prefix every key the kv layer
+// writes starts with: the table id (4 bytes, big-endian) and the index id
+// (1 byte, 0 for the primary key). Table id 0 holds the metadata.
+const KeyspacePrefixLen = prefixLen
+
+// Keyspaces is implemented by stores that keep each table's primary key and
+// each secondary index in an object of its own (a WiredTiger table per
+// table and per index, as MongoDB deploys it; a RocksDB column family per
+// index), instead of one ordered keyspace. The kv layer still hands such a
+// store whole keys: the store routes each key by its KeyspacePrefixLen-byte
+// prefix. The kv layer guarantees that the bounds of an iterator never span
+// two keyspaces (an upper bound may be the next keyspace's bare prefix, or
+// shorter: it then means "to the end of the keyspace"), and calls
+// DeleteRange only on whole keyspaces (a table's prefix range or an
+// index's), which such a store implements by dropping them.
+type Keyspaces interface {
+	// CreateKeyspace makes the keyspace of prefix exist (it may exist
+	// already). name says what it holds ("orders.PRIMARY", "orders.ix1"),
+	// for names users see in the data dir.
+	CreateKeyspace(prefix []byte, name string) error
+}
+
+// ConcurrentStore is implemented by stores with concurrency control of
+// their own (RocksDB's TransactionDB, WiredTiger's snapshot transactions).
+// On such a store Update takes no lock of the kv layer: the store's
+// transaction keeps concurrent read-modify-writes of a row from losing a
+// change, by making one wait (a pessimistic lock) or by failing one with a
+// conflict (an error for which errors.Is(err, ErrConflict) holds, returned
+// by GetForUpdate, a write or Commit). Transactions from Begin must detect
+// the same conflicts with their reads (they run from a snapshot): a row
+// read, then changed by an Update, then deleted must fail with ErrConflict.
+type ConcurrentStore interface {
+	Store
+	// BeginUpdate starts a transaction for a read-modify-write of rows
+	// read with GetForUpdate.
+	BeginUpdate() (UpdateTxn, error)
+}
+
+// UpdateTxn is a transaction of a ConcurrentStore.
+type UpdateTxn interface {
+	Txn
+	// GetForUpdate reads key for a write of it in this transaction: it
+	// locks the key (pessimistic) or makes Commit fail if the key changes
+	// before then (optimistic), and reads its latest committed value.
+	GetForUpdate(key, dst []byte) (val []byte, found bool, err error)
+}
+
+// ErrConflict is matched (errors.Is) by the errors a ConcurrentStore
+// returns when a transaction lost a conflict with a concurrent one and was
+// rolled back: the operation may be run again. The error's text is the
+// engine's own (WT_ROLLBACK, RocksDB's Busy or TimedOut), which is how
+// workloads classify it.
+var ErrConflict = errors.New("kv: transaction conflict")

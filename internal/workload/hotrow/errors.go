@@ -37,15 +37,22 @@ func (k ErrKind) Retryable() bool { return k != ErrOther }
 //     serialization failure, 55P03 lock not available (lock_timeout).
 //   - SQLite (mattn): SQLITE_BUSY "database is locked", SQLITE_LOCKED
 //     "database table is locked", after busy_timeout.
+//   - WiredTiger: WT_ROLLBACK, a write conflict between snapshot
+//     transactions (first writer wins), counted as a deadlock: like one, the
+//     engine rolled the loser back at once.
+//   - RocksDB TransactionDB: "Timeout waiting to lock key" (TimedOut) is a
+//     lock wait timeout; an optimistic transaction's failed commit ("Resource
+//     busy", or "Try again" when the memtable history is too short to check)
+//     is a serialization failure.
 //   - pebble, bbolt: the kv layer serialises updates of a row with a lock, so
 //     they have no transient errors; anything they return is "other".
 var classes = []struct {
 	kind ErrKind
 	subs []string
 }{
-	{ErrDeadlock, []string{"Error 1213", "SQLSTATE 40P01", "deadlock"}},
-	{ErrLockWaitTimeout, []string{"Error 1205", "SQLSTATE 55P03", "lock wait timeout", "lock timeout"}},
-	{ErrSerialization, []string{"SQLSTATE 40001", "could not serialize", "serialization failure"}},
+	{ErrDeadlock, []string{"Error 1213", "SQLSTATE 40P01", "deadlock", "WT_ROLLBACK"}},
+	{ErrLockWaitTimeout, []string{"Error 1205", "SQLSTATE 55P03", "lock wait timeout", "lock timeout", "timeout waiting to lock key"}},
+	{ErrSerialization, []string{"SQLSTATE 40001", "could not serialize", "serialization failure", "Resource busy", "Try again"}},
 	{ErrBusy, []string{"SQLITE_BUSY", "SQLITE_LOCKED", "database is locked", "database table is locked", "database is busy"}},
 }
 

@@ -246,6 +246,10 @@ func TestClassify(t *testing.T) {
 		{"update hr1: ERROR: canceling statement due to lock timeout (SQLSTATE 55P03)", hotrow.ErrLockWaitTimeout},
 		{"update hr1: database is locked", hotrow.ErrBusy},
 		{"update hr1: database table is locked: hr1", hotrow.ErrBusy},
+		{"update hr1: wiredtiger insert: WT_ROLLBACK: conflict between concurrent operations", hotrow.ErrDeadlock},
+		{"update hr1: Operation timed out: Timeout waiting to lock key", hotrow.ErrLockWaitTimeout},
+		{"update hr1: commit: Resource busy: ", hotrow.ErrSerialization},
+		{"update hr1: commit: Operation failed. Try again.: Transaction could not check for conflicts", hotrow.ErrSerialization},
 		{"update hr1: disk I/O error", hotrow.ErrOther},
 		{"update hr1: driver: bad connection", hotrow.ErrOther},
 	}

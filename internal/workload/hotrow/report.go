@@ -233,6 +233,9 @@ func HotrowReport(w io.Writer, bundles []*results.Bundle) error {
 		if e.Note != "" {
 			fmt.Fprintf(&sb, "NOTE: %s\n\n", e.Note)
 		}
+		if e.UpdateCaveat != "" {
+			fmt.Fprintf(&sb, "CAVEAT: %s\n\n", e.UpdateCaveat)
+		}
 		writeMDTable(&sb, hotrowCellTable(b), "##")
 		m := HotrowMatrix(b)
 		mats = append(mats, m)

@@ -63,3 +63,22 @@ func TestHotrowMatrixShape(t *testing.T) {
 		}
 	}
 }
+
+// TestHotrowUpdateCaveat: an engine whose row updates rumbench isolates
+// (pebble) gets a caveat line above its cells; the others do not.
+func TestHotrowUpdateCaveat(t *testing.T) {
+	base := hotrowBundle("pebble", map[string]float64{"t1c1": 100})
+	base.Run.Engine.UpdateCaveat = "Pebble has no transactions: rumbench's lock table"
+	other := hotrowBundle("rocksdb", map[string]float64{"t1c1": 50})
+	var sb strings.Builder
+	if err := HotrowReport(&sb, []*results.Bundle{base, other}); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	if strings.Count(out, "CAVEAT: ") != 1 || !strings.Contains(out, "CAVEAT: Pebble has no transactions: rumbench's lock table") {
+		t.Fatalf("want one caveat line, pebble's:\n%s", out)
+	}
+	if strings.Index(out, "CAVEAT") > strings.Index(out, "\nrocksdb (") {
+		t.Fatalf("the caveat is not in pebble's section:\n%s", out)
+	}
+}

@@ -38,8 +38,11 @@ func (Driver) Kind() model.Kind { return model.Embedded }
 
 // Description implements model.Driver.
 func (Driver) Description() string {
-	return "Pebble LSM key-value store (CockroachDB's, pure Go), embedded"
+	return "Pebble LSM key-value store (CockroachDB's, pure Go), embedded. " + updateCaveat
 }
+
+// updateCaveat says who isolates concurrent updates of a row on pebble.
+const updateCaveat = "Pebble has no transactions: concurrent updates of a row are serialised by rumbench's own lock table (kv layer), not by the engine"
 
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
@@ -174,6 +177,9 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		Family:  model.LSM,
 		Kind:    model.Embedded,
 		Version: kv.ModuleVersion(modulePath, "v2"),
+		// Updates take the kv layer's row locks (the store is not a
+		// kv.ConcurrentStore).
+		UpdateCaveat: updateCaveat,
 		Settings: map[string]string{
 			"cache_size":                 strconv.FormatInt(s.cacheSize, 10),
 			"memtable_size":              strconv.FormatInt(s.memtableSize, 10),

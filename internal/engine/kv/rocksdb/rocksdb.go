@@ -3,12 +3,17 @@
 package rocksdb
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/linxGnu/grocksdb"
@@ -53,8 +58,17 @@ func (Driver) Options() []model.Option {
 		{Key: "use_direct_reads", Default: "false", Help: "read SST files with O_DIRECT, bypassing the OS page cache"},
 		{Key: "max_background_jobs", Default: "2", Help: "flushes and compactions that may run at once"},
 		{Key: "bloom_bits_per_key", Default: "10", Help: "bits per key of the SST bloom filters (0: none)"},
+		{Key: "column_family_per_index", Default: "false", Help: "false: every table and index in the default column family, as MyRocks does by default; true: a column family per table (primary key) and per secondary index, each with its own memtable and SSTs (fixed when the data dir is created)"},
+		{Key: "transactions", Default: "pessimistic", Help: "concurrency control of row updates, by RocksDB: pessimistic (TransactionDB: an update locks its row, waiting up to " + lockTimeoutText + ", as MyRocks) or optimistic (OptimisticTransactionDB: a commit fails if its row changed since it was read, and is retried)"},
 	}, kv.Options()...)
 }
+
+// lockTimeoutMS is how long a pessimistic transaction waits for a row lock
+// (TransactionDB's default, and MyRocks' rocksdb_lock_wait_timeout).
+const (
+	lockTimeoutMS   = 1000
+	lockTimeoutText = "1 s"
+)
 
 // Available implements model.Driver: librocksdb is linked in.
 func (Driver) Available() error { return nil }
@@ -65,6 +79,7 @@ type settings struct {
 	compression, bottommost         string
 	sync, disableWAL, directReads   bool
 	backgroundJobs, bloomBitsPerKey int
+	optimistic, cfPerIndex          bool
 }
 
 func parseOptions(opts map[string]string) (settings, error) {
@@ -108,6 +123,14 @@ func parseOptions(opts map[string]string) (settings, error) {
 	}
 	s.bloomBitsPerKey = int(n)
 	if s.kv, err = kv.ParseConfig(get); err != nil {
+		return s, err
+	}
+	mode, err := kv.ParseChoice("transactions", get("transactions"), "pessimistic", "optimistic")
+	if err != nil {
+		return s, err
+	}
+	s.optimistic = mode == "optimistic"
+	if s.cfPerIndex, err = kv.ParseBool("column_family_per_index", get("column_family_per_index")); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -156,19 +179,30 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		Kind:    model.Embedded,
 		Version: rocksdbVersion() + " (grocksdb " + kv.ModuleVersion(modulePath, "v1.7.15") + ")",
 		Settings: map[string]string{
-			"block_cache_size":       strconv.FormatInt(s.cacheSize, 10),
-			"write_buffer_size":      strconv.FormatInt(s.writeBuffer, 10),
-			"compression":            s.compression,
-			"bottommost_compression": bottom,
-			"sync":                   strconv.FormatBool(s.sync),
-			"disable_wal":            strconv.FormatBool(s.disableWAL),
-			"use_direct_reads":       strconv.FormatBool(s.directReads),
-			"max_background_jobs":    strconv.Itoa(s.backgroundJobs),
-			"bloom_bits_per_key":     strconv.Itoa(s.bloomBitsPerKey),
+			"block_cache_size":        strconv.FormatInt(s.cacheSize, 10),
+			"write_buffer_size":       strconv.FormatInt(s.writeBuffer, 10),
+			"compression":             s.compression,
+			"bottommost_compression":  bottom,
+			"sync":                    strconv.FormatBool(s.sync),
+			"disable_wal":             strconv.FormatBool(s.disableWAL),
+			"use_direct_reads":        strconv.FormatBool(s.directReads),
+			"max_background_jobs":     strconv.Itoa(s.backgroundJobs),
+			"bloom_bits_per_key":      strconv.Itoa(s.bloomBitsPerKey),
+			"transactions":            "pessimistic",
+			"column_family_per_index": strconv.FormatBool(st.perIndex),
+			"lock_timeout_ms":         strconv.Itoa(lockTimeoutMS),
 		},
 	}
+	if s.optimistic {
+		info.Settings["transactions"] = "optimistic"
+		delete(info.Settings, "lock_timeout_ms")
+	}
 	s.kv.Record(info.Settings)
-	d, err := kv.Open(st, info, s.kv)
+	var kst kv.Store = st
+	if st.perIndex {
+		kst = (*cfStore)(st)
+	}
+	d, err := kv.Open(kst, info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("rocksdb: %w", err)
@@ -205,14 +239,174 @@ func openStore(dir string, s settings) (*store, error) {
 	st.wo.SetSync(s.sync)
 	st.wo.DisableWAL(s.disableWAL)
 	st.ro = grocksdb.NewDefaultReadOptions()
-	db, err := grocksdb.OpenDb(o, dir)
-	if err != nil {
-		st.destroyOptions()
-		return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
+	// Row updates are isolated by RocksDB's transactions (kv.ConcurrentStore):
+	// txnOpts begin the Begin transactions, from a snapshot so that a
+	// write to a key changed since then fails (Busy); updOpts begin
+	// BeginUpdate's, which read the latest value under the key's lock
+	// (pessimistic) or check it at commit (optimistic).
+	// Every column family of the data dir is opened; keyspace ones exist
+	// only if column_family_per_index was true when it was created.
+	names, err := grocksdb.ListColumnFamilies(o, dir)
+	if err != nil || len(names) == 0 {
+		names = []string{"default"} // a new data dir
 	}
-	st.db = db
-	st.cdb, st.cro = handle(db), handle(st.ro)
+	cfOpts := make([]*grocksdb.Options, len(names))
+	for i := range cfOpts {
+		cfOpts[i] = o
+	}
+	var handles []*grocksdb.ColumnFamilyHandle
+	if s.optimistic {
+		st.oTxnOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
+		st.oTxnOpts.SetSetSnapshot(true)
+		st.oUpdOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
+		odb, hs, err := grocksdb.OpenOptimisticTransactionDbColumnFamilies(o, dir, names, cfOpts)
+		if err != nil {
+			st.destroyOptions()
+			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
+		}
+		st.odb, st.db, handles = odb, odb.GetBaseDB(), hs
+	} else {
+		st.tdbOpts = grocksdb.NewDefaultTransactionDBOptions()
+		st.tdbOpts.SetTransactionLockTimeout(lockTimeoutMS)
+		st.txnOpts = grocksdb.NewDefaultTransactionOptions()
+		st.txnOpts.SetSetSnapshot(true)
+		st.updOpts = grocksdb.NewDefaultTransactionOptions()
+		tdb, hs, err := grocksdb.OpenTransactionDbColumnFamilies(o, st.tdbOpts, dir, names, cfOpts)
+		if err != nil {
+			st.destroyOptions()
+			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
+		}
+		st.tdb, st.db, handles = tdb, baseDB(tdb), hs
+	}
+	st.cdb, st.cro = handle(st.db), handle(st.ro)
+	spaces := map[uint64]*grocksdb.ColumnFamilyHandle{}
+	for i, name := range names {
+		if name == "default" {
+			st.def = handles[i]
+			st.cdef = handle(handles[i])
+		} else if ks, ok := parseCFName(name); ok {
+			spaces[ks] = handles[i]
+		} else {
+			st.others = append(st.others, handles[i])
+		}
+	}
+	st.perIndex = s.cfPerIndex || len(spaces) > 0
+	st.spaces.Store(&spaces)
 	return st, nil
+}
+
+// cfPrefix starts the name of a keyspace's column family:
+// rumbench-<table id>-<index id>-<table>.<index>.
+const cfPrefix = "rumbench-"
+
+func cfName(ks uint64, name string) string {
+	return fmt.Sprintf("%s%d-%d-%s", cfPrefix, ks>>8, ks&0xFF, name)
+}
+
+func parseCFName(name string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(name, cfPrefix)
+	if !ok {
+		return 0, false
+	}
+	f := strings.SplitN(rest, "-", 3)
+	if len(f) != 3 {
+		return 0, false
+	}
+	tid, err1 := strconv.ParseUint(f[0], 10, 32)
+	ix, err2 := strconv.ParseUint(f[1], 10, 8)
+	if err1 != nil || err2 != nil || tid == 0 {
+		return 0, false
+	}
+	return tid<<8 | ix, true
+}
+
+// route returns the keyspace of a kv key (table id << 8 | index id), or 0
+// for the metadata (table id 0), which stays in the default column family.
+func route(key []byte) uint64 {
+	if len(key) < kv.KeyspacePrefixLen || binary.BigEndian.Uint32(key) == 0 {
+		return 0
+	}
+	return uint64(binary.BigEndian.Uint32(key))<<8 | uint64(key[4])
+}
+
+// cf returns the column family of key: the default one, or with
+// column_family_per_index its keyspace's. Keys are stored whole (prefix
+// included) in either layout, as MyRocks keeps its index number in keys
+// whatever column family holds them.
+func (s *store) cf(key []byte) (*grocksdb.ColumnFamilyHandle, error) {
+	if !s.perIndex {
+		return s.def, nil
+	}
+	ks := route(key)
+	if ks == 0 {
+		return s.def, nil
+	}
+	if h := (*s.spaces.Load())[ks]; h != nil {
+		return h, nil
+	}
+	return nil, fmt.Errorf("rocksdb: no column family for keyspace %d.%d (dropped, or never created)", ks>>8, ks&0xFF)
+}
+
+// ccf is cf's C handle.
+func (s *store) ccf(key []byte) (unsafe.Pointer, error) {
+	if !s.perIndex {
+		return s.cdef, nil
+	}
+	h, err := s.cf(key)
+	if err != nil {
+		return nil, err
+	}
+	return handle(h), nil
+}
+
+// cfStore is a store with column_family_per_index: it implements
+// kv.Keyspaces.
+type cfStore store
+
+var _ kv.Keyspaces = (*cfStore)(nil)
+
+func (c *cfStore) NewView() (kv.View, error)          { return (*store)(c).NewView() }
+func (c *cfStore) NewBatch() kv.Batch                 { return (*store)(c).NewBatch() }
+func (c *cfStore) Begin(r bool) (kv.Txn, error)       { return (*store)(c).Begin(r) }
+func (c *cfStore) BeginUpdate() (kv.UpdateTxn, error) { return (*store)(c).BeginUpdate() }
+func (c *cfStore) DeleteRange(start, end []byte) error {
+	return (*store)(c).DeleteRange(start, end)
+}
+func (c *cfStore) Size() (int64, error) { return (*store)(c).Size() }
+func (c *cfStore) Close() error         { return (*store)(c).Close() }
+
+// CreateKeyspace implements kv.Keyspaces: a column family per table's
+// primary key and per secondary index.
+func (c *cfStore) CreateKeyspace(prefix []byte, name string) error {
+	s := (*store)(c)
+	s.ddlMu.Lock()
+	defer s.ddlMu.Unlock()
+	ks := route(prefix)
+	if ks == 0 || len(prefix) != kv.KeyspacePrefixLen {
+		return fmt.Errorf("rocksdb: bad keyspace prefix %x", prefix)
+	}
+	old := *s.spaces.Load()
+	if old[ks] != nil {
+		return nil
+	}
+	// Through the TransactionDB, whose lock manager needs to know it.
+	var h *grocksdb.ColumnFamilyHandle
+	var err error
+	if s.tdb != nil {
+		h, err = s.tdb.CreateColumnFamily(s.opts, cfName(ks, name))
+	} else {
+		h, err = s.db.CreateColumnFamily(s.opts, cfName(ks, name))
+	}
+	if err != nil {
+		return fmt.Errorf("rocksdb: create column family: %w", err)
+	}
+	m := make(map[uint64]*grocksdb.ColumnFamilyHandle, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[ks] = h
+	s.spaces.Store(&m)
+	return nil
 }
 
 // DB is the rocksdb engine: the kv table layer plus RocksDB's statistics and
@@ -246,6 +440,10 @@ var intProperties = []string{
 	"num-live-versions",
 }
 
+// dbWide are the properties that describe the whole DB, not a column
+// family.
+var dbWide = map[string]bool{"actual-delayed-write-rate": true, "is-write-stopped": true, "block-cache-usage": true, "num-running-compactions": true, "num-running-flushes": true}
+
 // Stats implements model.StatsReporter: RocksDB's numeric properties, the
 // compaction table of rocksdb.stats parsed per level, its stall counters,
 // selected tickers, and the rocksdb.stats text itself (cumulative since
@@ -256,11 +454,26 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	}
 	db := d.st.db
 	out := map[string]any{}
+	// Summed over the column families (with column_family_per_index the
+	// properties are per column family; the DB-wide ones are the same in
+	// each, so only the default one's is taken).
+	cfs := d.st.allCFs()
 	for _, p := range intProperties {
-		if v, ok := db.GetIntProperty("rocksdb." + p); ok {
+		if v, ok := db.GetIntPropertyCF("rocksdb."+p, cfs[0]); ok {
+			if !dbWide[p] {
+				for _, h := range cfs[1:] {
+					w, _ := db.GetIntPropertyCF("rocksdb."+p, h)
+					v += w
+				}
+			}
 			out[p] = v
 		}
 	}
+	if len(cfs) > 1 {
+		out["column_families"] = len(cfs)
+	}
+	// The compaction table of the default column family only (the
+	// metadata's, with column_family_per_index).
 	text := db.GetProperty("rocksdb.stats")
 	out["rocksdb.stats"] = text
 	parseStats(text, out)
@@ -277,40 +490,79 @@ func (d *DB) Maintain(ctx context.Context) error {
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
 	fo.SetWait(true)
-	if err := d.st.db.Flush(fo); err != nil {
-		return fmt.Errorf("rocksdb flush: %w", err)
+	for _, h := range d.st.allCFs() {
+		if err := d.st.db.FlushCF(h, fo); err != nil {
+			return fmt.Errorf("rocksdb flush: %w", err)
+		}
+		d.st.db.CompactRangeCF(h, grocksdb.Range{})
 	}
-	d.st.db.CompactRange(grocksdb.Range{})
 	return nil
 }
 
 // ---- kv.Store on RocksDB ----
 
 type store struct {
-	db    *grocksdb.DB
-	opts  *grocksdb.Options
-	bbto  *grocksdb.BlockBasedTableOptions
-	cache *grocksdb.Cache
-	wo    *grocksdb.WriteOptions
-	ro    *grocksdb.ReadOptions // for Gets: no bounds
-	dir   string
-	cdb   unsafe.Pointer // the C rocksdb_t
-	cro   unsafe.Pointer // the C rocksdb_readoptions_t of ro
+	// db is the base DB of the (optimistic) TransactionDB: reads,
+	// iterators, properties, flushes and compactions. Writes go through
+	// write (the TransactionDB locks their keys) or a transaction.
+	db       *grocksdb.DB
+	tdb      *grocksdb.TransactionDB           // pessimistic, or
+	odb      *grocksdb.OptimisticTransactionDB // optimistic
+	tdbOpts  *grocksdb.TransactionDBOptions
+	txnOpts  *grocksdb.TransactionOptions
+	updOpts  *grocksdb.TransactionOptions
+	oTxnOpts *grocksdb.OptimisticTransactionOptions
+	oUpdOpts *grocksdb.OptimisticTransactionOptions
+	opts     *grocksdb.Options
+	bbto     *grocksdb.BlockBasedTableOptions
+	cache    *grocksdb.Cache
+	wo       *grocksdb.WriteOptions
+	ro       *grocksdb.ReadOptions // for Gets: no bounds
+	dir      string
+	cdb      unsafe.Pointer // the C rocksdb_t
+	cro      unsafe.Pointer // the C rocksdb_readoptions_t of ro
 
 	// Free lists of C objects, reused so that an operation allocates
 	// nothing in C or Go once warm (sync.Pool would drop them unfreed).
 	mu      sync.Mutex
 	freeRO  []*grocksdb.ReadOptions
 	freeWB  []*grocksdb.WriteBatch
-	freeWBI []*grocksdb.WriteBatchWI
 	freeTxn []*txn
+	freeTx  []*grocksdb.Transaction // C transactions, reused by begin
 	freeIt  []*iter
+
+	// def is the default column family; with column_family_per_index
+	// (perIndex) spaces maps each table's and index's keyspace to its own
+	// (copy on write, under ddlMu). others are column families of no
+	// keyspace, kept open only because RocksDB opens every one.
+	def      *grocksdb.ColumnFamilyHandle
+	cdef     unsafe.Pointer
+	perIndex bool
+	ddlMu    sync.Mutex
+	spaces   atomic.Pointer[map[uint64]*grocksdb.ColumnFamilyHandle]
+	others   []*grocksdb.ColumnFamilyHandle
+}
+
+var _ kv.ConcurrentStore = (*store)(nil)
+
+// allCFs returns every open column family handle, the default first.
+func (s *store) allCFs() []*grocksdb.ColumnFamilyHandle {
+	out := []*grocksdb.ColumnFamilyHandle{s.def}
+	for _, h := range *s.spaces.Load() {
+		out = append(out, h)
+	}
+	return out
 }
 
 // maxFree bounds each free list; extra objects are destroyed.
 const maxFree = 64
 
 func (s *store) destroyOptions() {
+	for _, o := range []interface{ Destroy() }{s.tdbOpts, s.txnOpts, s.updOpts, s.oTxnOpts, s.oUpdOpts} {
+		if o != nil && !reflect.ValueOf(o).IsNil() {
+			o.Destroy()
+		}
+	}
 	s.ro.Destroy()
 	s.wo.Destroy()
 	s.opts.Destroy()
@@ -322,7 +574,17 @@ func (s *store) NewView() (kv.View, error) { return (*view)(s), nil }
 
 func (s *store) NewBatch() kv.Batch { return &batch{s: s, wb: s.getWB()} }
 
-func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
+// write applies a batch through the TransactionDB, which locks its keys
+// against pessimistic transactions (an optimistic one sees it at commit).
+func (s *store) write(wb *grocksdb.WriteBatch) error {
+	if s.tdb != nil {
+		return txnError(s.tdb.Write(s.wo, wb))
+	}
+	return txnError(s.odb.Write(s.wo, wb))
+}
+
+// begin starts a RocksDB transaction, reusing a finished one.
+func (s *store) begin(update bool) *txn {
 	s.mu.Lock()
 	var t *txn
 	if n := len(s.freeTxn); n > 0 {
@@ -331,20 +593,80 @@ func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
 	} else {
 		t = &txn{s: s}
 	}
-	s.mu.Unlock()
-	if readOwnWrites {
-		t.wbi = s.getWBI()
-	} else {
-		t.wb = s.getWB()
+	var old *grocksdb.Transaction
+	if n := len(s.freeTx); n > 0 {
+		old = s.freeTx[n-1]
+		s.freeTx = s.freeTx[:n-1]
 	}
-	return t, nil
+	s.mu.Unlock()
+	switch {
+	case s.tdb != nil && update:
+		t.tx = s.tdb.TransactionBegin(s.wo, s.updOpts, old)
+	case s.tdb != nil:
+		t.tx = s.tdb.TransactionBegin(s.wo, s.txnOpts, old)
+	case update:
+		t.tx = s.odb.TransactionBegin(s.wo, s.oUpdOpts, old)
+	default:
+		t.tx = s.odb.TransactionBegin(s.wo, s.oTxnOpts, old)
+	}
+	t.ctx = handle(t.tx)
+	return t
 }
 
+// Begin starts a transaction from a snapshot: a write of a key that changed
+// since then fails with a conflict (kv.ConcurrentStore). Its reads see its
+// own writes whatever readOwnWrites asks.
+func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) { return s.begin(false), nil }
+
+// BeginUpdate implements kv.ConcurrentStore.
+func (s *store) BeginUpdate() (kv.UpdateTxn, error) { return s.begin(true), nil }
+
+// DeleteRange writes a range tombstone to the base DB: TransactionDB
+// batches cannot hold one, and the range is unreachable, so no transaction
+// can hold a lock in it. With column_family_per_index the kv layer deletes
+// whole keyspaces (kv.Keyspaces): their column families are dropped.
 func (s *store) DeleteRange(start, end []byte) error {
+	if s.perIndex {
+		return s.dropSpaces(start, end)
+	}
 	wb := s.getWB()
 	defer s.putWB(wb)
 	wb.DeleteRange(start, end)
 	return s.db.Write(s.wo, wb)
+}
+
+// dropSpaces drops the column families of the keyspaces in [start, end).
+func (s *store) dropSpaces(start, end []byte) error {
+	s.ddlMu.Lock()
+	defer s.ddlMu.Unlock()
+	old := *s.spaces.Load()
+	m := make(map[uint64]*grocksdb.ColumnFamilyHandle, len(old))
+	var drop []*grocksdb.ColumnFamilyHandle
+	for ks, h := range old {
+		p := binary.BigEndian.AppendUint32(nil, uint32(ks>>8))
+		p = append(p, byte(ks))
+		if bytes.Compare(p, start) >= 0 && bytes.Compare(p, end) < 0 {
+			drop = append(drop, h)
+		} else {
+			m[ks] = h
+		}
+	}
+	s.spaces.Store(&m)
+	for _, h := range drop {
+		var err error
+		if s.tdb != nil {
+			err = dropCF(s.tdb, h)
+		} else {
+			err = s.db.DropColumnFamily(h)
+		}
+		if err != nil {
+			return fmt.Errorf("rocksdb: drop column family: %w", err)
+		}
+		// The handle is kept (not destroyed): an iterator opened before
+		// the kv layer made the keyspace unreachable may still use it.
+		s.others = append(s.others, h)
+	}
+	return nil
 }
 
 // Size is the size of the files in the data dir: SSTs (also those not yet
@@ -352,7 +674,22 @@ func (s *store) DeleteRange(start, end []byte) error {
 func (s *store) Size() (int64, error) { return kv.DirFileBytes(s.dir) }
 
 func (s *store) Close() error {
-	s.db.Close()
+	s.mu.Lock()
+	for _, tx := range s.freeTx {
+		tx.Destroy()
+	}
+	s.freeTx = nil
+	s.mu.Unlock()
+	for _, h := range append(s.allCFs(), s.others...) {
+		h.Destroy()
+	}
+	if s.tdb != nil {
+		freeBaseDB(s.db)
+		s.tdb.Close()
+	} else {
+		s.odb.CloseBaseDB(s.db)
+		s.odb.Close()
+	}
 	s.mu.Lock()
 	for _, ro := range s.freeRO {
 		ro.Destroy()
@@ -360,10 +697,7 @@ func (s *store) Close() error {
 	for _, wb := range s.freeWB {
 		wb.Destroy()
 	}
-	for _, wb := range s.freeWBI {
-		wb.Destroy()
-	}
-	s.freeRO, s.freeWB, s.freeWBI = nil, nil, nil
+	s.freeRO, s.freeWB = nil, nil
 	s.mu.Unlock()
 	s.destroyOptions()
 	return nil
@@ -391,32 +725,13 @@ func (s *store) putWB(wb *grocksdb.WriteBatch) {
 	wb.Destroy()
 }
 
-func (s *store) getWBI() *grocksdb.WriteBatchWI {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n := len(s.freeWBI); n > 0 {
-		wb := s.freeWBI[n-1]
-		s.freeWBI = s.freeWBI[:n-1]
-		return wb
+// newIter returns an iterator over [lower, upper), on the DB or, with tx,
+// on the DB overlaid with the transaction's writes.
+func (s *store) newIter(lower, upper []byte, tx *grocksdb.Transaction) (*iter, error) {
+	cf, err := s.cf(lower)
+	if err != nil {
+		return nil, err
 	}
-	// overwriteKeys: reads see the latest write of a key, as in a Txn.
-	return grocksdb.NewWriteBatchWI(0, true)
-}
-
-func (s *store) putWBI(wb *grocksdb.WriteBatchWI) {
-	wb.Clear()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.freeWBI) < maxFree {
-		s.freeWBI = append(s.freeWBI, wb)
-		return
-	}
-	wb.Destroy()
-}
-
-// newIter returns an iterator over [lower, upper), on the DB or, with wbi,
-// on the DB overlaid with the batch.
-func (s *store) newIter(lower, upper []byte, wbi *grocksdb.WriteBatchWI) *iter {
 	s.mu.Lock()
 	var ro *grocksdb.ReadOptions
 	if n := len(s.freeRO); n > 0 {
@@ -446,12 +761,14 @@ func (s *store) newIter(lower, upper []byte, wbi *grocksdb.WriteBatchWI) *iter {
 	if pos == nil {
 		pos = newPos()
 	}
-	*it = iter{s: s, ro: ro, pos: pos, lower: lower, upper: upper, it: s.db.NewIterator(ro)}
-	if wbi != nil {
-		it.it = wbi.NewIteratorWithBase(s.db, it.it)
+	*it = iter{s: s, ro: ro, pos: pos, lower: lower, upper: upper}
+	if tx != nil {
+		it.it = tx.NewIteratorCF(ro, cf)
+	} else {
+		it.it = s.db.NewIteratorCF(ro, cf)
 	}
 	it.cit = handle(it.it)
-	return it
+	return it, nil
 }
 
 func (s *store) releaseIter(it *iter) {
@@ -475,11 +792,15 @@ type view store
 
 func (v *view) Get(key, dst []byte) ([]byte, bool, error) {
 	s := (*store)(v)
-	return cGet(s.cdb, nil, s.cro, key, dst)
+	cf, err := s.ccf(key)
+	if err != nil {
+		return dst[:0], false, err
+	}
+	return cGet(s.cdb, cf, s.cro, key, dst)
 }
 
 func (v *view) NewIter(lower, upper []byte) (kv.Iter, error) {
-	return (*store)(v).newIter(lower, upper, nil), nil
+	return (*store)(v).newIter(lower, upper, nil)
 }
 
 func (v *view) Close() error { return nil }
@@ -489,13 +810,26 @@ type batch struct {
 	wb *grocksdb.WriteBatch
 }
 
-func (b *batch) Set(key, value []byte) error { b.wb.Put(key, value); return nil }
-func (b *batch) Delete(key []byte) error     { b.wb.Delete(key); return nil }
-func (b *batch) Len() int                    { return b.wb.Count() }
-func (b *batch) Reset()                      { b.wb.Clear() }
+func (b *batch) Set(key, value []byte) error {
+	cf, err := b.s.cf(key)
+	if err == nil {
+		b.wb.PutCF(cf, key, value)
+	}
+	return err
+}
+
+func (b *batch) Delete(key []byte) error {
+	cf, err := b.s.cf(key)
+	if err == nil {
+		b.wb.DeleteCF(cf, key)
+	}
+	return err
+}
+func (b *batch) Len() int { return b.wb.Count() }
+func (b *batch) Reset()   { b.wb.Clear() }
 
 func (b *batch) Commit() error {
-	err := b.s.db.Write(b.s.wo, b.wb)
+	err := b.s.write(b.wb)
 	b.wb.Clear()
 	return err
 }
@@ -508,74 +842,107 @@ func (b *batch) Close() error {
 	return nil
 }
 
-// txn buffers its writes in a batch, indexed (WriteBatchWithIndex) when its
-// reads must see them.
+// txn is a RocksDB transaction (pessimistic or optimistic).
 type txn struct {
 	s   *store
-	wb  *grocksdb.WriteBatch
-	wbi *grocksdb.WriteBatchWI
+	tx  *grocksdb.Transaction
+	ctx unsafe.Pointer // the C rocksdb_transaction_t
 }
 
 func (t *txn) Get(key, dst []byte) ([]byte, bool, error) {
-	var wbi unsafe.Pointer
-	if t.wbi != nil {
-		wbi = handle(t.wbi)
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return dst[:0], false, err
 	}
-	return cGet(t.s.cdb, wbi, t.s.cro, key, dst)
+	return cTxnGet(t.ctx, t.s.cro, cf, false, key, dst)
+}
+
+// GetForUpdate implements kv.UpdateTxn: it locks the key until the
+// transaction ends, waiting for another's lock up to the lock timeout
+// (pessimistic), or makes Commit fail if the key changes first
+// (optimistic); it reads the latest committed value.
+func (t *txn) GetForUpdate(key, dst []byte) ([]byte, bool, error) {
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return dst[:0], false, err
+	}
+	return cTxnGet(t.ctx, t.s.cro, cf, true, key, dst)
 }
 
 func (t *txn) NewIter(lower, upper []byte) (kv.Iter, error) {
-	return t.s.newIter(lower, upper, t.wbi), nil
+	return t.s.newIter(lower, upper, t.tx)
 }
 
 func (t *txn) Set(key, value []byte) error {
-	if t.wbi != nil {
-		t.wbi.Put(key, value)
-	} else {
-		t.wb.Put(key, value)
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return err
 	}
-	return nil
+	return cTxnWrite(t.ctx, cf, false, key, value)
 }
 
 func (t *txn) Delete(key []byte) error {
-	if t.wbi != nil {
-		t.wbi.Delete(key)
-	} else {
-		t.wb.Delete(key)
+	cf, err := t.s.ccf(key)
+	if err != nil {
+		return err
 	}
-	return nil
+	return cTxnWrite(t.ctx, cf, true, key, nil)
 }
 
 func (t *txn) Commit() error {
-	var err error
-	if t.wbi != nil {
-		err = t.s.db.WriteWI(t.s.wo, t.wbi)
-	} else {
-		err = t.s.db.Write(t.s.wo, t.wb)
+	err := txnError(t.tx.Commit())
+	if err != nil {
+		t.tx.Rollback()
 	}
 	t.release()
 	return err
 }
 
 func (t *txn) Rollback() error {
+	err := t.tx.Rollback()
 	t.release()
-	return nil
+	return err
 }
 
-// release returns the batch and t to the free lists; the kv layer never
-// touches a finished Txn.
+// release returns the transaction and t to the free lists; the kv layer
+// never touches a finished Txn.
 func (t *txn) release() {
 	s := t.s
-	if t.wbi != nil {
-		s.putWBI(t.wbi)
-	}
-	if t.wb != nil {
-		s.putWB(t.wb)
-	}
-	t.wb, t.wbi = nil, nil
+	tx := t.tx
+	t.tx, t.ctx = nil, nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.freeTx) < maxFree {
+		s.freeTx = append(s.freeTx, tx)
+	} else {
+		tx.Destroy()
+	}
 	if len(s.freeTxn) < maxFree {
 		s.freeTxn = append(s.freeTxn, t)
 	}
+}
+
+// conflictError is an error of RocksDB's concurrency control: a lock wait
+// that timed out (TimedOut), a write conflict with a snapshot or an
+// optimistic commit that lost (Busy), or a commit that could not be checked
+// (TryAgain). The transaction may be run again (kv.ErrConflict); the text
+// is RocksDB's.
+type conflictError struct{ err error }
+
+func (e *conflictError) Error() string        { return e.err.Error() }
+func (e *conflictError) Unwrap() error        { return e.err }
+func (e *conflictError) Is(target error) bool { return target == kv.ErrConflict }
+
+// txnError marks RocksDB's concurrency-control errors as conflicts.
+func txnError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, p := range []string{"Resource busy", "Operation timed out", "Operation failed. Try again"} {
+		if strings.HasPrefix(msg, p) {
+			return &conflictError{err}
+		}
+	}
+	return err
 }

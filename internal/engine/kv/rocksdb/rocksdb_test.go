@@ -4,13 +4,19 @@ package rocksdb
 
 import (
 	"context"
+	"errors"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engine/kv"
+	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/engine/kv/kvtest"
 	"rumbench/internal/model"
+	"rumbench/internal/workload/hotrow"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
@@ -44,6 +50,7 @@ func TestBadOptions(t *testing.T) {
 		{"block_cache_size", "lots"}, {"write_buffer_size", "1KB"}, {"sync", "maybe"},
 		{"compression", "lz77"}, {"bottommost_compression", "brotli"}, {"disable_wal", "x"},
 		{"use_direct_reads", "2"}, {"max_background_jobs", "0"}, {"bloom_bits_per_key", "-1"},
+		{"transactions", "sometimes"}, {"column_family_per_index", "maybe"},
 	} {
 		_, err := engine.Open(context.Background(), "rocksdb", model.Config{DataDir: t.TempDir(), Options: map[string]string{kv[0]: kv[1]}})
 		if err == nil || !strings.Contains(err.Error(), kv[0]) || strings.Contains(err.Error(), "\n") {
@@ -157,4 +164,146 @@ func TestAllocs(t *testing.T) {
 // TestBlindInsert: unique_check=false writes without reading the key.
 func TestBlindInsert(t *testing.T) {
 	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+}
+
+func TestSuiteOptimistic(t *testing.T) {
+	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "transactions": "optimistic"}))
+}
+
+// TestHotRowOptimistic: concurrent updates of one row are isolated by
+// RocksDB's optimistic transactions, not by a lock of rumbench's: some
+// commits fail (Busy), hotrow retries them as serialization failures, and
+// none is lost.
+func TestHotRowOptimistic(t *testing.T) {
+	conflicts, err := kvtest.HotRow(t, open(map[string]string{"transactions": "optimistic"}), 8, 3000)
+	t.Logf("%d conflicts, e.g. %v", conflicts, err)
+	if conflicts == 0 {
+		t.Fatal("no conflicts among 8 clients updating one row: are updates still serialised by rumbench?")
+	}
+	if k := hotrow.Classify(err); k != hotrow.ErrSerialization {
+		t.Fatalf("hotrow classifies %q as %v, want serialization_failure", err, k)
+	}
+}
+
+// TestUpdateWaitsForRowLock: on the default pessimistic TransactionDB an
+// Update waits for RocksDB's lock on its row (no lock of rumbench's is
+// involved): while another transaction holds the row, Update fails after
+// the lock timeout with RocksDB's TimedOut, which hotrow retries as a lock
+// wait timeout; once the holder commits, Update applies on top of its write.
+func TestUpdateWaitsForRowLock(t *testing.T) {
+	ctx := context.Background()
+	db := open(nil)(t, t.TempDir())
+	defer db.Close()
+	tbl := kvtest.IbenchTable("pi1")
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)}); err != nil {
+		t.Fatal(err)
+	}
+	st := db.(*DB).st
+	// The PK entry of row 7 of table 1, the first table of a fresh DB.
+	key := keyenc.AppendInt([]byte{0, 0, 0, 1, 0}, 7)
+	holder, err := st.BeginUpdate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	val, found, err := holder.GetForUpdate(key, nil)
+	if err != nil || !found {
+		t.Fatalf("holder's GetForUpdate: %v, %v", found, err)
+	}
+	start := time.Now()
+	_, err = c.Update(ctx, tbl, model.Row{{Int: 7}}, []model.Change{{Col: 5, Op: model.Add, Value: model.Value{Int: 1}}})
+	waited := time.Since(start)
+	if !errors.Is(err, kv.ErrConflict) || hotrow.Classify(err) != hotrow.ErrLockWaitTimeout {
+		t.Fatalf("Update of a row locked by another transaction: %v (%v); want RocksDB's lock timeout", err, hotrow.Classify(err))
+	}
+	if waited < lockTimeoutMS*time.Millisecond/2 {
+		t.Fatalf("Update failed after %v: it did not wait for the lock", waited)
+	}
+	if err := holder.Set(key, val); err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.Update(ctx, tbl, model.Row{{Int: 7}}, []model.Change{{Col: 5, Op: model.Add, Value: model.Value{Int: 1}}}); !ok || err != nil {
+		t.Fatalf("Update after the holder committed: %v, %v", ok, err)
+	}
+}
+
+func TestSuiteColumnFamilyPerIndex(t *testing.T) {
+	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "column_family_per_index": "true"}))
+}
+
+// TestColumnFamilyPerIndex: with column_family_per_index=true every table's
+// primary key and every secondary index has a column family of its own
+// (the default one keeps the metadata), dropping a table drops its column
+// families, and a reopened data dir keeps the layout; by default everything
+// is in the default column family.
+func TestColumnFamilyPerIndex(t *testing.T) {
+	ctx := context.Background()
+	for _, perIndex := range []bool{false, true} {
+		dir := t.TempDir()
+		opts := map[string]string{"column_family_per_index": strconv.FormatBool(perIndex)}
+		db := open(opts)(t, dir)
+		tbl := kvtest.IbenchTable("pi1")
+		if err := db.CreateTable(ctx, tbl); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateIndexes(ctx, tbl); err != nil {
+			t.Fatal(err)
+		}
+		other := kvtest.IbenchTable("pi2")
+		if err := db.CreateTable(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		c, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 1), kvtest.IbenchRow(nil, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		want := []string{"default"}
+		if perIndex {
+			want = append(want, "rumbench-1-0-pi1.PRIMARY", "rumbench-1-1-pi1.marketsegment", "rumbench-1-2-pi1.registersegment", "rumbench-1-3-pi1.pdc", "rumbench-2-0-pi2.PRIMARY")
+		}
+		if got := liveCFs(t, db); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("column_family_per_index=%v: column families %v, want %v", perIndex, got, want)
+		}
+		if got := db.Info().Settings["column_family_per_index"]; got != strconv.FormatBool(perIndex) {
+			t.Fatalf("Info column_family_per_index = %q", got)
+		}
+		if err := db.DropTable(ctx, tbl); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		// Reopened without the option: the data dir's layout holds.
+		db = open(nil)(t, dir)
+		if perIndex {
+			want = []string{"default", "rumbench-2-0-pi2.PRIMARY"}
+		}
+		if got := liveCFs(t, db); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("column_family_per_index=%v after drop and reopen: %v, want %v", perIndex, got, want)
+		}
+		db.Close()
+	}
+}
+
+// liveCFs lists the column families of the open DB.
+func liveCFs(t *testing.T, db model.DB) []string {
+	st := db.(*DB).st
+	var names []string
+	for _, h := range st.allCFs() {
+		names = append(names, h.Name())
+	}
+	sort.Strings(names)
+	return names
 }

@@ -10,6 +10,10 @@ package rocksdb
 #cgo LDFLAGS: -lrocksdb -lstdc++
 #cgo noescape rb_get
 #cgo nocallback rb_get
+#cgo noescape rb_txn_get
+#cgo nocallback rb_txn_get
+#cgo noescape rb_txn_write
+#cgo nocallback rb_txn_write
 #cgo noescape rb_iter_move
 #cgo nocallback rb_iter_move
 #include <stdlib.h>
@@ -17,6 +21,9 @@ package rocksdb
 #include <rocksdb/c.h>
 
 const char *rumbench_rocksdb_version();
+rocksdb_t *rumbench_txndb_base(rocksdb_transactiondb_t *t);
+void rumbench_base_free(rocksdb_t *d);
+char *rumbench_txndb_drop_cf(rocksdb_transactiondb_t *t, rocksdb_column_family_handle_t *h);
 
 // rb_pos is an iterator's position after a move.
 typedef struct {
@@ -51,15 +58,42 @@ static void rb_iter_move(rocksdb_iterator_t *it, int op, const char *key, size_t
 	}
 }
 
-// rb_get reads key (through wbi when not NULL) and copies the value into
-// dst when it fits in cap; otherwise *big holds the malloc'd value. It
-// returns the value's length, -1 when the key is missing, -2 on error
-// (*err is malloc'd).
-static long long rb_get(rocksdb_t *db, rocksdb_writebatch_wi_t *wbi, rocksdb_readoptions_t *ro,
+// rb_txn_get reads key in a transaction (its own writes, then the DB),
+// locking it for the transaction when forUpdate is set; returns as rb_get.
+static long long rb_txn_get(rocksdb_transaction_t *txn, rocksdb_readoptions_t *ro, rocksdb_column_family_handle_t *cf,
+		int forUpdate, const char *k, size_t kn, char *dst, size_t cap, char **big, char **err) {
+	size_t n = 0;
+	char *v = forUpdate ? rocksdb_transaction_get_for_update_cf(txn, ro, cf, k, kn, &n, 1, err)
+	                    : rocksdb_transaction_get_cf(txn, ro, cf, k, kn, &n, err);
+	if (*err) return -2;
+	if (!v) return -1;
+	if (n <= cap) {
+		if (n) memcpy(dst, v, n);
+		free(v);
+	} else {
+		*big = v;
+	}
+	return (long long)n;
+}
+
+// rb_txn_write puts key (value when del is 0) or deletes it in txn; it
+// returns a malloc'd error or NULL.
+static char *rb_txn_write(rocksdb_transaction_t *txn, rocksdb_column_family_handle_t *cf, int del,
+		const char *k, size_t kn, const char *v, size_t vn) {
+	char *err = NULL;
+	if (del) rocksdb_transaction_delete_cf(txn, cf, k, kn, &err);
+	else rocksdb_transaction_put_cf(txn, cf, k, kn, v, vn, &err);
+	return err;
+}
+
+// rb_get reads key from column family cf and copies the value into dst
+// when it fits in cap; otherwise *big holds the malloc'd value. It returns
+// the value's length, -1 when the key is missing, -2 on error (*err is
+// malloc'd).
+static long long rb_get(rocksdb_t *db, rocksdb_column_family_handle_t *cf, rocksdb_readoptions_t *ro,
 		const char *k, size_t kn, char *dst, size_t cap, char **big, char **err) {
 	size_t n = 0;
-	char *v = wbi ? rocksdb_writebatch_wi_get_from_batch_and_db(wbi, db, ro, k, kn, &n, err)
-	              : rocksdb_get(db, ro, k, kn, &n, err);
+	char *v = rocksdb_get_cf(db, ro, cf, k, kn, &n, err);
 	if (*err) return -2;
 	if (!v) return -1;
 	if (n <= cap) {
@@ -94,14 +128,14 @@ func bytesPtr(b []byte) *C.char {
 	return (*C.char)(unsafe.Pointer(&b[0]))
 }
 
-// cGet appends the value of key to dst[:0], reading through wbi if set.
-func cGet(db, wbi, ro unsafe.Pointer, key, dst []byte) ([]byte, bool, error) {
+// cGet appends the value of key in column family cf to dst[:0].
+func cGet(db, cf, ro unsafe.Pointer, key, dst []byte) ([]byte, bool, error) {
 	var big, cerr *C.char
 	var dp *C.char
 	if cap(dst) > 0 {
 		dp = (*C.char)(unsafe.Pointer(unsafe.SliceData(dst[:cap(dst)])))
 	}
-	n := C.rb_get((*C.rocksdb_t)(db), (*C.rocksdb_writebatch_wi_t)(wbi), (*C.rocksdb_readoptions_t)(ro),
+	n := C.rb_get((*C.rocksdb_t)(db), (*C.rocksdb_column_family_handle_t)(cf), (*C.rocksdb_readoptions_t)(ro),
 		bytesPtr(key), C.size_t(len(key)), dp, C.size_t(cap(dst)), &big, &cerr)
 	switch {
 	case n == -2:
@@ -117,6 +151,74 @@ func cGet(db, wbi, ro unsafe.Pointer, key, dst []byte) ([]byte, bool, error) {
 	}
 	return dst[:n], true, nil
 }
+
+// cTxnGet appends the value of key, read in the C transaction txn (locked
+// for it with forUpdate), to dst[:0].
+func cTxnGet(txn, ro, cf unsafe.Pointer, forUpdate bool, key, dst []byte) ([]byte, bool, error) {
+	var big, cerr *C.char
+	var dp *C.char
+	if cap(dst) > 0 {
+		dp = (*C.char)(unsafe.Pointer(unsafe.SliceData(dst[:cap(dst)])))
+	}
+	fu := C.int(0)
+	if forUpdate {
+		fu = 1
+	}
+	n := C.rb_txn_get((*C.rocksdb_transaction_t)(txn), (*C.rocksdb_readoptions_t)(ro), (*C.rocksdb_column_family_handle_t)(cf), fu,
+		bytesPtr(key), C.size_t(len(key)), dp, C.size_t(cap(dst)), &big, &cerr)
+	switch {
+	case n == -2:
+		msg := C.GoString(cerr)
+		C.free(unsafe.Pointer(cerr))
+		return dst[:0], false, txnError(errors.New(msg))
+	case n == -1:
+		return dst[:0], false, nil
+	case big != nil:
+		dst = append(dst[:0], unsafe.Slice((*byte)(unsafe.Pointer(big)), int(n))...)
+		C.free(unsafe.Pointer(big))
+		return dst, true, nil
+	}
+	return dst[:n], true, nil
+}
+
+// cTxnWrite puts key=value, or deletes key with del, in the C
+// transaction txn.
+func cTxnWrite(txn, cf unsafe.Pointer, del bool, key, value []byte) error {
+	d := C.int(0)
+	if del {
+		d = 1
+	}
+	cerr := C.rb_txn_write((*C.rocksdb_transaction_t)(txn), (*C.rocksdb_column_family_handle_t)(cf), d, bytesPtr(key), C.size_t(len(key)), bytesPtr(value), C.size_t(len(value)))
+	if cerr == nil {
+		return nil
+	}
+	msg := C.GoString(cerr)
+	C.free(unsafe.Pointer(cerr))
+	return txnError(errors.New(msg))
+}
+
+// baseDB wraps the DB under a pessimistic TransactionDB (the C API has no
+// call for it) in a grocksdb.DB, for reads, iterators, properties, flushes
+// and compactions. Writes go through the TransactionDB, which locks their
+// keys. Free it with freeBaseDB, never Close: the TransactionDB owns it.
+func baseDB(tdb *grocksdb.TransactionDB) *grocksdb.DB {
+	db := new(grocksdb.DB)
+	*(*unsafe.Pointer)(unsafe.Pointer(db)) = unsafe.Pointer(C.rumbench_txndb_base((*C.rocksdb_transactiondb_t)(handle(tdb))))
+	return db
+}
+
+// dropCF drops a column family through a pessimistic TransactionDB.
+func dropCF(tdb *grocksdb.TransactionDB, h *grocksdb.ColumnFamilyHandle) error {
+	cerr := C.rumbench_txndb_drop_cf((*C.rocksdb_transactiondb_t)(handle(tdb)), (*C.rocksdb_column_family_handle_t)(handle(h)))
+	if cerr == nil {
+		return nil
+	}
+	msg := C.GoString(cerr)
+	C.free(unsafe.Pointer(cerr))
+	return errors.New(msg)
+}
+
+func freeBaseDB(db *grocksdb.DB) { C.rumbench_base_free((*C.rocksdb_t)(handle(db))) }
 
 const (
 	opFirst  = C.RB_FIRST

@@ -5,7 +5,12 @@
 // wiredtiger; without it the package is empty and internal/engine/all
 // registers the engine as unbuilt.
 //
-// All tables live in one WiredTiger table (key_format=u, value_format=u)
-// with the kv key layout. Sessions and cursors are not thread-safe: each
-// View, Batch commit and Txn takes a session from a pool.
+// As MongoDB deploys WiredTiger, every table's primary key and every
+// secondary index is a WiredTiger table of its own (key_format=u,
+// value_format=u; file rumbench-<table id>-<index id>-<table>.<index>.wt),
+// keyed by the kv key without its 5-byte prefix (kv.Keyspaces); the kv
+// layer's metadata is in rumbench-meta.wt. Updates run in snapshot
+// transactions without a lock of the kv layer (kv.ConcurrentStore): a
+// conflict is WT_ROLLBACK. Sessions and cursors are not thread-safe: each
+// View, Batch commit and Txn takes a session, with its cursors, from a pool.
 package wiredtiger

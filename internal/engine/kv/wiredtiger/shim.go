@@ -23,6 +23,7 @@ package wiredtiger
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <errno.h>
 #include <wiredtiger.h>
 
 // The last error message WiredTiger reported (it names the cause, which
@@ -62,6 +63,7 @@ static int rb_open_session(WT_CONNECTION *c, WT_SESSION **s) {
 }
 static int rb_session_close(WT_SESSION *s) { return s->close(s, NULL); }
 static int rb_create(WT_SESSION *s, const char *uri, const char *cfg) { return s->create(s, uri, cfg); }
+static int rb_drop(WT_SESSION *s, const char *uri) { return s->drop(s, uri, NULL); }
 static int rb_open_cursor(WT_SESSION *s, const char *uri, const char *cfg, WT_CURSOR **c) {
 	return s->open_cursor(s, uri, NULL, cfg, c);
 }
@@ -120,14 +122,16 @@ static int rb_remove(WT_CURSOR *c, const void *k, size_t kn) {
 	return r;
 }
 
-// rb_apply applies a batch in one transaction: op i is a key of ops[2i]
-// bytes, then a value of ops[2i+1] bytes (-1: remove the key), back to
-// back in data. On failure the transaction is rolled back.
-static int rb_apply(WT_SESSION *s, WT_CURSOR *c, const char *data, const int64_t *ops, int64_t n) {
+// rb_apply applies a batch in one transaction: op i writes through cursor
+// cs[i] a key of ops[2i] bytes, then a value of ops[2i+1] bytes (-1: remove
+// the key), back to back in data. On failure the transaction is rolled
+// back.
+static int rb_apply(WT_SESSION *s, WT_CURSOR **cs, const char *data, const int64_t *ops, int64_t n) {
 	int r = s->begin_transaction(s, NULL);
 	if (r != 0) return r;
 	const char *p = data;
 	for (int64_t i = 0; i < n; i++) {
+		WT_CURSOR *c = cs[i];
 		int64_t kn = ops[2*i], vn = ops[2*i+1];
 		rb_set_key(c, p, (size_t)kn);
 		p += kn;
@@ -143,13 +147,12 @@ static int rb_apply(WT_SESSION *s, WT_CURSOR *c, const char *data, const int64_t
 			c->set_value(c, &val);
 			r = c->insert(c);
 		}
+		c->reset(c);
 		if (r != 0) {
-			c->reset(c);
 			s->rollback_transaction(s, NULL);
 			return r;
 		}
 	}
-	c->reset(c);
 	// A failed commit rolls the transaction back.
 	return s->commit_transaction(s, NULL);
 }
@@ -216,6 +219,13 @@ static int rb_stat_next(WT_CURSOR *c, const char **desc, int64_t *val) {
 	return c->get_value(c, desc, &pv, val);
 }
 
+// rb_meta_next steps a metadata cursor; *key points into the cursor.
+static int rb_meta_next(WT_CURSOR *c, const char **key) {
+	int r = c->next(c);
+	if (r == 0) r = c->get_key(c, key);
+	return r;
+}
+
 // rb_meta_get reads the metadata of uri; *val points into the cursor.
 static int rb_meta_get(WT_CURSOR *c, const char *uri, const char **val) {
 	c->set_key(c, uri);
@@ -233,11 +243,14 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"rumbench/internal/engine/kv"
 )
 
 const (
 	wtNotFound = int(C.WT_NOTFOUND)
 	wtRollback = int(C.WT_ROLLBACK)
+	ebusy      = int(C.EBUSY) // a drop of a table with open cursors or a checkpoint running
 )
 
 // wtError is an error returned by WiredTiger.
@@ -247,6 +260,11 @@ type wtError struct {
 }
 
 func (e *wtError) Error() string { return e.msg }
+
+// Is makes WT_ROLLBACK (a write conflict between snapshot transactions, or
+// a transaction rolled back to relieve cache pressure) a kv.ErrConflict:
+// the transaction was rolled back and may be run again.
+func (e *wtError) Is(target error) bool { return target == kv.ErrConflict && e.code == wtRollback }
 
 var lastErr struct {
 	mu   sync.Mutex
@@ -322,29 +340,61 @@ func (c *conn) close() error {
 
 func version() string { return C.GoString(C.wiredtiger_version(nil, nil, nil)) }
 
-// session is a WiredTiger session with a cursor on the table. Neither is
-// safe for concurrent use: the store hands a session to one operation at a
-// time.
+// session is a WiredTiger session with its cursors, one per keyspace
+// (opened on first use). Neither is safe for concurrent use: the store
+// hands a session to one operation at a time.
 type session struct {
 	s     *C.WT_SESSION
-	c     *C.WT_CURSOR
-	idle  []*iter // closed iterators whose cursors are kept open for reuse
+	st    *store                  // resolves keyspaces to URIs
+	curs  map[uint64]*C.WT_CURSOR // point cursors by keyspace
+	idle  map[uint64][]*iter      // closed iterators whose cursors are kept open for reuse
+	gen   uint64                  // the store's drop generation the cursors were checked at
 	inTxn bool
+	cs    []*C.WT_CURSOR // per-op cursors of a batch
 }
 
-func (c *conn) openSession(uri string) (*session, error) {
+func (c *conn) openSession(st *store) (*session, error) {
 	var s *C.WT_SESSION
 	if r := C.rb_open_session(c.c, &s); r != 0 {
 		return nil, newError("open session", r)
 	}
-	ss := &session{s: s}
-	cur, err := ss.openCursor(uri, "")
+	return &session{s: s, st: st, curs: map[uint64]*C.WT_CURSOR{}, idle: map[uint64][]*iter{}}, nil
+}
+
+// cursor returns the session's point cursor on keyspace ks.
+func (s *session) cursor(ks uint64) (*C.WT_CURSOR, error) {
+	if c := s.curs[ks]; c != nil {
+		return c, nil
+	}
+	uri, err := s.st.uri(ks)
 	if err != nil {
-		C.rb_session_close(s)
 		return nil, err
 	}
-	ss.c = cur
-	return ss, nil
+	c, err := s.openCursor(uri, "")
+	if err != nil {
+		return nil, err
+	}
+	s.curs[ks] = c
+	return c, nil
+}
+
+// prune closes the cursors on keyspaces that are no longer live (dropped),
+// so that WiredTiger can drop their tables.
+func (s *session) prune(live func(ks uint64) bool) {
+	for ks, c := range s.curs {
+		if !live(ks) {
+			C.rb_cursor_close(c)
+			delete(s.curs, ks)
+		}
+	}
+	for ks, its := range s.idle {
+		if !live(ks) {
+			for _, it := range its {
+				C.rb_cursor_close(it.c)
+			}
+			delete(s.idle, ks)
+		}
+	}
 }
 
 func (s *session) openCursor(uri, config string) (*C.WT_CURSOR, error) {
@@ -368,6 +418,15 @@ func (s *session) create(uri, config string) error {
 	defer C.free(unsafe.Pointer(cc))
 	if r := C.rb_create(s.s, cu, cc); r != 0 {
 		return newError("create "+uri, r)
+	}
+	return nil
+}
+
+func (s *session) drop(uri string) error {
+	cu := C.CString(uri)
+	defer C.free(unsafe.Pointer(cu))
+	if r := C.rb_drop(s.s, cu); r != 0 {
+		return newError("drop "+uri, r)
 	}
 	return nil
 }
@@ -405,9 +464,14 @@ func (s *session) checkpoint() error {
 
 // get appends the value of key to dst[:0].
 func (s *session) get(key, dst []byte) ([]byte, bool, error) {
+	ks, rest := route(key)
+	c, err := s.cursor(ks)
+	if err != nil {
+		return dst[:0], false, err
+	}
 	for {
 		var n C.size_t
-		r := C.rb_get(s.c, bytesPtr(key), C.size_t(len(key)), bytesPtr(dst[:cap(dst)]), C.size_t(cap(dst)), &n)
+		r := C.rb_get(c, bytesPtr(rest), C.size_t(len(rest)), bytesPtr(dst[:cap(dst)]), C.size_t(cap(dst)), &n)
 		switch {
 		case int(r) == wtNotFound:
 			return dst[:0], false, nil
@@ -421,25 +485,45 @@ func (s *session) get(key, dst []byte) ([]byte, bool, error) {
 }
 
 func (s *session) put(key, value []byte) error {
-	if r := C.rb_put(s.c, bytesPtr(key), C.size_t(len(key)), bytesPtr(value), C.size_t(len(value))); r != 0 {
+	ks, rest := route(key)
+	c, err := s.cursor(ks)
+	if err != nil {
+		return err
+	}
+	if r := C.rb_put(c, bytesPtr(rest), C.size_t(len(rest)), bytesPtr(value), C.size_t(len(value))); r != 0 {
 		return newError("insert", r)
 	}
 	return nil
 }
 
 func (s *session) remove(key []byte) error {
-	if r := C.rb_remove(s.c, bytesPtr(key), C.size_t(len(key))); r != 0 {
+	ks, rest := route(key)
+	c, err := s.cursor(ks)
+	if err != nil {
+		return err
+	}
+	if r := C.rb_remove(c, bytesPtr(rest), C.size_t(len(rest))); r != 0 {
 		return newError("remove", r)
 	}
 	return nil
 }
 
-// apply applies a batch (see rb_apply for the layout) in one transaction.
-func (s *session) apply(data []byte, ops []int64) error {
+// apply applies a batch (see rb_apply for the layout; spaces holds each
+// op's keyspace, the keys in data are already stripped of their prefix)
+// in one transaction.
+func (s *session) apply(data []byte, ops []int64, spaces []uint64) error {
 	if len(ops) == 0 {
 		return nil
 	}
-	r := C.rb_apply(s.s, s.c, (*C.char)(bytesPtr(data)), (*C.int64_t)(unsafe.Pointer(&ops[0])), C.int64_t(len(ops)/2))
+	s.cs = s.cs[:0]
+	for _, ks := range spaces {
+		c, err := s.cursor(ks)
+		if err != nil {
+			return err
+		}
+		s.cs = append(s.cs, c)
+	}
+	r := C.rb_apply(s.s, (**C.WT_CURSOR)(unsafe.Pointer(&s.cs[0])), (*C.char)(bytesPtr(data)), (*C.int64_t)(unsafe.Pointer(&ops[0])), C.int64_t(len(ops)/2))
 	if r != 0 {
 		return newError("batch commit", r)
 	}
@@ -467,6 +551,26 @@ func (s *session) stats(uri string, fn func(desc string, val int64)) error {
 	}
 }
 
+// metadataKeys calls fn with every URI in WiredTiger's metadata.
+func (s *session) metadataKeys(fn func(uri string)) error {
+	c, err := s.openCursor("metadata:", "")
+	if err != nil {
+		return err
+	}
+	defer C.rb_cursor_close(c)
+	for {
+		var key *C.char
+		r := C.rb_meta_next(c, &key)
+		if int(r) == wtNotFound {
+			return nil
+		}
+		if r != 0 {
+			return newError("metadata", r)
+		}
+		fn(C.GoString(key))
+	}
+}
+
 // metadata returns the configuration string of uri, or "" if it has none.
 func (s *session) metadata(uri string) (string, error) {
 	c, err := s.openCursor("metadata:", "")
@@ -487,30 +591,58 @@ func (s *session) metadata(uri string) (string, error) {
 	return C.GoString(val), nil
 }
 
-// newIter returns an iterator over [lower, upper) on a cursor of s:
-// WiredTiger 3.2 has no cursor bounds, so they are checked here.
-func (s *session) newIter(uri string, lower, upper []byte) (*iter, error) {
+// newIter returns an iterator over [lower, upper) on a cursor of s.
+// WiredTiger 3.2 has no cursor bounds, so they are checked here. The bounds
+// lie in one keyspace (the Keyspaces contract): lower's; an upper bound in
+// a later keyspace means the end of it.
+func (s *session) newIter(lower, upper []byte) (*iter, error) {
+	if lower == nil {
+		return nil, errors.New("wiredtiger: an iterator needs a lower bound (its keyspace)")
+	}
+	ks, lo := route(lower)
+	var hi []byte
+	if upper != nil {
+		if uks, rest := route(upper); uks == ks && len(upper) >= len(lower)-len(lo) {
+			hi = rest
+		}
+	}
 	var it *iter
-	if n := len(s.idle); n > 0 {
-		it = s.idle[n-1]
-		s.idle = s.idle[:n-1]
+	if n := len(s.idle[ks]); n > 0 {
+		it = s.idle[ks][n-1]
+		s.idle[ks] = s.idle[ks][:n-1]
 	} else {
+		uri, err := s.st.uri(ks)
+		if err != nil {
+			return nil, err
+		}
 		c, err := s.openCursor(uri, "")
 		if err != nil {
 			return nil, err
 		}
-		it = &iter{s: s, c: c, pos: new(C.rb_pos)}
+		it = &iter{s: s, ks: ks, c: c, pos: new(C.rb_pos)}
 	}
-	it.lower, it.upper = lower, upper
+	if len(lo) == 0 {
+		lo = nil // the keyspace's start
+	}
+	it.lower, it.upper = lo, hi
+	it.prefix = append(it.prefix[:0], lower[:len(lower)-len(lo)]...)
+	if ks == metaSpace {
+		it.prefix = it.prefix[:0] // meta keys are stored whole
+		it.lower = lower
+	}
 	return it, nil
 }
 
-// iter is a bounded iterator on a cursor.
+// iter is a bounded iterator on a cursor of one keyspace. Keys are
+// returned whole: the keyspace's prefix, then the stored key.
 type iter struct {
 	s            *session
+	ks           uint64
 	c            *C.WT_CURSOR
 	pos          *C.rb_pos // separate: cgo rejects pointers into structs with Go pointers
+	prefix       []byte
 	lower, upper []byte
+	kbuf         []byte
 	k, v         []byte
 	valid        bool
 	err          error
@@ -532,8 +664,28 @@ func (it *iter) move(op C.int, key []byte) bool {
 		it.k, it.v, it.valid = nil, nil, false
 		return false
 	}
+	if len(it.prefix) > 0 {
+		it.kbuf = append(append(it.kbuf[:0], it.prefix...), k...)
+		k = it.kbuf
+	}
 	it.k, it.v, it.valid = k, unsafe.Slice((*byte)(p.v), int(p.vn)), true
 	return true
+}
+
+// strip turns a whole key into a key of the iterator's keyspace; cmp is
+// -1 or +1 when key lies before or after the keyspace.
+func (it *iter) strip(key []byte) (rest []byte, cmp int) {
+	n := len(it.prefix)
+	if n == 0 {
+		return key, 0
+	}
+	if len(key) >= n && bytes.Equal(key[:n], it.prefix) {
+		return key[n:], 0
+	}
+	if bytes.Compare(key, it.prefix) < 0 {
+		return nil, -1
+	}
+	return nil, 1
 }
 
 func (it *iter) First() bool {
@@ -551,6 +703,14 @@ func (it *iter) Last() bool {
 }
 
 func (it *iter) SeekGE(key []byte) bool {
+	key, cmp := it.strip(key)
+	switch {
+	case cmp < 0:
+		return it.First()
+	case cmp > 0:
+		it.k, it.v, it.valid = nil, nil, false
+		return false
+	}
 	if it.lower != nil && bytes.Compare(key, it.lower) < 0 {
 		key = it.lower
 	}
@@ -558,6 +718,14 @@ func (it *iter) SeekGE(key []byte) bool {
 }
 
 func (it *iter) SeekLT(key []byte) bool {
+	key, cmp := it.strip(key)
+	switch {
+	case cmp > 0:
+		return it.Last()
+	case cmp < 0:
+		it.k, it.v, it.valid = nil, nil, false
+		return false
+	}
 	if it.upper != nil && bytes.Compare(key, it.upper) > 0 {
 		key = it.upper
 	}
@@ -590,6 +758,6 @@ func (it *iter) Close() error {
 		err = newError("cursor reset", r)
 	}
 	it.lower, it.upper, it.k, it.v, it.valid, it.err = nil, nil, nil, nil, false, nil
-	it.s.idle = append(it.s.idle, it)
+	it.s.idle[it.ks] = append(it.s.idle[it.ks], it)
 	return err
 }

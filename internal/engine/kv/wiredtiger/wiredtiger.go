@@ -3,7 +3,9 @@
 package wiredtiger
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
@@ -19,14 +22,20 @@ import (
 )
 
 const (
-	tableURI = "table:rumbench"
-	fileURI  = "file:rumbench.wt" // the table's B-tree file, which holds its block_compressor
+	// metaURI holds the kv layer's metadata (table id 0: schemas and the
+	// next table id), with whole keys. Every table's primary key and every
+	// secondary index is a WiredTiger table of its own, named
+	// table:rumbench-<table id>-<index id>-<table>.<index> (file
+	// rumbench-...wt), keyed by the kv key without its 5-byte prefix.
+	metaURI     = "table:rumbench-meta"
+	metaFileURI = "file:rumbench-meta.wt" // its B-tree file, which holds the block_compressor
+	spacePrefix = "table:rumbench-"
+	// legacyURI is the single table that held everything before rumbench
+	// gave each table and index its own.
+	legacyURI = "table:rumbench"
 	// sessionMax bounds the open sessions: one per concurrent operation,
 	// plus WiredTiger's own threads.
 	sessionMax = 512
-	// deleteChunk bounds the keys DeleteRange removes per transaction, so a
-	// dropped table does not become one huge transaction pinning the cache.
-	deleteChunk = 10000
 	// commitRetries is how often a batch is retried after WT_ROLLBACK (a
 	// conflict or cache pressure): its writes are blind, so a retry is safe.
 	commitRetries = 10
@@ -55,8 +64,8 @@ func (Driver) Description() string {
 func (Driver) Options() []model.Option {
 	return append([]model.Option{
 		{Key: "cache_size", Default: "256MB", Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
-		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); applies when the table is created"},
-		{Key: "prefix_compression", Default: "true", Help: "compress key prefixes within pages (as MongoDB does for indexes); applies when the table is created"},
+		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); fixed when the data dir is created, for all its tables"},
+		{Key: "prefix_compression", Default: "true", Help: "compress key prefixes within pages (as MongoDB does for indexes); applies to tables and indexes created from then on"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
 		{Key: "log", Default: "true", Help: "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"},
 		{Key: "sync", Default: "false", Help: "fsync the log at every commit (true: durable against power loss); the default false writes the log to the OS at every commit (transaction_sync method=none), durable against a process crash"},
@@ -220,9 +229,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	return &DB{DB: d, st: st}, nil
 }
 
-// openStore opens the connection and creates the table if needed. It
-// returns the block compressor the table actually has (it is fixed when
-// the table is created).
+// openStore opens the connection, creates the metadata table if needed and
+// finds the keyspaces' tables. It returns the block compressor the data dir
+// actually has (it is fixed when the metadata table is created, and every
+// later table gets the same).
 func openStore(dir string, s settings) (*store, string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("wiredtiger data dir: %w", err)
@@ -231,18 +241,36 @@ func openStore(dir string, s settings) (*store, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("open wiredtiger in %s: %w", dir, err)
 	}
-	st := &store{conn: c, dir: dir}
-	ss, err := c.openSession("metadata:")
-	if err == nil {
-		err = ss.create(tableURI, fmt.Sprintf("key_format=u,value_format=u,block_compressor=%s,prefix_compression=%v", s.compressor, s.prefixCompression))
-	}
-	var meta string
-	if err == nil {
-		meta, err = ss.metadata(fileURI)
-	}
-	if err != nil {
+	st := &store{conn: c, dir: dir, spaces: map[uint64]string{metaSpace: metaURI}}
+	fail := func(err error) (*store, string, error) {
 		c.close()
 		return nil, "", fmt.Errorf("wiredtiger in %s: %w", dir, err)
+	}
+	ss, err := c.openSession(st)
+	if err != nil {
+		return fail(err)
+	}
+	var legacy bool
+	err = ss.metadataKeys(func(uri string) {
+		if uri == legacyURI {
+			legacy = true
+		}
+		if ks, ok := parseSpaceURI(uri); ok {
+			st.spaces[ks] = uri
+		}
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if legacy {
+		return fail(errors.New("the data dir holds the single-table layout of an older rumbench (table:rumbench): remove it or use another --data-dir"))
+	}
+	if err := ss.create(metaURI, fmt.Sprintf("key_format=u,value_format=u,block_compressor=%s,prefix_compression=%v", s.compressor, s.prefixCompression)); err != nil {
+		return fail(err)
+	}
+	meta, err := ss.metadata(metaFileURI)
+	if err != nil {
+		return fail(err)
 	}
 	compressor := "none"
 	if _, rest, ok := strings.Cut(meta, "block_compressor="); ok {
@@ -250,7 +278,54 @@ func openStore(dir string, s settings) (*store, string, error) {
 			compressor = strings.Trim(v, `"`)
 		}
 	}
+	st.tableConfig = fmt.Sprintf("key_format=u,value_format=u,block_compressor=%s,prefix_compression=%v", compressor, s.prefixCompression)
+	if compressor == "none" {
+		st.tableConfig = fmt.Sprintf("key_format=u,value_format=u,prefix_compression=%v", s.prefixCompression)
+	}
+	st.put(ss)
 	return st, compressor, nil
+}
+
+// metaSpace is the keyspace of table id 0, the metadata.
+const metaSpace = 0
+
+// route returns the keyspace of a kv key (table id << 8 | index id; 0 for
+// the metadata) and the key within it (metadata keys are kept whole).
+func route(key []byte) (ks uint64, rest []byte) {
+	if len(key) < kv.KeyspacePrefixLen || binary.BigEndian.Uint32(key) == 0 {
+		return metaSpace, key
+	}
+	return uint64(binary.BigEndian.Uint32(key))<<8 | uint64(key[4]), key[kv.KeyspacePrefixLen:]
+}
+
+// spaceURI is the table of keyspace ks; name (table.index) is only for
+// people reading the data dir.
+func spaceURI(ks uint64, name string) string {
+	clean := strings.Map(func(r rune) rune {
+		if r < 128 && (r == '.' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, name)
+	return fmt.Sprintf("%s%d-%d-%s", spacePrefix, ks>>8, ks&0xFF, clean)
+}
+
+// parseSpaceURI reads the keyspace from a keyspace table's URI.
+func parseSpaceURI(uri string) (uint64, bool) {
+	rest, ok := strings.CutPrefix(uri, spacePrefix)
+	if !ok {
+		return 0, false
+	}
+	f := strings.SplitN(rest, "-", 3)
+	if len(f) != 3 {
+		return 0, false
+	}
+	tid, err1 := strconv.ParseUint(f[0], 10, 32)
+	ix, err2 := strconv.ParseUint(f[1], 10, 8)
+	if err1 != nil || err2 != nil || tid == 0 {
+		return 0, false
+	}
+	return tid<<8 | ix, true
 }
 
 // DB is the wiredtiger engine: the kv table layer plus WiredTiger's
@@ -325,6 +400,7 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 		return nil, err
 	}
 	out["statistics"] = all
+	out["object_bytes"] = d.st.objectBytes()
 	return out, nil
 }
 
@@ -345,10 +421,43 @@ func (d *DB) Maintain(ctx context.Context) error {
 // ---- kv.Store on WiredTiger ----
 
 type store struct {
-	conn *conn
-	dir  string
-	mu   sync.Mutex
-	free []*session // idle sessions, each with its table cursor open
+	conn        *conn
+	dir         string
+	tableConfig string // WT_SESSION::create config of a keyspace's table
+	mu          sync.Mutex
+	free        []*session // idle sessions, with their cursors open
+	// spaces maps each live keyspace to its table's URI; gen counts drops,
+	// so sessions know when to close cursors on dropped tables.
+	spaceMu sync.RWMutex
+	spaces  map[uint64]string
+	gen     uint64
+}
+
+var (
+	_ kv.Keyspaces       = (*store)(nil)
+	_ kv.ConcurrentStore = (*store)(nil)
+)
+
+// uri returns the table of keyspace ks.
+func (s *store) uri(ks uint64) (string, error) {
+	s.spaceMu.RLock()
+	uri, ok := s.spaces[ks]
+	s.spaceMu.RUnlock()
+	if !ok {
+		return "", fmt.Errorf("wiredtiger: no table for keyspace %d.%d (dropped, or never created)", ks>>8, ks&0xFF)
+	}
+	return uri, nil
+}
+
+// syncSession closes the session's cursors on dropped keyspaces.
+func (s *store) syncSession(ss *session) {
+	s.spaceMu.RLock()
+	defer s.spaceMu.RUnlock()
+	if ss.gen == s.gen {
+		return
+	}
+	ss.prune(func(ks uint64) bool { _, ok := s.spaces[ks]; return ok })
+	ss.gen = s.gen
 }
 
 // get takes an idle session or opens one.
@@ -358,10 +467,18 @@ func (s *store) get() (*session, error) {
 		ss := s.free[n-1]
 		s.free = s.free[:n-1]
 		s.mu.Unlock()
+		s.syncSession(ss)
 		return ss, nil
 	}
 	s.mu.Unlock()
-	return s.conn.openSession(tableURI)
+	ss, err := s.conn.openSession(s)
+	if err != nil {
+		return nil, err
+	}
+	s.spaceMu.RLock()
+	ss.gen = s.gen
+	s.spaceMu.RUnlock()
+	return ss, nil
 }
 
 // put returns a session to the pool (rolling back a transaction left open
@@ -370,9 +487,39 @@ func (s *store) put(ss *session) {
 	if ss.inTxn {
 		ss.rollback()
 	}
+	s.syncSession(ss)
 	s.mu.Lock()
 	s.free = append(s.free, ss)
 	s.mu.Unlock()
+}
+
+// CreateKeyspace implements kv.Keyspaces: a WiredTiger table per table's
+// primary key and per secondary index, as MongoDB keeps a collection and
+// each of its indexes.
+func (s *store) CreateKeyspace(prefix []byte, name string) error {
+	ks, rest := route(prefix)
+	if ks == metaSpace || len(rest) != 0 {
+		return fmt.Errorf("wiredtiger: bad keyspace prefix %x", prefix)
+	}
+	s.spaceMu.RLock()
+	_, ok := s.spaces[ks]
+	s.spaceMu.RUnlock()
+	if ok {
+		return nil
+	}
+	uri := spaceURI(ks, name)
+	ss, err := s.get()
+	if err != nil {
+		return err
+	}
+	defer s.put(ss)
+	if err := ss.create(uri, s.tableConfig); err != nil {
+		return err
+	}
+	s.spaceMu.Lock()
+	s.spaces[ks] = uri
+	s.spaceMu.Unlock()
+	return nil
 }
 
 func (s *store) NewView() (kv.View, error) {
@@ -390,6 +537,10 @@ func (s *store) NewView() (kv.View, error) {
 
 func (s *store) NewBatch() kv.Batch { return &batch{st: s} }
 
+// Begin starts a snapshot transaction: a write to a row that another
+// transaction wrote after this one's snapshot (committed or not) fails with
+// WT_ROLLBACK, so a row read, then updated by someone else, then deleted
+// here is a conflict (kv.ConcurrentStore).
 func (s *store) Begin(bool) (kv.Txn, error) {
 	ss, err := s.get()
 	if err != nil {
@@ -404,47 +555,97 @@ func (s *store) Begin(bool) (kv.Txn, error) {
 	return &txn{st: s, ss: ss}, nil
 }
 
+// BeginUpdate implements kv.ConcurrentStore with a snapshot transaction:
+// concurrent updates of one row conflict (WT_ROLLBACK, first writer wins),
+// as in MongoDB, which retries such a WriteConflict.
+func (s *store) BeginUpdate() (kv.UpdateTxn, error) {
+	t, err := s.Begin(false)
+	if err != nil {
+		return nil, err
+	}
+	return t.(*txn), nil
+}
+
+// DeleteRange implements kv.Store for whole keyspaces (the kv.Keyspaces
+// contract): it drops their tables.
 func (s *store) DeleteRange(start, end []byte) error {
-	var keys []byte
-	var ends []int
-	for {
-		ss, err := s.get()
-		if err != nil {
-			return err
+	var uris []string
+	s.spaceMu.Lock()
+	for ks, uri := range s.spaces {
+		if ks == metaSpace {
+			continue
 		}
-		n, err := func() (int, error) {
-			defer s.put(ss)
-			if err := ss.begin(); err != nil {
-				return 0, err
-			}
-			it, err := ss.newIter(tableURI, start, end)
-			if err != nil {
-				return 0, err
-			}
-			keys, ends = keys[:0], ends[:0]
-			for ok := it.First(); ok && len(ends) < deleteChunk; ok = it.Next() {
-				keys = append(keys, it.Key()...)
-				ends = append(ends, len(keys))
-			}
-			if err := it.Close(); err != nil {
-				return 0, err
-			}
-			from := 0
-			for _, e := range ends {
-				if err := ss.remove(keys[from:e]); err != nil {
-					return 0, err
-				}
-				from = e
-			}
-			return len(ends), ss.commit()
-		}()
-		if err != nil {
-			return fmt.Errorf("delete range: %w", err)
-		}
-		if n < deleteChunk {
-			return nil
+		p := binary.BigEndian.AppendUint32(nil, uint32(ks>>8))
+		p = append(p, byte(ks))
+		if bytes.Compare(p, start) >= 0 && bytes.Compare(p, end) < 0 {
+			uris = append(uris, uri)
+			delete(s.spaces, ks)
 		}
 	}
+	if len(uris) > 0 {
+		s.gen++
+	}
+	s.spaceMu.Unlock()
+	for _, uri := range uris {
+		if err := s.drop(uri); err != nil {
+			return fmt.Errorf("delete range: %w", err)
+		}
+	}
+	return nil
+}
+
+// dropWait bounds how long a drop waits for sessions to close their
+// cursors on the table (each does when it returns to the pool).
+const dropWait = 30 * time.Second
+
+func (s *store) drop(uri string) error {
+	deadline := time.Now().Add(dropWait)
+	for {
+		// Close the idle sessions' cursors on the table first.
+		s.mu.Lock()
+		idle := append([]*session(nil), s.free...)
+		s.free = s.free[:0]
+		s.mu.Unlock()
+		for _, ss := range idle {
+			s.syncSession(ss)
+		}
+		var err error
+		if len(idle) > 0 {
+			err = idle[0].drop(uri)
+		} else {
+			var ss *session
+			if ss, err = s.get(); err == nil {
+				err = ss.drop(uri)
+				idle = append(idle, ss)
+			}
+		}
+		s.mu.Lock()
+		s.free = append(s.free, idle...)
+		s.mu.Unlock()
+		if err == nil || !isCode(err, ebusy) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// objectBytes is the file size of each table and index (and of the
+// metadata table), by file name.
+func (s *store) objectBytes() map[string]int64 {
+	s.spaceMu.RLock()
+	uris := make([]string, 0, len(s.spaces))
+	for _, uri := range s.spaces {
+		uris = append(uris, uri)
+	}
+	s.spaceMu.RUnlock()
+	out := make(map[string]int64, len(uris))
+	for _, uri := range uris {
+		name := strings.TrimPrefix(uri, "table:") + ".wt"
+		if fi, err := os.Stat(filepath.Join(s.dir, name)); err == nil {
+			out[name] = fi.Size()
+		}
+	}
+	return out
 }
 
 // Size is the size of the files in the data dir: the table, WiredTiger's
@@ -469,7 +670,7 @@ type view struct {
 
 func (v *view) Get(key, dst []byte) ([]byte, bool, error) { return v.ss.get(key, dst) }
 func (v *view) NewIter(lower, upper []byte) (kv.Iter, error) {
-	return v.ss.newIter(tableURI, lower, upper)
+	return v.ss.newIter(lower, upper)
 }
 
 func (v *view) Close() error {
@@ -486,20 +687,25 @@ func (v *view) Close() error {
 
 // batch buffers writes in Go and applies them in one cgo call.
 type batch struct {
-	st   *store
-	data []byte  // keys and values, back to back
-	ops  []int64 // per write: key length, value length (-1: delete)
+	st     *store
+	data   []byte   // keys (without their keyspace prefix) and values, back to back
+	ops    []int64  // per write: key length, value length (-1: delete)
+	spaces []uint64 // per write: its keyspace
 }
 
 func (b *batch) Set(key, value []byte) error {
-	b.data = append(append(b.data, key...), value...)
-	b.ops = append(b.ops, int64(len(key)), int64(len(value)))
+	ks, rest := route(key)
+	b.data = append(append(b.data, rest...), value...)
+	b.ops = append(b.ops, int64(len(rest)), int64(len(value)))
+	b.spaces = append(b.spaces, ks)
 	return nil
 }
 
 func (b *batch) Delete(key []byte) error {
-	b.data = append(b.data, key...)
-	b.ops = append(b.ops, int64(len(key)), -1)
+	ks, rest := route(key)
+	b.data = append(b.data, rest...)
+	b.ops = append(b.ops, int64(len(rest)), -1)
+	b.spaces = append(b.spaces, ks)
 	return nil
 }
 
@@ -508,6 +714,7 @@ func (b *batch) Len() int { return len(b.ops) / 2 }
 func (b *batch) Reset() {
 	b.data = b.data[:0]
 	b.ops = b.ops[:0]
+	b.spaces = b.spaces[:0]
 }
 
 func (b *batch) Close() error {
@@ -526,7 +733,7 @@ func (b *batch) Commit() error {
 	}
 	defer b.st.put(ss)
 	for try := 0; ; try++ {
-		err = ss.apply(b.data, b.ops)
+		err = ss.apply(b.data, b.ops, b.spaces)
 		if err == nil || !isCode(err, wtRollback) || try == commitRetries {
 			return err
 		}
@@ -542,10 +749,14 @@ type txn struct {
 
 func (t *txn) Get(key, dst []byte) ([]byte, bool, error) { return t.ss.get(key, dst) }
 func (t *txn) NewIter(lower, upper []byte) (kv.Iter, error) {
-	return t.ss.newIter(tableURI, lower, upper)
+	return t.ss.newIter(lower, upper)
 }
-func (t *txn) Set(key, value []byte) error { return t.ss.put(key, value) }
-func (t *txn) Delete(key []byte) error     { return t.ss.remove(key) }
+
+// GetForUpdate implements kv.UpdateTxn: a snapshot read; a concurrent
+// update of the key makes this transaction's write of it fail.
+func (t *txn) GetForUpdate(key, dst []byte) ([]byte, bool, error) { return t.ss.get(key, dst) }
+func (t *txn) Set(key, value []byte) error                        { return t.ss.put(key, value) }
+func (t *txn) Delete(key []byte) error                            { return t.ss.remove(key) }
 
 func (t *txn) Commit() error {
 	if t.ss == nil {

@@ -4,6 +4,9 @@ package wiredtiger
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv/kvtest"
 	"rumbench/internal/model"
+	"rumbench/internal/workload/hotrow"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
@@ -187,4 +191,146 @@ func TestAllocs(t *testing.T) {
 // TestBlindInsert: unique_check=false writes without reading the key.
 func TestBlindInsert(t *testing.T) {
 	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+}
+
+// TestLayout checks that every table's primary key and every secondary
+// index is a WiredTiger table (and file) of its own, as MongoDB deploys
+// WiredTiger, and that dropping a table drops its files.
+func TestLayout(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := open(nil)(t, dir)
+	tbl := kvtest.IbenchTable("pi1")
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateIndexes(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	other := kvtest.IbenchTable("pi2")
+	other.Indexes = nil
+	if err := db.CreateTable(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []model.Row
+	for pk := int64(0); pk < 1000; pk++ {
+		rows = append(rows, kvtest.IbenchRow(nil, pk))
+	}
+	if err := c.Insert(ctx, tbl, rows); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	// A checkpoint writes every table's pages to its file.
+	if err := db.(model.Maintainer).Maintain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"rumbench-1-0-pi1.PRIMARY.wt", "rumbench-2-0-pi2.PRIMARY.wt", "rumbench-meta.wt"}
+	for i, ix := range tbl.Indexes {
+		want = append(want, fmt.Sprintf("rumbench-1-%d-pi1.%s.wt", i+1, ix.Name))
+	}
+	sort.Strings(want)
+	if got := wtFiles(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+	// Each of pi1's files holds its entries: it is larger than the empty
+	// pi2's.
+	empty, err := os.Stat(filepath.Join(dir, "wiredtiger", "rumbench-2-0-pi2.PRIMARY.wt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range want[:len(tbl.Indexes)+1] {
+		fi, err := os.Stat(filepath.Join(dir, "wiredtiger", f))
+		if err != nil || fi.Size() <= empty.Size() {
+			t.Fatalf("%s: %v, %v; want more than an empty table's %d bytes", f, fi, err, empty.Size())
+		}
+	}
+	// Stats give each object's size.
+	stats, err := db.(model.StatsReporter).Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if objs, _ := stats["object_bytes"].(map[string]int64); len(objs) != len(want) || objs[want[0]] <= 0 {
+		t.Fatalf("object_bytes = %v, want a size for each of %v", stats["object_bytes"], want)
+	}
+	if err := db.DropTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	if got := wtFiles(t, dir); strings.Join(got, " ") != "rumbench-2-0-pi2.PRIMARY.wt rumbench-meta.wt" {
+		t.Fatalf("files after dropping pi1: %v", got)
+	}
+	// Reopen: the keyspaces are found again.
+	db.Close()
+	db = open(nil)(t, dir)
+	defer db.Close()
+	c, err = db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Insert(ctx, other, rows[:10]); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Get(ctx, other, []model.Row{{{Int: 5}}}, func(model.Row) {}); n != 1 || err != nil {
+		t.Fatalf("get after reopen: %d, %v", n, err)
+	}
+}
+
+func wtFiles(t *testing.T, dir string) []string {
+	m, err := filepath.Glob(filepath.Join(dir, "wiredtiger", "rumbench*.wt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m {
+		m[i] = filepath.Base(m[i])
+	}
+	sort.Strings(m)
+	return m
+}
+
+// TestLegacyLayout refuses a data dir of the older single-table layout with
+// a clear error instead of reading it as empty.
+func TestLegacyLayout(t *testing.T) {
+	dir := t.TempDir()
+	c, err := openConn(mkdir(t, filepath.Join(dir, "wiredtiger")), "create")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := c.openSession(&store{})
+	if err == nil {
+		err = ss.create(legacyURI, "key_format=u,value_format=u")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.close()
+	_, err = Driver{}.Open(context.Background(), model.Config{DataDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "single-table layout") {
+		t.Fatalf("open of a single-table data dir: %v", err)
+	}
+}
+
+func mkdir(t *testing.T, dir string) string {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestHotRowConflicts: updates of one row take no lock of rumbench's (the
+// kv layer's row mutex is gone on WiredTiger), so concurrent ones conflict
+// in WiredTiger (WT_ROLLBACK), which hotrow retries and counts as a
+// deadlock; none is lost.
+func TestHotRowConflicts(t *testing.T) {
+	conflicts, err := kvtest.HotRow(t, open(nil), 8, 3000)
+	t.Logf("%d conflicts, e.g. %v", conflicts, err)
+	if conflicts == 0 {
+		t.Fatal("no conflicts among 8 clients updating one row: are updates still serialised by rumbench?")
+	}
+	if k := hotrow.Classify(err); k != hotrow.ErrDeadlock {
+		t.Fatalf("hotrow classifies %q as %v, want deadlock", err, k)
+	}
 }
