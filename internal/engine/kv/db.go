@@ -372,6 +372,13 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	// The index's own object first (stores with a keyspace per index), so
+	// the leftover check below reads an object that exists.
+	for i, id := range ids {
+		if err := d.createKeyspace(append(tablePrefix(nil, st.id), id), t.Name+"."+todo[i].Name); err != nil {
+			return fmt.Errorf("create indexes: %w", err)
+		}
+	}
 	// Entries left by a build that crashed would be stale: clear the ranges
 	// that have any. Only those: a range tombstone costs every later point
 	// read that overlaps it (Pebble allocates an iterator for it in each).
@@ -384,11 +391,6 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		}
 		if err != nil {
 			return fmt.Errorf("create indexes: clear index range: %w", err)
-		}
-	}
-	for i, id := range ids {
-		if err := d.createKeyspace(append(tablePrefix(nil, st.id), id), t.Name+"."+todo[i].Name); err != nil {
-			return fmt.Errorf("create indexes: %w", err)
 		}
 	}
 	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)

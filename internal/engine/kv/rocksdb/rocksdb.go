@@ -481,8 +481,8 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	return out, nil
 }
 
-// Maintain implements model.Maintainer: flush the memtable, then compact the
-// whole key space into the bottom level.
+// Maintain implements model.Maintainer: flush the memtables of every column
+// family.
 func (d *DB) Maintain(ctx context.Context) error {
 	if d.Closed() {
 		return errors.New("engine is closed")
@@ -490,11 +490,12 @@ func (d *DB) Maintain(ctx context.Context) error {
 	fo := grocksdb.NewDefaultFlushOptions()
 	defer fo.Destroy()
 	fo.SetWait(true)
+	// A memtable flush, as MyRocks' and Pebble's maintenance: a full
+	// compaction would erase the shape the churn steps built.
 	for _, h := range d.st.allCFs() {
 		if err := d.st.db.FlushCF(h, fo); err != nil {
 			return fmt.Errorf("rocksdb flush: %w", err)
 		}
-		d.st.db.CompactRangeCF(h, grocksdb.Range{})
 	}
 	return nil
 }
