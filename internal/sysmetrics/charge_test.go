@@ -114,6 +114,10 @@ func TestWarnsWhenBundleSharesTheDataDevice(t *testing.T) {
 	var log strings.Builder
 	s := New(ctx, db, dataDir, NewOnceLog(&log))
 	s.checkBundleDevice(t.TempDir())
+	if log.Len() != 0 {
+		t.Errorf("warned before any step started: %q", log.String())
+	}
+	s.StepStart("s", results.StepDesc{MainOp: "insert"})
 	if !strings.Contains(log.String(), "same device") {
 		t.Errorf("no warning for --out on the data dir's device; log: %q", log.String())
 	}

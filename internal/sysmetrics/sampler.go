@@ -90,6 +90,8 @@ type Sampler struct {
 	// memFS names the memory filesystem (tmpfs, ramfs) the data dir is on,
 	// where nothing reaches storage.
 	memFS string
+	// warnings are said once, when the first step starts.
+	warnings []string
 
 	// Per step.
 	final       bool  // StepStop took the final readings
@@ -148,7 +150,7 @@ func New(ctx context.Context, db model.DB, dataDir string, log *OnceLog) *Sample
 	}
 	if fsType := memoryFS(s.dataDir); fsType != "" {
 		s.memFS = fsType
-		log.Printf("WARNING: data dir %s is on %s: nothing reaches storage, so KB written and read are 0 and write_amp is null; give --data-dir on a disk to measure IO", s.dataDir, fsType)
+		s.warnings = append(s.warnings, fmt.Sprintf("WARNING: data dir %s is on %s: nothing reaches storage, so KB written and read are 0 and write_amp is null; give --data-dir on a disk to measure IO", s.dataDir, fsType))
 	}
 	if err == nil {
 		dev, derr := ResolveDevice(s.dataDir)
@@ -172,6 +174,10 @@ func (s *Sampler) Device() *Device { return s.rd.dev }
 func (s *Sampler) StepStart(string, results.StepDesc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, w := range s.warnings {
+		s.log.Printf("%s", w)
+	}
+	s.warnings = nil
 	s.tr.reset()
 	s.final = false
 	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
@@ -577,5 +583,7 @@ func (s *Sampler) checkBundleDevice(bundleDir string) {
 		return
 	}
 	// No paths in the message: it is said once per device, not per engine.
-	s.log.Printf("WARNING: --out and the data dir are on the same device %s: the bundle's own writes (a few KB per interval) count in the device figures (wKB, write_amp); they are subtracted from the process figures only. Put --out on another device for exact device figures", s.rd.dev)
+	// Said when the first step starts, so input refused before that gets
+	// its one line alone.
+	s.warnings = append(s.warnings, fmt.Sprintf("WARNING: --out and the data dir are on the same device %s: the bundle's own writes (a few KB per interval) count in the device figures (wKB, write_amp); they are subtracted from the process figures only. Put --out on another device for exact device figures", s.rd.dev))
 }
