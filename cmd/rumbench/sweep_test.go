@@ -36,3 +36,12 @@ func TestSweepSmall(t *testing.T) {
 		t.Errorf("--indexes 5: exit %d (%s)", code, se.String())
 	}
 }
+
+// A plain --engine-opt that only some of the sweep's engines know goes to
+// those engines only.
+func TestSweepEngineOptsPerEngine(t *testing.T) {
+	got := optsFor("sqlite", map[string]string{"cache_size": "8MB", "drop_database": "true", "pebble.sync": "true", "sqlite.synchronous": "full"})
+	if len(got) != 2 || got["cache_size"] != "8MB" || got["sqlite.synchronous"] != "full" {
+		t.Errorf("sqlite gets %v", got)
+	}
+}
