@@ -299,26 +299,9 @@ func openStore(dir string, s settings) (*store, error) {
 // rumbench-<table id>-<index id>-<table>.<index>.
 const cfPrefix = "rumbench-"
 
-func cfName(ks uint64, name string) string {
-	return fmt.Sprintf("%s%d-%d-%s", cfPrefix, ks>>8, ks&0xFF, name)
-}
+func cfName(ks uint64, name string) string { return kv.KeyspaceName(cfPrefix, ks, name) }
 
-func parseCFName(name string) (uint64, bool) {
-	rest, ok := strings.CutPrefix(name, cfPrefix)
-	if !ok {
-		return 0, false
-	}
-	f := strings.SplitN(rest, "-", 3)
-	if len(f) != 3 {
-		return 0, false
-	}
-	tid, err1 := strconv.ParseUint(f[0], 10, 32)
-	ix, err2 := strconv.ParseUint(f[1], 10, 8)
-	if err1 != nil || err2 != nil || tid == 0 {
-		return 0, false
-	}
-	return tid<<8 | ix, true
-}
+func parseCFName(name string) (uint64, bool) { return kv.ParseKeyspaceName(cfPrefix, name) }
 
 // route returns the keyspace of a kv key (table id << 8 | index id), or 0
 // for the metadata (table id 0), which stays in the default column family.

@@ -307,26 +307,11 @@ func spaceURI(ks uint64, name string) string {
 		}
 		return '_'
 	}, name)
-	return fmt.Sprintf("%s%d-%d-%s", spacePrefix, ks>>8, ks&0xFF, clean)
+	return kv.KeyspaceName(spacePrefix, ks, clean)
 }
 
 // parseSpaceURI reads the keyspace from a keyspace table's URI.
-func parseSpaceURI(uri string) (uint64, bool) {
-	rest, ok := strings.CutPrefix(uri, spacePrefix)
-	if !ok {
-		return 0, false
-	}
-	f := strings.SplitN(rest, "-", 3)
-	if len(f) != 3 {
-		return 0, false
-	}
-	tid, err1 := strconv.ParseUint(f[0], 10, 32)
-	ix, err2 := strconv.ParseUint(f[1], 10, 8)
-	if err1 != nil || err2 != nil || tid == 0 {
-		return 0, false
-	}
-	return tid<<8 | ix, true
-}
+func parseSpaceURI(uri string) (uint64, bool) { return kv.ParseKeyspaceName(spacePrefix, uri) }
 
 // DB is the wiredtiger engine: the kv table layer plus WiredTiger's
 // statistics and checkpoints.
