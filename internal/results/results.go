@@ -181,8 +181,11 @@ type OpSummary struct {
 	// RateAvg = done / step seconds; RatePct = the rate that the step's
 	// rate_percentile% of the intervals met or exceeded (write and read
 	// operations only).
-	RateAvg *float64        `json:"rate_avg,omitempty"`
-	RatePct *float64        `json:"rate_pct,omitempty"`
+	RateAvg *float64 `json:"rate_avg,omitempty"`
+	RatePct *float64 `json:"rate_pct,omitempty"`
+	// Rate99 is RatePct under its insert benchmark name, when the
+	// percentile is 99 (the default).
+	Rate99  *float64        `json:"rate_99,omitempty"`
 	Latency measure.Latency `json:"latency"`
 }
 

@@ -64,6 +64,7 @@ func upgradeStepV1(s *Step, querySeconds float64) {
 		case "query":
 			o.RateAvg, o.RatePct = ptr(s.QPSAvg), ptr(s.QPS99)
 		}
+		o.Rate99 = o.RatePct
 		s.Ops[spec.Name] = o
 	}
 	// The main operation, as version 1 reports chose it: queries in query

@@ -575,6 +575,9 @@ func SummarizeAt(step string, desc results.StepDesc, c *measure.Clock, pct float
 				// event per table: a rate percentile would mean nothing.
 				p := round1(measure.RateMetBy(c.Rates(op), pct))
 				o.RatePct = &p
+				if pct == 99 {
+					o.Rate99 = &p
+				}
 			}
 			sum.Ops[spec.Name] = o
 		}

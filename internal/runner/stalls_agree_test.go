@@ -194,6 +194,9 @@ func TestRatePercentile(t *testing.T) {
 		if got := *sum.Ops["insert"].RatePct; got != c.want || sum.RatePercentile != c.pct {
 			t.Errorf("percentile %g: rate_pct %g, want %g", c.pct, got, c.want)
 		}
+		if (sum.Ops["insert"].Rate99 != nil) != (c.pct == 99) {
+			t.Errorf("percentile %g: ops.insert.rate_99 = %v; want it only at 99", c.pct, sum.Ops["insert"].Rate99)
+		}
 		if (sum.IPS99 != 0) != (c.pct == 99) {
 			t.Errorf("percentile %g: ips_99 = %g; want it only at 99", c.pct, sum.IPS99)
 		}
