@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -310,9 +309,7 @@ func newWorkloadsCmd() *cobra.Command {
 		Args:  argsNone,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			names := workload.Names()
-			sort.Strings(names)
-			for _, n := range names {
+			for _, n := range workload.Names() {
 				d, _ := workload.Lookup(n)
 				def := ""
 				if n == defaultWorkload {

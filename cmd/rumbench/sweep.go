@@ -7,13 +7,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"rumbench/internal/engine"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
 	"rumbench/internal/workload"
@@ -144,7 +142,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			live = stdout
 		}
 		return runner.Options{
-			Engines: []string{engine}, Out: dir, EngineOpts: optsFor(engine, opts), DSN: f.dsn, Database: f.database,
+			Engines: []string{engine}, Out: dir, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: f.database,
 			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct,
 			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
 				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
@@ -177,31 +175,4 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		fmt.Fprintf(stdout, "rumbench: could not print the matrices: %v\n", perr)
 	}
 	return err
-}
-
-// optsFor keeps the --engine-opt settings that apply to one engine of the
-// sweep (all of them were checked against the sweep's engines at start):
-// its scoped ones and the plain keys it knows.
-func optsFor(name string, all map[string]string) map[string]string {
-	out := map[string]string{}
-	d, err := engine.Lookup(name)
-	if err != nil {
-		return out
-	}
-	known := map[string]bool{}
-	for _, o := range d.Options() {
-		known[o.Key] = true
-	}
-	for k, v := range all {
-		if eng, _, scoped := strings.Cut(k, "."); scoped {
-			if eng == name {
-				out[k] = v
-			}
-			continue
-		}
-		if known[k] {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rumbench/internal/runner"
 )
 
 // A CI-size sweep: 2 engines × 2 index counts × 1 row size, its matrices,
@@ -40,8 +42,8 @@ func TestSweepSmall(t *testing.T) {
 // A plain --engine-opt that only some of the sweep's engines know goes to
 // those engines only.
 func TestSweepEngineOptsPerEngine(t *testing.T) {
-	got := optsFor("sqlite", map[string]string{"cache_size": "8MB", "drop_database": "true", "pebble.sync": "true", "sqlite.synchronous": "full"})
-	if len(got) != 2 || got["cache_size"] != "8MB" || got["sqlite.synchronous"] != "full" {
+	got := runner.OptionsFor("sqlite", map[string]string{"cache_size": "8MB", "drop_database": "true", "pebble.sync": "true", "sqlite.synchronous": "full"})
+	if len(got) != 2 || got["cache_size"] != "8MB" || got["synchronous"] != "full" {
 		t.Errorf("sqlite gets %v", got)
 	}
 }

@@ -242,7 +242,7 @@ func (c *Clock) tick(now time.Time) {
 	}
 	// Only intervals of at least half the nominal length count toward rate
 	// percentiles; a short final interval is too noisy to judge the engine by.
-	if iv.Seconds >= c.interval.Seconds()/2 || len(c.secs) == 0 {
+	if Judged(iv.Seconds, c.interval.Seconds(), len(c.secs) == 0) {
 		for op := range c.rates {
 			c.rates[op] = append(c.rates[op], iv.Rate(Op(op)))
 		}

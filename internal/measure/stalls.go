@@ -21,6 +21,15 @@ func IsStall(rate, median float64) bool {
 	return rate <= 0 || rate < StallFraction*median
 }
 
+// Judged reports whether an interval of length seconds counts for rate
+// percentiles and stalls on a clock of nominal interval length: all but a
+// short final one (under half the nominal length), which is too noisy to
+// judge the engine by; the first measured interval always counts. The clock,
+// the live line and the report all use it.
+func Judged(seconds, nominal float64, first bool) bool {
+	return first || seconds >= nominal/2
+}
+
 // StallRule is how a step's intervals are judged; it comes from the step's
 // description, never from its name. This is the one stall rule: the live
 // line, the step summary, the report tables and the chart markers all use

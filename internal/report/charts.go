@@ -164,7 +164,8 @@ func (r *Report) series(sr *StepReport, i int, spec measure.OpSpec) []IntervalPo
 		return nil
 	}
 	s := row.Run.Bundle.Steps[sr.Name]
-	return opSeries(stepIntervals(row.Run.Bundle.Intervals, sr.Name), spec, stallRule(s))
+	ivs := stepIntervals(row.Run.Bundle.Intervals, sr.Name)
+	return opSeries(ivs, spec, stallRule(s), nominalInterval(s, ivs))
 }
 
 func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, error) {

@@ -338,7 +338,7 @@ func buildRow(run *Run, name string) *Row {
 			if !spec.Judged() || !(ran || (rule.Timed && spec.Name == s.MainOp)) {
 				continue
 			}
-			if st := intervalStall(ivs, spec, rule); st != nil {
+			if st := intervalStall(ivs, spec, s); st != nil {
 				row.Stalls[spec.Name] = st
 			}
 		}

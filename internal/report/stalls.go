@@ -29,6 +29,19 @@ func stepIntervals(all []results.IntervalRecord, step string) []results.Interval
 	return out
 }
 
+// nominalInterval is the step's clock interval, seconds: recorded in the
+// summary, else the longest interval logged.
+func nominalInterval(s *results.Step, ivs []results.IntervalRecord) float64 {
+	if s != nil && s.Interval > 0 {
+		return s.Interval
+	}
+	longest := 0.0
+	for _, iv := range ivs {
+		longest = max(longest, iv.Seconds)
+	}
+	return longest
+}
+
 // stallRule is the step's stall rule, from its recorded description.
 func stallRule(s *results.Step) measure.StallRule {
 	if s == nil {
@@ -42,17 +55,13 @@ func stallRule(s *results.Step) measure.StallRule {
 // intervals the clock judged (all but a final one shorter than half the
 // nominal interval). It returns nil when the operation never ran in the
 // step and the rule does not judge it anyway.
-func opSeries(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.StallRule) []IntervalPoint {
+func opSeries(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.StallRule, nominal float64) []IntervalPoint {
 	if len(ivs) == 0 {
 		return nil
 	}
 	ran := false
 	t0 := ivs[0].StartMs
 	pts := make([]IntervalPoint, 0, len(ivs))
-	longest := 0.0
-	for _, iv := range ivs {
-		longest = max(longest, iv.Seconds)
-	}
 	var judged []int
 	var rates []float64
 	for i, iv := range ivs {
@@ -71,7 +80,7 @@ func opSeries(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.St
 			p.MaxMs = float64(o.Max) / 1000
 		}
 		pts = append(pts, p)
-		if iv.Seconds >= longest/2 || i == 0 {
+		if measure.Judged(iv.Seconds, nominal, i == 0) {
 			judged = append(judged, i)
 			rates = append(rates, p.Rate)
 		}
@@ -87,8 +96,8 @@ func opSeries(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.St
 
 // intervalStall computes a step's stalls of an operation from its interval
 // log, for bundles whose step summaries do not carry them.
-func intervalStall(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.StallRule) *Stall {
-	pts := opSeries(ivs, spec, rule)
+func intervalStall(ivs []results.IntervalRecord, spec measure.OpSpec, s *results.Step) *Stall {
+	pts := opSeries(ivs, spec, stallRule(s), nominalInterval(s, ivs))
 	if pts == nil {
 		return nil
 	}
@@ -108,7 +117,7 @@ func unitLabel(spec measure.OpSpec) string { return spec.UnitLabel() }
 // the report's charts mark it stalled for op: the chart markers, exposed so
 // tests can hold them against the step summary and the live line.
 func IntervalStallMarks(recs []results.IntervalRecord, s *results.Step, spec measure.OpSpec) []bool {
-	pts := opSeries(recs, spec, stallRule(s))
+	pts := opSeries(recs, spec, stallRule(s), nominalInterval(s, recs))
 	out := make([]bool, len(recs))
 	for i, p := range pts {
 		out[i] = p.Stalled

@@ -53,7 +53,7 @@ func (p *livePrinter) observe(iv *measure.Interval) {
 	p.elapsed += iv.Seconds
 	p.longest = max(p.longest, iv.Seconds)
 	p.done += iv.Ops[p.main].Done(p.ops[p.main].Unit)
-	if iv.Seconds >= p.nominal/2 || iv.Index == 0 {
+	if measure.Judged(iv.Seconds, p.nominal, len(p.rates[0]) == 0) {
 		for op := range p.rates {
 			p.rates[op] = append(p.rates[op], iv.Rate(measure.Op(op)))
 		}

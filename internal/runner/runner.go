@@ -159,6 +159,17 @@ func CheckEngines(o *Options) error {
 	return checkUnscopedOptions(o)
 }
 
+// OptionsFor picks the --engine-opt settings that apply to the named engine
+// (its scoped ones, unscoped, and the plain keys it knows); none for an
+// unknown engine.
+func OptionsFor(name string, all map[string]string) map[string]string {
+	d, err := engine.Lookup(name)
+	if err != nil {
+		return map[string]string{}
+	}
+	return optionsFor(d, all)
+}
+
 // optionsFor picks the settings that apply to driver d.
 func optionsFor(d model.Driver, all map[string]string) map[string]string {
 	known := map[string]bool{}

@@ -94,7 +94,6 @@ type Sampler struct {
 	warnings []string
 
 	// Per step.
-	final       bool  // StepStop took the final readings
 	bundleBytes int64 // what the results bundle wrote during the step
 	totals      [numFields]uint64
 	have        [numFields]bool
@@ -179,7 +178,6 @@ func (s *Sampler) StepStart(string, results.StepDesc) {
 	}
 	s.warnings = nil
 	s.tr.reset()
-	s.final = false
 	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
 	s.lastPSS, s.lastRSS = nil, nil
 	s.observe(s.rd.read(false))
@@ -290,7 +288,6 @@ func (s *Sampler) StepStop(_ *measure.Clock, bundleBytes int64) {
 	if lv.pssErr != nil {
 		s.log.Printf("PSS unavailable (%v): memory is the RSS of the largest process", lv.pssErr)
 	}
-	s.final = true
 	s.bundleBytes = bundleBytes
 }
 
