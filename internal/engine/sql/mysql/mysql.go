@@ -219,7 +219,15 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	settings["prepare"] = strconv.FormatBool(prepare)
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
 	info := model.Info{Name: d.name, Family: d.family, Kind: model.Server, Version: version, Settings: settings}
-	inner, err := sqleng.New(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare}, info)
+	settings["client"] = "driver.Conn of go-sql-driver/mysql (no database/sql pool), one connection per worker"
+	sessions := func(ctx context.Context) (sqleng.Session, error) {
+		s, err := openSession(ctx, work, !prepare)
+		if err != nil {
+			return nil, sqleng.Redact(classify(d.name, err, mc, name), secret)
+		}
+		return s, nil
+	}
+	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare}, info, sessions)
 	if err != nil {
 		sdb.Close()
 		return nil, sqleng.Redact(classify(d.name, fmt.Errorf("%s: %w", d.name, err), mc, name), secret)
