@@ -10,4 +10,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec flock /tmp/rumbench-server-tests.lock \
-	go test -run '^$' -bench BenchmarkFloor -benchtime 1x -count 1 "$@" ./internal/floorbench
+	go test -run '^$' -bench BenchmarkFloor -benchtime 1x -count 1 -timeout 60m "$@" ./internal/floorbench
