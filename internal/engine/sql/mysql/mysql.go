@@ -208,10 +208,10 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		return nil, sqleng.Redact(fmt.Errorf("%s: %w", d.name, err), secret)
 	}
 	sdb := stdsql.OpenDB(conn)
-	// Each worker holds one connection for a whole step, so a cap below the
-	// number of workers would deadlock them: the pool is unbounded and the
-	// server's max_connections is the limit. Idle connections are kept so
-	// the next step's workers reuse them.
+	// The pool serves schema changes (index builds run one per client at
+	// once), the catalog and statistics; workers open sessions of their
+	// own (session.go), one connection each for a whole step. Unbounded:
+	// the server's max_connections is the limit (its error says so).
 	sdb.SetMaxOpenConns(0)
 	sdb.SetMaxIdleConns(64)
 	settings["database"] = name

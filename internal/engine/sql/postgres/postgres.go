@@ -170,10 +170,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		}
 	}
 	sdb := stdlib.OpenDB(*work)
-	// Each worker holds one connection for a whole step, so a cap below the
-	// number of workers would deadlock them: the pool is unbounded and the
-	// server's max_connections is the limit (its error says so). Idle
-	// connections are kept so workers of the next step reuse them.
+	// The pool serves schema changes (index builds run one per client at
+	// once), the catalog and statistics; workers open sessions of their
+	// own (session.go), one connection each for a whole step. Unbounded:
+	// the server's max_connections is the limit (its error says so).
 	sdb.SetMaxOpenConns(0)
 	sdb.SetMaxIdleConns(64)
 	fail := func(err error) (model.DB, error) {
