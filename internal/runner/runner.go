@@ -437,7 +437,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return fmt.Errorf("prepare %s: %w", w.Name(), err)
 	}
 	for _, s := range steps {
-		sum, stepErr := runStep(ctx, o, name, db, bw, observers, ops, s)
+		sum, stepErr := runStep(ctx, o, name, w, db, bw, observers, ops, s)
 		if err := bw.WriteStep(sum); err != nil {
 			return err
 		}
@@ -452,7 +452,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	return finish(true)
 }
 
-func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
+func runStep(ctx context.Context, o *Options, name string, w workload.Workload, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
 	nominal := o.Interval
 	if nominal <= 0 {
 		nominal = time.Second
@@ -532,6 +532,7 @@ func runStep(ctx context.Context, o *Options, name string, db model.DB, bw *resu
 	for _, ob := range observers {
 		ob.StepEnd(sum, clock)
 	}
+	estimateClientCPU(ectx, w, db.Info(), sum)
 	return sum, err
 }
 

@@ -624,3 +624,7 @@ func (a *keyArena) key(i int) []byte {
 	}
 	return a.buf[start:a.ends[i]:a.ends[i]]
 }
+
+// Store returns the store under the table layer, for benchmarks that
+// compare the layer with the store's own batches (kvtest.BenchOverhead).
+func (d *DB) Store() Store { return d.store }

@@ -5,7 +5,10 @@
 // statistics, maintenance).
 //
 // Design points that matter for the numbers:
-//   - one *sql.Conn per model.Conn, so a worker owns one server session;
+//   - one Session per model.Conn, so a worker owns one server session: a
+//     *sql.Conn by default, the driver's own connection for the server
+//     engines (session.go), which keeps database/sql's pool, locks and
+//     goroutine per query out of every statement;
 //   - statements are prepared once per Conn and cached by shape (table,
 //     batch size, index, bound prefix length, direction, changed columns);
 //   - transactions are opened with the dialect's BEGIN text on the Conn
