@@ -173,7 +173,7 @@ func copyTable(t *model.Table) *model.Table {
 	c.Columns = append([]model.Column(nil), t.Columns...)
 	c.PK = append([]int(nil), t.PK...)
 	for _, ix := range t.Indexes {
-		c.Indexes = append(c.Indexes, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...)})
+		c.Indexes = append(c.Indexes, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...), Unique: ix.Unique})
 	}
 	return c
 }
@@ -366,7 +366,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 			nextID++
 		}
 		used[nextID] = true
-		todo = append(todo, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...)})
+		todo = append(todo, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...), Unique: ix.Unique})
 		ids = append(ids, nextID)
 	}
 	if len(todo) == 0 {

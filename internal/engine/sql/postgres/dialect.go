@@ -63,7 +63,7 @@ func (d Dialect) CreateIndexes(t *model.Table, idx []int) []string {
 	out := make([]string, len(idx))
 	for i, ix := range idx {
 		var b strings.Builder
-		b.WriteString("CREATE INDEX ")
+		b.WriteString(sqleng.CreateIndexVerb(t.Indexes[ix]))
 		b.WriteString(d.Quote(sqleng.IndexName(t, ix)))
 		b.WriteString(" ON ")
 		b.WriteString(d.Quote(t.Name))
