@@ -155,7 +155,7 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		Config: cfg,
 		Sizes:  sizes,
 		Banner: banner,
-		New: func() (workload.Workload, error) { return New(cfg) },
+		New:    func() (workload.Workload, error) { return New(cfg) },
 	}, nil
 }
 
