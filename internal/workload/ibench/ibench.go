@@ -185,9 +185,9 @@ func (c *Config) NumTables() int {
 // deleter never deletes at or above it (a delete must not step over a
 // batch still in flight, or the bound would pass rows it never deleted).
 //
-// minPK is also the lower bound M of the client's deletes: DeleteOldest
+// minPK is also the lower bound M of the table's deletes: DeleteOldest
 // deletes the oldest rows with PK >= M, and the deleter (one per table at a
-// time) advances M by the rows it deleted. Every PK in [M, next) was
+// time) advances M by the rows it deleted. Every PK in [M, committed) was
 // committed before the deleter was told about it, so M + deleted is exactly
 // the last deleted PK + 1; were rows missing from the range, M would lag
 // (the next delete steps over their gap) but never skip a row. M is resynced
