@@ -633,13 +633,21 @@ func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int6
 			clients = append(clients, cl)
 		}
 	}
-	inserters := func(ctx context.Context, notify func(k int64)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	inserters := func(notify func(k int64)) error {
 		return runAll(ctx, len(clients), func(ctx context.Context, c int) error {
-			return b.insertRows(ctx, env.DB, env.Clock.Recorder(), clients[c], n, bs, notify)
+			err := b.insertRows(ctx, env.DB, env.Clock.Recorder(), clients[c], n, bs, notify)
+			if err != nil {
+				// Also ends the waits of the other inserters: the
+				// deleter cannot pass this client's failed batch.
+				cancel()
+			}
+			return err
 		})
 	}
 	if b.cfg.NoDeletes {
-		return inserters(ctx, nil)
+		return inserters(nil)
 	}
 	if err := syncLowerBound(ctx, env.DB, t); err != nil {
 		return err
@@ -652,8 +660,6 @@ func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int6
 	var progressMu sync.Mutex
 	progress := make(chan struct{})
 	insertsDone := make(chan struct{})
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	maxLag := churnLag(bs) * int64(len(clients))
 
 	delErr := make(chan error, 1)
@@ -671,7 +677,7 @@ func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int6
 		}
 		delErr <- err
 	}()
-	err := inserters(ctx, func(k int64) {
+	err := inserters(func(k int64) {
 		inserted.Add(k)
 		select {
 		case wake <- struct{}{}:

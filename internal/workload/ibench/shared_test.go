@@ -107,3 +107,31 @@ func TestUniqueIndexFlag(t *testing.T) {
 		t.Error("--tables 3 with 2 clients validated")
 	}
 }
+
+// Batches of a shared table commit out of order: the committed range ends
+// at the first batch still in flight, and the deleter may delete only
+// below it.
+func TestCommittedRange(t *testing.T) {
+	ts := &tableState{clients: 3, ahead: map[int64]int64{}}
+	ts.minPK.Store(1)
+	ts.nextPK.Store(1)
+	ts.committed.Store(1)
+	a, b, c := ts.reserve(10), ts.reserve(5), ts.reserve(10) // 1, 11, 16
+	if a != 1 || b != 11 || c != 16 || ts.nextPK.Load() != 26 {
+		t.Fatalf("reserved %d %d %d, next %d", a, b, c, ts.nextPK.Load())
+	}
+	ts.commit(c, 10)
+	ts.commit(b, 5)
+	if ts.committed.Load() != 1 || ts.deletable() != 0 {
+		t.Fatalf("committed %d with the first batch in flight, want 1", ts.committed.Load())
+	}
+	ts.commit(a, 10)
+	if ts.committed.Load() != 26 || ts.deletable() != 25 || len(ts.ahead) != 0 {
+		t.Fatalf("committed %d (ahead %v), want 26", ts.committed.Load(), ts.ahead)
+	}
+	d := ts.reserve(10) // fails: never committed
+	ts.settle()
+	if ts.committed.Load() != d+10 {
+		t.Fatalf("settle: committed %d, want %d", ts.committed.Load(), d+10)
+	}
+}
