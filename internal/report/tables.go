@@ -266,7 +266,11 @@ func workloadText(run *Run) string {
 	}
 	out := fmt.Sprintf("%s %sx%s rows", s["workload"], orDash(s["clients"]), s["rows"])
 	if tb := s["tables"]; tb != "" && tb != s["clients"] {
-		out += " on " + tb + " tables"
+		if tb == "1" {
+			out += " on 1 table"
+		} else {
+			out += " on " + tb + " tables"
+		}
 	}
 	out += fmt.Sprintf(", churn %s, %s idx", orDash(s["churn_rows"]), orDash(s["indexes"]))
 	if u := s["unique_index"]; u != "" {
