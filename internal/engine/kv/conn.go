@@ -38,6 +38,8 @@ type conn struct {
 	upper                  []byte    // the unique check's range bound
 	pkDone                 bool      // insert: c.pks holds the rows' PK keys
 	locked, insLocked      stripeSet // DeleteOldest's and Insert's row locks
+	uqs                    keyArena  // unique prefixes of an Insert (unique.go)
+	uqLocks, uqIdx         []int
 }
 
 func newConn(d *DB) *conn {
@@ -129,13 +131,26 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 		for i := 0; i < c.pks.len(); i++ {
 			c.insLocked.add(insertStripe(c.pks.key(i)))
 		}
+		unique := st.hasUnique()
+		if unique {
+			if err := c.uniqueKeys(st, rows); err != nil {
+				return err
+			}
+		}
 		lockStripes(&c.db.inserts, &c.insLocked)
 		defer unlockStripes(&c.db.inserts, &c.insLocked)
+		if unique {
+			c.lockUnique()
+			defer c.unlockUnique()
+		}
 		v, err := c.db.store.NewView()
 		if err != nil {
 			return fmt.Errorf("insert into %s: %w", t.Name, err)
 		}
 		err = c.checkUnique(v, st, rows)
+		if err == nil && unique {
+			err = c.checkUniqueIndexes(v, st, rows)
+		}
 		// Closed before the commit: bbolt cannot write while a view is open.
 		if cerr := v.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("insert into %s: %w", t.Name, cerr)
@@ -688,6 +703,11 @@ func (c *conn) update(rw Txn, st *tableState, pk model.Row, changes []model.Chan
 			c.row2[ch.Col] = ch.Value
 		}
 	}
+	if c.db.uniqueCheck {
+		if err := c.checkUniqueUpdate(rw, st); err != nil {
+			return false, err
+		}
+	}
 	for i := range st.ixs {
 		c.key2 = st.ixs[i].appendKey(c.key2[:0], c.row)
 		c.val = st.ixs[i].appendKey(c.val[:0], c.row2)
@@ -740,6 +760,14 @@ func (x *tx) Insert(ctx context.Context, t *model.Table, rows []model.Row) error
 		}
 		if err := x.c.checkUnique(x.txn, st, rows); err != nil {
 			return err
+		}
+		if st.hasUnique() {
+			if err := x.c.uniqueKeys(st, rows); err != nil {
+				return err
+			}
+			if err := x.c.checkUniqueIndexes(x.txn, st, rows); err != nil {
+				return err
+			}
 		}
 	}
 	return x.c.insert(x.txn, st, rows)

@@ -115,6 +115,9 @@ func (db *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		}
 		for _, q := range db.d.CreateIndexes(t, []int{i}) {
 			if _, err := db.db.ExecContext(ctx, q); err != nil {
+				if dk, ok := db.d.(DuplicateKeyDetector); ok && ix.Unique && dk.IsDuplicateKey(err) {
+					return fmt.Errorf("create unique index %s on %s: %w: %w", ix.Name, t.Name, model.ErrDuplicateKey, err)
+				}
 				return fmt.Errorf("create index %s on %s: %w", ix.Name, t.Name, err)
 			}
 		}

@@ -133,10 +133,20 @@ func AppendDollar(b []byte, n int) []byte {
 	return strconv.AppendInt(append(b, '$'), int64(n), 10)
 }
 
-// StdCreateIndex is `CREATE INDEX <IndexName> ON t (cols)` for t.Indexes[i].
+// CreateIndexVerb is "CREATE UNIQUE INDEX " for a unique index, else
+// "CREATE INDEX ".
+func CreateIndexVerb(ix model.Index) string {
+	if ix.Unique {
+		return "CREATE UNIQUE INDEX "
+	}
+	return "CREATE INDEX "
+}
+
+// StdCreateIndex is `CREATE [UNIQUE] INDEX <IndexName> ON t (cols)` for
+// t.Indexes[i].
 func StdCreateIndex(d Dialect, t *model.Table, i int) string {
 	var b strings.Builder
-	b.WriteString("CREATE INDEX ")
+	b.WriteString(CreateIndexVerb(t.Indexes[i]))
 	b.WriteString(d.Quote(IndexName(t, i)))
 	b.WriteString(" ON ")
 	b.WriteString(d.Quote(t.Name))
