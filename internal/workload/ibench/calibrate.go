@@ -20,7 +20,8 @@ var _ workload.Calibrator = (*Bench)(nil)
 // batch per 50 queries and are left out).
 func (b *Bench) ClientPath(step string) (func(ctx context.Context, db model.DB, rec *measure.Recorder, units int64) (int64, error), bool) {
 	src := b.tables[0]
-	t := &tableState{schema: src.schema, gen: NewRowGen(b.cfg.Seed, 0, b.cfg.PadMin, b.cfg.PadMax, b.cfg.PadRandomPct)}
+	t := &tableState{schema: src.schema, clients: 1}
+	rowGen := NewRowGen(b.cfg.Seed, 0, b.cfg.PadMin, b.cfg.PadMax, b.cfg.PadRandomPct)
 	t.minPK.Store(1)
 	t.nextPK.Store(1)
 	switch step {
@@ -43,7 +44,7 @@ func (b *Bench) ClientPath(step string) (func(ctx context.Context, db model.DB, 
 			from := make(model.Row, 1)
 			var done int64
 			for done < units {
-				rows := t.gen.Fill(batch, t.nextPK.Load(), bs, time.Now().Unix())
+				rows := rowGen.Fill(batch, t.nextPK.Load(), bs, time.Now().Unix())
 				start := time.Now()
 				err := conn.Insert(ctx, t.schema, rows)
 				rec.Record(opInsert, bs, time.Since(start), err != nil)
