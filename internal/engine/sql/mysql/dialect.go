@@ -125,6 +125,17 @@ func (d Dialect) DeleteOldest(t *model.Table, prefix int) (string, []int) {
 	return q + " ORDER BY " + sqleng.PKColumns(d, t) + " LIMIT ?", plan
 }
 
+// Upsert is INSERT ... ON DUPLICATE KEY UPDATE c = ? or c = c + ? per
+// change (sqleng.Upserter). MySQL takes the update path on a conflict of
+// any unique key, not only of the primary key named by the model.
+func (d Dialect) Upsert(t *model.Table, changes []model.Change) string {
+	var b strings.Builder
+	b.WriteString(sqleng.StdInsert(d, t, 1))
+	b.WriteString(" ON DUPLICATE KEY UPDATE ")
+	sqleng.WriteChanges(&b, d, t, changes, "", len(t.Columns)+1)
+	return b.String()
+}
+
 // IsDuplicateKey recognises ER_DUP_ENTRY (1062).
 func (Dialect) IsDuplicateKey(err error) bool {
 	var me *mysql.MySQLError
