@@ -18,6 +18,7 @@ import (
 func Semantics(t *testing.T, db model.DB) {
 	t.Run("BoundedDelete", func(t *testing.T) { boundedDelete(t, db) })
 	t.Run("DuplicateKey", func(t *testing.T) { duplicateKey(t, db) })
+	t.Run("RowOps", func(t *testing.T) { RowOps(t, db) })
 }
 
 // semTable creates an ibench table with its three indexes holding the rows
