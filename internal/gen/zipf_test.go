@@ -1,10 +1,8 @@
-package hotrow
+package gen
 
 import (
 	"math"
 	"testing"
-
-	"rumbench/internal/gen"
 )
 
 // TestZipfMatchesExact compares sampled frequencies with the exact
@@ -12,12 +10,12 @@ import (
 func TestZipfMatchesExact(t *testing.T) {
 	const n, draws = 20, 400_000
 	for _, theta := range []float64{0.2, 0.99, 1, 1.5, 3} {
-		z := newZipf(n, theta)
-		var r gen.Rand
+		z := NewZipf(n, theta)
+		var r Rand
 		r.Seed(1, uint64(theta*1000))
 		counts := make([]int, n+1)
 		for i := 0; i < draws; i++ {
-			k := z.sample(&r)
+			k := z.Sample(&r)
 			if k < 1 || k > n {
 				t.Fatalf("θ=%g: rank %d outside [1,%d]", theta, k, n)
 			}
