@@ -64,6 +64,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.Float64Var(&c.DataSigma, "data-sigma", def.DataSigma, "σ of the log-normal payload sizes (0: every payload the median)")
 	fl.IntVar(&c.DataRandomPct, "data-random-pct", def.DataRandomPct, "percent of each payload that is random characters; the rest repeats one, so payloads compress")
 	fl.IntVar(&c.RangeLimit, "range-limit", def.RangeLimit, "most links a get_link_list returns")
+	fl.StringSliceVar(&c.Steps, "steps", def.Steps, "steps to run, in order: load, request (request alone runs on the data dir of an earlier load)")
 	fl.IntVar(&c.MaxRetries, "max-retries", def.MaxRetries, "retries of a request after a deadlock, lock wait timeout, serialization failure, busy or duplicate-key error")
 	return func(com workload.Common) (*workload.Configured, error) { return f.configure(com) }
 }

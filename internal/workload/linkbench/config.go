@@ -143,7 +143,15 @@ type Config struct {
 	// MaxRetries bounds the retries of a request after a transient error.
 	MaxRetries int   `json:"max_retries"`
 	Seed       int64 `json:"seed"`
+	// Steps are the steps to run, in order: load, request or both. The
+	// request step alone runs on the tables of an earlier load.
+	Steps []string `json:"steps"`
 }
+
+// StepOrder lists the steps in the order they run.
+var StepOrder = []string{StepLoad, StepRequest}
+
+func (c *Config) has(step string) bool { return indexOf(c.Steps, step) >= 0 }
 
 // DefaultConfig is a quick run. Payload medians are LinkBench's FBWorkload
 // values (node 128 B, link 8 B).
@@ -154,7 +162,7 @@ func DefaultConfig() Config {
 		Requesters: 4, RequestSeconds: 10,
 		Mix: DefaultMix, MixText: DefaultMix.String(), AccessTheta: 0.8,
 		NodeDataBytes: 128, LinkDataBytes: 8, DataSigma: 1, DataRandomPct: 50,
-		RangeLimit: 10000, MaxRetries: 10, Seed: 1,
+		RangeLimit: 10000, MaxRetries: 10, Seed: 1, Steps: StepOrder,
 	}
 }
 
@@ -189,6 +197,17 @@ func LookupPreset(name string) (Preset, error) {
 
 // Validate returns a one-line error naming the bad setting and the fix.
 func (c *Config) Validate() error {
+	if len(c.Steps) == 0 {
+		return fmt.Errorf("--steps is empty: give load, request or load,request")
+	}
+	for i, st := range c.Steps {
+		if indexOf(StepOrder, st) < 0 {
+			return fmt.Errorf("unknown step %q in --steps: choose from %s", st, strings.Join(StepOrder, ", "))
+		}
+		if i > 0 && indexOf(StepOrder, st) <= indexOf(StepOrder, c.Steps[i-1]) {
+			return fmt.Errorf("--steps must list each step once, in the order %s", strings.Join(StepOrder, ","))
+		}
+	}
 	switch {
 	case c.Nodes < 1 || c.Nodes > 1<<40:
 		return fmt.Errorf("--nodes must be between 1 and 2^40, got %d", c.Nodes)
@@ -208,7 +227,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--request-seconds must be 0 or positive, got %g", c.RequestSeconds)
 	case c.Requests < 0:
 		return fmt.Errorf("--requests must be 0 or positive, got %d", c.Requests)
-	case c.RequestSeconds == 0 && c.Requests == 0:
+	case c.has(StepRequest) && c.RequestSeconds == 0 && c.Requests == 0:
 		return fmt.Errorf("the request step needs --request-seconds or --requests (per requester)")
 	case c.RequestSeconds > 0 && c.Requests > 0:
 		return fmt.Errorf("give either --request-seconds or --requests, not both")

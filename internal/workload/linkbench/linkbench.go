@@ -120,9 +120,38 @@ func (b *Bench) Tables() []string { return []string{NodeTable, LinkTable, CountT
 // Schemas returns the three tables.
 func (b *Bench) Schemas() (node, link, count *model.Table) { return b.node, b.link, b.count }
 
-// Prepare implements workload.Workload: the tables are created afresh, with
-// link's secondary index, as LinkBench's schema has them during the load.
+// Prepare implements workload.Workload. With the load step the tables are
+// created afresh, with link's secondary index, as LinkBench's schema has
+// them during the load. Without it they must be there from an earlier load,
+// and add_node continues above the largest node id.
 func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
+	if !b.cfg.has(StepLoad) {
+		tables, err := db.Tables(ctx)
+		if err != nil {
+			return fmt.Errorf("list tables: %w", err)
+		}
+		found := 0
+		for _, t := range tables {
+			if t.Name == NodeTable || t.Name == CountTable || t.Name == LinkTable && len(t.Indexes) == 1 {
+				found++
+			}
+		}
+		if found != 3 {
+			return fmt.Errorf("%w: the request step needs the tables of a linkbench load (node, link with its index, count): run --steps load,request, or give the data dir of an earlier load", workload.ErrNotPrepared)
+		}
+		c, err := db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		defer c.Close()
+		if _, err := c.Scan(ctx, b.node, model.ScanSpec{Index: -1, Desc: true, Limit: 1}, func(r model.Row) bool {
+			b.nextID.Store(max(b.cfg.Nodes, r[0].Int) + 1)
+			return false
+		}); err != nil {
+			return fmt.Errorf("read the largest node id: %w", err)
+		}
+		return nil
+	}
 	for _, t := range []*model.Table{b.node, b.link, b.count} {
 		if err := db.CreateTable(ctx, t); err != nil {
 			return fmt.Errorf("create table %s: %w", t.Name, err)
@@ -142,10 +171,14 @@ func (b *Bench) Steps() []workload.Step {
 	if b.cfg.RequestSeconds == 0 {
 		req.Work = b.cfg.Requests * int64(b.cfg.Requesters)
 	}
-	return []workload.Step{
-		{Name: StepLoad, MainOp: OpInsert, Run: b.load},
-		req,
+	var out []workload.Step
+	if b.cfg.has(StepLoad) {
+		out = append(out, workload.Step{Name: StepLoad, MainOp: OpInsert, Run: b.load})
 	}
+	if b.cfg.has(StepRequest) {
+		out = append(out, req)
+	}
+	return out
 }
 
 // ---- load ----
@@ -324,7 +357,9 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 		d[DetailMissed] = tot.missed
 	}
 	d[workload.DetailLogicalBytesInserted] = tot.bytes
-	d[workload.DetailLogicalLiveBytes] = b.liveBytes
+	if b.liveBytes > 0 {
+		d[workload.DetailLogicalLiveBytes] = b.liveBytes
+	}
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if sizeEnd, serr := env.DB.Size(ectx); serr == nil {

@@ -2,8 +2,12 @@ package linkbench
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"sort"
 
 	"rumbench/internal/model"
 )
@@ -102,4 +106,52 @@ func verifyCounts(ctx context.Context, db model.DB, w io.Writer) (bool, error) {
 		fmt.Fprintf(w, "  %s\n", e)
 	}
 	return res.OK(), nil
+}
+
+// Checksum hashes the full contents of the three tables in primary key
+// order (SHA-256 of every row's values), so two engines loaded with the same
+// configuration and seed can be compared.
+func Checksum(ctx context.Context, db model.DB) (string, error) {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connect: %w", err)
+	}
+	defer c.Close()
+	h := sha256.New()
+	var buf []byte
+	for _, t := range []*model.Table{NodeSchema(1), LinkSchema(), CountSchema()} {
+		var keys []model.Row
+		if _, err := c.Scan(ctx, t, model.ScanSpec{Index: -1}, func(r model.Row) bool {
+			keys = append(keys, model.CopyRow(nil, r))
+			return true
+		}); err != nil {
+			return "", fmt.Errorf("scan %s: %w", t.Name, err)
+		}
+		fmt.Fprintf(h, "%s %d\n", t.Name, len(keys))
+		for len(keys) > 0 {
+			n := min(len(keys), 200)
+			var rows []string
+			if _, err := c.Get(ctx, t, keys[:n], func(r model.Row) {
+				buf = buf[:0]
+				for i, v := range r {
+					if t.Columns[i].Type == model.String {
+						buf = binary.AppendUvarint(buf, uint64(len(v.Bytes)))
+						buf = append(buf, v.Bytes...)
+					} else {
+						buf = binary.AppendVarint(buf, v.Int)
+					}
+				}
+				rows = append(rows, string(buf))
+			}); err != nil {
+				return "", fmt.Errorf("read %s: %w", t.Name, err)
+			}
+			// Get returns rows in no promised order: hash them sorted.
+			sort.Strings(rows)
+			for _, r := range rows {
+				h.Write([]byte(r))
+			}
+			keys = keys[n:]
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
