@@ -29,7 +29,6 @@ func TestMixWithinHalfPoint(t *testing.T) {
 	}
 }
 
-
 func TestDefaultMixIsPublished(t *testing.T) {
 	var sum float64
 	for i, p := range DefaultMix {
