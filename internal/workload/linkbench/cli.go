@@ -84,6 +84,9 @@ func (f *flagValues) configure(com workload.Common) (*workload.Configured, error
 			cfg.RequestSeconds = 0
 		}
 	}
+	if !com.Changed("max-degree") {
+		cfg.MaxDegree = int(min(int64(cfg.MaxDegree), cfg.Nodes-1))
+	}
 	if com.Warmup > 0 {
 		return nil, fmt.Errorf("--warmup is not supported by linkbench yet: remove it (run a longer --request-seconds and read the per-interval write rate)")
 	}
