@@ -24,6 +24,10 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 		if i < len(labels) && labels[i] != "" {
 			label = labels[i]
 		}
+		if b.Run.Engine.Note != "" {
+			label += " ‡"
+			notes = append(notes, "‡ "+b.Run.Engine.Name+": "+b.Run.Engine.Note)
+		}
 		load, req := b.Steps[StepLoad], b.Steps[StepRequest]
 		loadRate := "—"
 		if load != nil {
