@@ -31,3 +31,21 @@ func TestLinkBenchSameSeedSameTables(t *testing.T) {
 	}
 	t.Logf("checksum %s", a)
 }
+
+// TestLinkBenchPaced: with --request-rate each requester runs on a
+// schedule: the request count is the rate times the window, and the
+// response latency (from the intended start) is recorded.
+func TestLinkBenchPaced(t *testing.T) {
+	c := LinkBenchConfig()
+	c.Requests, c.RequestSeconds, c.RequestRate, c.Requesters = 0, 2, 100, 2
+	b := RunLinkBench(t, Target{Engine: "pebble", DataDir: t.TempDir()}, c)
+	st := mustStep(t, b, linkbench.StepRequest)
+	req, resp := st.Ops[linkbench.OpRequest], st.Ops[linkbench.OpRequestResponse]
+	if req == nil || resp == nil || resp.Count != req.Count {
+		t.Fatalf("request %+v, response %+v", req, resp)
+	}
+	missed, _ := st.Details[linkbench.DetailMissed].(float64)
+	if done := float64(req.Count) + missed; done < 380 || done > 402 {
+		t.Errorf("%d requests + %v missed slots in 2 s at 2 × 100/s, want 400", req.Count, missed)
+	}
+}

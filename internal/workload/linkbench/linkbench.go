@@ -297,7 +297,10 @@ func (b *Bench) loadRange(ctx context.Context, env *workload.Env, lo, hi int64) 
 
 func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 	d := env.Details
-	sizeStart, _ := env.DB.Size(ctx)
+	sizeStart, err := env.DB.Size(ctx)
+	if err != nil {
+		sizeStart = -1
+	}
 	d[DetailSizeStart] = sizeStart
 	d[DetailRequesters] = b.cfg.Requesters
 	d[DetailMix] = b.cfg.Mix.String()
@@ -325,7 +328,7 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 		t := time.AfterFunc(window, func() { stop.Store(true) })
 		defer t.Stop()
 	}
-	err := parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
+	err = parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
 		return reqs[i].run(ctx, &stop, start, end)
 	})
 	var tot reqStats
