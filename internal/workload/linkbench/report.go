@@ -16,8 +16,8 @@ import (
 func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 	fmt.Fprintln(w, "## linkbench")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| engine | load rows/s | req/s | req/s.p99 | CPU/req µs | wKB/req | rKB/req | r/req | size after load GB | size at end GB | growth GB |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| engine | load rows/s | req/s | req/s.p99 | CPU/req µs | wKB/req | rKB/req | r/req | proc wKB/req | size after load GB | size at end GB | growth GB |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var notes []string
 	for i, b := range bundles {
 		label := b.Run.Engine.Name
@@ -35,11 +35,15 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 				loadRate = fmt.Sprintf("%.0f", *op.RateAvg)
 			}
 		}
-		cells := []string{"—", "—", "—", "—", "—", "—"}
+		cells := []string{"—", "—", "—", "—", "—", "—", "—"}
 		if req != nil {
 			if op := req.Ops[OpRequest]; op != nil {
 				cells[0] = fptr(op.RateAvg, "%.0f")
 				cells[1] = fptr(op.RatePct, "%.0f")
+				if req.Metrics != nil && req.Metrics.ProcWKB != nil && op.Done() > 0 {
+					v := *req.Metrics.ProcWKB / float64(op.Done())
+					cells[6] = fptr(&v, "%.2f")
+				}
 			}
 			if req.Metrics != nil && req.Metrics.PerOp != nil {
 				if c := req.Metrics.PerOp[OpRequest]; c != nil {
@@ -62,11 +66,11 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 		if src1 == "engine" || src2 == "engine" {
 			notes = append(notes, label+": sizes are the engine's own report of rumbench's database (no data dir measured)")
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, loadRate,
-			cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], gb(after), gb(end), growth)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, loadRate,
+			cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], gb(after), gb(end), growth)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "req/s: requests of every type per second over the request step (req/s.p99: the rate 99% of intervals met); CPU/req, wKB/req, rKB/req, r/req: the measured process set's CPU µs, device KB written and read, and device reads per request (docs/metrics.md); size: allocated bytes of the data dir at the end of the load and of the request step.")
+	fmt.Fprintln(w, "req/s: requests of every type per second over the request step (req/s.p99: the rate 99% of intervals met); CPU/req, wKB/req, rKB/req, r/req: the measured process set's CPU µs, device KB written and read, and device reads per request (docs/metrics.md); proc wKB/req: KB the measured processes wrote to storage (/proc/PID/io) per request, which other users of the device do not inflate; size: allocated bytes of the data dir at the end of the load and of the request step.")
 	for _, n := range notes {
 		fmt.Fprintln(w, "- "+n)
 	}
