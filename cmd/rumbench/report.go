@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"rumbench/internal/report"
+	"rumbench/internal/results"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
+	"rumbench/internal/workload"
 )
 
 type reportFlags struct {
@@ -90,7 +93,9 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	case "json":
 		err = rep.JSON(out)
 	default:
-		err = rep.Markdown(out)
+		if err = rep.Markdown(out); err == nil {
+			err = workloadTable(out, rep)
+		}
 	}
 	if err != nil {
 		return err
@@ -103,4 +108,27 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "rumbench report: wrote %s (%d charts)\n", f.html, n)
 	}
 	return nil
+}
+
+// workloadTable prints the workload's own table (workload.Definition.Table)
+// when every run is of one workload that has one.
+func workloadTable(w io.Writer, rep *report.Report) error {
+	if len(rep.Runs) == 0 {
+		return nil
+	}
+	name := rep.Runs[0].Bundle.Run.Workload
+	labels := make([]string, len(rep.Runs))
+	bundles := make([]*results.Bundle, len(rep.Runs))
+	for i, r := range rep.Runs {
+		if r.Bundle.Run.Workload != name {
+			return nil
+		}
+		labels[i], bundles[i] = r.Label, r.Bundle.Bundle
+	}
+	def, err := workload.Lookup(name)
+	if err != nil || def.Table == nil {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return def.Table(w, labels, bundles)
 }

@@ -15,10 +15,11 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/runner"
 	"rumbench/internal/verify"
+	"rumbench/internal/workload"
 )
 
 func newVerifyCmd() *cobra.Command {
-	var eng, dataDir, dsn, database string
+	var eng, dataDir, dsn, database, wl string
 	var engineOpts []string
 	var asJSON, managedSrv bool
 	cmd := &cobra.Command{
@@ -27,8 +28,10 @@ func newVerifyCmd() *cobra.Command {
 		Long: `Open an engine's data (a --data-dir kept from a run, or a server database) and
 check every secondary index of every table against the primary key: the same
 number of entries and the same (index columns, primary key) tuples.
+With --workload, also check that workload's own invariants (linkbench: every
+count row equals the visible links of its id and link type).
 Exit code 0 when consistent, 1 when not, 2 on bad input.`,
-		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb",
+		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb\n  rumbench verify --engine sqlite --data-dir /data/rb/sqlite --workload linkbench",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			bad := func(err error) error { return &runner.BadInputError{Err: err} }
@@ -46,6 +49,17 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 				if _, err := os.Stat(dataDir); err != nil {
 					return bad(fmt.Errorf("--data-dir %s does not exist: give the data dir of a run (runs keep it when --data-dir is set)", dataDir))
 				}
+			}
+			var wcheck workload.VerifyFunc
+			if wl != "" {
+				def, err := workload.Lookup(wl)
+				if err != nil {
+					return bad(err)
+				}
+				if def.Verify == nil {
+					return bad(fmt.Errorf("workload %s has no checks of its own: drop --workload (the indexes are always checked)", wl))
+				}
+				wcheck = def.Verify
 			}
 			opts, err := parseEngineOpts(engineOpts)
 			if err != nil {
@@ -102,6 +116,15 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 			if !res.OK {
 				return &exitError{code: exitFailure, err: errors.New("verify: indexes are inconsistent with the primary key")}
 			}
+			if wcheck != nil {
+				ok, err := wcheck(ctx, db, w)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return &exitError{code: exitFailure, err: fmt.Errorf("verify: the %s invariants do not hold", wl)}
+				}
+			}
 			fmt.Fprintf(w, "OK: %d tables, every index consistent\n", res.Tables)
 			return nil
 		},
@@ -113,6 +136,7 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 	fl.StringVar(&database, "database", "rumbench", "database to check (server engines)")
 	fl.StringArrayVar(&engineOpts, "engine-opt", nil, "engine setting key=value, repeatable")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	fl.StringVar(&wl, "workload", "", "also check this workload's own invariants (linkbench: counts equal visible links)")
 	fl.BoolVar(&managedSrv, "managed", false, "start the managed server a run kept in --data-dir (run --managed --keep-data), check it, and stop it again (it stays kept)")
 	return cmd
 }

@@ -58,3 +58,13 @@ func TestSemanticsCgo(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkBenchCountsCgo: counts equal visible links after concurrent
+// requests (issue 19).
+func TestLinkBenchCountsCgo(t *testing.T) {
+	for _, e := range cgoEngines {
+		t.Run(e.name, func(t *testing.T) {
+			LinkBenchCounts(t, Target{Engine: e.name, DataDir: t.TempDir()})
+		})
+	}
+}

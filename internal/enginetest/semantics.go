@@ -20,6 +20,7 @@ func Semantics(t *testing.T, db model.DB) {
 	t.Run("BoundedDelete", func(t *testing.T) { boundedDelete(t, db) })
 	t.Run("DuplicateKey", func(t *testing.T) { duplicateKey(t, db) })
 	t.Run("UniqueIndex", func(t *testing.T) { uniqueIndex(t, db) })
+	t.Run("RowOps", func(t *testing.T) { RowOps(t, db) })
 }
 
 // semTable creates an ibench table with its three indexes holding the rows

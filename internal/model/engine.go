@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Family classifies an engine's storage structure (the R/U/M trade it makes).
@@ -119,6 +120,38 @@ type ScanSpec struct {
 	Limit int
 	// Desc scans in descending order.
 	Desc bool
+	// Upper, when set, bounds the scan on both ends: Lower and Upper have
+	// the same length n and equal values in their first n-1 columns (an
+	// equality prefix), and the scan reads the entries with that prefix
+	// whose n-th column lies in [Lower[n-1], Upper[n-1]] (both inclusive),
+	// ascending from the low end or, with Desc, descending from the high
+	// end (LinkBench's get_link_list: id1, link_type and visibility equal,
+	// time in a range, newest first).
+	Upper Row
+}
+
+// CheckRange checks a bounded range (spec.Upper set) against an index of
+// ncols columns (len(t.IndexColumns(spec.Index))) and returns an error
+// naming what is wrong. Engines call it so that every one refuses the same
+// specs.
+func CheckRange(t *Table, ncols int, spec ScanSpec) error {
+	if spec.Upper == nil {
+		return nil
+	}
+	n := len(spec.Upper)
+	if n == 0 || len(spec.Lower) != n {
+		return fmt.Errorf("scan %s: a bounded range needs Lower and Upper of the same non-zero length (got %d and %d)", t.Name, len(spec.Lower), n)
+	}
+	if n > ncols {
+		return fmt.Errorf("scan %s: bound has %d values, the index %d columns", t.Name, n, ncols)
+	}
+	for i := 0; i < n-1; i++ {
+		a, b := spec.Lower[i], spec.Upper[i]
+		if a.Int != b.Int || string(a.Bytes) != string(b.Bytes) {
+			return fmt.Errorf("scan %s: Lower and Upper differ in bound column %d of %d (only the last may be a range)", t.Name, i+1, n)
+		}
+	}
+	return nil
 }
 
 // ChangeOp says how a Change applies.
@@ -164,6 +197,13 @@ type Ops interface {
 	// Update applies changes to the row with primary key pk, keeping indexes
 	// consistent, and reports whether the row existed.
 	Update(ctx context.Context, t *Table, pk Row, changes []Change) (bool, error)
+	// Delete deletes the row with primary key pk (PK columns in PK order),
+	// with its index entries, and reports whether it existed.
+	Delete(ctx context.Context, t *Table, pk Row) (bool, error)
+	// Upsert inserts row (a full row) or, when a row with its primary key
+	// exists, applies changes to that row instead, atomically: INSERT ...
+	// ON CONFLICT DO UPDATE. Changes must not touch PK columns.
+	Upsert(ctx context.Context, t *Table, row Row, changes []Change) error
 }
 
 // Conn is one worker's connection. It is not safe for concurrent use.

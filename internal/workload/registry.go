@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/model"
 	"rumbench/internal/results"
 )
 
@@ -30,7 +32,22 @@ type Definition struct {
 	// Report, when set, prints the workload's own view of the results at
 	// the end of `rumbench run` instead of the generic step report.
 	Report ReportFunc
+	// Verify, when set, is what `rumbench verify --workload NAME` checks
+	// besides the indexes: the workload's own invariants on db (e.g.
+	// linkbench's counts). It prints what it checked to w and reports
+	// whether everything held.
+	Verify VerifyFunc
+	// Table, when set, is the workload's own table that `rumbench report`
+	// prints after the generic step tables (markdown), one row per run
+	// named by labels[i].
+	Table TableFunc
 }
+
+// TableFunc prints a workload's summary table of runs.
+type TableFunc func(w io.Writer, labels []string, bundles []*results.Bundle) error
+
+// VerifyFunc checks a workload's invariants on an opened engine.
+type VerifyFunc func(ctx context.Context, db model.DB, w io.Writer) (ok bool, err error)
 
 // Preset is a named run shape of a workload.
 type Preset struct {

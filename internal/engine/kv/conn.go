@@ -33,6 +33,8 @@ type conn struct {
 	from, upTo             []byte // DeleteOldest bounds
 	scratch                []byte
 	row, row2, proj        model.Row
+	pkv                    model.Row   // Upsert: the row's PK values
+	one                    []model.Row // Upsert: the row as a batch
 	arena                  keyArena
 	pks                    keyArena  // PK keys of an Insert (unique check)
 	upper                  []byte    // the unique check's range bound
@@ -452,6 +454,95 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 	return true, nil
 }
 
+// Delete implements model.Ops. Like Update, it runs in the store's own
+// transaction on a ConcurrentStore and under the row's stripe lock
+// otherwise.
+func (c *conn) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if _, err := c.check(ctx, t); err != nil {
+		return false, err
+	}
+	c.db.txMu.RLock()
+	defer c.db.txMu.RUnlock()
+	st, err := c.lookup(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	if len(pk) != len(st.schema.PK) {
+		return false, fmt.Errorf("delete from %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
+	}
+	txn, unlock, err := c.beginRow(st.appendPKKey(c.key[:0], pk))
+	if err != nil {
+		return false, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	defer unlock()
+	found, err := c.del(txn, st, pk)
+	return c.finishRow(txn, found, err, "delete from "+t.Name)
+}
+
+// Upsert implements model.Ops. It holds the key's insert lock (so no Insert
+// of the key runs meanwhile) and then works like Update: the store's
+// transaction on a ConcurrentStore, the row's stripe lock otherwise.
+func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if _, err := c.check(ctx, t); err != nil {
+		return err
+	}
+	c.db.txMu.RLock()
+	defer c.db.txMu.RUnlock()
+	st, err := c.lookup(ctx, t)
+	if err != nil {
+		return err
+	}
+	if len(row) != len(st.schema.Columns) {
+		return fmt.Errorf("upsert into %s: row has %d values, the table %d columns", t.Name, len(row), len(st.schema.Columns))
+	}
+	c.key = st.pk.appendKey(c.key[:0], row)
+	mu := &c.db.inserts[insertStripe(c.key)]
+	mu.Lock()
+	defer mu.Unlock()
+	txn, unlock, err := c.beginRow(c.key)
+	if err != nil {
+		return fmt.Errorf("upsert into %s: %w", t.Name, err)
+	}
+	defer unlock()
+	err = c.upsert(txn, st, row, changes)
+	_, err = c.finishRow(txn, true, err, "upsert into "+t.Name)
+	return err
+}
+
+// beginRow starts the transaction of a one-row write of the row whose PK
+// entry key is key: the store's own on a ConcurrentStore, else a plain one
+// under the row's stripe lock. unlock releases what it took.
+func (c *conn) beginRow(key []byte) (Txn, func(), error) {
+	if c.db.cc != nil {
+		txn, err := c.db.cc.BeginUpdate()
+		return txn, func() {}, err
+	}
+	mu := &c.db.rows[stripe(key)]
+	mu.Lock()
+	txn, err := c.db.store.Begin(false)
+	if err != nil {
+		mu.Unlock()
+		return nil, nil, err
+	}
+	return txn, mu.Unlock, nil
+}
+
+// finishRow commits txn when the write found its row and did not fail, and
+// rolls it back otherwise.
+func (c *conn) finishRow(txn Txn, found bool, err error, what string) (bool, error) {
+	if err != nil || !found {
+		txn.Rollback()
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", what, err)
+		}
+		return false, nil
+	}
+	if err := txn.Commit(); err != nil {
+		return false, fmt.Errorf("%s: commit: %w", what, err)
+	}
+	return true, nil
+}
+
 // Begin implements model.Transactor.
 func (c *conn) Begin(ctx context.Context) (model.Tx, error) {
 	if c.done {
@@ -588,7 +679,28 @@ func (c *conn) scan(ctx context.Context, r Reader, st *tableState, t *model.Tabl
 		return 0, fmt.Errorf("scan %s: negative limit %d", t.Name, spec.Limit)
 	}
 	lower, upper := ix.start, ix.end
-	if len(spec.Lower) > 0 {
+	if spec.Upper != nil {
+		if err := model.CheckRange(t, len(ix.proj), spec); err != nil {
+			return 0, err
+		}
+		c.lo = append(c.lo[:0], ix.start...)
+		c.hi = append(c.hi[:0], ix.start...)
+		for i := range spec.Lower {
+			c.lo = appendKeyValue(c.lo, ix.types[i], &spec.Lower[i])
+			c.hi = appendKeyValue(c.hi, ix.types[i], &spec.Upper[i])
+		}
+		lower = c.lo
+		// Every entry whose leading columns equal Upper starts with c.hi:
+		// the end of that prefix range is the exclusive upper bound.
+		var ok bool
+		if c.scratch, ok = keyenc.PrefixEnd(c.scratch[:0], c.hi); ok && bytes.Compare(c.scratch, ix.end) < 0 {
+			c.hi = append(c.hi[:0], c.scratch...)
+			upper = c.hi
+		}
+		if bytes.Compare(lower, upper) >= 0 {
+			return 0, nil // an empty range (Lower above Upper)
+		}
+	} else if len(spec.Lower) > 0 {
 		c.lo = append(c.lo[:0], ix.start...)
 		for i := range spec.Lower {
 			c.lo = appendKeyValue(c.lo, ix.types[i], &spec.Lower[i])
@@ -728,6 +840,63 @@ func (c *conn) update(rw Txn, st *tableState, pk model.Row, changes []model.Chan
 	return true, nil
 }
 
+// del deletes the row with primary key pk and its index entries through rw.
+func (c *conn) del(rw Txn, st *tableState, pk model.Row) (bool, error) {
+	if len(pk) != len(st.schema.PK) {
+		return false, fmt.Errorf("key has %d values, the primary key %d columns", len(pk), len(st.schema.PK))
+	}
+	c.rowsFor(st)
+	c.key = st.appendPKKey(c.key[:0], pk)
+	var val []byte
+	var ok bool
+	var err error
+	if u, isU := rw.(UpdateTxn); isU {
+		val, ok, err = u.GetForUpdate(c.key, c.getBuf)
+	} else {
+		val, ok, err = rw.Get(c.key, c.getBuf)
+	}
+	c.getBuf = val[:0]
+	if err != nil || !ok {
+		return false, err
+	}
+	for j, p := range st.schema.PK {
+		c.row[p] = pk[j]
+	}
+	if err := st.decodeValue(val, c.row); err != nil {
+		return false, err
+	}
+	for i := range st.ixs {
+		c.key2 = st.ixs[i].appendKey(c.key2[:0], c.row)
+		if err := rw.Delete(c.key2); err != nil {
+			return false, err
+		}
+	}
+	if err := rw.Delete(c.key); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// upsert applies changes to the row with row's primary key through rw, or
+// inserts row when there is none.
+func (c *conn) upsert(rw Txn, st *tableState, row model.Row, changes []model.Change) error {
+	if len(row) != len(st.schema.Columns) {
+		return fmt.Errorf("row has %d values, the table %d columns", len(row), len(st.schema.Columns))
+	}
+	c.pkv = c.pkv[:0]
+	for _, p := range st.schema.PK {
+		c.pkv = append(c.pkv, row[p])
+	}
+	found, err := c.update(rw, st, c.pkv, changes)
+	if err != nil || found {
+		return err
+	}
+	c.one = append(c.one[:0], row)
+	err = c.insert(rw, st, c.one)
+	c.one[0] = nil // do not keep the caller's row reachable
+	return err
+}
+
 // ---- transactions ----
 
 // tx implements model.Tx: see the isolation notes on DB.
@@ -814,6 +983,29 @@ func (x *tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes [
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
 	}
 	return found, nil
+}
+
+func (x *tx) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	st, err := x.check(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	found, err := x.c.del(x.txn, st, pk)
+	if err != nil {
+		return false, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	return found, nil
+}
+
+func (x *tx) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	st, err := x.check(ctx, t)
+	if err != nil {
+		return err
+	}
+	if err := x.c.upsert(x.txn, st, row, changes); err != nil {
+		return fmt.Errorf("upsert into %s: %w", t.Name, err)
+	}
+	return nil
 }
 
 func (x *tx) finish() {

@@ -32,6 +32,7 @@ type Conn struct {
 	buf    []byte // documents and filters under construction
 	offs   []int
 	docs   []any
+	one    []model.Row // Upsert's insert
 	insOpt *options.InsertManyOptionsBuilder
 	tx     *Tx
 }
@@ -302,7 +303,15 @@ func (c *Conn) scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 	if len(spec.Lower) > len(s.cols) {
 		return 0, fmt.Errorf("scan %s: bound has %d values, index has %d columns", t.Name, len(spec.Lower), len(s.cols))
 	}
-	filter := appendRangeFilter(c.buf[:0], m.meta, s, spec.Lower, spec.Desc)
+	var filter []byte
+	if spec.Upper != nil {
+		if err := model.CheckRange(t, len(s.cols), spec); err != nil {
+			return 0, err
+		}
+		filter = appendBetweenFilter(c.buf[:0], m.meta, s, spec.Lower, spec.Upper)
+	} else {
+		filter = appendRangeFilter(c.buf[:0], m.meta, s, spec.Lower, spec.Desc)
+	}
 	hint := c.d.p.hint
 	opts := c.findOpts(findKey{m: m.meta, kind: 's', idx: spec.Index, desc: spec.Desc, limit: int64(spec.Limit)}, func() *options.FindOptionsBuilder {
 		sort := s.sortAsc
@@ -381,6 +390,80 @@ func appendRangeFilter(dst []byte, m *meta, s *shape, lower model.Row, desc bool
 	}
 	b, _ = bsoncore.AppendDocumentEnd(b, i)
 	return b
+}
+
+// appendBetweenFilter appends the filter of a bounded range (see
+// model.ScanSpec.Upper): {f1: v1, ..., fk: {$gte: lower_k, $lte: upper_k}}.
+func appendBetweenFilter(dst []byte, m *meta, s *shape, lower, upper model.Row) []byte {
+	typ := func(j int) model.Type { return m.t.Columns[s.cols[j]].Type }
+	i, b := bsoncore.AppendDocumentStart(dst)
+	k := len(lower) - 1
+	for j := 0; j < k; j++ {
+		b = appendValue(b, s.bound[j], typ(j), lower[j])
+	}
+	e, b := bsoncore.AppendDocumentElementStart(b, s.bound[k])
+	b = appendValue(b, "$gte", typ(k), lower[k])
+	b = appendValue(b, "$lte", typ(k), upper[k])
+	b, _ = bsoncore.AppendDocumentEnd(b, e)
+	b, _ = bsoncore.AppendDocumentEnd(b, i)
+	return b
+}
+
+// Delete deletes the row with primary key pk with one deleteOne by _id.
+func (c *Conn) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if c.tx != nil {
+		return false, errInTx
+	}
+	return c.del(ctx, t, pk)
+}
+
+func (c *Conn) del(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if len(pk) != len(t.PK) {
+		return false, fmt.Errorf("delete from %s: key has %d values, primary key has %d columns", t.Name, len(pk), len(t.PK))
+	}
+	m := c.meta(t)
+	i, b := bsoncore.AppendDocumentStart(c.buf[:0])
+	b = m.appendID(b, "_id", func(j int) model.Value { return pk[j] })
+	b, _ = bsoncore.AppendDocumentEnd(b, i)
+	res, err := m.coll.DeleteOne(ctx, bson.Raw(b))
+	c.buf = b[:0]
+	if err != nil {
+		return false, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	return res.DeletedCount > 0, nil
+}
+
+// Upsert applies changes with an updateOne of row's _id and, when no
+// document matched, inserts row; an insert that loses to a concurrent one
+// (duplicate key) applies the changes instead. An upsert updateOne cannot do
+// it in one command: $inc and $setOnInsert may not name the same field.
+func (c *Conn) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if c.tx != nil {
+		return errInTx
+	}
+	return c.upsert(ctx, t, row, changes)
+}
+
+func (c *Conn) upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if len(row) != len(t.Columns) {
+		return fmt.Errorf("upsert into %s: row has %d values, table has %d columns", t.Name, len(row), len(t.Columns))
+	}
+	pk := make(model.Row, len(t.PK))
+	for j, p := range t.PK {
+		pk[j] = row[p]
+	}
+	for try := 0; ; try++ {
+		found, err := c.update(ctx, t, pk, changes)
+		if err != nil || found {
+			return err
+		}
+		c.one = append(c.one[:0], row)
+		err = c.insert(ctx, t, c.one)
+		c.one[0] = nil
+		if err == nil || !errors.Is(err, model.ErrDuplicateKey) || try > 0 {
+			return err
+		}
+	}
 }
 
 // Update applies changes to the row with primary key pk in one updateOne:
@@ -521,6 +604,20 @@ func (tx *Tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes 
 }
 
 // Commit commits; a failed commit is aborted.
+func (tx *Tx) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if tx.done {
+		return false, ErrTxDone
+	}
+	return tx.c.del(tx.ctx(ctx), t, pk)
+}
+
+func (tx *Tx) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if tx.done {
+		return ErrTxDone
+	}
+	return tx.c.upsert(tx.ctx(ctx), t, row, changes)
+}
+
 func (tx *Tx) Commit(ctx context.Context) error {
 	if tx.done {
 		return ErrTxDone

@@ -132,4 +132,22 @@ func (conn) Update(context.Context, *model.Table, model.Row, []model.Change) (bo
 	return true, nil
 }
 
+// Delete reports no row: the null engine keeps a row count, not rows.
+func (conn) Delete(context.Context, *model.Table, model.Row) (bool, error) {
+	return false, nil
+}
+
+func (conn) Upsert(context.Context, *model.Table, model.Row, []model.Change) error {
+	return nil
+}
+
+// Begin returns a transaction that discards its operations like the conn:
+// workloads that need transactions (linkbench) measure their own ceiling.
+func (c conn) Begin(context.Context) (model.Tx, error) { return tx{c}, nil }
+
 func (conn) Close() error { return nil }
+
+type tx struct{ conn }
+
+func (tx) Commit(context.Context) error   { return nil }
+func (tx) Rollback(context.Context) error { return nil }

@@ -26,6 +26,9 @@ const (
 	kindGet
 	kindScan
 	kindUpdate
+	kindDeletePK
+	kindUpsert
+	kindBetween
 )
 
 // emptyBytes stands in for a nil String value: drivers bind nil []byte as
@@ -356,6 +359,9 @@ func (c *Conn) scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 	if spec.Limit < 0 {
 		return 0, fmt.Errorf("scan %s: negative limit %d", t.Name, spec.Limit)
 	}
+	if spec.Upper != nil {
+		return c.between(ctx, t, spec, fn)
+	}
 	c.keyStart(kindScan, t)
 	c.keyInt(spec.Index)
 	c.keyInt(len(spec.Lower))
@@ -395,6 +401,53 @@ func (c *Conn) scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 		return n, fmt.Errorf("scan %s: %w", t.Name, err)
 	}
 	return n, nil
+}
+
+// between is a bounded range read (model.ScanSpec.Upper).
+func (c *Conn) between(ctx context.Context, t *model.Table, spec model.ScanSpec, fn func(model.Row) bool) (int, error) {
+	n := len(spec.Upper)
+	c.keyStart(kindBetween, t)
+	c.keyInt(spec.Index)
+	c.keyInt(n)
+	flags := 0
+	if spec.Desc {
+		flags |= 1
+	}
+	if spec.Limit > 0 {
+		flags |= 2
+	}
+	c.keyInt(flags)
+	p := c.cached()
+	if p == nil {
+		cols := t.IndexColumns(spec.Index)
+		if err := model.CheckRange(t, len(cols), spec); err != nil {
+			return 0, err
+		}
+		types := make([]model.Type, n)
+		for i := range types {
+			types[i] = t.Columns[cols[i]].Type
+		}
+		var err error
+		text := betweenSQL(c.d, t, spec.Index, cols, n, spec.Desc, spec.Limit > 0)
+		if p, err = c.prepare(ctx, text, &prepared{types: types, cols: colTypes(t, cols)}); err != nil {
+			return 0, fmt.Errorf("scan %s: %w", t.Name, err)
+		}
+	} else if err := model.CheckRange(t, len(p.cols), spec); err != nil {
+		return 0, err
+	}
+	args := c.args[:0]
+	for i := 0; i < n; i++ {
+		args = bindValue(args, p.types[i], spec.Lower[i])
+	}
+	args = bindValue(args, p.types[n-1], spec.Upper[n-1])
+	if spec.Limit > 0 {
+		args = bindInt(args, int64(spec.Limit))
+	}
+	got, err := c.query(ctx, p, args, fn)
+	if err != nil {
+		return got, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
+	return got, nil
 }
 
 // query runs a cached query and hands each decoded row to fn until it
@@ -456,6 +509,84 @@ func (c *Conn) update(ctx context.Context, t *model.Table, pk model.Row, changes
 	return n > 0, nil
 }
 
+// Delete deletes the row with primary key pk.
+func (c *Conn) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if c.tx != nil {
+		return false, errInTx
+	}
+	return c.del(ctx, t, pk)
+}
+
+func (c *Conn) del(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if len(pk) != len(t.PK) {
+		return false, fmt.Errorf("delete from %s: key has %d values, primary key has %d columns", t.Name, len(pk), len(t.PK))
+	}
+	c.keyStart(kindDeletePK, t)
+	p := c.cached()
+	if p == nil {
+		var err error
+		if p, err = c.prepare(ctx, deleteSQL(c.d, t), &prepared{}); err != nil {
+			return false, fmt.Errorf("delete from %s: %w", t.Name, err)
+		}
+	}
+	args := c.args[:0]
+	for j, v := range pk {
+		args = bindValue(args, t.Columns[t.PK[j]].Type, v)
+	}
+	n, err := c.execStmt(ctx, p, args)
+	if err != nil {
+		return false, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	return n > 0, nil
+}
+
+// Upsert inserts row or applies changes to the row with its primary key, in
+// one statement.
+func (c *Conn) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if c.tx != nil {
+		return errInTx
+	}
+	return c.upsert(ctx, t, row, changes)
+}
+
+func (c *Conn) upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if len(row) != len(t.Columns) {
+		return fmt.Errorf("upsert into %s: row has %d values, table has %d columns", t.Name, len(row), len(t.Columns))
+	}
+	if err := checkChanges(t, changes); err != nil {
+		return err
+	}
+	c.keyStart(kindUpsert, t)
+	for _, ch := range changes {
+		c.keyInt(ch.Col)
+		c.keyInt(int(ch.Op))
+	}
+	p := c.cached()
+	if p == nil {
+		var text string
+		if u, ok := c.d.(Upserter); ok {
+			text = u.Upsert(t, changes)
+		} else {
+			text = StdUpsert(c.d, t, changes)
+		}
+		var err error
+		if p, err = c.prepare(ctx, text, &prepared{}); err != nil {
+			return fmt.Errorf("upsert into %s: %w", t.Name, err)
+		}
+	}
+	args := c.args[:0]
+	for i, v := range row {
+		args = bindValue(args, t.Columns[i].Type, v)
+	}
+	for _, ch := range changes {
+		args = bindValue(args, t.Columns[ch.Col].Type, ch.Value)
+	}
+	if _, err := c.execStmt(ctx, p, args); err != nil {
+		return fmt.Errorf("upsert into %s: %w", t.Name, err)
+	}
+	return nil
+}
+
 // Begin starts a write transaction on the connection. Until it ends, the
 // Conn's own operations fail; use the Tx.
 func (c *Conn) Begin(ctx context.Context) (model.Tx, error) {
@@ -509,6 +640,20 @@ func (tx *Tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes 
 		return false, ErrTxDone
 	}
 	return tx.c.update(ctx, t, pk, changes)
+}
+
+func (tx *Tx) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if tx.done {
+		return false, ErrTxDone
+	}
+	return tx.c.del(ctx, t, pk)
+}
+
+func (tx *Tx) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if tx.done {
+		return ErrTxDone
+	}
+	return tx.c.upsert(ctx, t, row, changes)
 }
 
 // Commit commits; if that fails the transaction is rolled back.

@@ -282,3 +282,110 @@ func ScanText(d Dialect, t *model.Table, idx, prefix int, desc, limit bool) stri
 
 // GetText is the text of the statement Conn.Get sends for n keys.
 func GetText(d Dialect, t *model.Table, n int) string { return getSQL(d, t, n) }
+
+// betweenSQL is a bounded range read of index idx (see model.ScanSpec.Upper):
+// equality on the first n-1 of cols, c_n >= ? AND c_n <= ?, ordered by
+// cols, with a LIMIT parameter when limit is set. Parameters: the n-1
+// equality values, the low end, the high end, then the limit.
+func betweenSQL(d Dialect, t *model.Table, idx int, cols []int, n int, desc, limit bool) string {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	writeCols(&b, d, t, cols, "")
+	b.WriteString(" FROM ")
+	b.WriteString(d.Quote(t.Name))
+	b.WriteString(d.IndexHint(t, idx))
+	b.WriteString(" WHERE ")
+	p := 1
+	var buf []byte
+	param := func() {
+		buf = d.AppendParam(buf[:0], p)
+		b.Write(buf)
+		p++
+	}
+	for i := 0; i < n-1; i++ {
+		b.WriteString(d.Quote(t.Columns[cols[i]].Name))
+		b.WriteString(" = ")
+		param()
+		b.WriteString(" AND ")
+	}
+	last := d.Quote(t.Columns[cols[n-1]].Name)
+	b.WriteString(last)
+	b.WriteString(" >= ")
+	param()
+	b.WriteString(" AND ")
+	b.WriteString(last)
+	b.WriteString(" <= ")
+	param()
+	b.WriteString(" ORDER BY ")
+	if desc {
+		writeCols(&b, d, t, cols, " DESC")
+	} else {
+		writeCols(&b, d, t, cols, "")
+	}
+	if limit {
+		buf = d.AppendParam(buf[:0], p)
+		b.WriteString(d.Limit(string(buf)))
+	}
+	return b.String()
+}
+
+// deleteSQL deletes the row with the given primary key (one parameter per
+// key column).
+func deleteSQL(d Dialect, t *model.Table) string {
+	var b strings.Builder
+	b.WriteString("DELETE FROM ")
+	b.WriteString(d.Quote(t.Name))
+	b.WriteString(" WHERE ")
+	var buf []byte
+	for i, c := range t.PK {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString(d.Quote(t.Columns[c].Name))
+		b.WriteString(" = ")
+		buf = d.AppendParam(buf[:0], i+1)
+		b.Write(buf)
+	}
+	return b.String()
+}
+
+// Upserter is implemented by dialects whose update-or-insert is not the
+// standard INSERT ... ON CONFLICT (pk) DO UPDATE (StdUpsert): MySQL's ON
+// DUPLICATE KEY UPDATE. The statement takes the row's values (table order),
+// then one parameter per change.
+type Upserter interface {
+	Upsert(t *model.Table, changes []model.Change) string
+}
+
+// StdUpsert is INSERT INTO t (...) VALUES (...) ON CONFLICT (pk) DO UPDATE
+// SET c = ? or c = t.c + ? per change (SQLite ≥ 3.24, PostgreSQL).
+func StdUpsert(d Dialect, t *model.Table, changes []model.Change) string {
+	var b strings.Builder
+	b.WriteString(StdInsert(d, t, 1))
+	b.WriteString(" ON CONFLICT (")
+	writeCols(&b, d, t, t.PK, "")
+	b.WriteString(") DO UPDATE SET ")
+	WriteChanges(&b, d, t, changes, d.Quote(t.Name)+".", len(t.Columns)+1)
+	return b.String()
+}
+
+// WriteChanges writes `c = ?` or `c = <qual>c + ?` per change, parameters
+// numbered from first.
+func WriteChanges(b *strings.Builder, d Dialect, t *model.Table, changes []model.Change, qual string, first int) {
+	var buf []byte
+	for i, ch := range changes {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		n := d.Quote(t.Columns[ch.Col].Name)
+		b.WriteString(n)
+		b.WriteString(" = ")
+		if ch.Op == model.Add {
+			b.WriteString(qual)
+			b.WriteString(n)
+			b.WriteString(" + ")
+		}
+		buf = d.AppendParam(buf[:0], first+i)
+		b.Write(buf)
+	}
+}

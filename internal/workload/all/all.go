@@ -5,4 +5,5 @@ package all
 import (
 	_ "rumbench/internal/workload/hotrow"
 	_ "rumbench/internal/workload/ibench"
+	_ "rumbench/internal/workload/linkbench"
 )

@@ -97,7 +97,7 @@ type table struct {
 type Bench struct {
 	cfg    Config
 	dist   Distribution
-	zipf   *zipf
+	zipf   *gen.Zipf
 	cells  []Cell
 	tables []*table
 }
@@ -110,7 +110,7 @@ func New(cfg Config) (*Bench, error) {
 	dist, _ := ParseDistribution(cfg.Distribution)
 	b := &Bench{cfg: cfg, dist: dist, cells: cfg.Cells()}
 	if dist.Kind == DistZipf {
-		b.zipf = newZipf(cfg.Rows, dist.Theta)
+		b.zipf = gen.NewZipf(cfg.Rows, dist.Theta)
 	}
 	n := uint64(cfg.Rows)
 	for i := 0; i < cfg.MaxTables(); i++ {
@@ -375,7 +375,7 @@ func (c *client) pick() (*table, int64) {
 	case DistUniform:
 		return t, 1 + c.rnd.IntN(n)
 	case DistZipf:
-		rank := uint64(c.b.zipf.sample(&c.rnd) - 1)
+		rank := uint64(c.b.zipf.Sample(&c.rnd) - 1)
 		hi, lo := bits.Mul64(rank, t.zipfStride)
 		// Both terms are below n <= 2^63, so the sum cannot overflow.
 		pos := bits.Rem64(hi, lo, uint64(n)) + t.zipfOffset

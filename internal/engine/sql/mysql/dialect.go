@@ -23,6 +23,9 @@ type Dialect struct {
 	// Prepare makes the Conn prepare statements on the server instead of
 	// sending them as text with the parameters interpolated by the driver.
 	Prepare bool
+	// RowFormat, when set, is appended to CREATE TABLE (InnoDB's
+	// " ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8").
+	RowFormat string
 }
 
 var (
@@ -65,7 +68,7 @@ func (Dialect) ColumnType(c model.Column) string {
 
 // TableOptions picks the storage engine. Character set and collation do
 // not matter: no column is text.
-func (d Dialect) TableOptions(*model.Table) string { return " ENGINE=" + d.Engine }
+func (d Dialect) TableOptions(*model.Table) string { return " ENGINE=" + d.Engine + d.RowFormat }
 
 // CreateIndexes adds each index with ALTER TABLE ... ADD INDEX: InnoDB builds
 // it in place by sorting the rows once (fast index creation), MyRocks by
@@ -129,6 +132,17 @@ func (d Dialect) DeleteOldest(t *model.Table, prefix int) (string, []int) {
 		q += " WHERE " + cond
 	}
 	return q + " ORDER BY " + sqleng.PKColumns(d, t) + " LIMIT ?", plan
+}
+
+// Upsert is INSERT ... ON DUPLICATE KEY UPDATE c = ? or c = c + ? per
+// change (sqleng.Upserter). MySQL takes the update path on a conflict of
+// any unique key, not only of the primary key named by the model.
+func (d Dialect) Upsert(t *model.Table, changes []model.Change) string {
+	var b strings.Builder
+	b.WriteString(sqleng.StdInsert(d, t, 1))
+	b.WriteString(" ON DUPLICATE KEY UPDATE ")
+	sqleng.WriteChanges(&b, d, t, changes, "", len(t.Columns)+1)
+	return b.String()
 }
 
 // IsDuplicateKey recognises ER_DUP_ENTRY (1062).

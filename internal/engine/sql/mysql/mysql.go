@@ -67,7 +67,14 @@ func (d Driver) Options() []model.Option {
 		{Key: "prepare", Default: "false", Help: "server-side prepared statements instead of text statements with interpolated values (true/false)"},
 		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
 	}
+	if d.engineName == "InnoDB" {
+		opts = append(opts,
+			model.Option{Key: "page_size", Default: "", Help: "InnoDB page size the run needs: 4k, 8k, 16k, 32k or 64k; fixed when the server's data dir is created, so this checks the server's innodb_page_size and refuses to run on another (default: the server's)"},
+			model.Option{Key: "row_format", Default: "", Help: "ROW_FORMAT of the tables: dynamic, compact or compressed (table compression, with key_block_size) (default: the server's innodb_default_row_format)"},
+			model.Option{Key: "key_block_size", Default: "8", Help: "KEY_BLOCK_SIZE in KB of row_format=compressed: 1, 2, 4, 8 or 16 (8 with 16k pages is the published 2X compression)"})
+	}
 	if d.engineName == "ROCKSDB" {
+		opts = append(opts, model.Option{Key: "compression", Default: "", Help: "MyRocks compression the run needs: none, snappy, lz4, zstd or zlib; set by the server's rocksdb_default_cf_options at start, so this checks it and refuses to run on another (default: the server's)"})
 		opts = append(opts, model.Option{Key: "install_plugin", Default: "false", Help: "run INSTALL SONAME 'ha_rocksdb' when the server has not loaded MyRocks (true/false; crashes MariaDB 10.11's Debian build, so off by default)"})
 	}
 	return opts
@@ -134,6 +141,84 @@ type parsed struct {
 	mc                                  *mysql.Config
 	name                                string
 	prepare, dropOnClose, installPlugin bool
+	pageSize                            int64  // bytes; 0: any
+	rowFormat                           string // table options; "": none
+	compression                         string // RocksDB's name (kLZ4Compression); "": any
+}
+
+// pageSizes are the InnoDB page sizes a server can be initialised with.
+var pageSizes = map[string]int64{"4k": 4096, "8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536,
+	"4096": 4096, "8192": 8192, "16384": 16384, "32768": 32768, "65536": 65536}
+
+// rocksCompression maps the compression option to RocksDB's names.
+var rocksCompression = map[string]string{"none": "kNoCompression", "snappy": "kSnappyCompression",
+	"lz4": "kLZ4Compression", "zstd": "kZSTD", "zlib": "kZlibCompression"}
+
+// parseTableOptions checks the InnoDB and MyRocks table settings.
+func (p *parsed) parseTableOptions(opts map[string]string) error {
+	if v := strings.ToLower(opts["page_size"]); v != "" {
+		n, ok := pageSizes[v]
+		if !ok {
+			return fmt.Errorf("innodb: bad page_size %q: want 4k, 8k, 16k, 32k or 64k", opts["page_size"])
+		}
+		p.pageSize = n
+	}
+	switch rf := strings.ToLower(opts["row_format"]); rf {
+	case "":
+	case "dynamic", "compact":
+		p.rowFormat = " ROW_FORMAT=" + strings.ToUpper(rf)
+	case "compressed":
+		kb := opts["key_block_size"]
+		switch kb {
+		case "", "8":
+			kb = "8"
+		case "1", "2", "4", "16":
+		default:
+			return fmt.Errorf("innodb: bad key_block_size %q: want 1, 2, 4, 8 or 16 (KB)", kb)
+		}
+		p.rowFormat = " ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=" + kb
+	default:
+		return fmt.Errorf("innodb: bad row_format %q: want dynamic, compact or compressed", opts["row_format"])
+	}
+	if v := strings.ToLower(opts["compression"]); v != "" {
+		c, ok := rocksCompression[v]
+		if !ok {
+			return fmt.Errorf("myrocks: bad compression %q: want none, snappy, lz4, zstd or zlib", opts["compression"])
+		}
+		p.compression = c
+	}
+	return nil
+}
+
+// checkServerSettings refuses a server whose fixed settings differ from
+// those the run asked for (page_size, compression).
+func (p *parsed) checkServerSettings(eng string, settings map[string]string) error {
+	if p.pageSize > 0 {
+		if got := settings["innodb_page_size"]; got != strconv.FormatInt(p.pageSize, 10) {
+			return fmt.Errorf("%s: the server's innodb_page_size is %s, the run asks for page_size %d: InnoDB fixes it when the data dir is created, so run on a server initialised with --innodb-page-size=%d (a managed server), or drop page_size", eng, orUnknown(got), p.pageSize, p.pageSize)
+		}
+	}
+	if p.compression != "" {
+		cf := settings["rocksdb_default_cf_options"]
+		got := "kSnappyCompression (RocksDB's default)"
+		if i := strings.Index(cf, "compression="); i >= 0 {
+			got = cf[i+len("compression="):]
+			if j := strings.IndexByte(got, ';'); j >= 0 {
+				got = got[:j]
+			}
+		}
+		if !strings.HasPrefix(got, p.compression) {
+			return fmt.Errorf("%s: the server's MyRocks compression is %s, the run asks for %s: it is set at server start, so run on a server started with rocksdb_default_cf_options=compression=%s (a managed server), or drop compression", eng, got, p.compression, p.compression)
+		}
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // parseConfig checks the DSN's form, the database name and the option
@@ -159,6 +244,9 @@ func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
 		return p, err
 	}
 	if p.installPlugin, err = parseBool("install_plugin", cfg.Options["install_plugin"]); err != nil {
+		return p, err
+	}
+	if err := p.parseTableOptions(cfg.Options); err != nil {
 		return p, err
 	}
 	if p.mc, err = mysql.ParseDSN(dsn); err != nil {
@@ -218,6 +306,13 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	settings["address"] = mc.Net + "(" + mc.Addr + ")"
 	settings["prepare"] = strconv.FormatBool(prepare)
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
+	if p.rowFormat != "" {
+		settings["table_options"] = strings.TrimSpace(p.rowFormat)
+	}
+	if err := p.checkServerSettings(d.name, settings); err != nil {
+		sdb.Close()
+		return nil, err
+	}
 	info := model.Info{Name: d.name, Family: d.family, Kind: model.Server, Version: version, Settings: settings}
 	settings["client"] = "driver.Conn of go-sql-driver/mysql (no database/sql pool), one connection per worker"
 	sessions := func(ctx context.Context) (sqleng.Session, error) {
@@ -227,7 +322,7 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		}
 		return s, nil
 	}
-	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare}, info, sessions)
+	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare, RowFormat: p.rowFormat}, info, sessions)
 	if err != nil {
 		sdb.Close()
 		return nil, sqleng.Redact(classify(d.name, fmt.Errorf("%s: %w", d.name, err), mc, name), secret)

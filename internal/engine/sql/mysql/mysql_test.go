@@ -263,3 +263,15 @@ func TestSemantics(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkBenchCounts: counts equal visible links after concurrent
+// linkbench requests, on InnoDB and MyRocks (issue 19).
+func TestLinkBenchCounts(t *testing.T) {
+	for _, eng := range []string{"innodb", "myrocks"} {
+		t.Run(eng, func(t *testing.T) {
+			tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_lb"}
+			enginetest.OpenServer(t, tg).Close()
+			enginetest.LinkBenchCounts(t, tg)
+		})
+	}
+}

@@ -298,3 +298,11 @@ func TestSemantics(t *testing.T) {
 	defer db.Close()
 	enginetest.Semantics(t, db)
 }
+
+// TestLinkBenchCounts: counts equal visible links after concurrent
+// linkbench requests (issue 19).
+func TestLinkBenchCounts(t *testing.T) {
+	tg := target("rumbench_test_pg_lb")
+	enginetest.OpenServer(t, tg).Close()
+	enginetest.LinkBenchCounts(t, tg)
+}

@@ -179,6 +179,28 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 	return c.Conn.Update(ctx, t, pk, changes)
 }
 
+func (c *conn) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
+	if c.tx != nil {
+		return c.Conn.Delete(ctx, t, pk)
+	}
+	if err := c.db.wl.lock(ctx); err != nil {
+		return false, fmt.Errorf("delete from %s: %w", t.Name, err)
+	}
+	defer c.db.unlockWrite(ctx)
+	return c.Conn.Delete(ctx, t, pk)
+}
+
+func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
+	if c.tx != nil {
+		return c.Conn.Upsert(ctx, t, row, changes)
+	}
+	if err := c.db.wl.lock(ctx); err != nil {
+		return fmt.Errorf("upsert into %s: %w", t.Name, err)
+	}
+	defer c.db.unlockWrite(ctx)
+	return c.Conn.Upsert(ctx, t, row, changes)
+}
+
 // Begin takes the write lock until the Tx commits or rolls back.
 func (c *conn) Begin(ctx context.Context) (model.Tx, error) {
 	if c.tx != nil {
