@@ -42,6 +42,7 @@ type commonFlags struct {
 	dsn        string
 	database   string
 	managed    managedFlags
+	mem        memFlags
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -80,6 +81,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
 	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
 	addManagedFlags(pf, &common.managed)
+	addMemFlags(pf, &common.mem, false)
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -203,6 +205,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
+	ms, err := setupMemory(&f.mem)
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
+	if childMode {
+		f.engines = []string{f.mem.childEngine}
+	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("rumbench-results", time.Now().Format("20060102-150405"))
@@ -215,9 +224,28 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}()
 
 	stdout := cmd.OutOrStdout()
-	startServer, managedCfg, err := managedRun(cmd, f, stdout)
-	if err != nil {
-		return &runner.BadInputError{Err: err}
+	var startServer runner.ServerStarter
+	var managedCfg map[string]any
+	if !childMode {
+		startServer, managedCfg, err = managedRun(cmd, f, ms, stdout)
+		if err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+	}
+	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
+	if ms.ctl != nil {
+		managedList, _ := managedCfg["engines"].([]string)
+		if err := checkLimitable(f.engines, func(e string) bool { return contains(managedList, e) }); err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+		iso := &isolator{ms: ms, stdout: stdout, stderr: cmd.ErrOrStderr()}
+		isolate = func(ctx context.Context, engine, dataDir string) (bool, error) {
+			extra := []string{"--out", out}
+			if dataDir != "" {
+				extra = append(extra, "--data-dir", dataDir)
+			}
+			return iso.run(ctx, engine, filepath.Join(out, engine), extra...)
+		}
 	}
 	ro := runner.Options{
 		Engines:        f.engines,
@@ -233,18 +261,26 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
 			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
-			"managed": managedCfg,
+			"managed": managedCfg, "memory": ms.config(),
 		},
-		StartServer: startServer,
-		Sizes:       wr.Sizes,
-		NewWorkload: wr.New,
-		Observers:   observers(),
-		Live:        stdout,
-		Log:         stdout,
+		StartServer:  startServer,
+		Isolate:      isolate,
+		MemoryCgroup: ms.childStats(&f.mem),
+		DropCaches:   ms.drop,
+		Sizes:        wr.Sizes,
+		NewWorkload:  wr.New,
+		Observers:    observers(),
+		Live:         stdout,
+		Log:          stdout,
 	}
 	// Refuse bad input (engines, settings, --dsn, --out) before printing
 	// anything; Run checks again.
 	if err := runner.Check(&ro); err != nil {
+		return err
+	}
+	if childMode {
+		// The parent prints the banner and the report.
+		_, err := runner.Run(ctx, ro)
 		return err
 	}
 	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",

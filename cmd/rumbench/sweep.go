@@ -38,6 +38,8 @@ type sweepFlags struct {
 	dsn           string
 	database      string
 	verbose       bool
+	mem           memFlags
+	compareTo     string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -79,6 +81,8 @@ to 0 indexes, and r/i and wKB/i by index count.`,
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
 	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
+	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
+	addMemFlags(fl, &f.mem, true)
 	return cmd
 }
 
@@ -115,10 +119,20 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if fl.Changed("query-seconds") {
 		qs = f.querySeconds
 	}
+	ms, err := setupMemory(&f.mem)
+	if err != nil {
+		return bad(err)
+	}
 	spec := &sweep.Spec{
 		Engines: f.engines, Indexes: f.indexes, PadSizes: pads, PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps,
 		Shared: map[string]any{"rows": rows, "churn_rows": churn, "query_seconds": qs, "rows_per_commit": f.rowsPerCommit,
 			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset},
+	}
+	if ms.limit > 0 {
+		spec.Shared["memory_limit"] = ms.limit
+	}
+	if ms.drop != nil {
+		spec.Shared["drop_caches"] = true
 	}
 	if err := spec.Validate(); err != nil {
 		return bad(err)
@@ -148,10 +162,12 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
 			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
 				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
-			NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
-			Observers:   observers(),
-			Live:        live,
-			Log:         live,
+			NewWorkload:  func() (workload.Workload, error) { return ibench.New(cfg) },
+			Observers:    observers(),
+			Live:         live,
+			Log:          live,
+			MemoryCgroup: ms.childStats(&f.mem),
+			DropCaches:   ms.drop,
 		}
 	}
 	probe := options(spec.Cells()[0], "", f.out)
@@ -161,10 +177,36 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if childMode {
+		// One engine of one cell, in the parent's cgroup.
+		for _, c := range spec.Cells() {
+			if c.Name() == f.mem.childCell {
+				_, err := runner.Run(ctx, options(c, f.mem.childEngine, filepath.Join(f.out, c.Name())))
+				return err
+			}
+		}
+		return bad(fmt.Errorf("--child-cell %s is not a cell of this sweep", f.mem.childCell))
+	}
+	var iso *isolator
+	if ms.ctl != nil {
+		if err := checkLimitable(f.engines, func(string) bool { return false }); err != nil {
+			return bad(err)
+		}
+		iso = &isolator{ms: ms, stdout: stdout, stderr: cmd.ErrOrStderr()}
+	}
+	if f.compareTo != "" && !sweep.IsSweep(f.compareTo) {
+		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", f.compareTo, sweep.SpecFile))
+	}
 	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
 	err = sweep.Run(ctx, spec, f.out, func(ctx context.Context, c sweep.Cell, engine, dir string) error {
 		// The runner writes Out/<engine>.
-		_, err := runner.Run(ctx, options(c, engine, filepath.Dir(dir)))
+		o := options(c, engine, filepath.Dir(dir))
+		if iso != nil {
+			o.Isolate = func(ctx context.Context, engine, _ string) (bool, error) {
+				return iso.run(ctx, engine, dir, "--child-cell", c.Name())
+			}
+		}
+		_, err := runner.Run(ctx, o)
 		return err
 	}, stdout)
 	if ctx.Err() != nil {
@@ -173,6 +215,17 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	if perr := sweep.Markdown(stdout, f.out, spec); perr != nil {
 		fmt.Fprintf(stdout, "rumbench: could not print the matrices: %v\n", perr)
+	}
+	if f.compareTo != "" {
+		if perr := sweep.CompareMarkdown(stdout, f.out, spec, f.compareTo); perr != nil {
+			fmt.Fprintf(stdout, "rumbench: could not print the comparison: %v\n", perr)
+		}
+	}
+	html := filepath.Join(f.out, "report.html")
+	if n, herr := sweep.WriteHTMLFile(html, f.out, spec); herr == nil {
+		fmt.Fprintf(stdout, "\nHTML report with %d charts: %s\n", n, html)
+	} else {
+		fmt.Fprintf(stdout, "rumbench: could not write the HTML report: %v\n", herr)
 	}
 	return err
 }
