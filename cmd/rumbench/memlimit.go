@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/workload"
 )
 
 // invocation is the command line rumbench was started with (after the
@@ -67,8 +69,8 @@ func setupMemory(m *memFlags) (*memSetup, error) {
 	ms := &memSetup{}
 	if m.limit != "" {
 		n, err := kv.ParseSize("memory-limit", m.limit)
-		if err != nil || n < 16<<20 {
-			return nil, fmt.Errorf("--memory-limit %q: want a size of at least 16MB, such as 256MB or 2GB", m.limit)
+		if err != nil || (n != 0 && n < 16<<20) {
+			return nil, fmt.Errorf("--memory-limit %q: want a size of at least 16MB, such as 256MB or 2GB (0: no limit)", m.limit)
 		}
 		ms.limit = n
 	}
@@ -323,4 +325,52 @@ func (ms *memSetup) config() map[string]any {
 		return nil
 	}
 	return out
+}
+
+// Engine settings a memory preset sizes, in order of preference.
+var (
+	cacheKeys       = []string{"block_cache_size", "cache_size"}
+	writeBufferKeys = []string{"write_buffer_size", "memtable_size"}
+)
+
+// applyMemoryPreset sizes each engine's cache and write buffers from a
+// preset (engine.key settings, unless that key was given) and the memory
+// limit (unless --memory-limit was given). It returns what it set, for
+// run.json.
+func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[string]string, mem *memFlags, limitGiven bool) map[string]any {
+	if mp == nil {
+		return nil
+	}
+	set := map[string]any{}
+	for _, e := range engines {
+		d, err := engine.Lookup(e)
+		if err != nil {
+			continue
+		}
+		has := map[string]bool{}
+		for _, o := range d.Options() {
+			has[o.Key] = true
+		}
+		pick := func(keys []string, v int64) {
+			for _, k := range keys {
+				if !has[k] {
+					continue
+				}
+				if _, given := opts[k]; !given {
+					if _, given := opts[e+"."+k]; !given {
+						opts[e+"."+k] = strconv.FormatInt(v, 10)
+						set[e+"."+k] = v
+					}
+				}
+				return
+			}
+		}
+		pick(cacheKeys, mp.CacheBytes)
+		pick(writeBufferKeys, mp.WriteBufferBytes)
+	}
+	if !limitGiven {
+		mem.limit = strconv.FormatInt(mp.LimitBytes, 10)
+		set["memory_limit"] = mp.LimitBytes
+	}
+	return set
 }

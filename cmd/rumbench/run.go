@@ -194,6 +194,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.warmup < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
 	}
+	if !cmd.Flags().Changed("interval") {
+		for _, p := range d.Presets {
+			if p.Name == f.preset && p.Interval > 0 {
+				f.interval = p.Interval
+			}
+		}
+	}
 	wr, err := configure(workload.Common{
 		Preset: f.preset, Seed: f.seed, Interval: f.interval, Warmup: f.warmup,
 		Changed: func(name string) bool { return cmd.Flags().Changed(name) },
@@ -205,12 +212,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
+	if f.mem.childEngine != "" {
+		f.engines = []string{f.mem.childEngine}
+	}
+	presetMemory := applyMemoryPreset(wr.Memory, f.engines, opts, &f.mem, cmd.Flags().Changed("memory-limit"))
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
-	}
-	if childMode {
-		f.engines = []string{f.mem.childEngine}
 	}
 	out := f.out
 	if out == "" {
@@ -261,7 +269,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
 			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
-			"managed": managedCfg, "memory": ms.config(),
+			"managed": managedCfg, "memory": ms.config(), "preset_memory": presetMemory,
 		},
 		StartServer:  startServer,
 		Isolate:      isolate,

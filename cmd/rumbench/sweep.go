@@ -119,6 +119,27 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if fl.Changed("query-seconds") {
 		qs = f.querySeconds
 	}
+	interval := f.interval
+	if !fl.Changed("interval") && preset.Interval > 0 {
+		interval = preset.Interval
+	}
+	f.interval = interval
+	if preset.IOBound && !fl.Changed("indexes") {
+		// The IO-bound comparison: none against all three.
+		f.indexes = []int{0, 3}
+	}
+	var presetMemory map[string]any
+	if preset.IOBound {
+		maxClients := 1
+		for _, c := range f.clients {
+			maxClients = max(maxClients, c)
+		}
+		engines := f.engines
+		if f.mem.childEngine != "" {
+			engines = []string{f.mem.childEngine}
+		}
+		presetMemory = applyMemoryPreset(ibench.IOBoundMemory(rows, maxClients), engines, opts, &f.mem, fl.Changed("memory-limit"))
+	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return bad(err)
@@ -130,6 +151,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	if ms.limit > 0 {
 		spec.Shared["memory_limit"] = ms.limit
+	}
+	if presetMemory != nil {
+		spec.Shared["preset_memory"] = presetMemory
 	}
 	if ms.drop != nil {
 		spec.Shared["drop_caches"] = true

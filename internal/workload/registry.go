@@ -36,6 +36,18 @@ type Definition struct {
 type Preset struct {
 	Name        string
 	Description string
+	// Interval, when set, is the preset's measurement interval (used
+	// when --interval is not given).
+	Interval time.Duration
+}
+
+// MemoryPreset is how a preset sizes engine memory: the engine's cache
+// (cache_size, block_cache_size), its write buffers (memtable_size,
+// write_buffer_size) and the --memory-limit of its cgroup.
+type MemoryPreset struct {
+	CacheBytes       int64
+	WriteBufferBytes int64
+	LimitBytes       int64
 }
 
 // Common are the settings every workload receives from the run command.
@@ -66,6 +78,9 @@ type Configured struct {
 	Banner string
 	// New returns a fresh workload for each engine.
 	New func() (Workload, error)
+	// Memory, when set (the ibench iobound preset), sizes the engines'
+	// caches and the memory limit; settings given explicitly win.
+	Memory *MemoryPreset
 }
 
 // ReportFunc prints a workload's results of one run (bundles of its

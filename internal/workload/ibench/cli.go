@@ -11,8 +11,8 @@ import (
 
 func init() {
 	var presets []workload.Preset
-	for _, n := range []string{"quick", "small", "reference"} {
-		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description})
+	for _, n := range []string{"quick", "small", "reference", "iobound"} {
+		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description, Interval: Presets[n].Interval})
 	}
 	workload.Register(&workload.Definition{
 		Name:        "ibench",
@@ -115,6 +115,10 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if _, err := New(cfg); err != nil {
 		return nil, err
 	}
+	var memory *workload.MemoryPreset
+	if preset.IOBound {
+		memory = IOBoundMemory(cfg.Rows, cfg.Clients)
+	}
 	sizes := map[string]any{
 		"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
 		"pad_min": cfg.PadMin, "pad_max": cfg.PadMax,
@@ -127,7 +131,8 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		Sizes:  sizes,
 		Banner: fmt.Sprintf("%d clients x %d rows, churn %d rows/client, %d indexes%s",
 			cfg.Clients, cfg.Rows, cfg.ChurnRows, cfg.Indexes, map[bool]string{true: ", no deletes (tables grow)"}[cfg.NoDeletes]),
-		New: func() (workload.Workload, error) { return New(cfg) },
+		New:    func() (workload.Workload, error) { return New(cfg) },
+		Memory: memory,
 	}, nil
 }
 
