@@ -39,6 +39,9 @@ type memFlags struct {
 	childEngine string
 	childCgroup string
 	childCell   string
+	// perEngine are limits a preset sized per engine (--memory-limit not
+	// given).
+	perEngine map[string]int64
 }
 
 func addMemFlags(fl *pflag.FlagSet, m *memFlags, sweep bool) {
@@ -58,9 +61,10 @@ func addMemFlags(fl *pflag.FlagSet, m *memFlags, sweep bool) {
 
 // memSetup is what --memory-limit and --drop-caches resolved to.
 type memSetup struct {
-	limit int64
-	ctl   *memcg.Controller
-	drop  func() error
+	limit     int64
+	perEngine map[string]int64
+	ctl       *memcg.Controller
+	drop      func() error
 }
 
 // setupMemory checks --memory-limit and --drop-caches; a refusal is one line
@@ -74,6 +78,7 @@ func setupMemory(m *memFlags) (*memSetup, error) {
 		}
 		ms.limit = n
 	}
+	ms.perEngine = m.perEngine
 	if m.dropCaches {
 		if err := memcg.CheckDropCaches(); err != nil {
 			return nil, err
@@ -116,7 +121,16 @@ func (ms *memSetup) childStats(m *memFlags) func() *results.MemoryCgroup {
 	if _, err := os.Stat(filepath.Join(m.childCgroup, "memory.limit_in_bytes")); err == nil {
 		version = 1
 	}
-	return func() *results.MemoryCgroup { return memcg.ReadStats(m.childCgroup, version, ms.limit) }
+	limit := ms.limitFor(m.childEngine)
+	return func() *results.MemoryCgroup { return memcg.ReadStats(m.childCgroup, version, limit) }
+}
+
+// limitFor is the memory limit of an engine's cgroup.
+func (ms *memSetup) limitFor(eng string) int64 {
+	if n, ok := ms.perEngine[eng]; ok {
+		return n
+	}
+	return ms.limit
 }
 
 // checkLimitable refuses --memory-limit with a server engine it cannot
@@ -150,7 +164,7 @@ func (iso *isolator) run(ctx context.Context, eng, bundle string, extra ...strin
 	if err != nil {
 		return true, fmt.Errorf("find rumbench's own binary for the engine's child process: %w", err)
 	}
-	g, err := iso.ms.ctl.New(eng, iso.ms.limit)
+	g, err := iso.ms.ctl.New(eng, iso.ms.limitFor(eng))
 	if err != nil {
 		return true, err
 	}
@@ -219,7 +233,7 @@ func fmtPeak(m *results.MemoryCgroup) string {
 // serverCgroup puts a managed server in a fresh memory cgroup: returned are
 // the BeforeStart hook, the reader of its usage and the cleanup.
 func (ms *memSetup) serverCgroup(eng string) (func(*exec.Cmd) error, func() *results.MemoryCgroup, func() error, error) {
-	g, err := ms.ctl.New(eng, ms.limit)
+	g, err := ms.ctl.New(eng, ms.limitFor(eng))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -315,7 +329,9 @@ func (ms *memSetup) config() map[string]any {
 		return nil
 	}
 	out := map[string]any{}
-	if ms.limit > 0 {
+	if len(ms.perEngine) > 0 {
+		out["memory_limit_bytes"] = ms.perEngine
+	} else if ms.limit > 0 {
 		out["memory_limit_bytes"] = ms.limit
 	}
 	if ms.drop != nil {
@@ -334,14 +350,15 @@ var (
 )
 
 // applyMemoryPreset sizes each engine's cache and write buffers from a
-// preset (engine.key settings, unless that key was given) and the memory
-// limit (unless --memory-limit was given). It returns what it set, for
-// run.json.
+// preset (engine.key settings, unless that key was given) and each engine's
+// memory limit (unless --memory-limit was given). It returns what it set,
+// for run.json.
 func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[string]string, mem *memFlags, limitGiven bool) map[string]any {
 	if mp == nil {
 		return nil
 	}
 	set := map[string]any{}
+	var most int64
 	for _, e := range engines {
 		d, err := engine.Lookup(e)
 		if err != nil {
@@ -351,7 +368,7 @@ func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 		for _, o := range d.Options() {
 			has[o.Key] = true
 		}
-		pick := func(keys []string, v int64) {
+		pick := func(keys []string, v int64) bool {
 			for _, k := range keys {
 				if !has[k] {
 					continue
@@ -362,15 +379,24 @@ func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 						set[e+"."+k] = v
 					}
 				}
-				return
+				return true
 			}
+			return false
 		}
 		pick(cacheKeys, mp.CacheBytes)
-		pick(writeBufferKeys, mp.WriteBufferBytes)
+		wb := pick(writeBufferKeys, mp.WriteBufferBytes)
+		if !limitGiven && d.Kind() == model.Embedded {
+			if mem.perEngine == nil {
+				mem.perEngine = map[string]int64{}
+			}
+			n := mp.LimitFor(wb)
+			mem.perEngine[e] = n
+			set[e+".memory_limit"] = n
+			most = max(most, n)
+		}
 	}
-	if !limitGiven {
-		mem.limit = strconv.FormatInt(mp.LimitBytes, 10)
-		set["memory_limit"] = mp.LimitBytes
+	if !limitGiven && most > 0 {
+		mem.limit = strconv.FormatInt(most, 10)
 	}
 	return set
 }

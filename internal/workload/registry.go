@@ -43,11 +43,23 @@ type Preset struct {
 
 // MemoryPreset is how a preset sizes engine memory: the engine's cache
 // (cache_size, block_cache_size), its write buffers (memtable_size,
-// write_buffer_size) and the --memory-limit of its cgroup.
+// write_buffer_size) and the memory limit of its cgroup (LimitFor).
 type MemoryPreset struct {
 	CacheBytes       int64
 	WriteBufferBytes int64
-	LimitBytes       int64
+	// ProcessBytes is what the limit allows beyond the engine's cache and
+	// write buffers: the process itself and dirty pages in flight.
+	ProcessBytes int64
+}
+
+// LimitFor is the memory limit of an engine: its cache, two write buffers
+// when it has them (one filling, one flushing) and the process allowance.
+func (m *MemoryPreset) LimitFor(hasWriteBuffers bool) int64 {
+	n := m.CacheBytes + m.ProcessBytes
+	if hasWriteBuffers {
+		n += 2 * m.WriteBufferBytes
+	}
+	return n
 }
 
 // Common are the settings every workload receives from the run command.

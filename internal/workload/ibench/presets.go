@@ -36,7 +36,7 @@ var Presets = map[string]Preset{
 		Clients: 2, Rows: 500_000, ChurnRows: 50_000, Indexes: 3, QuerySeconds: 10, Interval: 200 * time.Millisecond,
 	},
 	"iobound": {
-		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB) in a 70 MB memory cgroup (needs root); see docs/design.md",
+		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache + write buffers + 24 MB (needs root); see docs/design.md",
 		Clients: 1, Rows: 400_000, ChurnRows: 100_000, Indexes: 3, QuerySeconds: 20, IOBound: true,
 	},
 	"small": {
@@ -73,15 +73,14 @@ const IndexBytesPerRow = 70
 const IOBoundFactor = 5
 
 // IOBoundMemory sizes the engine for an IO-bound load of rows rows per
-// client: the cache holds 1/5 of the three indexes, the write buffers
+// client: the cache holds 1/5 of the three indexes; the write buffers
 // (memtables) are half the cache but at least 8 MB (smaller ones turn an
 // LSM's load into a stream of tiny flushes and L0 compactions, which is not
-// the IO-bound case), and the cgroup limit is the cache, two write buffers
-// and 48 MB for the process itself (Go runtime, client
-// buffers, dirty pages in flight), so the page cache cannot hold the index
-// pages the engine cache does not.
+// the IO-bound case); each engine's cgroup limit is its cache, two write
+// buffers if it has them, and 24 MB for the process itself (Go runtime,
+// client buffers, dirty pages in flight), so the page cache cannot hold the
+// index pages the engine cache does not.
 func IOBoundMemory(rows int64, clients int) *workload.MemoryPreset {
 	cache := max(rows*int64(clients)*IndexBytesPerRow/IOBoundFactor, 1<<20)
-	wb := max(cache/2, 8<<20)
-	return &workload.MemoryPreset{CacheBytes: cache, WriteBufferBytes: wb, LimitBytes: cache + 2*wb + 48<<20}
+	return &workload.MemoryPreset{CacheBytes: cache, WriteBufferBytes: max(cache/2, 8<<20), ProcessBytes: 24 << 20}
 }
