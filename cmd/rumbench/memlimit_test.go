@@ -160,3 +160,41 @@ func TestDropCaches(t *testing.T) {
 		}
 	}
 }
+
+// Managed servers run in a memory cgroup of their own with --memory-limit:
+// postgres (an unprivileged user, joined through cgroup-exec on v1) and
+// innodb; run.json records the cgroup, whose peak is under the limit, and
+// the cgroup is removed with the server.
+func TestManagedServersInMemoryCgroup(t *testing.T) {
+	needCgroups(t)
+	needManaged(t, "postgres")
+	needManaged(t, "innodb")
+	// The server's user execs this binary (cgroup-exec).
+	if err := os.Chmod(filepath.Dir(binary), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r")
+	const limit = 600 << 20
+	so, se, code := rb(t, "run", "--engine", "postgres,innodb", "--managed", "--memory-limit", "600MB",
+		"--steps", "l.i0", "--rows", "2000", "--clients", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	for _, e := range []string{"postgres", "innodb"} {
+		b, err := results.Read(filepath.Join(out, e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := b.Run.MemoryLimit
+		if m == nil || m.LimitBytes != limit || m.PeakBytes == nil || *m.PeakBytes < 1<<20 || *m.PeakBytes > limit+256<<10 {
+			t.Errorf("%s: memory_limit %+v", e, m)
+			continue
+		}
+		if _, err := os.Stat(m.Path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: cgroup %s left behind", e, m.Path)
+		}
+		if st := b.Steps["l.i0"]; st == nil || st.Inserted != 2000 {
+			t.Errorf("%s: l.i0 %+v", e, st)
+		}
+	}
+}
