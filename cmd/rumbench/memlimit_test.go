@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"rumbench/internal/memcg"
 	"rumbench/internal/results"
@@ -196,5 +197,49 @@ func TestManagedServersInMemoryCgroup(t *testing.T) {
 		if st := b.Steps["l.i0"]; st == nil || st.Inserted != 2000 {
 			t.Errorf("%s: l.i0 %+v", e, st)
 		}
+	}
+}
+
+// Ctrl-C on the parent reaches the engine's child once: the child ends its
+// step cleanly and saves it, the parent exits 130, and the cgroup (which
+// cannot be removed while a process is in it) is gone.
+func TestMemoryLimitInterrupt(t *testing.T) {
+	needCgroups(t)
+	out := filepath.Join(t.TempDir(), "r")
+	cmd := exec.Command(binary, "run", "--engine", "pebble", "--memory-limit", "128MB", "--engine-opt", "cache_size=8MB",
+		"--clients", "1", "--rows", "50000000", "--steps", "l.i0", "--out", out)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	step := filepath.Join(out, "pebble", "intervals.jsonl")
+	for i := 0; i < 300; i++ {
+		if st, err := os.Stat(step); err == nil && st.Size() > 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s\n%s", err, so.String(), se.String())
+	}
+	if n := strings.Count(se.String(), "interrupted"); n != 1 {
+		t.Errorf("stderr says interrupted %d times: %q", n, se.String())
+	}
+	b, err := results.Read(filepath.Join(out, "pebble"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := b.Steps["l.i0"]
+	if st == nil || st.Complete || st.Inserted == 0 || b.Run.Complete {
+		t.Fatalf("interrupted step %+v", st)
+	}
+	if m := b.Run.MemoryLimit; m == nil {
+		t.Error("no memory_limit in run.json")
+	} else if _, err := os.Stat(m.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cgroup %s left behind", m.Path)
 	}
 }
