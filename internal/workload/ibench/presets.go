@@ -29,11 +29,11 @@ type Preset struct {
 // Presets are the named run shapes.
 var Presets = map[string]Preset{
 	"quick": {
-		// 200 ms intervals and 500k rows: the load steps of the fastest
-		// engine here (pebble, ~300k rows/s) last at least 5 intervals,
-		// so IPS.99 and stalls mean something.
+		// 200 ms intervals and 250k rows per client: the load steps of the
+		// fastest engine here (pebble, ~300k rows/s for both clients) last
+		// at least 5 intervals, so IPS.99 and stalls mean something.
 		Name: "quick", Description: "seconds per step (200 ms intervals): a first look and CI",
-		Clients: 2, Rows: 500_000, ChurnRows: 50_000, Indexes: 3, QuerySeconds: 10, Interval: 200 * time.Millisecond,
+		Clients: 2, Rows: 250_000, ChurnRows: 50_000, Indexes: 3, QuerySeconds: 10, Interval: 200 * time.Millisecond,
 	},
 	"iobound": {
 		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache + write buffers + 24 MB (needs root); see docs/design.md",
