@@ -68,7 +68,7 @@ to 0 indexes, and r/i and wKB/i by index count.`,
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
 	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
 	fl.StringSliceVar(&f.steps, "steps", []string{ibench.StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
-	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds")
+	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
 	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded (default: from the preset)")
 	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 (default: from the preset)")
 	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step (default: from the preset)")
