@@ -22,7 +22,7 @@ func TestApplyMemoryPreset(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, opts[k], v)
 		}
 	}
-	lim := map[string]int64{"sqlite": 29 << 20, "bbolt": 29 << 20, "pebble": 45 << 20}
+	lim := map[string]int64{"sqlite": 29 << 20, "bbolt": 29 << 20, "pebble": 61 << 20}
 	if len(mem.perEngine) != len(lim) {
 		t.Errorf("limits %v, want %v", mem.perEngine, lim)
 	}
@@ -31,7 +31,7 @@ func TestApplyMemoryPreset(t *testing.T) {
 			t.Errorf("%s limit %d, want %d", e, mem.perEngine[e], n)
 		}
 	}
-	if mem.limit != "47185920" {
+	if mem.limit != "63963136" {
 		t.Errorf("--memory-limit %q, want the largest engine limit", mem.limit)
 	}
 	// An explicit --memory-limit wins: no per-engine limits.

@@ -52,12 +52,15 @@ type MemoryPreset struct {
 	ProcessBytes int64
 }
 
-// LimitFor is the memory limit of an engine: its cache, two write buffers
-// when it has them (one filling, one flushing) and the process allowance.
+// LimitFor is the memory limit of an engine: its cache, four write buffers
+// when it has them (one filling, one flushing, and as much again for what
+// an LSM holds beside them: arena slack, table readers' index and filter
+// blocks, compaction buffers; RocksDB at 400k rows was OOM-killed with
+// two) and the process allowance.
 func (m *MemoryPreset) LimitFor(hasWriteBuffers bool) int64 {
 	n := m.CacheBytes + m.ProcessBytes
 	if hasWriteBuffers {
-		n += 2 * m.WriteBufferBytes
+		n += 4 * m.WriteBufferBytes
 	}
 	return n
 }

@@ -76,8 +76,8 @@ const IOBoundFactor = 5
 // client: the cache holds 1/5 of the three indexes; the write buffers
 // (memtables) are half the cache but at least 8 MB (smaller ones turn an
 // LSM's load into a stream of tiny flushes and L0 compactions, which is not
-// the IO-bound case); each engine's cgroup limit is its cache, two write
-// buffers if it has them, and 24 MB for the process itself (Go runtime,
+// the IO-bound case); each engine's cgroup limit is its cache, four write
+// buffers if it has them (workload.MemoryPreset.LimitFor), and 24 MB for the process itself (Go runtime,
 // client buffers, dirty pages in flight), so the page cache cannot hold the
 // index pages the engine cache does not.
 func IOBoundMemory(rows int64, clients int) *workload.MemoryPreset {

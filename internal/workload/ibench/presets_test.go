@@ -3,7 +3,7 @@ package ibench
 import "testing"
 
 // The iobound rule: cache = rows × clients × 70 B / 5, write buffers half
-// the cache but at least 8 MB, limit = cache (+ 2 write buffers) + 24 MB.
+// the cache but at least 8 MB, limit = cache (+ 4 write buffers) + 24 MB.
 func TestIOBoundMemory(t *testing.T) {
 	m := IOBoundMemory(400_000, 1)
 	if m.CacheBytes != 5_600_000 || m.WriteBufferBytes != 8<<20 || m.ProcessBytes != 24<<20 {
@@ -12,7 +12,7 @@ func TestIOBoundMemory(t *testing.T) {
 	if got := m.LimitFor(false); got != 5_600_000+24<<20 {
 		t.Errorf("limit without write buffers %d", got)
 	}
-	if got := m.LimitFor(true); got != 5_600_000+16<<20+24<<20 {
+	if got := m.LimitFor(true); got != 5_600_000+32<<20+24<<20 {
 		t.Errorf("limit with write buffers %d", got)
 	}
 	m = IOBoundMemory(4_000_000, 2) // 112 MB cache, 56 MB buffers
