@@ -136,11 +136,49 @@ func Markdown(w io.Writer, dir string, s *Spec) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# rumbench sweep: %s\n\nengines %s × indexes %s × pad sizes %s × clients %s; steps %s\n\n",
 		dir, strings.Join(s.Engines, ","), ints(s.Indexes), ints(s.PadSizes), ints(s.Clients), strings.Join(s.Steps, ","))
+	if line := memoryLine(s); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 	for _, t := range Tables(dir, s) {
 		report.WriteMarkdownTable(&b, t, "##")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// memoryLine says which memory cgroup limits the runs had (--memory-limit,
+// or per engine from the iobound preset), "" without one.
+func memoryLine(s *Spec) string {
+	var per []string
+	if pm, ok := s.Shared["preset_memory"].(map[string]any); ok {
+		// Read back from sweep.json: float64; fresh from the flags: int64.
+		for _, e := range s.Engines {
+			if v, ok := number(pm[e+".memory_limit"]); ok {
+				per = append(per, fmt.Sprintf("%s %.0f MB", e, v/(1<<20)))
+			}
+		}
+	}
+	if len(per) > 0 {
+		return "Each engine ran in a memory cgroup (page cache included): " + strings.Join(per, ", ") + "."
+	}
+	if v, ok := number(s.Shared["memory_limit"]); ok && v > 0 {
+		return fmt.Sprintf("Each engine ran in a memory cgroup of %.0f MB (page cache included).", v/(1<<20))
+	}
+	return ""
+}
+
+// number reads a number of a spec as written (int64) or read back
+// (float64).
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
 }
 
 func ints(v []int) string {

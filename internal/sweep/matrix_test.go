@@ -110,3 +110,19 @@ func TestSweepHTML(t *testing.T) {
 		t.Error("step sections do not follow the overview")
 	}
 }
+
+// The matrices say which memory cgroup limits the runs had.
+func TestMemoryLine(t *testing.T) {
+	s := &Spec{Engines: []string{"sqlite", "pebble"}, Shared: map[string]any{"memory_limit": int64(64 << 20),
+		"preset_memory": map[string]any{"sqlite.memory_limit": int64(29 << 20), "pebble.memory_limit": float64(61 << 20)}}}
+	if got := memoryLine(s); got != "Each engine ran in a memory cgroup (page cache included): sqlite 29 MB, pebble 61 MB." {
+		t.Errorf("per engine: %q", got)
+	}
+	delete(s.Shared, "preset_memory")
+	if got := memoryLine(s); got != "Each engine ran in a memory cgroup of 64 MB (page cache included)." {
+		t.Errorf("one limit: %q", got)
+	}
+	if got := memoryLine(&Spec{}); got != "" {
+		t.Errorf("no limit: %q", got)
+	}
+}
