@@ -39,6 +39,7 @@ type memFlags struct {
 	childEngine string
 	childCgroup string
 	childCell   string
+	childData   string
 	// perEngine are limits a preset sized per engine (--memory-limit not
 	// given).
 	perEngine map[string]int64
@@ -49,7 +50,8 @@ func addMemFlags(fl *pflag.FlagSet, m *memFlags, sweep bool) {
 	fl.BoolVar(&m.dropCaches, "drop-caches", false, "before each step, sync and drop the kernel's page cache, dentries and inodes (echo 3 > /proc/sys/vm/drop_caches; root only); recorded in run.json and the steps")
 	fl.StringVar(&m.childEngine, "child-engine", "", "internal: run only this engine, as the child of --memory-limit")
 	fl.StringVar(&m.childCgroup, "child-cgroup", "", "internal: the cgroup the child joins first")
-	hidden := []string{"child-engine", "child-cgroup"}
+	fl.StringVar(&m.childData, "child-data-dir", "", "internal: the temporary data dir the parent made for the child (and removes)")
+	hidden := []string{"child-engine", "child-cgroup", "child-data-dir"}
 	if sweep {
 		fl.StringVar(&m.childCell, "child-cell", "", "internal: the sweep cell the child runs")
 		hidden = append(hidden, "child-cell")
@@ -96,8 +98,8 @@ func setupMemory(m *memFlags) (*memSetup, error) {
 		}
 		return ms, nil
 	}
-	if m.childCgroup != "" || m.childCell != "" {
-		return nil, errors.New("--child-cgroup and --child-cell are internal: they go with --child-engine")
+	if m.childCgroup != "" || m.childCell != "" || m.childData != "" {
+		return nil, errors.New("--child-cgroup, --child-cell and --child-data-dir are internal: they go with --child-engine")
 	}
 	if ms.limit > 0 {
 		ctl, err := memcg.Detect()
@@ -155,8 +157,9 @@ type isolator struct {
 }
 
 // run runs the child with the invocation plus extra arguments; bundle is the
-// directory the child writes (Out/<engine>).
-func (iso *isolator) run(ctx context.Context, eng, bundle string, extra ...string) (bool, error) {
+// directory the child writes (Out/<engine>), dataDir the engine's data dir
+// ("" for a temporary one).
+func (iso *isolator) run(ctx context.Context, eng, bundle, dataDir string, extra ...string) (bool, error) {
 	if d, err := engine.Lookup(eng); err == nil && d.Kind() == model.Server {
 		return false, nil // a managed server gets its own cgroup
 	}
@@ -175,6 +178,16 @@ func (iso *isolator) run(ctx context.Context, eng, bundle string, extra ...strin
 	}()
 	args := append(append([]string(nil), invocation...), "--child-engine", eng, "--child-cgroup", g.Path)
 	args = append(args, extra...)
+	if dataDir == "" {
+		// The parent owns a temporary data dir, so it is removed even when
+		// the child is killed (by the OOM killer, say).
+		tmp, err := os.MkdirTemp("", "rumbench-"+eng+"-")
+		if err != nil {
+			return true, fmt.Errorf("create temporary data dir: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		args = append(args, "--child-data-dir", tmp)
+	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stdout, cmd.Stderr = iso.stdout, iso.stderr
 	// Its own process group: a terminal's Ctrl-C reaches the parent only,

@@ -243,3 +243,35 @@ func TestMemoryLimitInterrupt(t *testing.T) {
 		t.Errorf("cgroup %s left behind", m.Path)
 	}
 }
+
+// An engine that outgrows the limit is OOM-killed: the run fails with one
+// line naming the OOM killer and the peak, and the temporary data dir (the
+// parent's) and the cgroup are removed all the same.
+func TestMemoryLimitOOM(t *testing.T) {
+	needCgroups(t)
+	tmp := t.TempDir()
+	out := filepath.Join(t.TempDir(), "r")
+	cmd := exec.Command(binary, "run", "--engine", "pebble", "--memory-limit", "24MB", "--engine-opt", "memtable_size=64MB",
+		"--clients", "1", "--rows", "2000000", "--pad-min", "200", "--pad-max", "200", "--steps", "l.i0", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(se.String(), "killed by the OOM killer") || !strings.Contains(se.String(), "--memory-limit 24MB") {
+		t.Fatalf("exit %v, stderr %q", err, se.String())
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "rumbench-pebble-*"))
+	if len(left) != 0 {
+		t.Errorf("temporary data dirs left behind: %v", left)
+	}
+	b, err := results.Read(filepath.Join(out, "pebble"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := b.Run.MemoryLimit; m == nil || m.OOMKills == nil || *m.OOMKills < 1 {
+		t.Errorf("run.json memory_limit %+v: no OOM kill recorded", m)
+	} else if _, err := os.Stat(m.Path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cgroup %s left behind", m.Path)
+	}
+}

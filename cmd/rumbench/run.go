@@ -212,8 +212,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
+	recordedDataDir := f.dataDir
 	if f.mem.childEngine != "" {
 		f.engines = []string{f.mem.childEngine}
+		if f.mem.childData != "" {
+			// The parent's temporary dir: run.json keeps "" (temporary).
+			f.dataDir = f.mem.childData
+		}
 	}
 	presetMemory := applyMemoryPreset(wr.Memory, f.engines, opts, &f.mem, cmd.Flags().Changed("memory-limit"))
 	ms, err := setupMemory(&f.mem)
@@ -252,7 +257,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			if dataDir != "" {
 				extra = append(extra, "--data-dir", dataDir)
 			}
-			return iso.run(ctx, engine, filepath.Join(out, engine), extra...)
+			return iso.run(ctx, engine, filepath.Join(out, engine), dataDir, extra...)
 		}
 	}
 	ro := runner.Options{
@@ -268,7 +273,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Config: map[string]any{
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
-			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
+			"data_dir": recordedDataDir, "database": f.database, "dsn_given": f.dsn != "",
 			"managed": managedCfg, "memory": ms.config(), "preset_memory": presetMemory,
 		},
 		StartServer:  startServer,

@@ -180,7 +180,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			live = stdout
 		}
 		return runner.Options{
-			Engines: []string{engine}, Out: dir, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: f.database,
+			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: f.database,
 			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct,
 			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
 				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
@@ -227,7 +227,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		o := options(c, engine, filepath.Dir(dir))
 		if iso != nil {
 			o.Isolate = func(ctx context.Context, engine, _ string) (bool, error) {
-				return iso.run(ctx, engine, dir, "--child-cell", c.Name())
+				return iso.run(ctx, engine, dir, "", "--child-cell", c.Name())
 			}
 		}
 		_, err := runner.Run(ctx, o)
