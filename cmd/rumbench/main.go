@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,7 @@ func runWith(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rumbench: %v\n", err)
 		return exitBadInput
 	}
+	invocation = args
 	cmd := newRootCmd()
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
@@ -66,7 +68,10 @@ func runWith(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "rumbench: %v\n", ee.err)
 		}
 		return ee.code
-	case errors.Is(err, runner.ErrInterrupted):
+	case errors.Is(err, runner.ErrInterrupted) || errors.Is(err, context.Canceled):
+		if childMode {
+			return exitInterrupted // the parent says it
+		}
 		fmt.Fprintln(stderr, "rumbench: interrupted; results gathered so far are saved")
 		return exitInterrupted
 	case errors.As(err, &bad):

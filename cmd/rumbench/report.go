@@ -14,9 +14,10 @@ import (
 )
 
 type reportFlags struct {
-	base   int
-	format string
-	html   string
+	base      int
+	format    string
+	html      string
+	compareTo string
 }
 
 func newReportCmd() *cobra.Command {
@@ -50,6 +51,7 @@ base are flagged.`,
 	fl.IntVar(&f.base, "base", 1, "base run for the relative tables: its 1-based number, in the order the runs are listed")
 	fl.StringVar(&f.format, "format", "md", "output format: md (markdown, aligned for terminals), csv (one line per step per run), json")
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report with charts to this file")
+	fl.StringVar(&f.compareTo, "compare-to", "", "with a sweep directory: also print each matrix relative to this earlier sweep's")
 	return cmd
 }
 
@@ -63,15 +65,10 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 		return &runner.BadInputError{Err: fmt.Errorf("--base %d is out of range: runs are numbered from 1", f.base)}
 	}
 	if len(dirs) == 1 && sweep.IsSweep(dirs[0]) {
-		// A sweep directory: the published matrices.
-		if f.format != "md" || f.html != "" {
-			return &runner.BadInputError{Err: fmt.Errorf("%s is a sweep: its matrices print as markdown only (drop --format and --html, or report one cell's directory)", dirs[0])}
-		}
-		spec, err := sweep.Load(dirs[0])
-		if err != nil {
-			return &runner.BadInputError{Err: err}
-		}
-		return sweep.Markdown(cmd.OutOrStdout(), dirs[0], spec)
+		return reportSweep(cmd, f, dirs[0])
+	}
+	if f.compareTo != "" {
+		return &runner.BadInputError{Err: fmt.Errorf("--compare-to compares sweeps: give one sweep directory (the --out of rumbench sweep) as DIR")}
 	}
 	if f.html != "" {
 		if err := report.CheckHTMLPath(f.html); err != nil {
@@ -131,4 +128,43 @@ func workloadTable(w io.Writer, rep *report.Report) error {
 	}
 	fmt.Fprintln(w)
 	return def.Table(w, labels, bundles)
+}
+
+// reportSweep prints a sweep's matrices (and, with --compare-to, the same
+// relative to an earlier sweep); --html writes them with the summary charts
+// and every run's step sections.
+func reportSweep(cmd *cobra.Command, f *reportFlags, dir string) error {
+	bad := func(err error) error { return &runner.BadInputError{Err: err} }
+	if f.format != "md" {
+		return bad(fmt.Errorf("%s is a sweep: its matrices print as markdown only (drop --format, or report one cell's directory)", dir))
+	}
+	if f.compareTo != "" && !sweep.IsSweep(f.compareTo) {
+		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", f.compareTo, sweep.SpecFile))
+	}
+	if f.html != "" {
+		if err := report.CheckHTMLPath(f.html); err != nil {
+			return bad(err)
+		}
+	}
+	spec, err := sweep.Load(dir)
+	if err != nil {
+		return bad(err)
+	}
+	out := cmd.OutOrStdout()
+	if err := sweep.Markdown(out, dir, spec); err != nil {
+		return err
+	}
+	if f.compareTo != "" {
+		if err := sweep.CompareMarkdown(out, dir, spec, f.compareTo); err != nil {
+			return err
+		}
+	}
+	if f.html != "" {
+		n, err := sweep.WriteHTMLFile(f.html, dir, spec)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "rumbench report: wrote %s (%d charts)\n", f.html, n)
+	}
+	return nil
 }

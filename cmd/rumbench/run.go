@@ -42,6 +42,7 @@ type commonFlags struct {
 	dsn        string
 	database   string
 	managed    managedFlags
+	mem        memFlags
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -69,7 +70,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.config, "config", "", "JSON file of flag values ({\"engine\": \"pebble\", \"rows\": 1000000, ...}); flags given on the command line win")
 	pf.StringVar(&common.workload, "workload", "", "workload to run (same as \"rumbench run NAME\"): "+strings.Join(workload.Names(), ", "))
 	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\")")
-	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape)")
+	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
 	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
@@ -80,6 +81,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
 	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
 	addManagedFlags(pf, &common.managed)
+	addMemFlags(pf, &common.mem, false)
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -192,6 +194,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.warmup < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
 	}
+	if !cmd.Flags().Changed("interval") {
+		for _, p := range d.Presets {
+			if p.Name == f.preset && p.Interval > 0 {
+				f.interval = p.Interval
+			}
+		}
+	}
 	wr, err := configure(workload.Common{
 		Preset: f.preset, Seed: f.seed, Interval: f.interval, Warmup: f.warmup,
 		Changed: func(name string) bool { return cmd.Flags().Changed(name) },
@@ -200,6 +209,19 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		return &runner.BadInputError{Err: err}
 	}
 	opts, err := parseEngineOpts(f.engineOpts)
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
+	recordedDataDir := f.dataDir
+	if f.mem.childEngine != "" {
+		f.engines = []string{f.mem.childEngine}
+		if f.mem.childData != "" {
+			// The parent's temporary dir: run.json keeps "" (temporary).
+			f.dataDir = f.mem.childData
+		}
+	}
+	presetMemory := applyMemoryPreset(wr.Memory, f.engines, opts, &f.mem, cmd.Flags().Changed("memory-limit"))
+	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
@@ -215,9 +237,28 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}()
 
 	stdout := cmd.OutOrStdout()
-	startServer, managedCfg, err := managedRun(cmd, f, stdout)
-	if err != nil {
-		return &runner.BadInputError{Err: err}
+	var startServer runner.ServerStarter
+	var managedCfg map[string]any
+	if !childMode {
+		startServer, managedCfg, err = managedRun(cmd, f, ms, stdout)
+		if err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+	}
+	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
+	if ms.ctl != nil {
+		managedList, _ := managedCfg["engines"].([]string)
+		if err := checkLimitable(f.engines, func(e string) bool { return contains(managedList, e) }); err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+		iso := &isolator{ms: ms, stdout: stdout, stderr: cmd.ErrOrStderr()}
+		isolate = func(ctx context.Context, engine, dataDir string) (bool, error) {
+			extra := []string{"--out", out}
+			if dataDir != "" {
+				extra = append(extra, "--data-dir", dataDir)
+			}
+			return iso.run(ctx, engine, filepath.Join(out, engine), dataDir, extra...)
+		}
 	}
 	ro := runner.Options{
 		Engines:        f.engines,
@@ -232,19 +273,27 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Config: map[string]any{
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
-			"data_dir": f.dataDir, "database": f.database, "dsn_given": f.dsn != "",
-			"managed": managedCfg,
+			"data_dir": recordedDataDir, "database": f.database, "dsn_given": f.dsn != "",
+			"managed": managedCfg, "memory": ms.config(), "preset_memory": presetMemory,
 		},
-		StartServer: startServer,
-		Sizes:       wr.Sizes,
-		NewWorkload: wr.New,
-		Observers:   observers(),
-		Live:        stdout,
-		Log:         stdout,
+		StartServer:  startServer,
+		Isolate:      isolate,
+		MemoryCgroup: ms.childStats(&f.mem),
+		DropCaches:   ms.drop,
+		Sizes:        wr.Sizes,
+		NewWorkload:  wr.New,
+		Observers:    observers(),
+		Live:         stdout,
+		Log:          stdout,
 	}
 	// Refuse bad input (engines, settings, --dsn, --out) before printing
 	// anything; Run checks again.
 	if err := runner.Check(&ro); err != nil {
+		return err
+	}
+	if childMode {
+		// The parent prints the banner and the report.
+		_, err := runner.Run(ctx, ro)
 		return err
 	}
 	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -47,7 +48,7 @@ func runArgs(cmd *cobra.Command, f *commonFlags, args []string) error {
 // managedRun checks the managed flags against the run and returns the
 // runner hook that starts the servers (nil without --managed) and what
 // run.json records about them.
-func managedRun(cmd *cobra.Command, f *commonFlags, log io.Writer) (runner.ServerStarter, map[string]any, error) {
+func managedRun(cmd *cobra.Command, f *commonFlags, ms *memSetup, log io.Writer) (runner.ServerStarter, map[string]any, error) {
 	m := &f.managed
 	fl := cmd.Flags()
 	if !fl.Changed("managed") {
@@ -99,16 +100,17 @@ func managedRun(cmd *cobra.Command, f *commonFlags, log io.Writer) (runner.Serve
 		return nil, nil, err
 	}
 	cfg := map[string]any{"engines": list, "server_opts": m.serverOpts, "keep_data": m.keepData}
-	starter := func(ctx context.Context, name, dataDir string) (*runner.Server, error) {
+	starter := func(ctx context.Context, name, dataDir string, before func(*exec.Cmd) error) (*runner.Server, error) {
 		if !contains(list, name) {
 			return nil, nil
 		}
 		srv, err := managed.Start(ctx, managed.Spec{
-			Engine:   name,
-			Dir:      dataDir,
-			Settings: settings[name],
-			Keep:     m.keepData,
-			Log:      log,
+			Engine:      name,
+			Dir:         dataDir,
+			Settings:    settings[name],
+			Keep:        m.keepData,
+			Log:         log,
+			BeforeStart: before,
 		})
 		if err != nil {
 			var rej *managed.RejectedError
@@ -120,7 +122,7 @@ func managedRun(cmd *cobra.Command, f *commonFlags, log io.Writer) (runner.Serve
 		st := srv.Settings()
 		return &runner.Server{DSN: srv.DSN(), Settings: st, Stop: srv.Stop}, nil
 	}
-	return starter, cfg, nil
+	return managedMemory(ms, starter), cfg, nil
 }
 
 func contains(list []string, s string) bool {

@@ -38,6 +38,8 @@ type sweepFlags struct {
 	dsn           string
 	database      string
 	verbose       bool
+	mem           memFlags
+	compareTo     string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -66,7 +68,7 @@ to 0 indexes, and r/i and wKB/i by index count.`,
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
 	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
 	fl.StringSliceVar(&f.steps, "steps", []string{ibench.StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
-	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds")
+	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
 	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded (default: from the preset)")
 	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 (default: from the preset)")
 	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step (default: from the preset)")
@@ -79,6 +81,8 @@ to 0 indexes, and r/i and wKB/i by index count.`,
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
 	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
+	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
+	addMemFlags(fl, &f.mem, true)
 	return cmd
 }
 
@@ -115,10 +119,44 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if fl.Changed("query-seconds") {
 		qs = f.querySeconds
 	}
+	interval := f.interval
+	if !fl.Changed("interval") && preset.Interval > 0 {
+		interval = preset.Interval
+	}
+	f.interval = interval
+	if preset.IOBound && !fl.Changed("indexes") {
+		// The IO-bound comparison: none against all three.
+		f.indexes = []int{0, 3}
+	}
+	var presetMemory map[string]any
+	if preset.IOBound {
+		maxClients := 1
+		for _, c := range f.clients {
+			maxClients = max(maxClients, c)
+		}
+		engines := f.engines
+		if f.mem.childEngine != "" {
+			engines = []string{f.mem.childEngine}
+		}
+		presetMemory = applyMemoryPreset(ibench.IOBoundMemory(rows, maxClients), engines, opts, &f.mem, fl.Changed("memory-limit"))
+	}
+	ms, err := setupMemory(&f.mem)
+	if err != nil {
+		return bad(err)
+	}
 	spec := &sweep.Spec{
 		Engines: f.engines, Indexes: f.indexes, PadSizes: pads, PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps,
 		Shared: map[string]any{"rows": rows, "churn_rows": churn, "query_seconds": qs, "rows_per_commit": f.rowsPerCommit,
 			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset},
+	}
+	if ms.limit > 0 {
+		spec.Shared["memory_limit"] = ms.limit
+	}
+	if presetMemory != nil {
+		spec.Shared["preset_memory"] = presetMemory
+	}
+	if ms.drop != nil {
+		spec.Shared["drop_caches"] = true
 	}
 	if err := spec.Validate(); err != nil {
 		return bad(err)
@@ -143,16 +181,18 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			live = stdout
 		}
 		return runner.Options{
-			Engines: []string{engine}, Out: dir, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: f.database,
+			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: f.database,
 			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct,
 			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
 				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
 			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
 				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
-			NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
-			Observers:   observers(),
-			Live:        live,
-			Log:         live,
+			NewWorkload:  func() (workload.Workload, error) { return ibench.New(cfg) },
+			Observers:    observers(),
+			Live:         live,
+			Log:          live,
+			MemoryCgroup: ms.childStats(&f.mem),
+			DropCaches:   ms.drop,
 		}
 	}
 	probe := options(spec.Cells()[0], "", f.out)
@@ -162,10 +202,36 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if childMode {
+		// One engine of one cell, in the parent's cgroup.
+		for _, c := range spec.Cells() {
+			if c.Name() == f.mem.childCell {
+				_, err := runner.Run(ctx, options(c, f.mem.childEngine, filepath.Join(f.out, c.Name())))
+				return err
+			}
+		}
+		return bad(fmt.Errorf("--child-cell %s is not a cell of this sweep", f.mem.childCell))
+	}
+	var iso *isolator
+	if ms.ctl != nil {
+		if err := checkLimitable(f.engines, func(string) bool { return false }); err != nil {
+			return bad(err)
+		}
+		iso = &isolator{ms: ms, stdout: stdout, stderr: cmd.ErrOrStderr()}
+	}
+	if f.compareTo != "" && !sweep.IsSweep(f.compareTo) {
+		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", f.compareTo, sweep.SpecFile))
+	}
 	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
 	err = sweep.Run(ctx, spec, f.out, func(ctx context.Context, c sweep.Cell, engine, dir string) error {
 		// The runner writes Out/<engine>.
-		_, err := runner.Run(ctx, options(c, engine, filepath.Dir(dir)))
+		o := options(c, engine, filepath.Dir(dir))
+		if iso != nil {
+			o.Isolate = func(ctx context.Context, engine, _ string) (bool, error) {
+				return iso.run(ctx, engine, dir, "", "--child-cell", c.Name())
+			}
+		}
+		_, err := runner.Run(ctx, o)
 		return err
 	}, stdout)
 	if ctx.Err() != nil {
@@ -174,6 +240,17 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	if perr := sweep.Markdown(stdout, f.out, spec); perr != nil {
 		fmt.Fprintf(stdout, "rumbench: could not print the matrices: %v\n", perr)
+	}
+	if f.compareTo != "" {
+		if perr := sweep.CompareMarkdown(stdout, f.out, spec, f.compareTo); perr != nil {
+			fmt.Fprintf(stdout, "rumbench: could not print the comparison: %v\n", perr)
+		}
+	}
+	html := filepath.Join(f.out, "report.html")
+	if n, herr := sweep.WriteHTMLFile(html, f.out, spec); herr == nil {
+		fmt.Fprintf(stdout, "\nHTML report with %d charts: %s\n", n, html)
+	} else {
+		fmt.Fprintf(stdout, "rumbench: could not write the HTML report: %v\n", herr)
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,6 +29,23 @@ func TestSweepSmall(t *testing.T) {
 	so.Reset()
 	if code := runWith([]string{"report", out}, &so, &se); code != 0 || !strings.Contains(so.String(), "| pebble |") {
 		t.Errorf("report of the sweep: exit %d\n%s", code, so.String())
+	}
+	// Against itself every ratio is 1; --html opens with the summary chart.
+	so.Reset()
+	html := filepath.Join(t.TempDir(), "sweep.html")
+	if code := runWith([]string{"report", out, "--compare-to", out, "--html", html}, &so, &se); code != 0 ||
+		!strings.Contains(so.String(), "relative to "+out) || !strings.Contains(so.String(), "| pebble | 1.00-1.00-") {
+		t.Errorf("report --compare-to: exit %d\n%s", code, so.String())
+	}
+	if raw, err := os.ReadFile(html); err != nil || !strings.Contains(string(raw), `<section id="overview">`) {
+		t.Errorf("sweep HTML: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Errorf("the sweep wrote no report.html: %v", err)
+	}
+	se.Reset()
+	if code := runWith([]string{"report", out, "--compare-to", t.TempDir()}, &so, &se); code != exitBadInput || !strings.Contains(se.String(), "is not a sweep directory") {
+		t.Errorf("--compare-to a non-sweep: exit %d (%s)", code, se.String())
 	}
 	so.Reset()
 	if code := runWith(args, &so, &se); code != 0 || !strings.Contains(so.String(), "4 of 4 runs already finished") {

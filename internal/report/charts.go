@@ -403,3 +403,53 @@ func (r *Report) barChart(sr *StepReport) (*Chart, error) {
 	}
 	return &Chart{Title: title, SVG: svg}, nil
 }
+
+// Series is one line of a LineChart.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// LineChart draws one line with point markers per series (in the report's
+// run colours), x ticks at xticks. Missing points are left out of a line.
+func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) (*Chart, error) {
+	p := newPlot(title, xlabel, ylabel)
+	var entries []legendEntry
+	ymax := 0.0
+	for i, s := range series {
+		var pts plotter.XYs
+		for j := range s.X {
+			if j < len(s.Y) && !math.IsNaN(s.Y[j]) {
+				pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				ymax = math.Max(ymax, s.Y[j])
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", title, err)
+		}
+		c := runColor(i)
+		l.Color, l.Width = c, vg.Points(1.5)
+		sc.Color, sc.Shape, sc.Radius = c, draw.CircleGlyph{}, vg.Points(3)
+		p.Add(l, sc)
+		entries = append(entries, legendEntry{name: s.Name, thumbs: []plot.Thumbnailer{l, sc}})
+	}
+	var ticks []plot.Tick
+	for _, x := range xticks {
+		ticks = append(ticks, plot.Tick{Value: x, Label: fmtNum(x)})
+	}
+	if len(ticks) > 0 {
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Min, p.X.Max = xticks[0]-0.2, xticks[len(xticks)-1]+0.2
+	}
+	p.Y.Min = 0
+	p.Y.Max = math.Max(ymax*1.1, 1)
+	svg, err := renderSVG(p, chartW, chartH, entries)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Title: title, SVG: svg}, nil
+}

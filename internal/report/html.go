@@ -27,6 +27,8 @@ type htmlChart struct {
 
 type htmlPage struct {
 	Title      string
+	Lead       []htmlChart
+	LeadTables []Table
 	Generated  string
 	Runs       Table
 	Notes      []string
@@ -44,9 +46,12 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 	page := htmlPage{
 		Title: r.Title(), Generated: time.Now().UTC().Format(time.RFC3339),
 		Runs: r.RunsTable(), Notes: r.Notes, Throughput: r.ThroughputTable(),
-		Stalls: r.StallsTable(), Legend: Legend,
+		Stalls: r.StallsTable(), Legend: Legend, LeadTables: r.LeadTables,
 	}
-	charts := 0
+	for _, c := range r.Lead {
+		page.Lead = append(page.Lead, htmlChart{Title: c.Title, SVG: template.HTML(c.SVG)})
+	}
+	charts := len(r.Lead)
 	for i, sr := range r.Steps {
 		sec := htmlSection{ID: fmt.Sprintf("step-%d", i), Name: sr.Name, Tables: r.StepTables(sr)}
 		cs, err := r.stepCharts(sr)
@@ -155,7 +160,14 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 </table></div>{{end}}
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}{{end}}
-<h2>Runs</h2>
+{{if or .Lead .LeadTables}}<section id="overview">
+<h2>Overview</h2>
+<div class="charts">
+{{range .Lead}}<figure>{{.SVG}}</figure>
+{{end}}</div>
+{{range .LeadTables}}{{template "table" .}}{{end}}
+</section>
+{{end}}<h2>Runs</h2>
 {{template "table" .Runs}}
 {{range .Notes}}<p class="note warn">{{.}}</p>
 {{end}}

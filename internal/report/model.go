@@ -123,6 +123,10 @@ type Report struct {
 	// Caveats are printed under the tables: settings that decide what is
 	// measured and differ between the runs compared.
 	Caveats []string
+	// Lead and LeadTables open the HTML page, before the runs and the
+	// per-step sections (a sweep's summary charts and matrices).
+	Lead       []Chart
+	LeadTables []Table
 }
 
 // Options configure a report.

@@ -75,6 +75,28 @@ func (w *Writer) WriteStep(s *Step) error {
 	return err
 }
 
+// SetMemoryLimit records m as run.json's memory_limit in the bundle in dir,
+// leaving every other field as written: the parent of an engine's child
+// process adds what the cgroup used once the child has exited.
+func SetMemoryLimit(dir string, m *MemoryCgroup) error {
+	path := filepath.Join(dir, RunFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode memory_limit: %w", err)
+	}
+	fields["memory_limit"] = b
+	_, err = writeJSONAtomic(path, fields)
+	return err
+}
+
 // AppendInterval appends one record to intervals.jsonl and flushes it, so a
 // crash loses at most the line being written.
 func (w *Writer) AppendInterval(rec *IntervalRecord) error {

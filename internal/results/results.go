@@ -74,6 +74,35 @@ type Run struct {
 	// Complete is true when every planned step finished.
 	Complete bool     `json:"complete"`
 	Notes    []string `json:"notes,omitempty"`
+	// MemoryLimit is the memory cgroup the engine ran in (--memory-limit):
+	// its limit and what it used.
+	MemoryLimit *MemoryCgroup `json:"memory_limit,omitempty"`
+	// DropCaches is true when the kernel's caches were dropped before each
+	// step (--drop-caches).
+	DropCaches bool `json:"drop_caches,omitempty"`
+}
+
+// MemoryCgroup is a memory cgroup an engine (its process, page cache
+// included) ran in, and what it used: figures are nil when the kernel does
+// not report them.
+type MemoryCgroup struct {
+	LimitBytes int64  `json:"limit_bytes"`
+	Path       string `json:"path"`
+	Version    int    `json:"cgroup_version"`
+	// PeakBytes is the cgroup's peak usage (v1 memory.max_usage_in_bytes,
+	// v2 memory.peak), page cache included.
+	PeakBytes *int64 `json:"peak_bytes,omitempty"`
+	// Failcnt is how often usage hit the limit (v1 memory.failcnt; v2
+	// memory.events max): the kernel reclaimed memory to stay under it.
+	Failcnt *int64 `json:"failcnt,omitempty"`
+	// OOMEvents (v2) and OOMKills count the out-of-memory situations and
+	// the processes the OOM killer ended in the cgroup.
+	OOMEvents *int64 `json:"oom_events,omitempty"`
+	OOMKills  *int64 `json:"oom_kills,omitempty"`
+	// CacheBytes and AnonBytes are the page cache and anonymous memory
+	// charged to the cgroup when it was read.
+	CacheBytes *int64 `json:"cache_bytes,omitempty"`
+	AnonBytes  *int64 `json:"anon_bytes,omitempty"`
 }
 
 // Step is the summary of one step (steps/<step>.json). Rates count rows as
@@ -86,6 +115,9 @@ type Step struct {
 	// otherwise the main operation heads it (TableRateOp).
 	RateOp   string `json:"-"`
 	Complete bool   `json:"complete"`
+	// CachesDropped is true when the kernel's caches were dropped just
+	// before the step (--drop-caches; not part of its time).
+	CachesDropped bool `json:"caches_dropped,omitempty"`
 	// RatePercentile is the percentile of the per-interval rates that
 	// ops.*.rate_pct reports (--rate-percentile; 99 by default: IPS.99).
 	RatePercentile float64   `json:"rate_percentile"`

@@ -77,6 +77,18 @@ type Options struct {
 	// StartServer, when set, may start a private server for an engine
 	// (--managed) before it opens; see ServerStarter.
 	StartServer ServerStarter
+	// Isolate, when set, may run one engine elsewhere (a child process in a
+	// memory cgroup, --memory-limit) instead of in this process: it returns
+	// false for an engine it leaves to the runner. dataDir is the engine's
+	// data dir, "" for a temporary one. The child writes Out/<engine> as the
+	// runner would.
+	Isolate func(ctx context.Context, engine, dataDir string) (bool, error)
+	// MemoryCgroup, when set, reports the memory cgroup this process runs
+	// in; it is recorded in run.json at the start and end of each engine.
+	MemoryCgroup func() *results.MemoryCgroup
+	// DropCaches, when set, runs before each step (--drop-caches); steps
+	// record that it did.
+	DropCaches func() error
 	// Live receives one line per interval; Log receives progress notes.
 	Live io.Writer
 	Log  io.Writer
@@ -94,6 +106,9 @@ type Server struct {
 	DSN      string
 	Settings map[string]string
 	Stop     func() error
+	// MemoryCgroup, when set, reports the memory cgroup the server runs in
+	// (recorded in run.json).
+	MemoryCgroup func() *results.MemoryCgroup
 }
 
 // EngineResult is one engine's outcome.
@@ -281,7 +296,13 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 	var out []EngineResult
 	for _, name := range o.Engines {
 		dir := filepath.Join(o.Out, name)
-		err := runEngine(ctx, &o, name, dir)
+		handled, err := false, error(nil)
+		if o.Isolate != nil {
+			handled, err = o.Isolate(ctx, name, o.givenDataDir(name))
+		}
+		if !handled {
+			err = runEngine(ctx, &o, name, dir)
+		}
 		out = append(out, EngineResult{Engine: name, Dir: dir, Err: err})
 		if ctx.Err() != nil {
 			return out, ErrInterrupted
@@ -300,6 +321,14 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 		}
 	}
 	return out, nil
+}
+
+// givenDataDir is the engine's data dir when --data-dir was given, else "".
+func (o *Options) givenDataDir(name string) string {
+	if o.DataDir == "" || len(o.Engines) == 1 {
+		return o.DataDir
+	}
+	return filepath.Join(o.DataDir, name)
 }
 
 func (o *Options) dataDirFor(name string) (dir string, cleanup func(), err error) {
@@ -411,6 +440,14 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 			run.Engine.Settings[k] = v
 		}
 	}
+	cgroup := o.MemoryCgroup
+	if srv != nil && srv.MemoryCgroup != nil {
+		cgroup = srv.MemoryCgroup
+	}
+	if cgroup != nil {
+		run.MemoryLimit = cgroup()
+	}
+	run.DropCaches = o.DropCaches != nil
 	if run.Engine.Note != "" {
 		run.Notes = append(run.Notes, run.Engine.Note)
 		fmt.Fprintf(o.Log, "NOTE: %s\n", run.Engine.Note)
@@ -421,6 +458,9 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	finish := func(complete bool) error {
 		t := time.Now().UTC()
 		run.FinishedAt = &t
+		if cgroup != nil {
+			run.MemoryLimit = cgroup()
+		}
 		run.Complete = complete
 		return bw.WriteRun(run)
 	}
@@ -437,7 +477,14 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return fmt.Errorf("prepare %s: %w", w.Name(), err)
 	}
 	for _, s := range steps {
+		if o.DropCaches != nil {
+			if err := o.DropCaches(); err != nil {
+				finish(false)
+				return err
+			}
+		}
 		sum, stepErr := runStep(ctx, o, name, w, db, bw, observers, ops, s)
+		sum.CachesDropped = o.DropCaches != nil
 		if err := bw.WriteStep(sum); err != nil {
 			return err
 		}

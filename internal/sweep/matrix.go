@@ -3,6 +3,7 @@ package sweep
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -135,11 +136,49 @@ func Markdown(w io.Writer, dir string, s *Spec) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# rumbench sweep: %s\n\nengines %s × indexes %s × pad sizes %s × clients %s; steps %s\n\n",
 		dir, strings.Join(s.Engines, ","), ints(s.Indexes), ints(s.PadSizes), ints(s.Clients), strings.Join(s.Steps, ","))
+	if line := memoryLine(s); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 	for _, t := range Tables(dir, s) {
 		report.WriteMarkdownTable(&b, t, "##")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// memoryLine says which memory cgroup limits the runs had (--memory-limit,
+// or per engine from the iobound preset), "" without one.
+func memoryLine(s *Spec) string {
+	var per []string
+	if pm, ok := s.Shared["preset_memory"].(map[string]any); ok {
+		// Read back from sweep.json: float64; fresh from the flags: int64.
+		for _, e := range s.Engines {
+			if v, ok := number(pm[e+".memory_limit"]); ok {
+				per = append(per, fmt.Sprintf("%s %.0f MB", e, v/(1<<20)))
+			}
+		}
+	}
+	if len(per) > 0 {
+		return "Each engine ran in a memory cgroup (page cache included): " + strings.Join(per, ", ") + "."
+	}
+	if v, ok := number(s.Shared["memory_limit"]); ok && v > 0 {
+		return fmt.Sprintf("Each engine ran in a memory cgroup of %.0f MB (page cache included).", v/(1<<20))
+	}
+	return ""
+}
+
+// number reads a number of a spec as written (int64) or read back
+// (float64).
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
 }
 
 func ints(v []int) string {
@@ -148,4 +187,134 @@ func ints(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
+}
+
+// CompareTables returns each matrix of the sweep in dir relative to the
+// earlier sweep in baseDir, cell by cell (this / that): the ipsAvg, ipsP,
+// size and PSS ratios, the ratio of the relative-to-0-indexes figures, and
+// of r/i and wKB/i. A cell either sweep lacks shows why.
+func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
+	step := s.MatrixStep()
+	var out []report.Table
+	for _, c := range s.Clients {
+		for _, p := range s.PadSizes {
+			head := []string{"engine"}
+			right := []bool{false}
+			for _, k := range s.Indexes {
+				head = append(head, fmt.Sprintf("%d idx", k))
+				right = append(right, true)
+			}
+			where := fmt.Sprintf("%s, pad %d B, %d client(s), this sweep / %s", step, p, c, baseDir)
+			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-size-PSS ratios, " + where, Headers: head, Right: right}
+			rel := report.Table{Title: "relative to 0 indexes (ipsAvg ratio), ratio of the two sweeps', " + where, Headers: head, Right: right}
+			rpi := report.Table{Title: "r/i ratio, " + where, Headers: head, Right: right}
+			wpi := report.Table{Title: "wKB/i ratio, " + where, Headers: head, Right: right}
+			for _, e := range s.Engines {
+				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
+				cur0 := readFigures(filepath.Join(dir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
+				old0 := readFigures(filepath.Join(baseDir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
+				for _, k := range s.Indexes {
+					name := Cell{Indexes: k, Pad: p, Clients: c}.Name()
+					cur := readFigures(filepath.Join(dir, name, e), step)
+					old := readFigures(filepath.Join(baseDir, name, e), step)
+					miss := ""
+					switch {
+					case cur.status == "not run":
+						miss = "not run"
+					case old.status == "not run":
+						miss = "not in base"
+					}
+					if miss != "" {
+						a, r, ri, wi = append(a, miss), append(r, miss), append(ri, miss), append(wi, miss)
+						continue
+					}
+					rt := func(x, y report.Value) string { return report.CellText(report.Ratio(x, y), report.FmtRatio) }
+					a = append(a, strings.Join([]string{rt(cur.ipsAvg, old.ipsAvg), rt(cur.ipsPct, old.ipsPct), rt(cur.sizeGB, old.sizeGB), rt(cur.pssGB, old.pssGB)}, "-"))
+					r = append(r, report.CellText(report.Ratio(report.Ratio(cur.ipsAvg, cur0.ipsAvg), report.Ratio(old.ipsAvg, old0.ipsAvg)), report.FmtRatio))
+					ri = append(ri, rt(cur.readsPer, old.readsPer))
+					wi = append(wi, rt(cur.wkbPer, old.wkbPer))
+				}
+				abs.Rows, rel.Rows, rpi.Rows, wpi.Rows = append(abs.Rows, a), append(rel.Rows, r), append(rpi.Rows, ri), append(wpi.Rows, wi)
+			}
+			abs.Notes = []string{"Each figure of this sweep divided by the same cell's in the base sweep: above 1 is more (faster, bigger) than before; n/a where either did not measure it or the base is 0."}
+			out = append(out, abs, rel, rpi, wpi)
+		}
+	}
+	return out
+}
+
+// CompareMarkdown writes the sweep's matrices relative to the sweep in
+// baseDir.
+func CompareMarkdown(w io.Writer, dir string, s *Spec, baseDir string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n# rumbench sweep %s relative to %s\n\n", dir, baseDir)
+	for _, t := range CompareTables(dir, s, baseDir) {
+		report.WriteMarkdownTable(&b, t, "##")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// SummaryCharts draws, per row size and client count, the insert rate
+// (ipsAvg of the matrix step) against the number of secondary indexes, one
+// line per engine.
+func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
+	step := s.MatrixStep()
+	var xs []float64
+	for _, k := range s.Indexes {
+		xs = append(xs, float64(k))
+	}
+	var out []report.Chart
+	for _, c := range s.Clients {
+		for _, p := range s.PadSizes {
+			var series []report.Series
+			for _, e := range s.Engines {
+				sr := report.Series{Name: e, X: xs}
+				for _, k := range s.Indexes {
+					f := readFigures(filepath.Join(dir, Cell{Indexes: k, Pad: p, Clients: c}.Name(), e), step)
+					y := math.NaN()
+					if f.ipsAvg.OK {
+						y = f.ipsAvg.V
+					}
+					sr.Y = append(sr.Y, y)
+				}
+				series = append(series, sr)
+			}
+			title := fmt.Sprintf("insert rate by secondary indexes (%s, pad %d B, %d client(s))", step, p, c)
+			ch, err := report.LineChart(title, "secondary indexes", "inserted rows/s (ipsAvg)", xs, series)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *ch)
+		}
+	}
+	return out, nil
+}
+
+// WriteHTMLFile writes the sweep's HTML report to path: the summary charts
+// and the matrices first, then every run's per-step sections. It returns
+// the number of charts.
+func WriteHTMLFile(path, dir string, s *Spec) (int, error) {
+	var bundles []*report.Bundle
+	for _, c := range s.Cells() {
+		for _, e := range s.Engines {
+			b, err := report.ReadBundle(filepath.Join(dir, c.Name(), e))
+			if err != nil {
+				continue // not run (yet)
+			}
+			bundles = append(bundles, b)
+		}
+	}
+	if len(bundles) == 0 {
+		return 0, fmt.Errorf("sweep %s has no finished run to report", dir)
+	}
+	rep, err := report.Build(bundles, report.Options{})
+	if err != nil {
+		return 0, err
+	}
+	if rep.Lead, err = SummaryCharts(dir, s); err != nil {
+		return 0, err
+	}
+	rep.LeadTables = Tables(dir, s)
+	return rep.WriteHTMLFile(path)
 }

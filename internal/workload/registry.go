@@ -53,6 +53,33 @@ type VerifyFunc func(ctx context.Context, db model.DB, w io.Writer) (ok bool, er
 type Preset struct {
 	Name        string
 	Description string
+	// Interval, when set, is the preset's measurement interval (used
+	// when --interval is not given).
+	Interval time.Duration
+}
+
+// MemoryPreset is how a preset sizes engine memory: the engine's cache
+// (cache_size, block_cache_size), its write buffers (memtable_size,
+// write_buffer_size) and the memory limit of its cgroup (LimitFor).
+type MemoryPreset struct {
+	CacheBytes       int64
+	WriteBufferBytes int64
+	// ProcessBytes is what the limit allows beyond the engine's cache and
+	// write buffers: the process itself and dirty pages in flight.
+	ProcessBytes int64
+}
+
+// LimitFor is the memory limit of an engine: its cache, four write buffers
+// when it has them (one filling, one flushing, and as much again for what
+// an LSM holds beside them: arena slack, table readers' index and filter
+// blocks, compaction buffers; RocksDB at 400k rows was OOM-killed with
+// two) and the process allowance.
+func (m *MemoryPreset) LimitFor(hasWriteBuffers bool) int64 {
+	n := m.CacheBytes + m.ProcessBytes
+	if hasWriteBuffers {
+		n += 4 * m.WriteBufferBytes
+	}
+	return n
 }
 
 // Common are the settings every workload receives from the run command.
@@ -83,6 +110,9 @@ type Configured struct {
 	Banner string
 	// New returns a fresh workload for each engine.
 	New func() (Workload, error)
+	// Memory, when set (the ibench iobound preset), sizes the engines'
+	// caches and the memory limit; settings given explicitly win.
+	Memory *MemoryPreset
 }
 
 // ReportFunc prints a workload's results of one run (bundles of its

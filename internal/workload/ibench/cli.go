@@ -11,8 +11,8 @@ import (
 
 func init() {
 	var presets []workload.Preset
-	for _, n := range []string{"quick", "small", "reference"} {
-		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description})
+	for _, n := range []string{"quick", "small", "reference", "iobound"} {
+		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description, Interval: Presets[n].Interval})
 	}
 	workload.Register(&workload.Definition{
 		Name:        "ibench",
@@ -55,7 +55,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	f := &flagValues{}
 	fl.StringSliceVar(&f.steps, "steps", DefaultSteps, "steps to run, in order (comma list of "+strings.Join(StepOrder, ",")+"), or a named list: "+stepListHelp())
 	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN (default: from the preset; quick: 2)")
-	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded by l.i0 (default: from the preset; quick: 100000)")
+	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded by l.i0 (default: from the preset; quick: 250000)")
 	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client inserted (and as many deleted) by l.i1+l.i2, split 4/5 and 1/5 (default: from the preset; quick: 50000)")
 	fl.IntVar(&f.indexes, "indexes", 0, "secondary indexes built by l.x, 0..3: marketsegment, registersegment, pdc (default: from the preset; 3)")
 	fl.IntVar(&f.padMin, "pad-min", 10, "minimum length of the data column, bytes")
@@ -124,6 +124,10 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if _, err := New(cfg); err != nil {
 		return nil, err
 	}
+	var memory *workload.MemoryPreset
+	if preset.IOBound {
+		memory = IOBoundMemory(cfg.Rows, cfg.Clients)
+	}
 	sizes := map[string]any{
 		"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
 		"pad_min": cfg.PadMin, "pad_max": cfg.PadMax,
@@ -156,6 +160,7 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		Sizes:  sizes,
 		Banner: banner,
 		New:    func() (workload.Workload, error) { return New(cfg) },
+		Memory: memory,
 	}, nil
 }
 

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"rumbench/internal/workload"
 )
 
 // Preset is a named set of sizes. Flags given explicitly override it.
@@ -15,13 +18,26 @@ type Preset struct {
 	ChurnRows    int64
 	Indexes      int
 	QuerySeconds float64
+	// Interval is the preset's measurement interval (0: --interval's
+	// default, 1 s).
+	Interval time.Duration
+	// IOBound sizes the engine cache and the memory limit from the rows
+	// (IOBoundMemory), and a sweep runs 0 and 3 indexes by default.
+	IOBound bool
 }
 
 // Presets are the named run shapes.
 var Presets = map[string]Preset{
 	"quick": {
-		Name: "quick", Description: "seconds per step: a first look and CI",
-		Clients: 2, Rows: 100_000, ChurnRows: 50_000, Indexes: 3, QuerySeconds: 10,
+		// 200 ms intervals and 250k rows per client: the load steps of the
+		// fastest engine here (pebble, ~300k rows/s for both clients) last
+		// at least 5 intervals, so IPS.99 and stalls mean something.
+		Name: "quick", Description: "seconds per step (200 ms intervals): a first look and CI",
+		Clients: 2, Rows: 250_000, ChurnRows: 50_000, Indexes: 3, QuerySeconds: 10, Interval: 200 * time.Millisecond,
+	},
+	"iobound": {
+		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache + write buffers + 24 MB (needs root); see docs/design.md",
+		Clients: 1, Rows: 400_000, ChurnRows: 100_000, Indexes: 3, QuerySeconds: 20, IOBound: true,
 	},
 	"small": {
 		Name: "small", Description: "minutes: a data set that still fits in memory",
@@ -45,4 +61,26 @@ func LookupPreset(name string) (Preset, error) {
 		return Preset{}, fmt.Errorf("unknown --preset %q: choose one of %s", name, strings.Join(names, ", "))
 	}
 	return p, nil
+}
+
+// IndexBytesPerRow is about what the three secondary indexes of one row
+// take on disk (SQLite: ~70 B; the LSMs compress to less): the iobound
+// preset's sizing unit (docs/design.md).
+const IndexBytesPerRow = 70
+
+// IOBoundFactor is how many times the engine cache the three secondary
+// indexes are in the iobound preset.
+const IOBoundFactor = 5
+
+// IOBoundMemory sizes the engine for an IO-bound load of rows rows per
+// client: the cache holds 1/5 of the three indexes; the write buffers
+// (memtables) are half the cache but at least 8 MB (smaller ones turn an
+// LSM's load into a stream of tiny flushes and L0 compactions, which is not
+// the IO-bound case); each engine's cgroup limit is its cache, four write
+// buffers if it has them (workload.MemoryPreset.LimitFor), and 24 MB for the process itself (Go runtime,
+// client buffers, dirty pages in flight), so the page cache cannot hold the
+// index pages the engine cache does not.
+func IOBoundMemory(rows int64, clients int) *workload.MemoryPreset {
+	cache := max(rows*int64(clients)*IndexBytesPerRow/IOBoundFactor, 1<<20)
+	return &workload.MemoryPreset{CacheBytes: cache, WriteBufferBytes: max(cache/2, 8<<20), ProcessBytes: 24 << 20}
 }

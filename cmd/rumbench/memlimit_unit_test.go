@@ -1,0 +1,43 @@
+package main
+
+import (
+	"testing"
+
+	"rumbench/internal/workload"
+)
+
+// A memory preset sets each engine's own cache and write-buffer keys (not
+// one the user gave) and a limit per embedded engine.
+func TestApplyMemoryPreset(t *testing.T) {
+	mp := &workload.MemoryPreset{CacheBytes: 5 << 20, WriteBufferBytes: 8 << 20, ProcessBytes: 24 << 20}
+	opts := map[string]string{"pebble.cache_size": "1MB"}
+	var mem memFlags
+	applyMemoryPreset(mp, []string{"sqlite", "pebble", "bbolt", "postgres"}, opts, &mem, false)
+	want := map[string]string{"pebble.cache_size": "1MB", "pebble.memtable_size": "8388608", "sqlite.cache_size": "5242880"}
+	if len(opts) != len(want) {
+		t.Errorf("opts %v, want %v", opts, want)
+	}
+	for k, v := range want {
+		if opts[k] != v {
+			t.Errorf("%s = %q, want %q", k, opts[k], v)
+		}
+	}
+	lim := map[string]int64{"sqlite": 29 << 20, "bbolt": 29 << 20, "pebble": 61 << 20}
+	if len(mem.perEngine) != len(lim) {
+		t.Errorf("limits %v, want %v", mem.perEngine, lim)
+	}
+	for e, n := range lim {
+		if mem.perEngine[e] != n {
+			t.Errorf("%s limit %d, want %d", e, mem.perEngine[e], n)
+		}
+	}
+	if mem.limit != "63963136" {
+		t.Errorf("--memory-limit %q, want the largest engine limit", mem.limit)
+	}
+	// An explicit --memory-limit wins: no per-engine limits.
+	mem = memFlags{limit: "1GB"}
+	applyMemoryPreset(mp, []string{"sqlite"}, map[string]string{}, &mem, true)
+	if mem.perEngine != nil || mem.limit != "1GB" {
+		t.Errorf("explicit limit overridden: %+v", mem)
+	}
+}

@@ -1,0 +1,128 @@
+package sweep
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rumbench/internal/results"
+)
+
+// writeCell writes a minimal complete bundle for one engine of one cell:
+// l.i0x with the given insert rates, size, PSS, reads and KB written per
+// inserted row.
+func writeCell(t *testing.T, dir string, c Cell, engine string, ipsAvg, ipsPct float64, size, pss int64, reads, wkb float64) {
+	t.Helper()
+	d := filepath.Join(dir, c.Name(), engine)
+	if err := os.MkdirAll(filepath.Join(d, results.StepsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := map[string]any{"schema_version": results.SchemaVersion, "workload": "ibench", "complete": true, "steps": []string{"l.i0x"},
+		"engine": map[string]any{"name": engine}, "sizes": map[string]any{"indexes": c.Indexes}}
+	step := map[string]any{"step": "l.i0x", "main_op": "insert", "complete": true, "rate_percentile": 99, "seconds": 10, "interval_s": 1,
+		"inserted": int64(ipsAvg * 10), "ips_avg": ipsAvg, "ips_99": ipsPct,
+		"ops":     map[string]any{"insert": map[string]any{"unit": "rows", "role": "write", "count": 1, "rows": int64(ipsAvg * 10), "rate_avg": ipsAvg, "rate_pct": ipsPct}},
+		"metrics": map[string]any{"size_bytes": size, "pss_bytes": pss, "per_op": map[string]any{"insert": map[string]any{"reads": reads, "wkb": wkb}}},
+	}
+	for name, v := range map[string]any{results.RunFile: run, filepath.Join(results.StepsDir, "l.i0x.json"): step} {
+		b, _ := json.Marshal(v)
+		if err := os.WriteFile(filepath.Join(d, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Each matrix relative to an earlier sweep: cell by cell this / that, and
+// the relative-to-0 figure as the ratio of the two sweeps' ratios.
+func TestCompareTables(t *testing.T) {
+	spec := &Spec{Engines: []string{"pebble", "sqlite"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+	now, before := t.TempDir(), t.TempDir()
+	c0, c3 := Cell{Indexes: 0, Pad: 20, Clients: 1}, Cell{Indexes: 3, Pad: 20, Clients: 1}
+	// now: pebble 0 idx 1000/s, 3 idx 600/s; before: 500/s and 200/s.
+	writeCell(t, now, c0, "pebble", 1000, 800, 2e9, 1e9, 0.5, 2)
+	writeCell(t, now, c3, "pebble", 600, 300, 3e9, 1e9, 1.5, 4)
+	writeCell(t, before, c0, "pebble", 500, 400, 1e9, 2e9, 0.25, 4)
+	writeCell(t, before, c3, "pebble", 200, 100, 4e9, 1e9, 0.5, 8)
+	writeCell(t, now, c0, "sqlite", 100, 80, 1e9, 1e9, 0, 1)
+	tables := CompareTables(now, spec, before)
+	if len(tables) != 4 {
+		t.Fatalf("%d tables, want 4", len(tables))
+	}
+	abs, rel, rpi, wpi := tables[0], tables[1], tables[2], tables[3]
+	row := func(tb [][]string, engine string) []string {
+		for _, r := range tb {
+			if r[0] == engine {
+				return r
+			}
+		}
+		t.Fatalf("no row %s", engine)
+		return nil
+	}
+	// ipsAvg 1000/500, ipsP 800/400, size 2/1, PSS 1/2.
+	if got := row(abs.Rows, "pebble"); got[1] != "2.00-2.00-2.00-0.50" || got[2] != "3.00-3.00-0.75-1.00" {
+		t.Errorf("absolute ratios %v", got)
+	}
+	// 3 idx relative to 0: now 0.6, before 0.4 → 1.5.
+	if got := row(rel.Rows, "pebble"); got[1] != "1.00" || got[2] != "1.50" {
+		t.Errorf("relative ratios %v", got)
+	}
+	if got := row(rpi.Rows, "pebble"); got[1] != "2.00" || got[2] != "3.00" {
+		t.Errorf("r/i ratios %v", got)
+	}
+	if got := row(wpi.Rows, "pebble"); got[1] != "0.50" || got[2] != "0.50" {
+		t.Errorf("wKB/i ratios %v", got)
+	}
+	// sqlite: the base sweep lacks it; 3 idx did not run now.
+	if got := row(abs.Rows, "sqlite"); got[1] != "not in base" || got[2] != "not run" {
+		t.Errorf("missing cells %v", got)
+	}
+}
+
+// The sweep's HTML report opens with the insert-rate-by-indexes chart (one
+// line per engine) and the matrices, before the runs and step sections.
+func TestSweepHTML(t *testing.T) {
+	spec := &Spec{Engines: []string{"pebble", "sqlite"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+	dir := t.TempDir()
+	for _, e := range spec.Engines {
+		writeCell(t, dir, Cell{Indexes: 0, Pad: 20, Clients: 1}, e, 1000, 800, 1e9, 1e9, 0, 1)
+		writeCell(t, dir, Cell{Indexes: 3, Pad: 20, Clients: 1}, e, 300, 200, 1e9, 1e9, 1, 2)
+	}
+	path := filepath.Join(t.TempDir(), "r.html")
+	n, err := WriteHTMLFile(path, dir, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	html := string(raw)
+	ov, runs := strings.Index(html, `<section id="overview">`), strings.Index(html, "<h2>Runs</h2>")
+	if ov < 0 || runs < ov || n < 1 {
+		t.Fatalf("overview at %d, runs at %d, %d charts", ov, runs, n)
+	}
+	lead := html[ov:runs]
+	for _, want := range []string{"<svg", "insert rate by secondary indexes (l.i0x, pad 20 B, 1 client(s))", "pebble", "sqlite", "relative to 0 indexes"} {
+		if !strings.Contains(lead, want) {
+			t.Errorf("overview lacks %q", want)
+		}
+	}
+	if strings.Index(html, `<section id="step-0">`) < runs {
+		t.Error("step sections do not follow the overview")
+	}
+}
+
+// The matrices say which memory cgroup limits the runs had.
+func TestMemoryLine(t *testing.T) {
+	s := &Spec{Engines: []string{"sqlite", "pebble"}, Shared: map[string]any{"memory_limit": int64(64 << 20),
+		"preset_memory": map[string]any{"sqlite.memory_limit": int64(29 << 20), "pebble.memory_limit": float64(61 << 20)}}}
+	if got := memoryLine(s); got != "Each engine ran in a memory cgroup (page cache included): sqlite 29 MB, pebble 61 MB." {
+		t.Errorf("per engine: %q", got)
+	}
+	delete(s.Shared, "preset_memory")
+	if got := memoryLine(s); got != "Each engine ran in a memory cgroup of 64 MB (page cache included)." {
+		t.Errorf("one limit: %q", got)
+	}
+	if got := memoryLine(&Spec{}); got != "" {
+		t.Errorf("no limit: %q", got)
+	}
+}
