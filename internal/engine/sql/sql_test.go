@@ -86,7 +86,20 @@ func TestScanText(t *testing.T) {
 	if q != want || !reflect.DeepEqual(plan, []int{0, 1}) {
 		t.Errorf("got  %s %v\nwant %s", q, plan, want)
 	}
-	if n := len(QueryShapes(d, tbl)); n != 2*(3+4)+3 { // scans, a get, deletes without and with a bound
+	q = betweenSQL(pgLike{}, tbl, -1, tbl.PK, 2, true, true)
+	want = `SELECT "a", "b" FROM "t""x" WHERE "a" = $1 AND "b" >= $2 AND "b" <= $3 ORDER BY "a" DESC, "b" DESC LIMIT $4`
+	if q != want {
+		t.Errorf("got  %s\nwant %s", q, want)
+	}
+	if q := deleteSQL(pgLike{}, tbl); q != `DELETE FROM "t""x" WHERE "a" = $1 AND "b" = $2` {
+		t.Errorf("delete by PK: %s", q)
+	}
+	if q := StdUpsert(pgLike{}, tbl, []model.Change{{Col: 3, Op: model.Add}, {Col: 2}}); q != `INSERT INTO "t""x" ("a", "b", "s", "v") VALUES ($1,$2,$3,$4) ON CONFLICT ("a", "b") DO UPDATE SET "v" = "t""x"."v" + $5, "s" = $6` {
+		t.Errorf("upsert: %s", q)
+	}
+	// scans, bounded ranges of the PK and the index, a get, deletes
+	// without and with a bound
+	if n := len(QueryShapes(d, tbl)); n != 2*(3+4)+2*2+3 {
 		t.Errorf("QueryShapes returned %d statements", n)
 	}
 }

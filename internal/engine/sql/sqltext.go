@@ -253,7 +253,8 @@ func checkChanges(t *model.Table, changes []model.Change) error {
 
 // QueryShapes returns the text of every read statement shape the Conn
 // prepares for t: scans of the primary key and each index with every bound
-// length, both directions, with a limit; a Get of three keys; and the
+// length, both directions, with a limit; bounded ranges (equality on the
+// first column, a range on the second); a Get of three keys; and the
 // dialect's DeleteOldest, with and without a bound. Dialect tests run EXPLAIN on them to check that
 // each is an index range read without a sort.
 func QueryShapes(d Dialect, t *model.Table) []string {
@@ -264,6 +265,15 @@ func QueryShapes(d Dialect, t *model.Table) []string {
 			for _, desc := range []bool{false, true} {
 				q, _ := scanSQL(d, t, idx, cols, prefix, desc, true)
 				out = append(out, q)
+			}
+		}
+	}
+	// Bounded ranges (ScanSpec.Upper): equality on the first column, a
+	// range on the second, both directions.
+	for idx := -1; idx < len(t.Indexes); idx++ {
+		if cols := t.IndexColumns(idx); len(cols) >= 2 {
+			for _, desc := range []bool{false, true} {
+				out = append(out, betweenSQL(d, t, idx, cols, 2, desc, true))
 			}
 		}
 	}
