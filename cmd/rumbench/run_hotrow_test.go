@@ -29,8 +29,8 @@ func TestHotrowBadInput(t *testing.T) {
 		{"ibench flag on hotrow subcommand", []string{"--indexes", "workload ibench only"}, []string{"run", "hotrow", "--engine", "null", "--indexes", "1"}},
 		{"hotrow flag on ibench", []string{"--cell-seconds", "workload hotrow only"}, []string{"run", "--engine", "null", "--out", filepath.Join(out, "r"), "--cell-seconds", "1"}},
 		{"hotrow flag on ibench subcommand", []string{"--cell-seconds", "workload hotrow only"}, []string{"run", "ibench", "--engine", "null", "--cell-seconds", "1"}},
-		{"unknown workload", []string{"unknown --workload", "hotrow, ibench"}, []string{"run", "--workload", "linkbench", "--engine", "null", "--out", out}},
-		{"unknown workload subcommand", []string{"unknown command", "linkbench"}, []string{"run", "linkbench", "--engine", "null", "--out", out}},
+		{"unknown workload", []string{"unknown --workload", "hotrow, ibench, linkbench"}, []string{"run", "--workload", "tpcc", "--engine", "null", "--out", out}},
+		{"unknown workload subcommand", []string{"unknown command", "tpcc"}, []string{"run", "tpcc", "--engine", "null", "--out", out}},
 		{"contradicting workloads", []string{"contradicts"}, []string{"run", "hotrow", "--workload", "ibench", "--engine", "null", "--out", out}},
 	}
 	for _, c := range cases {
