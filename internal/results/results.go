@@ -86,6 +86,10 @@ type Step struct {
 	// otherwise the main operation heads it (TableRateOp).
 	RateOp   string `json:"-"`
 	Complete bool   `json:"complete"`
+	// Unfinished marks the placeholder written when the step started
+	// (Placeholder): the step never ended, its figures are rebuilt from
+	// the interval log when the bundle is read.
+	Unfinished bool `json:"unfinished,omitempty"`
 	// RatePercentile is the percentile of the per-interval rates that
 	// ops.*.rate_pct reports (--rate-percentile; 99 by default: IPS.99).
 	RatePercentile float64   `json:"rate_percentile"`

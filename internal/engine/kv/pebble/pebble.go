@@ -199,7 +199,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 }
 
 func openStore(dir string, s settings) (*store, error) {
-	st := &store{wo: pdb.NoSync}
+	st := &store{wo: pdb.NoSync, fail: &failure{}}
 	if s.sync {
 		st.wo = pdb.Sync
 	}
@@ -328,20 +328,21 @@ func (d *DB) Maintain(ctx context.Context) error {
 type store struct {
 	db     *pdb.DB
 	wo     *pdb.WriteOptions
+	fail   *failure
 	view   *view
 	stalls stallClock
 }
 
 func (s *store) NewView() (kv.View, error) { return s.view, nil }
 
-func (s *store) NewBatch() kv.Batch { return &batch{b: s.db.NewBatch(), wo: s.wo} }
+func (s *store) NewBatch() kv.Batch { return &batch{b: s.db.NewBatch(), wo: s.wo, fail: s.fail} }
 
 // txnPool recycles txn wrappers (one per read-modify-write operation).
 var txnPool = sync.Pool{New: func() any { return new(txn) }}
 
 func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
 	t := txnPool.Get().(*txn)
-	*t = txn{db: s.db, wo: s.wo, indexed: readOwnWrites}
+	*t = txn{db: s.db, wo: s.wo, fail: s.fail, indexed: readOwnWrites}
 	if readOwnWrites {
 		t.b = s.db.NewIndexedBatch()
 	} else {
@@ -354,7 +355,14 @@ func (s *store) DeleteRange(start, end []byte) error { return s.db.DeleteRange(s
 
 func (s *store) Size() (int64, error) { return int64(s.db.Metrics().DiskSpaceUsage()), nil }
 
-func (s *store) Close() error { return s.db.Close() }
+func (s *store) Close() error {
+	if err := s.fail.get(); err != nil {
+		// Pebble's commit pipeline is stuck after the panic: closing
+		// would wait on it forever. The process releases the files.
+		return err
+	}
+	return s.db.Close()
+}
 
 // pebbleReader is what *pdb.DB and an indexed *pdb.Batch both offer.
 type pebbleReader interface {
@@ -398,8 +406,9 @@ func (v *view) NewIter(lower, upper []byte) (kv.Iter, error) { return newIter(v.
 func (v *view) Close() error                                 { return nil }
 
 type batch struct {
-	b  *pdb.Batch
-	wo *pdb.WriteOptions
+	b    *pdb.Batch
+	wo   *pdb.WriteOptions
+	fail *failure
 }
 
 func (b *batch) Set(key, value []byte) error { return b.b.Set(key, value, nil) }
@@ -408,7 +417,7 @@ func (b *batch) Len() int                    { return int(b.b.Count()) }
 func (b *batch) Reset()                      { b.b.Reset() }
 func (b *batch) Close() error                { return b.b.Close() }
 func (b *batch) Commit() error {
-	err := b.b.Commit(b.wo)
+	err := b.fail.commit(b.b, b.wo)
 	b.b.Reset()
 	return err
 }
@@ -418,6 +427,7 @@ type txn struct {
 	db      *pdb.DB
 	b       *pdb.Batch
 	wo      *pdb.WriteOptions
+	fail    *failure
 	indexed bool
 }
 
@@ -439,7 +449,7 @@ func (t *txn) Rollback() error {
 }
 
 func (t *txn) Commit() error {
-	err := t.b.Commit(t.wo)
+	err := t.fail.commit(t.b, t.wo)
 	if cerr := t.b.Close(); err == nil {
 		err = cerr
 	}
