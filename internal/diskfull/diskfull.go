@@ -68,7 +68,7 @@ func Is(err error) bool {
 // Explain wraps err, when it says a filesystem is full, in an Error naming
 // dir's filesystem; other errors are returned as they are.
 func Explain(err error, what, dir string) error {
-	if !Is(err) {
+	if err == nil || !(Is(err) || nearlyFull(dir)) {
 		return err
 	}
 	var de *Error
@@ -76,6 +76,21 @@ func Explain(err error, what, dir string) error {
 		return err
 	}
 	return &Error{What: what, Dir: dir, FS: Describe(dir), Err: err}
+}
+
+// nearlyFull reports whether dir's filesystem has less than 1 MiB (or 0.1%)
+// left: an engine that fails there without saying why (WiredTiger's
+// WT_PANIC) most likely ran out of space.
+func nearlyFull(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) != nil || st.Blocks == 0 {
+		return false
+	}
+	free := uint64(st.Bavail) * uint64(st.Bsize)
+	return free < 1<<20 || st.Bavail < st.Blocks/1000
 }
 
 // Describe names the filesystem holding dir: "device /dev/vda1 (ext4,
