@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"rumbench/internal/managed"
 	"rumbench/internal/results"
 )
 
@@ -236,8 +237,9 @@ func TestStoppedServerEndsStep(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatalf("managed_pid: %v", err)
 	}
-	// The whole server (postmaster and backends) stops answering.
-	syscall.Kill(-pid, syscall.SIGSTOP)
+	// The whole server (postmaster and backends, which leave its process
+	// group) stops answering.
+	managed.SignalTree(pid, syscall.SIGSTOP)
 	stopped := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -245,7 +247,7 @@ func TestStoppedServerEndsStep(t *testing.T) {
 	select {
 	case werr = <-done:
 	case <-time.After(90 * time.Second):
-		syscall.Kill(-pid, syscall.SIGCONT)
+		managed.SignalTree(pid, syscall.SIGCONT)
 		cmd.Process.Kill()
 		t.Fatal("the run hung on a stopped server")
 	}

@@ -165,6 +165,9 @@ func (r *Result) Line() string {
 		set = append(set, k+"="+v)
 	}
 	sort.Strings(set)
+	if len(set) == 0 {
+		set = []string{"the server's defaults"}
+	}
 	mode := "durable"
 	if !r.Durable {
 		mode = "not durable"

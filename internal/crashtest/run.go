@@ -221,6 +221,11 @@ func runServer(ctx context.Context, s Spec, r *Result) error {
 	if err != nil {
 		return err
 	}
+	dir := srv.Dir()
+	if s.DataDir == "" {
+		// A temporary directory of the first server, kept for the restart.
+		defer os.RemoveAll(dir)
+	}
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -285,7 +290,7 @@ func runServer(ctx context.Context, s Spec, r *Result) error {
 	// directory; the restart recovers from what the kill left on disk.
 	srv.Stop()
 	stopped = true
-	srv2, err := managed.Start(ctx, managed.Spec{Engine: s.Engine, Dir: s.DataDir, Settings: s.ServerSettings, Log: s.Log})
+	srv2, err := managed.Start(ctx, managed.Spec{Engine: s.Engine, Dir: dir, Settings: s.ServerSettings, Log: s.Log})
 	if err != nil {
 		return fmt.Errorf("restart the %s server after the crash: %w", s.Engine, err)
 	}

@@ -557,7 +557,7 @@ func (s *Server) stopProcess() {
 	default:
 		// A stopped server (SIGSTOP) would hold its shutdown signal until
 		// the stop timeout: let it run first.
-		syscall.Kill(-pid, syscall.SIGCONT)
+		SignalTree(pid, syscall.SIGCONT)
 		syscall.Kill(pid, s.fl.stopSignal())
 		select {
 		case <-s.done:
