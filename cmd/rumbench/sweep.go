@@ -124,7 +124,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		return bad(err)
 	}
 	config := func(c sweep.Cell) ibench.Config {
-		return ibench.Config{Clients: c.Clients, Rows: rows, ChurnRows: churn, Indexes: c.Indexes, PadMin: c.Pad, PadMax: c.Pad,
+		// One table per client, recorded in run.json as the run command does.
+		return ibench.Config{Clients: c.Clients, Tables: c.Clients, Rows: rows, ChurnRows: churn, Indexes: c.Indexes, PadMin: c.Pad, PadMax: c.Pad,
 			PadRandomPct: f.padRandomPct, RowsPerCommit: f.rowsPerCommit, QuerySeconds: qs, Seed: f.seed, Steps: f.steps}
 	}
 	// Every cell's configuration is checked before anything runs.

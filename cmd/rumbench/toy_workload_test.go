@@ -166,7 +166,8 @@ func TestWorkloadHelpShowsOwnFlags(t *testing.T) {
 	}{
 		{[]string{"run", "hotrow", "--help"}, []string{"--tables", "--cell-seconds", "--engine", "--preset"}, []string{"--indexes", "--churn-rows", "--pings"}},
 		{[]string{"run", "--workload", "hotrow", "--help"}, []string{"--tables"}, []string{"--indexes"}},
-		{[]string{"run", "--help"}, []string{"--indexes", "--churn-rows", "--engine", "hotrow", "ibench"}, []string{"--tables", "--cell-seconds"}},
+		// --tables is both workloads' (clients per table in ibench).
+		{[]string{"run", "--help"}, []string{"--indexes", "--churn-rows", "--engine", "hotrow", "ibench", "--tables", "--unique-index"}, []string{"--cell-seconds", "--concurrency"}},
 		{[]string{"run", "ping", "--help"}, []string{"--pings", "--engine"}, []string{"--indexes", "--tables"}},
 		{[]string{"workloads"}, []string{"ibench (default):", "hotrow:", "ping:", "--preset quick"}, nil},
 	} {

@@ -85,7 +85,14 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 					if !ix.Consistent {
 						r = "INCONSISTENT"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", ix.Table, ix.Index, ix.PKRows, ix.Entries, r)
+					if ix.Duplicates > 0 {
+						r += fmt.Sprintf(" (%d duplicates in a unique index)", ix.Duplicates)
+					}
+					name := ix.Index
+					if ix.Unique {
+						name += " (unique)"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", ix.Table, name, ix.PKRows, ix.Entries, r)
 				}
 				tw.Flush()
 			}

@@ -14,10 +14,12 @@ import (
 // Semantics checks, on an opened engine, the operations whose meaning must
 // be the same on every engine for results to be comparable (issue 12):
 // DeleteOldest deletes from the caller's lower bound, and Insert enforces the
-// primary key. It creates and drops tables sem_del and sem_dup.
+// primary key and unique secondary indexes. It creates and drops tables
+// sem_del, sem_dup and sem_uniq.
 func Semantics(t *testing.T, db model.DB) {
 	t.Run("BoundedDelete", func(t *testing.T) { boundedDelete(t, db) })
 	t.Run("DuplicateKey", func(t *testing.T) { duplicateKey(t, db) })
+	t.Run("UniqueIndex", func(t *testing.T) { uniqueIndex(t, db) })
 }
 
 // semTable creates an ibench table with its three indexes holding the rows
@@ -163,4 +165,89 @@ func duplicateKey(t *testing.T, db model.DB) {
 		t.Errorf("row 5 is %v after the duplicate insert, was %v", after, before)
 	}
 	checkIndexes(t, db, tbl.Name)
+}
+
+// uniqueIndex: a unique secondary index refuses a row whose index columns
+// another row has (in the table or in the same batch) with an error
+// wrapping model.ErrDuplicateKey, writing nothing of the batch; a row that
+// differs in one of them is accepted; building a unique index over
+// duplicate values fails the same way and leaves no index behind.
+func uniqueIndex(t *testing.T, db model.DB) {
+	ctx := context.Background()
+	tbl := ibench.Table("sem_uniq", 0, 20)
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatalf("create %s: %v", tbl.Name, err)
+	}
+	t.Cleanup(func() { db.DropTable(context.Background(), tbl) })
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	gen := ibench.NewRowGen(3, 0, 10, 20, 50)
+	// Row pk has (cashregisterid, productid) = (reg, prod) and price 7.
+	row := func(pk, reg, prod int64) model.Row {
+		r := make(model.Row, len(tbl.Columns))
+		gen.Row(r, pk, 1700000000)
+		r[ibench.ColCashRegisterID].Int, r[ibench.ColProductID].Int, r[ibench.ColPrice].Int = reg, prod, 7
+		return r
+	}
+	var rows []model.Row
+	for pk := int64(1); pk <= 10; pk++ {
+		rows = append(rows, row(pk, pk, pk))
+	}
+	if err := c.Insert(ctx, tbl, rows); err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	// One unique index without the PK (the check reads a prefix), one
+	// with it (the ibench shape: the whole entry key).
+	tbl.Indexes = []model.Index{
+		{Name: "uq_reg", Columns: []int{ibench.ColCashRegisterID, ibench.ColProductID}, Unique: true},
+		{Name: "uq_market", Columns: []int{ibench.ColProductID, ibench.ColCustomerID, ibench.ColPrice, ibench.ColTransactionID}, Unique: true},
+	}
+	if err := db.CreateIndexes(ctx, tbl); err != nil {
+		t.Fatalf("create unique indexes over unique values: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		rows []model.Row
+	}{
+		{"a value in the table", []model.Row{row(11, 3, 3)}},
+		{"a value in the table after a good row", []model.Row{row(12, 12, 12), row(13, 4, 4)}},
+		{"one value twice in the batch", []model.Row{row(14, 50, 50), row(15, 50, 50)}},
+	} {
+		err := c.Insert(ctx, tbl, tc.rows)
+		if !errors.Is(err, model.ErrDuplicateKey) {
+			t.Errorf("insert of %s: %v, want an error wrapping model.ErrDuplicateKey", tc.name, err)
+			continue
+		}
+		t.Logf("insert of %s: %v", tc.name, err)
+	}
+	if got := livePKs(t, c, tbl); fmt.Sprint(got) != fmt.Sprint(pkRange(1, 10)) {
+		t.Fatalf("rows after the refused inserts %v, want 1..10 (a failed insert writes nothing)", got)
+	}
+	// Values that differ in one column are not duplicates.
+	if err := c.Insert(ctx, tbl, []model.Row{row(16, 3, 4), row(17, 4, 3)}); err != nil {
+		t.Fatalf("insert of values differing in one column: %v", err)
+	}
+	checkIndexes(t, db, tbl.Name)
+	// Every row has price 7: a unique index on it cannot be built.
+	tbl.Indexes = append(tbl.Indexes, model.Index{Name: "uq_price", Columns: []int{ibench.ColPrice}, Unique: true})
+	if err := db.CreateIndexes(ctx, tbl); !errors.Is(err, model.ErrDuplicateKey) {
+		t.Fatalf("build of a unique index over duplicate values: %v, want an error wrapping model.ErrDuplicateKey", err)
+	}
+	tables, err := db.Tables(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range tables {
+		if got.Name == tbl.Name && len(got.Indexes) != 2 {
+			t.Errorf("indexes after the failed build: %+v, want uq_reg and uq_market", got.Indexes)
+		}
+		for _, ix := range got.Indexes {
+			if got.Name == tbl.Name && !ix.Unique {
+				t.Errorf("index %s is recorded as not unique", ix.Name)
+			}
+		}
+	}
 }

@@ -204,9 +204,9 @@ type ProcessOwner interface {
 }
 
 // ErrDuplicateKey is wrapped by the error of an Insert that would create a
-// second row with the same primary key. errors.Is recognises it on every
-// engine.
-var ErrDuplicateKey = errors.New("duplicate primary key")
+// second row with the same primary key, or with the same values of a unique
+// secondary index. errors.Is recognises it on every engine.
+var ErrDuplicateKey = errors.New("duplicate key")
 
 // ErrNotSupported is returned by optional operations an engine lacks.
 var ErrNotSupported = errors.New("operation not supported by this engine")

@@ -52,9 +52,12 @@ type Column struct {
 
 // Index is an ordered secondary index over Columns (positions in the table's
 // column list). Entries are ordered by those columns, then by the primary key.
+// A Unique index refuses a second row with the same values of Columns (an
+// error wrapping ErrDuplicateKey): every insert reads the index first.
 type Index struct {
 	Name    string
 	Columns []int
+	Unique  bool `json:",omitempty"`
 }
 
 // Table is a table's schema.

@@ -264,8 +264,19 @@ func workloadText(run *Run) string {
 	if s["rows"] == "" {
 		return orDash(s["workload"])
 	}
-	return fmt.Sprintf("%s %sx%s rows, churn %s, %s idx, pad %s-%s", s["workload"], orDash(s["clients"]), s["rows"],
-		orDash(s["churn_rows"]), orDash(s["indexes"]), orDash(s["pad_min"]), orDash(s["pad_max"]))
+	out := fmt.Sprintf("%s %sx%s rows", s["workload"], orDash(s["clients"]), s["rows"])
+	if tb := s["tables"]; tb != "" && tb != s["clients"] {
+		if tb == "1" {
+			out += " on 1 table"
+		} else {
+			out += " on " + tb + " tables"
+		}
+	}
+	out += fmt.Sprintf(", churn %s, %s idx", orDash(s["churn_rows"]), orDash(s["indexes"]))
+	if u := s["unique_index"]; u != "" {
+		out += " (" + u + " unique)"
+	}
+	return out + fmt.Sprintf(", pad %s-%s", orDash(s["pad_min"]), orDash(s["pad_max"]))
 }
 
 // ThroughputTable is the summary: a row per run, a column per step, each

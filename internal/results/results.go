@@ -228,6 +228,11 @@ type Metrics struct {
 	RKBPerQuery      *float64 `json:"rkb_per_query"`
 	CSPerInsert      *float64 `json:"cs_per_insert"`
 	ClientCPUUsPerOp *float64 `json:"client_cpu_us_per_op"`
+	// ClientCPUUsPerOpEst is, for embedded engines, an ESTIMATE of the
+	// client's CPU per unit of the main operation: the step's client path
+	// run against the null engine (ClientCPUEstSource says how).
+	ClientCPUUsPerOpEst *float64 `json:"client_cpu_us_per_op_est,omitempty"`
+	ClientCPUEstSource  string   `json:"client_cpu_est_source,omitempty"`
 	// PerOp are the per-operation figures of the step's main operation
 	// (every figure) and of its other write operations (KB written), by
 	// operation name. The *_per_insert and *_per_query fields above are

@@ -448,7 +448,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 			finish(false)
 			return fmt.Errorf("step %s: %w", s.Name, err)
 		}
-		sum, stepErr := runStep(ctx, o, name, dataDirOf(db, dataDir, srv != nil), db, bw, observers, ops, s)
+		sum, stepErr := runStep(ctx, o, name, dataDirOf(db, dataDir, srv != nil), w, db, bw, observers, ops, s)
 		if err := bw.WriteStep(sum); err != nil {
 			finish(false)
 			return fmt.Errorf("step %s: %w", s.Name, err)
@@ -464,7 +464,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	return finish(true)
 }
 
-func runStep(ctx context.Context, o *Options, name, dataDir string, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
+func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.Workload, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
 	nominal := o.nominalInterval()
 	desc := s.Desc()
 	live := newLivePrinter(o.Live, name, s.Name, ops, desc, nominal)
@@ -560,6 +560,7 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, db model.DB,
 	for _, ob := range observers {
 		ob.StepEnd(sum, clock)
 	}
+	estimateClientCPU(ectx, w, db.Info(), sum)
 	return sum, err
 }
 

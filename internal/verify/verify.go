@@ -3,6 +3,7 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/maphash"
@@ -18,8 +19,13 @@ type IndexResult struct {
 	PKRows  int64  `json:"pk_rows"`
 	Entries int64  `json:"entries"`
 	// Consistent is true when the index has the same count and the same
-	// multiset of (index columns, PK) tuples as derived from the PK rows.
+	// multiset of (index columns, PK) tuples as derived from the PK rows
+	// and, for a unique index, no two entries with the same index columns.
 	Consistent bool `json:"consistent"`
+	Unique     bool `json:"unique,omitempty"`
+	// Duplicates counts entries of a unique index whose index columns equal
+	// the previous entry's (in index order).
+	Duplicates int64 `json:"duplicates,omitempty"`
 }
 
 // Result is the check of a whole database.
@@ -104,17 +110,27 @@ func Run(ctx context.Context, db model.DB) (*Result, error) {
 			for k := range pos {
 				pos[k] = k
 			}
+			var dups int64
+			var prev model.Row
+			nu := len(ix.Columns)
 			_, err := conn.Scan(ctx, t, model.ScanSpec{Index: i}, func(r model.Row) bool {
 				entries++
 				got += tupleHash(&h, t, r, pos, cols[i])
+				if ix.Unique {
+					if prev != nil && sameValues(prev, r[:nu]) {
+						dups++
+					}
+					prev = model.CopyRow(prev, r[:nu])
+				}
 				return true
 			})
 			if err != nil {
 				return nil, fmt.Errorf("scan %s index %s: %w", t.Name, ix.Name, err)
 			}
-			ok := entries == pkRows && got == want[i]
+			ok := entries == pkRows && got == want[i] && dups == 0
 			res.OK = res.OK && ok
-			res.Indexes = append(res.Indexes, IndexResult{Table: t.Name, Index: ix.Name, PKRows: pkRows, Entries: entries, Consistent: ok})
+			res.Indexes = append(res.Indexes, IndexResult{Table: t.Name, Index: ix.Name, PKRows: pkRows, Entries: entries, Consistent: ok,
+				Unique: ix.Unique, Duplicates: dups})
 		}
 		if n == 0 {
 			res.Indexes = append(res.Indexes, IndexResult{Table: t.Name, Index: "(primary key only)", PKRows: pkRows, Entries: pkRows, Consistent: true})
@@ -149,4 +165,14 @@ func tupleHash(h *maphash.Hash, t *model.Table, r model.Row, pos, colOf []int) u
 		h.Write(buf[:])
 	}
 	return h.Sum64()
+}
+
+// sameValues reports whether two rows hold equal values (ints and bytes).
+func sameValues(a, b model.Row) bool {
+	for k := range a {
+		if a[k].Int != b[k].Int || !bytes.Equal(a[k].Bytes, b[k].Bytes) {
+			return false
+		}
+	}
+	return true
 }

@@ -168,3 +168,40 @@ func TestRunDetectsInconsistentIndex(t *testing.T) {
 		})
 	}
 }
+
+// A unique index holding two entries with the same index columns (written
+// by pebble with unique_check=false, which skips the check) is reported.
+func TestRunDetectsUniqueDuplicates(t *testing.T) {
+	ctx := context.Background()
+	db, err := engine.Open(ctx, "pebble", model.Config{DataDir: t.TempDir(), Options: map[string]string{"unique_check": "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl := testTable()
+	tbl.Indexes = []model.Index{{Name: "uq", Columns: []int{2}, Unique: true}}
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateIndexes(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	row := func(id, reg int64) model.Row {
+		return model.Row{{Int: id}, {Int: 1}, {Int: reg}, {Int: 1}, {Int: 1}, {Int: 1}, {Bytes: []byte("x")}}
+	}
+	if err := conn.Insert(ctx, tbl, []model.Row{row(1, 10), row(2, 20), row(3, 10), row(4, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || len(res.Indexes) != 1 || !res.Indexes[0].Unique || res.Indexes[0].Duplicates != 2 || res.Indexes[0].Consistent {
+		t.Fatalf("verify of a unique index with duplicates: %+v", res)
+	}
+}

@@ -29,6 +29,20 @@ type Workload interface {
 	Prepare(ctx context.Context, db model.DB) error
 }
 
+// Calibrator is implemented by workloads that can run a step's client path
+// on its own: generate the main operation's input, call the engine, record
+// the result, as the step's workers do. The runner runs it against the null
+// engine to estimate the client's CPU per operation on embedded engines,
+// where client and engine share threads (client_cpu_us_per_op_est).
+type Calibrator interface {
+	// ClientPath returns a function that runs the client path of step's
+	// main operation against db (the null engine) at the step's settings
+	// until it has done at least units units of the main operation, in
+	// the calling goroutine, and returns the units done. ok is false for
+	// steps without a per-operation client path.
+	ClientPath(step string) (run func(ctx context.Context, db model.DB, rec *measure.Recorder, units int64) (int64, error), ok bool)
+}
+
 // Step is one named, separately measured phase of a workload.
 type Step struct {
 	Name string

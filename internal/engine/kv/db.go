@@ -54,6 +54,9 @@ type DB struct {
 	rows [nStripes]sync.Mutex // row locks: Update, DeleteOldest
 	// inserts are the locks of the unique check (see conn.Insert).
 	inserts [nStripes]sync.Mutex
+	// uniques lock unique secondary prefixes (unique.go), taken after
+	// inserts.
+	uniques [nUniqueStripes]sync.Mutex
 	state   atomic.Pointer[map[string]*tableState]
 	// gen changes with every published schema, so Conns can cache lookups.
 	gen    atomic.Uint64
@@ -173,7 +176,7 @@ func copyTable(t *model.Table) *model.Table {
 	c.Columns = append([]model.Column(nil), t.Columns...)
 	c.PK = append([]int(nil), t.PK...)
 	for _, ix := range t.Indexes {
-		c.Indexes = append(c.Indexes, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...)})
+		c.Indexes = append(c.Indexes, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...), Unique: ix.Unique})
 	}
 	return c
 }
@@ -349,8 +352,8 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	nextID := byte(1)
 	for _, ix := range t.Indexes {
 		if have := findIndex(st, ix.Name); have != nil {
-			if !equalInts(have.cols, ix.Columns) {
-				return fmt.Errorf("create indexes: table %s already has an index %s on other columns", t.Name, ix.Name)
+			if !equalInts(have.cols, ix.Columns) || have.unique != ix.Unique {
+				return fmt.Errorf("create indexes: table %s already has an index %s on other columns (or unique where this is not, or the reverse)", t.Name, ix.Name)
 			}
 			continue
 		}
@@ -366,7 +369,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 			nextID++
 		}
 		used[nextID] = true
-		todo = append(todo, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...)})
+		todo = append(todo, model.Index{Name: ix.Name, Columns: append([]int(nil), ix.Columns...), Unique: ix.Unique})
 		ids = append(ids, nextID)
 	}
 	if len(todo) == 0 {
@@ -401,7 +404,11 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	d.publish(tables)
 	d.barrier()
 	newIxs := building.ixs[len(building.ixs)-len(todo):]
-	if err := d.buildIndexes(ctx, building, newIxs); err != nil {
+	err = d.buildIndexes(ctx, building, newIxs)
+	if err == nil {
+		err = d.checkUniqueBuilt(newIxs)
+	}
+	if err != nil {
 		// Unpublish: writers stop maintaining the half-built indexes; a
 		// later build clears what they wrote.
 		tables = d.tablesCopy()
@@ -624,3 +631,7 @@ func (a *keyArena) key(i int) []byte {
 	}
 	return a.buf[start:a.ends[i]:a.ends[i]]
 }
+
+// Store returns the store under the table layer, for benchmarks that
+// compare the layer with the store's own batches (kvtest.BenchOverhead).
+func (d *DB) Store() Store { return d.store }

@@ -33,6 +33,11 @@
 // without removing the old row's index entries (MyRocks with unique checks
 // off).
 //
+// A unique secondary index (model.Index.Unique) is checked the same way and
+// under the same option: Insert locks each row's unique prefix (the index
+// columns) and reads it before writing, failing with model.ErrDuplicateKey
+// (see unique.go).
+//
 // Update and DeleteOldest are read-modify-write: they lock the rows' primary
 // keys (1024 striped mutexes, taken in ascending order) before reading, so
 // concurrent Updates of one row never lose a change, and a row being deleted

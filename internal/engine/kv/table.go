@@ -24,8 +24,10 @@ type indexState struct {
 	proj  []int        // covering projection: cols, then PK columns not in cols
 	types []model.Type // types of proj
 	built bool         // false while CreateIndexes fills it
-	start []byte       // table id | index id
-	end   []byte       // first key after the index
+	// unique: no two entries share the values of cols (see unique.go).
+	unique bool
+	start  []byte // table id | index id
+	end    []byte // first key after the index
 }
 
 // tableState is what the kv layer knows of a table. It is immutable once
@@ -74,12 +76,14 @@ func newTableState(id uint32, t *model.Table, ids []byte, building []model.Index
 	}
 	for i, ix := range t.Indexes {
 		st.ixs = append(st.ixs, newIndexState(id, ids[i], ix.Name, ix.Columns, t.IndexColumns(i), t, true))
+		st.ixs[len(st.ixs)-1].unique = ix.Unique
 	}
 	if len(building) > 0 {
 		all := *t
 		all.Indexes = append(append([]model.Index(nil), t.Indexes...), building...)
 		for i, ix := range building {
 			st.ixs = append(st.ixs, newIndexState(id, buildingIDs[i], ix.Name, ix.Columns, all.IndexColumns(len(t.Indexes)+i), t, false))
+			st.ixs[len(st.ixs)-1].unique = ix.Unique
 		}
 	}
 	return st, nil

@@ -558,11 +558,22 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	for i, ix := range t.Indexes {
 		if !isBuilt[ix.Name] {
 			keys := bson.D{}
-			for _, f := range m.index(i).keyFields {
+			fields := m.index(i).keyFields
+			if ix.Unique && len(fields) > len(ix.Columns) {
+				// Unique over the index's own columns: without the
+				// appended _id (any key with _id is unique). Range
+				// queries sort by _id within equal columns, which
+				// this index cannot give without a sort stage.
+				fields = fields[:len(ix.Columns)]
+			}
+			for _, f := range fields {
 				keys = append(keys, bson.E{Key: f, Value: 1})
 			}
-			_, err := d.db.Collection(t.Name).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys, Options: options.Index().SetName(ix.Name)})
+			_, err := d.db.Collection(t.Name).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys, Options: options.Index().SetName(ix.Name).SetUnique(ix.Unique)})
 			if err != nil {
+				if ix.Unique && mongo.IsDuplicateKeyError(err) {
+					return fmt.Errorf("mongodb: create unique index %s on %s: %w: %w", ix.Name, t.Name, model.ErrDuplicateKey, err)
+				}
 				return fmt.Errorf("mongodb: create index %s on %s: %w", ix.Name, t.Name, err)
 			}
 		}

@@ -19,6 +19,7 @@ type catalogColumn struct {
 type catalogIndex struct {
 	Name    string `json:"name"`
 	Columns []int  `json:"columns"`
+	Unique  bool   `json:"unique,omitempty"`
 }
 
 type catalogTable struct {
@@ -35,7 +36,7 @@ func encodeSchema(t *model.Table) (string, error) {
 		ct.Columns = append(ct.Columns, catalogColumn{Name: c.Name, Type: c.Type.String(), MaxLen: c.MaxLen})
 	}
 	for _, ix := range t.Indexes {
-		ct.Indexes = append(ct.Indexes, catalogIndex{Name: ix.Name, Columns: ix.Columns})
+		ct.Indexes = append(ct.Indexes, catalogIndex{Name: ix.Name, Columns: ix.Columns, Unique: ix.Unique})
 	}
 	b, err := json.Marshal(ct)
 	if err != nil {
@@ -65,7 +66,7 @@ func decodeSchema(s string) (*model.Table, error) {
 		t.Columns = append(t.Columns, model.Column{Name: c.Name, Type: typ, MaxLen: c.MaxLen})
 	}
 	for _, ix := range ct.Indexes {
-		t.Indexes = append(t.Indexes, model.Index{Name: ix.Name, Columns: ix.Columns})
+		t.Indexes = append(t.Indexes, model.Index{Name: ix.Name, Columns: ix.Columns, Unique: ix.Unique})
 	}
 	if err := t.Validate(); err != nil {
 		return nil, fmt.Errorf("catalog schema: %w", err)

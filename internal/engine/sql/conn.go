@@ -32,27 +32,26 @@ const (
 // NULL, and every column is NOT NULL.
 var emptyBytes = []byte{}
 
-// Conn implements model.Conn and model.Transactor on one *sql.Conn.
-// Statements are cached by table name and shape, so a table recreated with
-// a different schema needs a new Conn.
+// Conn implements model.Conn and model.Transactor on one Session (one
+// server session). Statements are cached by table name and shape, so a
+// table recreated with a different schema needs a new Conn.
 type Conn struct {
 	db    *DB
 	d     Dialect
-	c     *stdsql.Conn
-	text  bool // send statements as text (see TextStatements)
+	s     Session
 	stmts map[string]*prepared
 	key   []byte // cache key under construction, reused
-	args  []any  // bind arguments, reused
+	args  []Arg  // bind arguments, reused
 	tx    *Tx    // the open transaction, if any
 }
 
-// prepared is a cached statement with what it needs to bind and read.
+// prepared is a cached statement with what it needs to bind.
 type prepared struct {
-	stmt  *stdsql.Stmt // nil in text mode
-	text  string       // the statement, for text mode
+	stmt  Stmt
+	text  string       // the statement, for error messages
 	plan  []int        // scan: position in ScanSpec.Lower of each bound parameter
 	types []model.Type // scan: column type of each ScanSpec.Lower position
-	rd    *reader      // queries: row decoding state
+	cols  []model.Type // queries: result column types
 }
 
 var (
@@ -61,9 +60,14 @@ var (
 	_ model.Tx         = (*Tx)(nil)
 )
 
-func newConn(db *DB, c *stdsql.Conn) *Conn {
+func newConn(db *DB, s Session) *Conn {
+	return &Conn{db: db, d: db.d, s: s, stmts: map[string]*prepared{}}
+}
+
+// newStdSession is the default Session: a database/sql connection.
+func newStdSession(db *DB, c *stdsql.Conn) Session {
 	ts, ok := db.d.(TextStatements)
-	return &Conn{db: db, d: db.d, c: c, text: ok && ts.TextStatements(), stmts: map[string]*prepared{}}
+	return &stdSession{c: c, text: ok && ts.TextStatements()}
 }
 
 // DuplicateKeyDetector is implemented by dialects that recognise their
@@ -90,12 +94,12 @@ func (c *Conn) Close() error {
 	if c.tx != nil {
 		c.tx.done = true
 		c.tx = nil
-		if _, err := c.c.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+		if err := c.s.ExecText(context.Background(), "ROLLBACK"); err != nil {
 			errs = append(errs, fmt.Errorf("rollback on close: %w", err))
 		}
 	}
 	c.dropStmts()
-	if err := c.c.Close(); err != nil {
+	if err := c.s.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close connection: %w", err))
 	}
 	return errors.Join(errs...)
@@ -104,7 +108,7 @@ func (c *Conn) Close() error {
 func (c *Conn) dropStmts() {
 	for k, p := range c.stmts {
 		if p.stmt != nil {
-			p.stmt.Close()
+			p.stmt.Close() //nolint:errcheck // a statement that fails to close dies with its session
 		}
 		delete(c.stmts, k)
 	}
@@ -124,14 +128,12 @@ func (c *Conn) cached() *prepared {
 	return c.stmts[string(c.key)] // no allocation: the compiler elides the conversion
 }
 
-// prepare prepares text and caches it under the current key.
+// prepare prepares text and caches it under the current key. p.cols are
+// the result column types of a query.
 func (c *Conn) prepare(ctx context.Context, text string, p *prepared) (*prepared, error) {
-	var st *stdsql.Stmt
-	if !c.text {
-		var err error
-		if st, err = c.c.PrepareContext(ctx, text); err != nil {
-			return nil, fmt.Errorf("prepare %q: %w", abbrev(text), err)
-		}
+	st, err := c.s.Prepare(ctx, text, p.cols)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %q: %w", abbrev(text), err)
 	}
 	if len(c.stmts) >= maxCached {
 		c.dropStmts()
@@ -141,19 +143,13 @@ func (c *Conn) prepare(ctx context.Context, text string, p *prepared) (*prepared
 	return p, nil
 }
 
-// execStmt runs a cached statement: prepared, or as text in text mode.
-func (c *Conn) execStmt(ctx context.Context, p *prepared, args ...any) (stdsql.Result, error) {
-	if p.stmt == nil {
-		return c.c.ExecContext(ctx, p.text, args...)
-	}
-	return p.stmt.ExecContext(ctx, args...)
-}
-
-func (c *Conn) queryStmt(ctx context.Context, p *prepared, args ...any) (*stdsql.Rows, error) {
-	if p.stmt == nil {
-		return c.c.QueryContext(ctx, p.text, args...)
-	}
-	return p.stmt.QueryContext(ctx, args...)
+// execStmt runs a cached statement and returns the rows it affected. It
+// resets c.args.
+func (c *Conn) execStmt(ctx context.Context, p *prepared, args []Arg) (int64, error) {
+	n, err := c.s.Exec(ctx, p.stmt, args)
+	clear(args) // do not keep the caller's buffers reachable
+	c.args = args[:0]
+	return n, err
 }
 
 // abbrev shortens long statements (multi-row inserts) for error messages.
@@ -165,7 +161,7 @@ func abbrev(q string) string {
 }
 
 func (c *Conn) exec(ctx context.Context, q string) error {
-	if _, err := c.c.ExecContext(ctx, q); err != nil {
+	if err := c.s.ExecText(ctx, q); err != nil {
 		return fmt.Errorf("%s: %w", q, err)
 	}
 	return nil
@@ -174,22 +170,19 @@ func (c *Conn) exec(ctx context.Context, q string) error {
 // rollback ends a failed transaction. It runs even when ctx was cancelled
 // (the usual reason for the failure), so the connection is left clean.
 func (c *Conn) rollback(ctx context.Context) {
-	c.c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // the original error is the one to report
+	c.s.ExecText(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // the original error is the one to report
 }
 
 var errInTx = errors.New("the connection has an open transaction: use the Tx")
 
 // bindValue appends v as a bind argument for a column of type typ.
-// Boxing an int64 allocates unless it is small; that is the one allocation
-// per value database/sql's []any interface forces on us.
-func bindValue(args []any, typ model.Type, v model.Value) []any {
-	if typ == model.String {
-		if v.Bytes == nil {
-			return append(args, emptyBytes)
-		}
-		return append(args, v.Bytes)
-	}
-	return append(args, v.Int)
+func bindValue(args []Arg, typ model.Type, v model.Value) []Arg {
+	return append(args, Arg{Type: typ, Value: v})
+}
+
+// bindInt appends an integer argument (a LIMIT).
+func bindInt(args []Arg, v int64) []Arg {
+	return append(args, Arg{Type: model.Int, Value: model.Value{Int: v}})
 }
 
 // Insert inserts rows in one transaction.
@@ -247,9 +240,7 @@ func (c *Conn) insert(ctx context.Context, t *model.Table, rows []model.Row, inT
 				args = bindValue(args, t.Columns[i].Type, v)
 			}
 		}
-		_, err = c.execStmt(ctx, p, args...)
-		clear(args) // do not keep the caller's buffers reachable
-		c.args = args[:0]
+		_, err = c.execStmt(ctx, p, args)
 		if err != nil {
 			if dk, ok := c.d.(DuplicateKeyDetector); ok && dk.IsDuplicateKey(err) {
 				return fmt.Errorf("insert %d rows into %s: %w: %w", n, t.Name, model.ErrDuplicateKey, err)
@@ -295,16 +286,10 @@ func (c *Conn) deleteOldest(ctx context.Context, t *model.Table, from model.Row,
 	for _, li := range p.plan {
 		args = bindValue(args, p.types[li], from[li])
 	}
-	args = append(args, int64(n))
-	res, err := c.execStmt(ctx, p, args...)
-	clear(args)
-	c.args = args[:0]
+	args = bindInt(args, int64(n))
+	got, err := c.execStmt(ctx, p, args)
 	if err != nil {
 		return 0, fmt.Errorf("delete %d oldest rows from %s: %w", n, t.Name, err)
-	}
-	got, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("delete from %s: rows affected: %w", t.Name, err)
 	}
 	return int(got), nil
 }
@@ -336,7 +321,7 @@ func (c *Conn) get(ctx context.Context, t *model.Table, keys []model.Row, fn fun
 			for i := range all {
 				all[i] = i
 			}
-			if p, err = c.prepare(ctx, getSQL(c.d, t, n), &prepared{rd: newReader(t, all)}); err != nil {
+			if p, err = c.prepare(ctx, getSQL(c.d, t, n), &prepared{cols: colTypes(t, all)}); err != nil {
 				return found, fmt.Errorf("get from %s: %w", t.Name, err)
 			}
 		}
@@ -394,7 +379,7 @@ func (c *Conn) scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 			types[i] = t.Columns[cols[i]].Type
 		}
 		var err error
-		if p, err = c.prepare(ctx, text, &prepared{plan: plan, types: types, rd: newReader(t, cols)}); err != nil {
+		if p, err = c.prepare(ctx, text, &prepared{plan: plan, types: types, cols: colTypes(t, cols)}); err != nil {
 			return 0, fmt.Errorf("scan %s: %w", t.Name, err)
 		}
 	}
@@ -403,7 +388,7 @@ func (c *Conn) scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 		args = bindValue(args, p.types[li], spec.Lower[li])
 	}
 	if spec.Limit > 0 {
-		args = append(args, int64(spec.Limit))
+		args = bindInt(args, int64(spec.Limit))
 	}
 	n, err := c.query(ctx, p, args, fn)
 	if err != nil {
@@ -414,29 +399,20 @@ func (c *Conn) scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 
 // query runs a cached query and hands each decoded row to fn until it
 // returns false. It resets c.args.
-func (c *Conn) query(ctx context.Context, p *prepared, args []any, fn func(model.Row) bool) (n int, err error) {
-	rows, err := c.queryStmt(ctx, p, args...)
+func (c *Conn) query(ctx context.Context, p *prepared, args []Arg, fn func(model.Row) bool) (int, error) {
+	n, err := c.s.Query(ctx, p.stmt, args, fn)
 	clear(args)
 	c.args = args[:0]
-	if err != nil {
-		return 0, err
+	return n, err
+}
+
+// colTypes is the types of t's columns cols.
+func colTypes(t *model.Table, cols []int) []model.Type {
+	out := make([]model.Type, len(cols))
+	for i, col := range cols {
+		out[i] = t.Columns[col].Type
 	}
-	defer func() {
-		if cerr := rows.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	for rows.Next() {
-		row, err := p.rd.read(rows)
-		if err != nil {
-			return n, err
-		}
-		n++
-		if !fn(row) {
-			return n, nil
-		}
-	}
-	return n, rows.Err()
+	return out
 }
 
 // Update applies changes to the row with primary key pk.
@@ -473,15 +449,9 @@ func (c *Conn) update(ctx context.Context, t *model.Table, pk model.Row, changes
 	for j, v := range pk {
 		args = bindValue(args, t.Columns[t.PK[j]].Type, v)
 	}
-	res, err := c.execStmt(ctx, p, args...)
-	clear(args)
-	c.args = args[:0]
+	n, err := c.execStmt(ctx, p, args)
 	if err != nil {
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("update %s: rows affected: %w", t.Name, err)
 	}
 	return n > 0, nil
 }
@@ -563,7 +533,7 @@ func (tx *Tx) Rollback(ctx context.Context) error {
 	}
 	tx.done = true
 	tx.c.tx = nil
-	if _, err := tx.c.c.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
+	if err := tx.c.s.ExecText(context.WithoutCancel(ctx), "ROLLBACK"); err != nil {
 		return fmt.Errorf("rollback: %w", err)
 	}
 	return nil
@@ -580,17 +550,16 @@ type reader struct {
 	row   model.Row
 }
 
-func newReader(t *model.Table, cols []int) *reader {
-	n := len(cols)
+func newReader(types []model.Type) *reader {
+	n := len(types)
 	r := &reader{
-		types: make([]model.Type, n),
+		types: types,
 		anys:  make([]any, n),
 		raws:  make([]stdsql.RawBytes, n),
 		dest:  make([]any, n),
 		row:   make(model.Row, n),
 	}
-	for i, col := range cols {
-		r.types[i] = t.Columns[col].Type
+	for i := range types {
 		if r.types[i] == model.String {
 			r.dest[i] = &r.raws[i]
 		} else {

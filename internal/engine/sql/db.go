@@ -17,6 +17,8 @@ type DB struct {
 	db   *stdsql.DB
 	d    Dialect
 	info model.Info
+	// sessions opens the workers' sessions; nil: connections of db.
+	sessions SessionOpener
 	// schemaMu serialises CreateTable/CreateIndexes/DropTable so that the
 	// catalog's read-modify-write of a table's entry is not interleaved.
 	schemaMu sync.Mutex
@@ -29,6 +31,18 @@ func New(ctx context.Context, db *stdsql.DB, d Dialect, info model.Info) (*DB, e
 		return nil, fmt.Errorf("create %s: %w", CatalogTable, err)
 	}
 	return &DB{db: db, d: d, info: info}, nil
+}
+
+// NewWithSessions is New with the workers' connections (DB.Conn) opened by
+// sessions instead of taken from db, which still serves schema changes,
+// the catalog and engine statements.
+func NewWithSessions(ctx context.Context, db *stdsql.DB, d Dialect, info model.Info, sessions SessionOpener) (*DB, error) {
+	out, err := New(ctx, db, d, info)
+	if err != nil {
+		return nil, err
+	}
+	out.sessions = sessions
+	return out, nil
 }
 
 // SQL returns the underlying pool, for engine-specific statements.
@@ -101,6 +115,9 @@ func (db *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		}
 		for _, q := range db.d.CreateIndexes(t, []int{i}) {
 			if _, err := db.db.ExecContext(ctx, q); err != nil {
+				if dk, ok := db.d.(DuplicateKeyDetector); ok && ix.Unique && dk.IsDuplicateKey(err) {
+					return fmt.Errorf("create unique index %s on %s: %w: %w", ix.Name, t.Name, model.ErrDuplicateKey, err)
+				}
 				return fmt.Errorf("create index %s on %s: %w", ix.Name, t.Name, err)
 			}
 		}
@@ -166,11 +183,18 @@ func (db *DB) putCatalog(ctx context.Context, t *model.Table, built []model.Inde
 
 // Conn opens a dedicated connection for one worker.
 func (db *DB) Conn(ctx context.Context) (model.Conn, error) {
+	if db.sessions != nil {
+		s, err := db.sessions(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: open connection: %w", db.d.Name(), err)
+		}
+		return newConn(db, s), nil
+	}
 	c, err := db.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: open connection: %w", db.d.Name(), err)
 	}
-	return newConn(db, c), nil
+	return newConn(db, newStdSession(db, c)), nil
 }
 
 // Size returns -1 (unknown); engine packages that know better override it.

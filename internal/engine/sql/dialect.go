@@ -5,7 +5,10 @@
 // statistics, maintenance).
 //
 // Design points that matter for the numbers:
-//   - one *sql.Conn per model.Conn, so a worker owns one server session;
+//   - one Session per model.Conn, so a worker owns one server session: a
+//     *sql.Conn by default, the driver's own connection for the server
+//     engines (session.go), which keeps database/sql's pool, locks and
+//     goroutine per query out of every statement;
 //   - statements are prepared once per Conn and cached by shape (table,
 //     batch size, index, bound prefix length, direction, changed columns);
 //   - transactions are opened with the dialect's BEGIN text on the Conn
@@ -130,10 +133,20 @@ func AppendDollar(b []byte, n int) []byte {
 	return strconv.AppendInt(append(b, '$'), int64(n), 10)
 }
 
-// StdCreateIndex is `CREATE INDEX <IndexName> ON t (cols)` for t.Indexes[i].
+// CreateIndexVerb is "CREATE UNIQUE INDEX " for a unique index, else
+// "CREATE INDEX ".
+func CreateIndexVerb(ix model.Index) string {
+	if ix.Unique {
+		return "CREATE UNIQUE INDEX "
+	}
+	return "CREATE INDEX "
+}
+
+// StdCreateIndex is `CREATE [UNIQUE] INDEX <IndexName> ON t (cols)` for
+// t.Indexes[i].
 func StdCreateIndex(d Dialect, t *model.Table, i int) string {
 	var b strings.Builder
-	b.WriteString("CREATE INDEX ")
+	b.WriteString(CreateIndexVerb(t.Indexes[i]))
 	b.WriteString(d.Quote(IndexName(t, i)))
 	b.WriteString(" ON ")
 	b.WriteString(d.Quote(t.Name))

@@ -271,3 +271,14 @@ func QueryShapes(d Dialect, t *model.Table) []string {
 	del1, _ := d.DeleteOldest(t, len(t.PK))
 	return append(out, getSQL(d, t, 3), del0, del1)
 }
+
+// ScanText is the text of the statement Conn.Scan sends for a read of index
+// idx (-1 = primary key) with a bound on its first prefix columns, for tools
+// that must send exactly the same statement (the client floor benchmark).
+func ScanText(d Dialect, t *model.Table, idx, prefix int, desc, limit bool) string {
+	q, _ := scanSQL(d, t, idx, t.IndexColumns(idx), prefix, desc, limit)
+	return q
+}
+
+// GetText is the text of the statement Conn.Get sends for n keys.
+func GetText(d Dialect, t *model.Table, n int) string { return getSQL(d, t, n) }

@@ -47,6 +47,8 @@ type flagValues struct {
 	querySeconds  float64
 	maintain      bool
 	deletes       bool
+	tables        int
+	uniqueIndex   string
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
@@ -61,6 +63,8 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest repeats one character)")
 	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction for every write step (default 0: the step's own: l.i0 100, l.i1 50, l.i2 5)")
 	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds (default: from the preset; quick: 10)")
+	fl.IntVar(&f.tables, "tables", 0, "tables pi1..piN the clients share, client i writing table i mod N (default: one per client). A table's clients take their batches' primary keys from one sequence per table, so keys stay unique and increasing per table, batches of different clients interleave in PK order, and every insert lands at the table's right edge (one hot spot per table, as with auto-increment); one deleter per table keeps its size constant")
+	fl.StringVar(&f.uniqueIndex, "unique-index", "", "make this secondary index unique ("+strings.Join(IndexNames, ", ")+"; it must be among --indexes): transactionid is appended to its columns so the generated rows keep it unique, and every insert checks it first (a read per row, on an LSM too)")
 	fl.BoolVar(&f.deletes, "deletes", true, "l.i1, l.i2 and the query steps delete as many of the oldest rows as they insert (the table size stays constant); false: they only insert and the table grows")
 	fl.BoolVar(&f.maintain, "maintain", true, "run the engine's maintenance (step maint: vacuum, flush, checkpoint) between the write and the query steps; false drops maint from --steps")
 	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
@@ -82,6 +86,8 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		Rows:          pick("rows", f.rows, preset.Rows),
 		ChurnRows:     pick("churn-rows", f.churnRows, preset.ChurnRows),
 		Indexes:       int(pick("indexes", int64(f.indexes), int64(preset.Indexes))),
+		Tables:        f.tables,
+		UniqueIndex:   f.uniqueIndex,
 		PadMin:        f.padMin,
 		PadMax:        f.padMax,
 		PadRandomPct:  f.padRandomPct,
@@ -109,6 +115,9 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		// published runs do.
 		cfg.Steps = append(append([]string(nil), cfg.Steps...), StepScan)
 	}
+	if c.Changed("tables") && f.tables < 1 {
+		return nil, fmt.Errorf("--tables must be at least 1, got %d", f.tables)
+	}
 	if c.Changed("rows-per-commit") && f.rowsPerCommit < 1 {
 		return nil, fmt.Errorf("--rows-per-commit must be at least 1, got %d", f.rowsPerCommit)
 	}
@@ -122,12 +131,31 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if cfg.NoDeletes {
 		sizes["deletes"] = false
 	}
+	// Recorded in run.json's config always; a size (which reports compare
+	// across runs) only when clients share tables.
+	cfg.Tables = cfg.NumTables()
+	if cfg.Tables != cfg.Clients {
+		sizes["tables"] = cfg.Tables
+	}
+	if cfg.UniqueIndex != "" {
+		sizes["unique_index"] = cfg.UniqueIndex
+	}
+	banner := fmt.Sprintf("%d clients x %d rows", cfg.Clients, cfg.Rows)
+	if cfg.NumTables() != cfg.Clients {
+		banner += fmt.Sprintf(" on %d tables", cfg.NumTables())
+	}
+	banner += fmt.Sprintf(", churn %d rows/client, %d indexes", cfg.ChurnRows, cfg.Indexes)
+	if cfg.UniqueIndex != "" {
+		banner += " (" + cfg.UniqueIndex + " unique)"
+	}
+	if cfg.NoDeletes {
+		banner += ", no deletes (tables grow)"
+	}
 	return &workload.Configured{
 		Config: cfg,
 		Sizes:  sizes,
-		Banner: fmt.Sprintf("%d clients x %d rows, churn %d rows/client, %d indexes%s",
-			cfg.Clients, cfg.Rows, cfg.ChurnRows, cfg.Indexes, map[bool]string{true: ", no deletes (tables grow)"}[cfg.NoDeletes]),
-		New: func() (workload.Workload, error) { return New(cfg) },
+		Banner: banner,
+		New:    func() (workload.Workload, error) { return New(cfg) },
 	}, nil
 }
 

@@ -16,9 +16,13 @@ import (
 	"rumbench/internal/workload"
 )
 
-// Config sizes a run. Sizes are per client; each client has its own table.
+// Config sizes a run. Sizes are per client; the clients are spread over
+// Tables tables (client i writes table i mod Tables), by default one each.
 type Config struct {
-	Clients       int     `json:"clients"`
+	Clients int `json:"clients"`
+	// Tables is the number of tables pi1..piN (0: one per client).
+	Tables        int     `json:"tables"`
+	UniqueIndex   string  `json:"unique_index,omitempty"`
 	Rows          int64   `json:"rows"`
 	ChurnRows     int64   `json:"churn_rows"`
 	Indexes       int     `json:"indexes"`
@@ -119,6 +123,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--rows-per-commit must be at least 1 (or 0 for the step defaults), got %d", c.RowsPerCommit)
 	case c.RowsPerCommit > MaxRowsPerCommit:
 		return fmt.Errorf("--rows-per-commit must be at most %d, got %d", MaxRowsPerCommit, c.RowsPerCommit)
+	case c.Tables < 0 || c.Tables > c.Clients:
+		return fmt.Errorf("--tables must be between 1 and --clients (%d), got %d", c.Clients, c.Tables)
 	case c.Clients > MaxClients:
 		return fmt.Errorf("--clients must be at most %d (one table and several connections each), got %d", MaxClients, c.Clients)
 	case c.QuerySeconds > MaxQuerySeconds:
@@ -133,6 +139,9 @@ func (c *Config) Validate() error {
 	if need := bs * int64(c.PadMax) * int64(c.Clients); need > maxBatchBytes {
 		return fmt.Errorf("%d clients × %d rows per transaction × --pad-max %d bytes needs %d MiB of client memory (limit %d MiB): lower --rows-per-commit, --pad-max or --clients",
 			c.Clients, bs, c.PadMax, need>>20, maxBatchBytes>>20)
+	}
+	if err := checkUniqueIndex(c.UniqueIndex, c.Indexes); err != nil {
+		return err
 	}
 	if len(c.Steps) == 0 {
 		return fmt.Errorf("no steps given: use --steps with some of %s", strings.Join(StepOrder, ","))
@@ -158,30 +167,98 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// tableState is one client's table and its live PK range [min, next).
+// NumTables is the number of tables: Tables, or one per client.
+func (c *Config) NumTables() int {
+	if c.Tables > 0 {
+		return c.Tables
+	}
+	return c.Clients
+}
+
+// tableState is one table and its live PK range [min, next).
 //
-// minPK is also the lower bound M of the client's deletes: DeleteOldest
+// Its clients share one PK sequence: each reserves its batch's keys from
+// nextPK before inserting (reserve), so keys are unique and increase per
+// table, and the batches of the table's clients interleave in PK order.
+// Batches commit out of order, so committed is the end of the contiguous
+// committed range: every PK in [minPK, committed) is in the table, and the
+// deleter never deletes at or above it (a delete must not step over a
+// batch still in flight, or the bound would pass rows it never deleted).
+//
+// minPK is also the lower bound M of the table's deletes: DeleteOldest
 // deletes the oldest rows with PK >= M, and the deleter (one per table at a
-// time) advances M by the rows it deleted. Every PK in [M, next) was
+// time) advances M by the rows it deleted. Every PK in [M, committed) was
 // committed before the deleter was told about it, so M + deleted is exactly
 // the last deleted PK + 1; were rows missing from the range, M would lag
 // (the next delete steps over their gap) but never skip a row. M is resynced
 // from min(transactionid) at the start of every step that deletes
-// (syncLowerBound), as the reference benchmark does.
+// (syncLowerBound), as the reference benchmark does. There is one deleter
+// per table, whatever the number of its clients.
 type tableState struct {
-	schema *model.Table
-	gen    *RowGen
-	minPK  atomic.Int64
-	nextPK atomic.Int64
+	schema  *model.Table
+	clients int // clients writing the table
+	minPK   atomic.Int64
+	nextPK  atomic.Int64 // next PK to reserve
+
+	committed atomic.Int64
+	mu        sync.Mutex
+	ahead     map[int64]int64 // committed batches above committed: first PK -> rows
 }
 
 // Rows is the live row count implied by the PK range.
 func (t *tableState) Rows() int64 { return t.nextPK.Load() - t.minPK.Load() }
 
+// reserve takes k PKs from the table's sequence and returns the first.
+func (t *tableState) reserve(k int64) int64 { return t.nextPK.Add(k) - k }
+
+// commit records that the batch [first, first+k) is in the table.
+func (t *tableState) commit(first, k int64) {
+	if t.clients == 1 {
+		t.committed.Add(k) // one writer: batches commit in PK order
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if first != t.committed.Load() {
+		t.ahead[first] = k
+		return
+	}
+	end := first + k
+	for {
+		n, ok := t.ahead[end]
+		if !ok {
+			break
+		}
+		delete(t.ahead, end)
+		end += n
+	}
+	t.committed.Store(end)
+}
+
+// settle makes every reserved PK count as committed: at a step's start no
+// batch is in flight (a failed one leaves a gap, which deletes step over).
+func (t *tableState) settle() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.ahead)
+	t.committed.Store(t.nextPK.Load())
+}
+
+// deletable is how many rows from the delete bound up are committed.
+func (t *tableState) deletable() int64 { return t.committed.Load() - t.minPK.Load() }
+
+// clientState is one client: its table and its own row generator (every
+// client of a table generates the same row for a PK).
+type clientState struct {
+	t   *tableState
+	gen *RowGen
+}
+
 // Bench is the configured insert benchmark.
 type Bench struct {
-	cfg    Config
-	tables []*tableState
+	cfg     Config
+	tables  []*tableState
+	clients []*clientState
 }
 
 // New validates cfg and returns the workload.
@@ -190,14 +267,21 @@ func New(cfg Config) (*Bench, error) {
 		return nil, err
 	}
 	b := &Bench{cfg: cfg}
-	for c := 0; c < cfg.Clients; c++ {
-		ts := &tableState{
-			schema: Table(TableName(c), cfg.Indexes, cfg.PadMax),
-			gen:    NewRowGen(cfg.Seed, c, cfg.PadMin, cfg.PadMax, cfg.PadRandomPct),
+	for i := 0; i < cfg.NumTables(); i++ {
+		schema := Table(TableName(i), cfg.Indexes, cfg.PadMax)
+		if cfg.UniqueIndex != "" {
+			MakeUnique(schema, cfg.UniqueIndex)
 		}
+		ts := &tableState{schema: schema, ahead: map[int64]int64{}}
 		ts.minPK.Store(1)
 		ts.nextPK.Store(1)
+		ts.committed.Store(1)
 		b.tables = append(b.tables, ts)
+	}
+	for c := 0; c < cfg.Clients; c++ {
+		i := c % len(b.tables)
+		b.tables[i].clients++
+		b.clients = append(b.clients, &clientState{t: b.tables[i], gen: NewRowGen(cfg.Seed, i, cfg.PadMin, cfg.PadMax, cfg.PadRandomPct)})
 	}
 	return b, nil
 }
@@ -217,8 +301,8 @@ func (b *Bench) Tables() []string {
 	return out
 }
 
-// Schema returns client c's table schema.
-func (b *Bench) Schema(c int) *model.Table { return b.tables[c].schema }
+// Schema returns table i's schema.
+func (b *Bench) Schema(i int) *model.Table { return b.tables[i].schema }
 
 // Steps implements workload.Workload.
 func (b *Bench) Steps() []workload.Step {
@@ -233,7 +317,7 @@ func (b *Bench) Steps() []workload.Step {
 // or its length.
 func (b *Bench) step(s string) workload.Step {
 	st := workload.Step{Name: s, MainOp: OpInsert, Run: b.withLogicalBytes(stepFuncs[s](b))}
-	clients := int64(len(b.tables))
+	clients := int64(len(b.clients))
 	switch s {
 	case StepLoad, StepLoadIndexed:
 		st.Work = b.cfg.Rows * clients
@@ -291,6 +375,7 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 			t.minPK.Store(lo)
 			t.nextPK.Store(hi + 1)
 		}
+		t.settle()
 	}
 	return nil
 }
@@ -353,18 +438,35 @@ func (b *Bench) batchSize(def int) int {
 // step forever.
 const abandonAfter = 5 * time.Second
 
-// forEachClient runs fn once per client concurrently and returns the first
-// error; the others are cancelled through ctx, and left behind when they do
-// not return within abandonAfter of the first error.
+// forEachClient runs fn once per client concurrently, as runAll does.
 func (b *Bench) forEachClient(ctx context.Context, fn func(ctx context.Context, c int) error) error {
+	return runAll(ctx, len(b.clients), fn)
+}
+
+// forEachTable runs fn once per table concurrently, like forEachClient.
+func (b *Bench) forEachTable(ctx context.Context, fn func(ctx context.Context, i int) error) error {
+	return runAll(ctx, len(b.tables), fn)
+}
+
+// settle marks every table's reserved PKs committed (see tableState).
+func (b *Bench) settle() {
+	for _, t := range b.tables {
+		t.settle()
+	}
+}
+
+// runAll runs fn(0..n-1) concurrently and returns the first error; the
+// others are cancelled through ctx, and left behind when they do not return
+// within abandonAfter of the first error.
+func runAll(ctx context.Context, n int, fn func(ctx context.Context, c int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	errs := make([]error, len(b.tables))
+	errs := make([]error, n)
 	failed := make(chan struct{})
 	var once sync.Once
-	for c := range b.tables {
+	for c := range n {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
@@ -409,10 +511,11 @@ func (b *Bench) forEachClient(ctx context.Context, fn func(ctx context.Context, 
 func (b *Bench) load(ctx context.Context, env *workload.Env) error {
 	bs := b.batchSize(loadBatch)
 	env.Details["rows_per_commit"] = bs
+	env.Details["tables"] = len(b.tables)
+	b.settle()
 	return b.forEachClient(ctx, func(ctx context.Context, c int) error {
 		rec := env.Clock.Recorder()
-		t := b.tables[c]
-		return b.insertRows(ctx, env.DB, rec, t, b.cfg.Rows, bs, nil)
+		return b.insertRows(ctx, env.DB, rec, b.clients[c], b.cfg.Rows, bs, nil)
 	})
 }
 
@@ -433,9 +536,11 @@ func (b *Bench) loadIndexed(ctx context.Context, env *workload.Env) error {
 	return b.load(ctx, env)
 }
 
-// insertRows inserts n rows into t in batches of bs, in PK order, recording
-// each transaction. After every commit it calls notify (if set).
-func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, n int64, bs int, notify func(k int64)) error {
+// insertRows inserts n rows into the client's table in batches of bs, each
+// batch's PKs reserved from the table's sequence, recording each
+// transaction. After every commit it calls notify (if set).
+func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, n int64, bs int, notify func(k int64)) error {
+	t := cl.t
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -450,8 +555,8 @@ func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Record
 		if n-done < k {
 			k = n - done
 		}
-		first := t.nextPK.Load()
-		rows := t.gen.Fill(batch, first, int(k), time.Now().Unix())
+		first := t.reserve(k)
+		rows := cl.gen.Fill(batch, first, int(k), time.Now().Unix())
 		start := time.Now()
 		err := conn.Insert(ctx, t.schema, rows)
 		rec.Record(opInsert, int(k), time.Since(start), err != nil)
@@ -461,7 +566,7 @@ func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Record
 			}
 			return fmt.Errorf("insert into %s: %w", t.schema.Name, err)
 		}
-		t.nextPK.Add(k)
+		t.commit(first, k)
 		done += k
 		if notify != nil {
 			notify(k)
@@ -471,11 +576,11 @@ func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Record
 }
 
 // createIndexes is l.x: build the first K secondary indexes on every table,
-// one table per client in parallel.
+// the tables in parallel.
 func (b *Bench) createIndexes(ctx context.Context, env *workload.Env) error {
 	var rows atomic.Int64
 	start := time.Now()
-	err := b.forEachClient(ctx, func(ctx context.Context, c int) error {
+	err := b.forEachTable(ctx, func(ctx context.Context, c int) error {
 		rec := env.Clock.Recorder()
 		t := b.tables[c]
 		if len(t.schema.Indexes) == 0 {
@@ -525,8 +630,9 @@ func (b *Bench) churnStep(step string) func(context.Context, *workload.Env) erro
 		env.Details["rows_per_client"] = n
 		env.Details["max_delete_lag_rows"] = churnLag(bs)
 		before := b.liveRows()
-		err := b.forEachClient(ctx, func(ctx context.Context, c int) error {
-			return b.churnClient(ctx, env, b.tables[c], n, bs)
+		b.settle()
+		err := b.forEachTable(ctx, func(ctx context.Context, i int) error {
+			return b.churnTable(ctx, env, i, n, bs)
 		})
 		b.growthDetails(env.Details, b.liveRows()-before)
 		return err
@@ -543,25 +649,53 @@ func churnLag(bs int) int64 {
 	return 1000
 }
 
-func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableState, n int64, bs int) error {
+// churnTable runs l.i1/l.i2 on table i: an inserter per client of the
+// table, each inserting n rows, and one deleter for the table.
+func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int64, bs int) error {
+	t := b.tables[i]
+	var clients []*clientState
+	for _, cl := range b.clients {
+		if cl.t == t {
+			clients = append(clients, cl)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	inserters := func(notify func(k int64)) error {
+		return runAll(ctx, len(clients), func(ctx context.Context, c int) error {
+			err := b.insertRows(ctx, env.DB, env.Clock.Recorder(), clients[c], n, bs, notify)
+			if err != nil {
+				// Also ends the waits of the other inserters: the
+				// deleter cannot pass this client's failed batch.
+				cancel()
+			}
+			return err
+		})
+	}
 	if b.cfg.NoDeletes {
-		return b.insertRows(ctx, env.DB, env.Clock.Recorder(), t, n, bs, nil)
+		return inserters(nil)
 	}
 	if err := syncLowerBound(ctx, env.DB, t); err != nil {
 		return err
 	}
-	insRec, delRec := env.Clock.Recorder(), env.Clock.Recorder()
+	delRec := env.Clock.Recorder()
 	var inserted, deleted atomic.Int64
 	wake := make(chan struct{}, 1)
-	progress := make(chan struct{}, 1)
+	// progress is closed and replaced at every delete, so every waiting
+	// inserter sees it.
+	var progressMu sync.Mutex
+	progress := make(chan struct{})
 	insertsDone := make(chan struct{})
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	maxLag := churnLag(bs)
+	maxLag := churnLag(bs) * int64(len(clients))
 
 	delErr := make(chan error, 1)
 	go func() {
-		err := b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, progress, insertsDone)
+		err := b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, func() {
+			progressMu.Lock()
+			close(progress)
+			progress = make(chan struct{})
+			progressMu.Unlock()
+		}, insertsDone)
 		if err != nil {
 			// The first error ends the step: an inserter waiting for the
 			// deleter to catch up must not wait forever.
@@ -569,7 +703,7 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 		}
 		delErr <- err
 	}()
-	err := b.insertRows(ctx, env.DB, insRec, t, n, bs, func(k int64) {
+	err := inserters(func(k int64) {
 		inserted.Add(k)
 		select {
 		case wake <- struct{}{}:
@@ -578,8 +712,14 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 		// Wait (outside the measured insert) while the deleter is too far
 		// behind; a cancelled step is noticed by insertRows' loop.
 		for inserted.Load()-deleted.Load() > maxLag {
+			progressMu.Lock()
+			p := progress
+			progressMu.Unlock()
+			if inserted.Load()-deleted.Load() <= maxLag {
+				break
+			}
 			select {
-			case <-progress:
+			case <-p:
 			case <-ctx.Done():
 				return
 			}
@@ -597,8 +737,9 @@ func (b *Bench) churnClient(ctx context.Context, env *workload.Env, t *tableStat
 }
 
 // deleter removes the oldest rows, batch by batch, as long as fewer rows have
-// been deleted than inserted; after the inserts end it catches up exactly.
-func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, bs int, inserted, deletedCount *atomic.Int64, wake <-chan struct{}, progress chan<- struct{}, insertsDone <-chan struct{}) error {
+// been deleted than inserted (and only committed ones, see tableState);
+// after the inserts end it catches up exactly.
+func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, bs int, inserted, deletedCount *atomic.Int64, wake <-chan struct{}, progress func(), insertsDone <-chan struct{}) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect deleter: %w", err)
@@ -616,7 +757,9 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 		default:
 		}
 		target := inserted.Load()
-		if deleted >= target {
+		// Rows in flight below a committed batch of another client: wait
+		// for them (a wake follows their commit).
+		if deleted >= target || (!finished && t.deletable() <= 0) {
 			if finished {
 				return nil
 			}
@@ -628,9 +771,10 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 			}
 			continue
 		}
-		k := int64(bs)
-		if target-deleted < k {
-			k = target - deleted
+		k := min(int64(bs), target-deleted)
+		if !finished {
+			// Once the inserts are done every batch has committed.
+			k = min(k, t.deletable())
 		}
 		start := time.Now()
 		from[0].Int = t.minPK.Load()
@@ -648,10 +792,7 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 		deleted += int64(got)
 		t.minPK.Add(int64(got))
 		deletedCount.Store(deleted)
-		select {
-		case progress <- struct{}{}:
-		default:
-		}
+		progress()
 	}
 }
 

@@ -30,8 +30,8 @@ func (b *Bench) withLogicalBytes(run func(context.Context, *workload.Env) error)
 
 func (b *Bench) filledLogicalBytes() int64 {
 	var n int64
-	for _, t := range b.tables {
-		n += t.gen.FilledLogicalBytes()
+	for _, c := range b.clients {
+		n += c.gen.FilledLogicalBytes()
 	}
 	return n
 }

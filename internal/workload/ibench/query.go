@@ -63,8 +63,9 @@ var querySteps = map[string]struct {
 	StepQP1000: {pointQuery, 1000},
 }
 
-// queryStats is one client's outcome of a query step. Each field is written
-// by one of the client's workers only and read after they all finished.
+// queryStats is one client's (writer, query worker) or one table's (deleter)
+// outcome of a query step. Each field is written by one worker only and read
+// after they all finished.
 type queryStats struct {
 	// writer
 	targetRows  int64
@@ -81,24 +82,58 @@ type queryStats struct {
 	found   int64
 }
 
-// queryStep is qr*/qp*: per client one query worker in a closed loop, a
-// writer inserting at rate rows/s on a schedule, and a deleter removing as
-// many of the oldest rows, for --query-seconds.
+// queryStep is qr*/qp*: per client one query worker in a closed loop and a
+// writer inserting at rate rows/s on a schedule, and per table a deleter
+// removing as many of the oldest rows as the table's writers insert, for
+// --query-seconds.
 func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *workload.Env) error {
 	return func(ctx context.Context, env *workload.Env) error {
 		bs := b.batchSize(churnBigBatch)
 		// Before the schedules start: the first slots are not late for it.
-		if err := b.forEachClient(ctx, func(ctx context.Context, c int) error {
-			return syncLowerBound(ctx, env.DB, b.tables[c])
+		if err := b.forEachTable(ctx, func(ctx context.Context, i int) error {
+			return syncLowerBound(ctx, env.DB, b.tables[i])
 		}); err != nil {
 			return err
 		}
+		b.settle()
 		start := time.Now()
 		// The warm-up runs the same load first; the clock leaves it out.
 		end := start.Add(time.Duration((b.cfg.WarmupSeconds + b.cfg.QuerySeconds) * float64(time.Second)))
-		stats := make([]queryStats, len(b.tables))
-		err := b.forEachClient(ctx, func(ctx context.Context, c int) error {
-			return b.queryClient(ctx, env, c, kind, rate, bs, start, end, &stats[c])
+		nc, nt := len(b.clients), len(b.tables)
+		stats := make([]queryStats, nc+nt) // clients, then tables' deleters
+		inserted := make([]atomic.Int64, nt)
+		writersLeft := make([]atomic.Int64, nt)
+		writersDone := make([]chan struct{}, nt)
+		for i := range nt {
+			writersLeft[i].Store(int64(b.tables[i].clients))
+			writersDone[i] = make(chan struct{})
+		}
+		err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
+			if k < nc {
+				i := k % nt // the client's table (New)
+				return b.queryClient(ctx, env, k, kind, rate, bs, start, end, &stats[k], &inserted[i], func() {
+					if writersLeft[i].Add(-1) == 0 {
+						close(writersDone[i])
+					}
+				})
+			}
+			if b.cfg.NoDeletes {
+				// The tables grow: the writers insert and nobody deletes.
+				return nil
+			}
+			i := k - nc
+			t := b.tables[i]
+			period := time.Duration(float64(bs) / rate * float64(time.Second))
+			backlog := measure.DefaultBacklog(period)
+			// A delete is due half a period after the table's first
+			// client's insert, by when that insert has normally committed;
+			// the slots come as often as the table's writers insert. The
+			// schedule ends with the step, so a last slot past it is left
+			// to the deleter's final catch-up rather than lengthening the
+			// step.
+			off := period*time.Duration(i)/time.Duration(nc) + period/2
+			del := measure.NewSchedule(start.Add(off), end, bs, rate*float64(t.clients), backlog)
+			return b.pacedDeleter(ctx, env.DB, env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
 		})
 		b.queryDetails(env, kind, rate, bs, stats)
 		return err
@@ -119,9 +154,9 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 		tot.delCatchupRows += s.delCatchupRows
 		tot.queries += s.queries
 		tot.found += s.found
-		tot.backlogTxns = s.backlogTxns
+		tot.backlogTxns = max(tot.backlogTxns, s.backlogTxns)
 	}
-	target := rate * float64(len(b.tables))
+	target := rate * float64(len(b.clients))
 	// Same definition as the summary's ips_avg (rows / step seconds so far);
 	// the clock stops microseconds later.
 	ips := 0.0
@@ -149,41 +184,28 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 	}
 }
 
-// queryClient runs one client's writer, deleter and query worker until the
-// step's end and waits for all three.
-func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind queryKind, rate float64, bs int, start, end time.Time, st *queryStats) error {
-	t := b.tables[c]
+// queryClient runs one client's writer and query worker until the step's
+// end and waits for both. The writer adds its rows to inserted (its
+// table's count) and calls writerDone when it ends.
+func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind queryKind, rate float64, bs int, start, end time.Time, st *queryStats, inserted *atomic.Int64, writerDone func()) error {
 	period := time.Duration(float64(bs) / rate * float64(time.Second))
 	// Stagger the clients' schedules across one period so their commits do
 	// not all land at the same instant.
-	off := period * time.Duration(c) / time.Duration(len(b.tables))
+	off := period * time.Duration(c) / time.Duration(len(b.clients))
 	backlog := measure.DefaultBacklog(period)
 	ins := measure.NewSchedule(start.Add(off), end, bs, rate, backlog)
-	// A delete is due half a period after its insert's intended start, by
-	// when that insert has normally committed. The schedule ends with the
-	// step, so a last slot past it is left to the deleter's final catch-up
-	// rather than lengthening the step.
-	del := measure.NewSchedule(start.Add(off+period/2), end, bs, rate, backlog)
 	st.backlogTxns = int64(backlog)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var inserted atomic.Int64
-	writerDone := make(chan struct{})
-	errs := make(chan error, 3)
-	insRec, delRec, qRec := env.Clock.Recorder(), env.Clock.Recorder(), env.Clock.Recorder()
+	errs := make(chan error, 2)
+	insRec, qRec := env.Clock.Recorder(), env.Clock.Recorder()
 	go func() {
-		err := b.pacedWriter(ctx, env.DB, insRec, t, ins, bs, &inserted, st)
-		close(writerDone)
+		err := b.pacedWriter(ctx, env.DB, insRec, b.clients[c], ins, bs, inserted, st)
+		writerDone()
 		errs <- err
 	}()
-	workers := 3
-	if b.cfg.NoDeletes {
-		// The table grows: the writer inserts and nobody deletes.
-		workers = 2
-	} else {
-		go func() { errs <- b.pacedDeleter(ctx, env.DB, delRec, t, del, bs, &inserted, writerDone, st) }()
-	}
+	workers := 2
 	go func() { errs <- b.queryWorker(ctx, env.DB, qRec, c, kind, rate, end, st) }()
 	// The first failure cancels the others, so it is the one to report.
 	var first error
@@ -208,7 +230,8 @@ func recordSkipped(rec *measure.Recorder, op measure.Op, s *measure.Schedule, sl
 // pacedWriter inserts bs rows at each slot of s, recording service time
 // (send to reply) under OpInsert and response time (intended start to
 // reply) under OpInsertResponse.
-func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, s *measure.Schedule, bs int, inserted *atomic.Int64, st *queryStats) error {
+func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, s *measure.Schedule, bs int, inserted *atomic.Int64, st *queryStats) error {
+	t := cl.t
 	st.targetRows = s.Len() * int64(bs)
 	defer func() {
 		st.missedTxns = s.Missed()
@@ -232,7 +255,8 @@ func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recor
 		if err := measure.SleepUntil(ctx, timer, at); err != nil {
 			return err
 		}
-		rows := t.gen.Fill(batch, t.nextPK.Load(), bs, time.Now().Unix())
+		first := t.reserve(int64(bs))
+		rows := cl.gen.Fill(batch, first, bs, time.Now().Unix())
 		sent := time.Now()
 		err := conn.Insert(ctx, t.schema, rows)
 		done := time.Now()
@@ -244,15 +268,16 @@ func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recor
 			return fmt.Errorf("insert into %s: %w", t.schema.Name, err)
 		}
 		rec.Record(opInsertResponse, bs, done.Sub(at), false)
-		t.nextPK.Add(int64(bs))
+		t.commit(first, int64(bs))
 		inserted.Add(int64(bs))
 		st.inserted += int64(bs)
 	}
 }
 
 // pacedDeleter deletes the oldest rows at each slot of s: up to bs rows, never
-// more than the writer has inserted in this step. A slot with nothing to
-// delete yet is passed over; after the schedule ends and the writer is done it
+// more than the table's writers have inserted in this step, nor at or above
+// a batch still in flight. A slot with nothing to delete yet is passed over;
+// after the schedule ends and the writers are done it
 // deletes whatever is left (unscheduled, service time only), so the table
 // ends the step with as many rows as it started with.
 func (b *Bench) pacedDeleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, s *measure.Schedule, bs int, inserted *atomic.Int64, writerDone <-chan struct{}, st *queryStats) error {
@@ -297,7 +322,7 @@ func (b *Bench) pacedDeleter(ctx context.Context, db model.DB, rec *measure.Reco
 		if err := measure.SleepUntil(ctx, timer, at); err != nil {
 			return err
 		}
-		k := min(int64(bs), inserted.Load()-st.deleted)
+		k := min(int64(bs), inserted.Load()-st.deleted, t.deletable())
 		if k <= 0 {
 			continue
 		}
@@ -397,7 +422,7 @@ func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recor
 		return fmt.Errorf("connect query worker: %w", err)
 	}
 	defer conn.Close()
-	t := b.tables[c]
+	t := b.clients[c].t
 	// Each step draws its own deterministic query stream.
 	q := newQuerier(t, conn, uint64(b.cfg.Seed), c, uint64(rate)<<1|uint64(kind))
 	run := q.rangeQuery

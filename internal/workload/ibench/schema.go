@@ -2,6 +2,7 @@ package ibench
 
 import (
 	"fmt"
+	"strings"
 
 	"rumbench/internal/model"
 )
@@ -73,4 +74,45 @@ func LeadingDomain(t *model.Table, idx int) int64 {
 		return Prices
 	}
 	return 1
+}
+
+// MakeUnique makes the secondary index named name of t unique. The
+// generated columns repeat (productid, customerid, price has 5×10^11
+// values and a table may hold more rows with any two alike), so the index
+// gets transactionid appended as a column of its own: the entries, their
+// order and the range queries are those of the published index (every
+// engine already orders entries by the PK within equal columns), and
+// uniqueness over its columns holds for every row the workload writes.
+// What changes is the work of an insert: the engine must check the key
+// before writing it (InnoDB cannot buffer the change; PostgreSQL checks
+// the leaf it inserts into; MyRocks and the kv engines read the key, a
+// bloom-filter probe on an LSM). It reports whether t has the index.
+func MakeUnique(t *model.Table, name string) bool {
+	for i := range t.Indexes {
+		if t.Indexes[i].Name == name {
+			t.Indexes[i].Unique = true
+			t.Indexes[i].Columns = append(append([]int(nil), t.Indexes[i].Columns...), ColTransactionID)
+			return true
+		}
+	}
+	return false
+}
+
+// IndexNames are the secondary indexes in the order --indexes adds them.
+var IndexNames = []string{"marketsegment", "registersegment", "pdc"}
+
+// checkUniqueIndex checks --unique-index against --indexes.
+func checkUniqueIndex(name string, k int) error {
+	if name == "" {
+		return nil
+	}
+	for i, n := range IndexNames {
+		if n == name {
+			if i >= k {
+				return fmt.Errorf("--unique-index %s needs --indexes %d or more (it is index %d of %s), got --indexes %d", name, i+1, i+1, strings.Join(IndexNames, ","), k)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("--unique-index %q is not an index of the benchmark: choose one of %s", name, strings.Join(IndexNames, ","))
 }

@@ -125,3 +125,14 @@ func BenchmarkDeleteOldest(b *testing.B) {
 func TestBlindInsert(t *testing.T) {
 	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
 }
+
+// BenchmarkKVOverhead: l.i0-style inserts through the table model against
+// the store's own batches of the same keys and values (kvtest.BenchOverhead;
+// go test -run '^$' -bench KVOverhead -benchtime 1x).
+func BenchmarkKVOverhead(b *testing.B) {
+	for _, uc := range []string{"true", "false"} {
+		b.Run("unique_check="+uc, func(b *testing.B) {
+			kvtest.BenchOverhead(b, open(map[string]string{"sync": "false", "unique_check": uc}))
+		})
+	}
+}

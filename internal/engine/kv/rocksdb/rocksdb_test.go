@@ -307,3 +307,14 @@ func liveCFs(t *testing.T, db model.DB) []string {
 	sort.Strings(names)
 	return names
 }
+
+// BenchmarkKVOverhead: l.i0-style inserts through the table model against
+// the store's own batches of the same keys and values (kvtest.BenchOverhead;
+// go test -tags rocksdb -run '^$' -bench KVOverhead -benchtime 1x).
+func BenchmarkKVOverhead(b *testing.B) {
+	for _, uc := range []string{"true", "false"} {
+		b.Run("unique_check="+uc, func(b *testing.B) {
+			kvtest.BenchOverhead(b, open(map[string]string{"sync": "false", "unique_check": uc}))
+		})
+	}
+}

@@ -68,6 +68,9 @@ func (Driver) Options() []model.Option {
 		{Key: "prefix_compression", Default: "true", Help: "compress key prefixes within pages (as MongoDB does for indexes); applies to tables and indexes created from then on"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
 		{Key: "log", Default: "true", Help: "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"},
+		{Key: "eviction_dirty_target", Default: "5", Help: "percent of the cache that may be dirty before eviction threads write dirty pages (WiredTiger's and MongoDB's default 5); with a small cache and random index inserts this bounds how long a leaf page stays dirty, and so the bytes written per insert"},
+		{Key: "eviction_dirty_trigger", Default: "20", Help: "percent of the cache dirty at which application threads must help evict (default 20); above eviction_dirty_target"},
+		{Key: "eviction_threads", Default: "4", Help: "eviction worker threads (threads_min = threads_max, as MongoDB configures them)"},
 		{Key: "sync", Default: "false", Help: "fsync the log at every commit (true: durable against power loss); the default false writes the log to the OS at every commit (transaction_sync method=none), durable against a process crash"},
 	}, kv.Options()...)
 }
@@ -81,6 +84,9 @@ type settings struct {
 	compressor          string
 	prefixCompression   bool
 	checkpointWait      int
+	dirtyTarget         int
+	dirtyTrigger        int
+	evictionThreads     int
 	log, sync           bool
 	extensions          []string
 	compressorExtension string
@@ -107,6 +113,21 @@ func parseOptions(opts map[string]string) (settings, error) {
 		return s, err
 	}
 	s.checkpointWait = int(n)
+	if n, err = kv.ParseInt("eviction_dirty_target", get("eviction_dirty_target"), 1, 99); err != nil {
+		return s, err
+	}
+	s.dirtyTarget = int(n)
+	if n, err = kv.ParseInt("eviction_dirty_trigger", get("eviction_dirty_trigger"), 1, 99); err != nil {
+		return s, err
+	}
+	s.dirtyTrigger = int(n)
+	if s.dirtyTrigger <= s.dirtyTarget {
+		return s, fmt.Errorf("engine options eviction_dirty_trigger=%d and eviction_dirty_target=%d: the trigger must be above the target", s.dirtyTrigger, s.dirtyTarget)
+	}
+	if n, err = kv.ParseInt("eviction_threads", get("eviction_threads"), 1, 20); err != nil {
+		return s, err
+	}
+	s.evictionThreads = int(n)
 	if s.log, err = kv.ParseBool("log", get("log")); err != nil {
 		return s, err
 	}
@@ -153,6 +174,7 @@ func findExtension(name string) string {
 func (s settings) openConfig() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "create,cache_size=%d,session_max=%d,statistics=(fast),checkpoint=(wait=%d)", s.cacheSize, sessionMax, s.checkpointWait)
+	fmt.Fprintf(&b, ",eviction_dirty_target=%d,eviction_dirty_trigger=%d,eviction=(threads_min=%d,threads_max=%d)", s.dirtyTarget, s.dirtyTrigger, s.evictionThreads, s.evictionThreads)
 	if s.log {
 		// method=none writes the log to the OS at commit without a flush.
 		method := "none"
@@ -207,14 +229,17 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		Kind:    model.Embedded,
 		Version: version(),
 		Settings: map[string]string{
-			"cache_size":         strconv.FormatInt(s.cacheSize, 10),
-			"block_compressor":   compressor,
-			"prefix_compression": strconv.FormatBool(s.prefixCompression),
-			"checkpoint_wait":    strconv.Itoa(s.checkpointWait),
-			"log":                strconv.FormatBool(s.log),
-			"sync":               strconv.FormatBool(s.sync),
-			"transaction_sync":   "method=" + method,
-			"session_max":        strconv.Itoa(sessionMax),
+			"cache_size":             strconv.FormatInt(s.cacheSize, 10),
+			"block_compressor":       compressor,
+			"prefix_compression":     strconv.FormatBool(s.prefixCompression),
+			"checkpoint_wait":        strconv.Itoa(s.checkpointWait),
+			"eviction_dirty_target":  strconv.Itoa(s.dirtyTarget),
+			"eviction_dirty_trigger": strconv.Itoa(s.dirtyTrigger),
+			"eviction_threads":       strconv.Itoa(s.evictionThreads),
+			"log":                    strconv.FormatBool(s.log),
+			"sync":                   strconv.FormatBool(s.sync),
+			"transaction_sync":       "method=" + method,
+			"session_max":            strconv.Itoa(sessionMax),
 		},
 	}
 	if !s.log {

@@ -48,6 +48,34 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+// TestEvictionSettings: the dirty-eviction thresholds and thread count
+// reach wiredtiger_open (a value it rejected would fail the open) and
+// run.json; the defaults are MongoDB's.
+func TestEvictionSettings(t *testing.T) {
+	for _, c := range []struct {
+		opts                     map[string]string
+		target, trigger, threads string
+	}{
+		{nil, "5", "20", "4"},
+		{map[string]string{"eviction_dirty_target": "30", "eviction_dirty_trigger": "60", "eviction_threads": "2"}, "30", "60", "2"},
+	} {
+		db := open(c.opts)(t, t.TempDir())
+		got := db.Info().Settings
+		db.Close()
+		if got["eviction_dirty_target"] != c.target || got["eviction_dirty_trigger"] != c.trigger || got["eviction_threads"] != c.threads {
+			t.Errorf("options %v: settings %v", c.opts, got)
+		}
+		s, err := parseOptions(c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("eviction_dirty_target=%s,eviction_dirty_trigger=%s,eviction=(threads_min=%s,threads_max=%s)", c.target, c.trigger, c.threads, c.threads)
+		if !strings.Contains(s.openConfig(), want) {
+			t.Errorf("open config %q lacks %q", s.openConfig(), want)
+		}
+	}
+}
+
 // TestCompressorFixedAtCreate reopens a snappy table asking for none: the
 // table keeps snappy, and Info says so.
 func TestCompressorFixedAtCreate(t *testing.T) {

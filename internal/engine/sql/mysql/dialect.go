@@ -77,7 +77,13 @@ func (d Dialect) CreateIndexes(t *model.Table, idx []int) []string {
 		var b strings.Builder
 		b.WriteString("ALTER TABLE ")
 		b.WriteString(d.Quote(t.Name))
-		b.WriteString(" ADD INDEX ")
+		if t.Indexes[ix].Unique {
+			// A unique index cannot use InnoDB's change buffer: every
+			// insert reads its leaf page to check the key.
+			b.WriteString(" ADD UNIQUE INDEX ")
+		} else {
+			b.WriteString(" ADD INDEX ")
+		}
 		b.WriteString(d.Quote(sqleng.IndexName(t, ix)))
 		b.WriteString(" (")
 		for j, c := range t.Indexes[ix].Columns {

@@ -208,10 +208,10 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		return nil, sqleng.Redact(fmt.Errorf("%s: %w", d.name, err), secret)
 	}
 	sdb := stdsql.OpenDB(conn)
-	// Each worker holds one connection for a whole step, so a cap below the
-	// number of workers would deadlock them: the pool is unbounded and the
-	// server's max_connections is the limit. Idle connections are kept so
-	// the next step's workers reuse them.
+	// The pool serves schema changes (index builds run one per client at
+	// once), the catalog and statistics; workers open sessions of their
+	// own (session.go), one connection each for a whole step. Unbounded:
+	// the server's max_connections is the limit (its error says so).
 	sdb.SetMaxOpenConns(0)
 	sdb.SetMaxIdleConns(64)
 	settings["database"] = name
@@ -219,7 +219,15 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	settings["prepare"] = strconv.FormatBool(prepare)
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
 	info := model.Info{Name: d.name, Family: d.family, Kind: model.Server, Version: version, Settings: settings}
-	inner, err := sqleng.New(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare}, info)
+	settings["client"] = "driver.Conn of go-sql-driver/mysql (no database/sql pool), one connection per worker"
+	sessions := func(ctx context.Context) (sqleng.Session, error) {
+		s, err := openSession(ctx, work, !prepare)
+		if err != nil {
+			return nil, sqleng.Redact(classify(d.name, err, mc, name), secret)
+		}
+		return s, nil
+	}
+	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare}, info, sessions)
 	if err != nil {
 		sdb.Close()
 		return nil, sqleng.Redact(classify(d.name, fmt.Errorf("%s: %w", d.name, err), mc, name), secret)

@@ -63,21 +63,38 @@ func (d Dialect) CreateIndexes(t *model.Table, idx []int) []string {
 	out := make([]string, len(idx))
 	for i, ix := range idx {
 		var b strings.Builder
-		b.WriteString("CREATE INDEX ")
+		b.WriteString(sqleng.CreateIndexVerb(t.Indexes[ix]))
 		b.WriteString(d.Quote(sqleng.IndexName(t, ix)))
 		b.WriteString(" ON ")
 		b.WriteString(d.Quote(t.Name))
-		b.WriteString(" (")
-		for j, c := range t.IndexColumns(ix) {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(d.Quote(t.Columns[c].Name))
+		cols := t.IndexColumns(ix)
+		key, include := cols, cols[:0:0]
+		if t.Indexes[ix].Unique {
+			// Unique over the index's own columns: the PK columns not
+			// in them are carried (INCLUDE), not keyed, or any row
+			// would be unique.
+			key, include = cols[:len(t.Indexes[ix].Columns)], cols[len(t.Indexes[ix].Columns):]
 		}
+		b.WriteString(" (")
+		d.writeCols(&b, t, key)
 		b.WriteString(")")
+		if len(include) > 0 {
+			b.WriteString(" INCLUDE (")
+			d.writeCols(&b, t, include)
+			b.WriteString(")")
+		}
 		out[i] = b.String()
 	}
 	return out
+}
+
+func (d Dialect) writeCols(b *strings.Builder, t *model.Table, cols []int) {
+	for j, c := range cols {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.Quote(t.Columns[c].Name))
+	}
 }
 
 // IndexHint is empty: PostgreSQL has no hints, and with the key columns

@@ -1,6 +1,8 @@
 // Package postgres is the "postgres" engine: PostgreSQL (heap tables with
 // B-tree indexes) through github.com/jackc/pgx/v5 and its database/sql
-// adapter, on a server addressed by a DSN.
+// adapter (schema changes, catalog, statistics), with the workers'
+// connections on pgconn, pgx's protocol layer (session.go), on a server
+// addressed by a DSN.
 //
 // rumbench works in its own database (--database, default "rumbench"),
 // created at Open when missing and dropped by DropDatabase (or at Close with
@@ -168,10 +170,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		}
 	}
 	sdb := stdlib.OpenDB(*work)
-	// Each worker holds one connection for a whole step, so a cap below the
-	// number of workers would deadlock them: the pool is unbounded and the
-	// server's max_connections is the limit (its error says so). Idle
-	// connections are kept so workers of the next step reuse them.
+	// The pool serves schema changes (index builds run one per client at
+	// once), the catalog and statistics; workers open sessions of their
+	// own (session.go), one connection each for a whole step. Unbounded:
+	// the server's max_connections is the limit (its error says so).
 	sdb.SetMaxOpenConns(0)
 	sdb.SetMaxIdleConns(64)
 	fail := func(err error) (model.DB, error) {
@@ -197,7 +199,15 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	}
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
 	info := model.Info{Name: "postgres", Family: model.HeapBTree, Kind: model.Server, Version: version, Settings: settings}
-	inner, err := sqleng.New(ctx, sdb, Dialect{}, info)
+	settings["client"] = "pgconn: statements prepared once per connection, binary parameters and results"
+	sessions := func(ctx context.Context) (sqleng.Session, error) {
+		s, err := openSession(ctx, work)
+		if err != nil {
+			return nil, sqleng.Redact(classify(err, work, name), secret)
+		}
+		return s, nil
+	}
+	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{}, info, sessions)
 	if err != nil {
 		return fail(classify(fmt.Errorf("postgres: %w", err), admin, name))
 	}

@@ -52,8 +52,9 @@ func deleteOldestSQL(d Dialect, t *model.Table, prefix int) (string, []int) {
 		" ORDER BY " + cols + " LIMIT ?)", plan
 }
 
-// IsDuplicateKey recognises a primary key (or rowid) constraint violation.
+// IsDuplicateKey recognises a primary key (or rowid) or unique index
+// constraint violation.
 func (Dialect) IsDuplicateKey(err error) bool {
 	var se sqlite3.Error
-	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
+	return errors.As(err, &se) && (se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey || se.ExtendedCode == sqlite3.ErrConstraintUnique)
 }

@@ -1,0 +1,246 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/model"
+)
+
+// session is a worker's connection on pgconn, pgx's wire-protocol layer:
+// statements are prepared once, arguments are encoded in binary into
+// reused buffers (no boxing, no type map lookups) and results are decoded
+// from binary in place. Cancellation is watched once per context
+// (sqleng.CtxWatch), not once per statement.
+type session struct {
+	c      *pgconn.PgConn
+	w      sqleng.CtxWatch
+	seq    int
+	params [][]byte
+	buf    []byte
+	ends   []int
+	row    model.Row
+}
+
+// Type OIDs the session encodes and decodes in binary.
+const (
+	oidBytea   = 17
+	oidInt8    = 20
+	oidInt2    = 21
+	oidInt4    = 23
+	oidText    = 25
+	oidVarchar = 1043
+)
+
+func openSession(ctx context.Context, cfg *pgx.ConnConfig) (*session, error) {
+	c, err := pgconn.ConnectConfig(ctx, &cfg.Config)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{c: c}
+	s.w.Interrupt = func() { c.Conn().SetDeadline(time.Unix(1, 0)) } //nolint:errcheck // a closed socket is interrupted already
+	return s, nil
+}
+
+type stmt struct {
+	s     *session
+	sd    *pgconn.StatementDescription
+	pfmt  []int16 // per parameter: 1 binary, 0 text
+	rfmt  []int16 // per result column
+	rcols []uint32
+}
+
+func (st *stmt) Close() error {
+	if st.s.c.IsClosed() {
+		return nil
+	}
+	return st.s.c.Deallocate(context.Background(), st.sd.Name)
+}
+
+func binaryParam(oid uint32) bool {
+	switch oid {
+	case oidBytea, oidInt8, oidInt4, oidInt2, oidText, oidVarchar:
+		return true
+	}
+	return false
+}
+
+func (s *session) Prepare(ctx context.Context, text string, cols []model.Type) (sqleng.Stmt, error) {
+	if err := s.w.Watch(ctx); err != nil {
+		return nil, err
+	}
+	s.seq++
+	sd, err := s.c.Prepare(context.Background(), "rb"+strconv.Itoa(s.seq), text, nil)
+	if err != nil {
+		return nil, sqleng.CtxErr(ctx, err)
+	}
+	st := &stmt{s: s, sd: sd, pfmt: make([]int16, len(sd.ParamOIDs)), rfmt: make([]int16, len(sd.Fields))}
+	for i, oid := range sd.ParamOIDs {
+		if binaryParam(oid) {
+			st.pfmt[i] = 1
+		}
+	}
+	for i, f := range sd.Fields {
+		st.rcols = append(st.rcols, f.DataTypeOID)
+		if binaryParam(f.DataTypeOID) {
+			st.rfmt[i] = 1
+		}
+	}
+	if len(sd.Fields) != len(cols) {
+		s.c.Deallocate(context.Background(), sd.Name) //nolint:errcheck // the mismatch is the error
+		return nil, fmt.Errorf("statement returns %d columns, want %d", len(sd.Fields), len(cols))
+	}
+	return st, nil
+}
+
+// encode fills s.params with args in st's parameter formats.
+func (s *session) encode(st *stmt, args []sqleng.Arg) error {
+	if len(args) != len(st.pfmt) {
+		return fmt.Errorf("statement has %d parameters, got %d arguments", len(st.pfmt), len(args))
+	}
+	// Integers go into one buffer, sliced once it has stopped growing.
+	s.buf, s.ends = s.buf[:0], s.ends[:0]
+	for i, a := range args {
+		if a.Type != model.String {
+			switch oid := st.sd.ParamOIDs[i]; {
+			case st.pfmt[i] == 1 && oid == oidInt8:
+				s.buf = binary.BigEndian.AppendUint64(s.buf, uint64(a.Value.Int))
+			case st.pfmt[i] == 1 && oid == oidInt4:
+				s.buf = binary.BigEndian.AppendUint32(s.buf, uint32(a.Value.Int))
+			case st.pfmt[i] == 1 && oid == oidInt2:
+				s.buf = binary.BigEndian.AppendUint16(s.buf, uint16(a.Value.Int))
+			default: // text format, or a text-like type: the decimal text
+				s.buf = strconv.AppendInt(s.buf, a.Value.Int, 10)
+			}
+		}
+		s.ends = append(s.ends, len(s.buf))
+	}
+	s.params = s.params[:0]
+	off := 0
+	for i, a := range args {
+		end := s.ends[i]
+		if a.Type == model.String {
+			b := a.Value.Bytes
+			if b == nil {
+				b = emptyBytes // nil is NULL; every column is NOT NULL
+			}
+			s.params = append(s.params, b)
+			continue
+		}
+		s.params = append(s.params, s.buf[off:end:end])
+		off = end
+	}
+	return nil
+}
+
+var emptyBytes = []byte{}
+
+func (s *session) done() {
+	clear(s.params) // do not keep the caller's buffers reachable
+	s.params = s.params[:0]
+}
+
+func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (int64, error) {
+	p := st.(*stmt)
+	if err := s.w.Watch(ctx); err != nil {
+		return 0, err
+	}
+	if err := s.encode(p, args); err != nil {
+		return 0, err
+	}
+	tag, err := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt).Close()
+	s.done()
+	if err != nil {
+		return 0, sqleng.CtxErr(ctx, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, fn func(model.Row) bool) (int, error) {
+	p := st.(*stmt)
+	if err := s.w.Watch(ctx); err != nil {
+		return 0, err
+	}
+	if err := s.encode(p, args); err != nil {
+		return 0, err
+	}
+	rr := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt)
+	s.done()
+	if cap(s.row) < len(p.rcols) {
+		s.row = make(model.Row, len(p.rcols))
+	}
+	row := s.row[:len(p.rcols)]
+	n := 0
+	var derr error
+	for rr.NextRow() {
+		if derr = decode(row, rr.Values(), p); derr != nil {
+			break
+		}
+		n++
+		if !fn(row) {
+			break
+		}
+	}
+	_, err := rr.Close()
+	if derr != nil {
+		return n, derr
+	}
+	return n, sqleng.CtxErr(ctx, err)
+}
+
+// decode reads one binary result row into row.
+func decode(row model.Row, vals [][]byte, p *stmt) error {
+	for i, v := range vals {
+		if v == nil {
+			return fmt.Errorf("column %d: unexpected NULL", i)
+		}
+		switch p.rcols[i] {
+		case oidInt8:
+			if len(v) != 8 {
+				return fmt.Errorf("column %d: int8 of %d bytes", i, len(v))
+			}
+			row[i] = model.Value{Int: int64(binary.BigEndian.Uint64(v))}
+		case oidInt4:
+			if len(v) != 4 {
+				return fmt.Errorf("column %d: int4 of %d bytes", i, len(v))
+			}
+			row[i] = model.Value{Int: int64(int32(binary.BigEndian.Uint32(v)))}
+		case oidInt2:
+			if len(v) != 2 {
+				return fmt.Errorf("column %d: int2 of %d bytes", i, len(v))
+			}
+			row[i] = model.Value{Int: int64(int16(binary.BigEndian.Uint16(v)))}
+		case oidBytea, oidText, oidVarchar:
+			row[i] = model.Value{Bytes: v}
+		default:
+			x, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil {
+				return fmt.Errorf("column %d: type OID %d is not an integer: %w", i, p.rcols[i], err)
+			}
+			row[i] = model.Value{Int: x}
+		}
+	}
+	return nil
+}
+
+func (s *session) ExecText(ctx context.Context, q string) error {
+	if err := s.w.Watch(ctx); err != nil {
+		return err
+	}
+	_, err := s.c.Exec(context.Background(), q).ReadAll()
+	return sqleng.CtxErr(ctx, err)
+}
+
+func (s *session) Close() error {
+	s.w.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.c.Close(ctx)
+}

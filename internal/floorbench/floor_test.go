@@ -1,0 +1,640 @@
+package floorbench
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+
+	"rumbench/internal/engine"
+	sqleng "rumbench/internal/engine/sql"
+	mysqleng "rumbench/internal/engine/sql/mysql"
+	pgeng "rumbench/internal/engine/sql/postgres"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/ibench"
+)
+
+// BenchmarkFloor compares, per engine and step, the client CPU per
+// operation of a bare driver loop with that of the rumbench step, on the
+// same server and table, in this process (scripts/floor.sh runs it). Each
+// step runs as rounds of (bare, step) pairs, alternating which goes first;
+// the figures are medians over the rounds. Client CPU is this process's
+// user+sys time (getrusage) over the phase: the server runs elsewhere.
+//
+// Sizes: FLOOR_ROWS (l.i0 rows per phase, default 50000), FLOOR_CHURN
+// (l.i1 rows per phase, default 20000), FLOOR_SECONDS (query phase length,
+// default 5), FLOOR_ROUNDS (default 3), FLOOR_ENGINES (default
+// postgres,innodb), FLOOR_STEPS (default l.i0,l.i1,qr100,qp100).
+func BenchmarkFloor(b *testing.B) {
+	engines := envList("FLOOR_ENGINES", "postgres,innodb")
+	for _, eng := range engines {
+		b.Run(eng, func(b *testing.B) { floorEngine(b, eng) })
+	}
+}
+
+// floor settings, from the environment.
+type settings struct {
+	rows, churn int64
+	seconds     float64
+	rounds      int
+	steps       []string
+}
+
+func envInt(k string, def int64) int64 {
+	if v := os.Getenv(k); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return def
+}
+
+func envList(k, def string) []string {
+	v := os.Getenv(k)
+	if v == "" {
+		v = def
+	}
+	return strings.Split(v, ",")
+}
+
+const dbName = "rumbench_test_floor"
+
+// result is one phase's outcome.
+type result struct {
+	cpuUs float64 // client CPU, µs
+	ops   int64
+}
+
+func (r result) perOp() float64 { return r.cpuUs / float64(max(r.ops, 1)) }
+
+func cpuNow() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
+}
+
+// measured runs fn after a GC (so one phase's garbage is not collected on
+// the next one's time) and returns the process CPU it used.
+func measured(fn func() (int64, error)) (result, error) {
+	runtime.GC()
+	c0 := cpuNow()
+	n, err := fn()
+	return result{cpuUs: cpuNow() - c0, ops: n}, err
+}
+
+// bareConn is the bare driver loop's connection: the driver's own
+// interface, statements sent as the rumbench Conn sends them.
+type bareConn interface {
+	insert(ctx context.Context, q string, t *model.Table, rows []model.Row) error
+	exec(ctx context.Context, q string, args ...int64) (int64, error)
+	// query runs q with int arguments and returns the number of rows.
+	query(ctx context.Context, q string, types []model.Type, args ...int64) (int, error)
+	close()
+}
+
+type target struct {
+	engine string
+	dsn    string
+	d      sqleng.Dialect
+	dial   func(ctx context.Context) (bareConn, error)
+}
+
+func targetFor(b *testing.B, eng string) target {
+	switch eng {
+	case "postgres":
+		dsn := sqleng.DSN("", pgeng.EnvDSN, pgeng.DefaultDSN)
+		return target{engine: eng, dsn: dsn, d: pgeng.Dialect{}, dial: func(ctx context.Context) (bareConn, error) {
+			cfg, err := pgx.ParseConfig(dsn)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Database = dbName
+			c, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return &pgBare{c: c}, nil
+		}}
+	case "innodb", "myrocks":
+		dsn := sqleng.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN)
+		en := "InnoDB"
+		if eng == "myrocks" {
+			en = "ROCKSDB"
+		}
+		return target{engine: eng, dsn: dsn, d: mysqleng.Dialect{Engine: en}, dial: func(ctx context.Context) (bareConn, error) {
+			cfg, err := mysql.ParseDSN(dsn)
+			if err != nil {
+				return nil, err
+			}
+			cfg.DBName = dbName
+			cfg.InterpolateParams = true
+			cfg.ClientFoundRows = true
+			conn, err := mysql.NewConnector(cfg)
+			if err != nil {
+				return nil, err
+			}
+			c, err := conn.Connect(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &myBare{c: c}, nil
+		}}
+	}
+	b.Fatalf("no floor target for engine %s", eng)
+	return target{}
+}
+
+// pgBare is pgx's native interface with its default statement cache: each
+// statement is prepared on first use and executed by name after that.
+type pgBare struct {
+	c    *pgx.Conn
+	args []any
+	dest []any
+	ints []int64
+	strs [][]byte
+}
+
+func (p *pgBare) insert(ctx context.Context, q string, t *model.Table, rows []model.Row) error {
+	p.args = p.args[:0]
+	for _, r := range rows {
+		for i, v := range r {
+			if t.Columns[i].Type == model.String {
+				p.args = append(p.args, v.Bytes)
+			} else {
+				p.args = append(p.args, v.Int)
+			}
+		}
+	}
+	_, err := p.c.Exec(ctx, q, p.args...)
+	return err
+}
+
+func (p *pgBare) exec(ctx context.Context, q string, args ...int64) (int64, error) {
+	p.args = p.args[:0]
+	for _, a := range args {
+		p.args = append(p.args, a)
+	}
+	tag, err := p.c.Exec(ctx, q, p.args...)
+	return tag.RowsAffected(), err
+}
+
+func (p *pgBare) query(ctx context.Context, q string, types []model.Type, args ...int64) (int, error) {
+	p.args = p.args[:0]
+	for _, a := range args {
+		p.args = append(p.args, a)
+	}
+	if len(p.dest) != len(types) {
+		p.ints, p.strs, p.dest = make([]int64, len(types)), make([][]byte, len(types)), make([]any, len(types))
+		for i, typ := range types {
+			if typ == model.String {
+				p.dest[i] = &p.strs[i]
+			} else {
+				p.dest[i] = &p.ints[i]
+			}
+		}
+	}
+	rows, err := p.c.Query(ctx, q, p.args...)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(p.dest...); err != nil {
+			rows.Close()
+			return n, err
+		}
+		n++
+	}
+	rows.Close()
+	return n, rows.Err()
+}
+
+func (p *pgBare) close() { p.c.Close(context.Background()) }
+
+// myBare is go-sql-driver/mysql's driver.Conn itself (no database/sql),
+// with client-side interpolation: one text query per statement.
+type myBare struct {
+	c    driver.Conn
+	nv   []driver.NamedValue
+	dest []driver.Value
+}
+
+func (m *myBare) insert(ctx context.Context, q string, t *model.Table, rows []model.Row) error {
+	m.nv = m.nv[:0]
+	for _, r := range rows {
+		for i, v := range r {
+			var val driver.Value = v.Int
+			if t.Columns[i].Type == model.String {
+				val = v.Bytes
+			}
+			m.nv = append(m.nv, driver.NamedValue{Ordinal: len(m.nv) + 1, Value: val})
+		}
+	}
+	_, err := m.c.(driver.ExecerContext).ExecContext(ctx, q, m.nv)
+	return err
+}
+
+func (m *myBare) ints(args []int64) {
+	m.nv = m.nv[:0]
+	for i, a := range args {
+		m.nv = append(m.nv, driver.NamedValue{Ordinal: i + 1, Value: a})
+	}
+}
+
+func (m *myBare) exec(ctx context.Context, q string, args ...int64) (int64, error) {
+	m.ints(args)
+	res, err := m.c.(driver.ExecerContext).ExecContext(ctx, q, m.nv)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (m *myBare) query(ctx context.Context, q string, types []model.Type, args ...int64) (int, error) {
+	m.ints(args)
+	rows, err := m.c.(driver.QueryerContext).QueryContext(ctx, q, m.nv)
+	if err != nil {
+		return 0, err
+	}
+	if len(m.dest) != len(types) {
+		m.dest = make([]driver.Value, len(types))
+	}
+	n := 0
+	for {
+		if err := rows.Next(m.dest); err != nil {
+			rows.Close()
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			return n, err
+		}
+		n++
+	}
+}
+
+func (m *myBare) close() { m.c.Close() }
+
+// floorEngine runs every step's rounds on one engine.
+func floorEngine(b *testing.B, eng string) {
+	s := settings{
+		rows: envInt("FLOOR_ROWS", 50000), churn: envInt("FLOOR_CHURN", 20000),
+		seconds: float64(envInt("FLOOR_SECONDS", 5)), rounds: int(envInt("FLOOR_ROUNDS", 3)),
+		steps: envList("FLOOR_STEPS", "l.i0,l.i1,qr100,qp100"),
+	}
+	ctx := context.Background()
+	tg := targetFor(b, eng)
+	cfg := model.Config{DSN: tg.dsn, Database: dbName, Options: map[string]string{"drop_database": "true"}}
+	db, err := engine.Open(ctx, eng, cfg)
+	if err != nil {
+		if os.Getenv("RUMBENCH_REQUIRE_SERVERS") == "" && sqleng.Unreachable(err) {
+			b.Skipf("%s unreachable: %v", eng, err)
+		}
+		b.Fatal(err)
+	}
+	defer db.Close()
+	b.Logf("%s settings: %v", eng, db.Info().Settings)
+	t := ibench.Table(ibench.TableName(0), 3, 20)
+	loaded := false
+	var rowsOut []string
+	for _, step := range s.steps {
+		if step != ibench.StepLoad && !loaded {
+			// The churn and query steps run on a loaded, indexed table.
+			if _, err := runStep(ctx, db, s, ibench.StepLoad); err != nil {
+				b.Fatal(err)
+			}
+			loaded = true
+		}
+		if step != ibench.StepLoad && len(t.Indexes) > 0 {
+			if err := db.CreateIndexes(ctx, t); err != nil {
+				b.Fatal(err)
+			}
+			if step[0] == 'q' {
+				if m, ok := db.(model.Maintainer); ok {
+					if err := m.Maintain(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		}
+		var bare, stepR, ratio []float64
+		for r := range s.rounds {
+			var br, sr result
+			phases := []func() error{
+				func() (err error) { br, err = runBare(ctx, db, tg, t, s, step); return },
+				func() (err error) { sr, err = runStep(ctx, db, s, step); return },
+			}
+			if r%2 == 1 {
+				phases[0], phases[1] = phases[1], phases[0]
+			}
+			for _, p := range phases {
+				if err := p(); err != nil {
+					b.Fatalf("%s %s: %v", eng, step, err)
+				}
+			}
+			if step == ibench.StepLoad {
+				loaded = true
+			}
+			b.Logf("%s %s round %d: bare %.2f µs/op (%d ops), step %.2f µs/op (%d ops)", eng, step, r+1, br.perOp(), br.ops, sr.perOp(), sr.ops)
+			bare, stepR = append(bare, br.perOp()), append(stepR, sr.perOp())
+			ratio = append(ratio, sr.perOp()/br.perOp())
+		}
+		mb, ms, mr := median(bare), median(stepR), median(ratio)
+		b.ReportMetric(0, "ns/op")
+		b.ReportMetric(mb, step+"-bare-µs/op")
+		b.ReportMetric(ms, step+"-step-µs/op")
+		b.ReportMetric(mr, step+"-ratio")
+		unit := "row"
+		if step[0] == 'q' {
+			unit = "query"
+		}
+		rowsOut = append(rowsOut, fmt.Sprintf("| %-8s | %-6s | %-5s | %8.2f | %8.2f | %5.2f | %s |", eng, step, unit, mb, ms, mr, fmtList(ratio)))
+	}
+	fmt.Printf("\nclient CPU per op (µs, median of %d rounds; load %s)\n", s.rounds, loadAvg())
+	fmt.Println("| engine   | step   | per   |     bare |     step | ratio | ratios per round |")
+	fmt.Println("| -------- | ------ | ----- | -------: | -------: | ----: | ---------------- |")
+	for _, l := range rowsOut {
+		fmt.Println(l)
+	}
+}
+
+func fmtList(v []float64) string {
+	var s []string
+	for _, x := range v {
+		s = append(s, strconv.FormatFloat(x, 'f', 2, 64))
+	}
+	return strings.Join(s, " ")
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:3], " ")
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func benchConfig(s settings, step string) ibench.Config {
+	return ibench.Config{Clients: 1, Rows: s.rows, ChurnRows: s.churn * 5 / 4, Indexes: 3, PadMin: 10, PadMax: 20,
+		PadRandomPct: 50, QuerySeconds: s.seconds, Seed: 1, Steps: []string{step}}
+}
+
+// runStep runs one rumbench step as the runner does (Prepare, a clock with
+// the workload's recorders) and returns its client CPU per main operation
+// unit: inserted rows for write steps, queries for query steps.
+func runStep(ctx context.Context, db model.DB, s settings, step string) (result, error) {
+	wl, err := ibench.New(benchConfig(s, step))
+	if err != nil {
+		return result{}, err
+	}
+	if err := wl.Prepare(ctx, db); err != nil {
+		return result{}, err
+	}
+	st := wl.Steps()[0]
+	clock := measure.NewClock(time.Second, wl.Ops())
+	env := &workload.Env{DB: db, Clock: clock, Details: map[string]any{}, Logf: func(string, ...any) {}}
+	return measured(func() (int64, error) {
+		clock.Start()
+		err := st.Run(ctx, env)
+		clock.Stop()
+		main := wl.Ops().Must(st.MainOp)
+		return clock.Total(main).Done(wl.Ops()[main].Unit), err
+	})
+}
+
+// pkRange reads the table's live PK range [lo, next).
+func pkRange(ctx context.Context, db model.DB, t *model.Table) (lo, next int64, err error) {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer c.Close()
+	lo, next = 1, 1
+	if _, err = c.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1}, func(r model.Row) bool { lo = r[0].Int; return false }); err != nil {
+		return
+	}
+	_, err = c.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1, Desc: true}, func(r model.Row) bool { next = r[0].Int + 1; return false })
+	return
+}
+
+// runBare runs the bare driver loop of one step on the same table.
+func runBare(ctx context.Context, db model.DB, tg target, t *model.Table, s settings, step string) (result, error) {
+	if step == ibench.StepLoad {
+		if err := db.CreateTable(ctx, t); err != nil {
+			return result{}, err
+		}
+	}
+	lo, next, err := pkRange(ctx, db, t)
+	if err != nil {
+		return result{}, err
+	}
+	var conns []bareConn
+	defer func() {
+		for _, c := range conns {
+			c.close()
+		}
+	}()
+	for range 3 {
+		c, err := tg.dial(ctx)
+		if err != nil {
+			return result{}, err
+		}
+		conns = append(conns, c)
+	}
+	st := &bareState{t: t, d: tg.d, gen: ibench.NewRowGen(1, 0, 10, 20, 50)}
+	st.next.Store(next)
+	st.min.Store(lo)
+	st.delText, _ = tg.d.DeleteOldest(t, 1)
+	switch step {
+	case ibench.StepLoad:
+		return measured(func() (int64, error) { return s.rows, st.insertN(ctx, conns[0], s.rows, 100, nil) })
+	case ibench.StepChurnBig:
+		return measured(func() (int64, error) { return s.churn, st.churn(ctx, conns[0], conns[1], s.churn, 50) })
+	case ibench.StepQR100, ibench.StepQP100:
+		return measured(func() (int64, error) {
+			return st.queries(ctx, conns, step == ibench.StepQP100, time.Duration(s.seconds*float64(time.Second)))
+		})
+	}
+	return result{}, fmt.Errorf("no bare loop for step %s", step)
+}
+
+type bareState struct {
+	t       *model.Table
+	d       sqleng.Dialect
+	gen     *ibench.RowGen
+	next    atomic.Int64
+	inserts atomic.Int64
+	min     atomic.Int64
+	delText string
+}
+
+func (st *bareState) insertN(ctx context.Context, c bareConn, n int64, bs int, after func(int64)) error {
+	batch := ibench.NewBatch(bs, 20)
+	q := st.d.Insert(st.t, bs)
+	for done := int64(0); done < n; {
+		k := min(int64(bs), n-done)
+		if int(k) != bs {
+			q = st.d.Insert(st.t, int(k))
+		}
+		rows := st.gen.Fill(batch, st.next.Load(), int(k), time.Now().Unix())
+		if err := c.insert(ctx, q, st.t, rows); err != nil {
+			return err
+		}
+		st.next.Add(k)
+		done += k
+		st.inserts.Add(k)
+		if after != nil {
+			after(k)
+		}
+	}
+	return nil
+}
+
+func (st *bareState) del(ctx context.Context, c bareConn, k int64) (int64, error) {
+	got, err := c.exec(ctx, st.delText, st.min.Load(), k)
+	st.min.Add(got)
+	return got, err
+}
+
+// churn is l.i1: an inserter and a deleter that follows it, at most 1000
+// rows behind.
+func (st *bareState) churn(ctx context.Context, ins, dc bareConn, n int64, bs int) error {
+	wake, progress := make(chan struct{}, 1), make(chan struct{}, 1)
+	var deleted atomic.Int64
+	errc := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		var d int64
+		for {
+			target := st.inserts.Load()
+			if d >= target {
+				select {
+				case <-done:
+					if d >= st.inserts.Load() {
+						errc <- nil
+						return
+					}
+				case <-wake:
+				}
+				continue
+			}
+			got, err := st.del(ctx, dc, min(int64(bs), target-d))
+			if err != nil {
+				errc <- err
+				return
+			}
+			d += got
+			deleted.Store(d)
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	err := st.insertN(ctx, ins, n, bs, func(int64) {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+		for st.inserts.Load()-deleted.Load() > 1000 {
+			<-progress
+		}
+	})
+	close(done)
+	return errors.Join(err, <-errc)
+}
+
+// queries runs closed-loop queries on cs[0] for d while cs[1] inserts 50
+// rows every half second and cs[2] deletes as many a quarter second later
+// (the 100 rows/s writers of qr100/qp100).
+func (st *bareState) queries(ctx context.Context, cs []bareConn, point bool, d time.Duration) (int64, error) {
+	end := time.Now().Add(d)
+	errc := make(chan error, 2)
+	go func() {
+		for at := time.Now(); at.Before(end); at = at.Add(500 * time.Millisecond) {
+			time.Sleep(time.Until(at))
+			if err := st.insertN(ctx, cs[1], 50, 50, nil); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	go func() {
+		for at := time.Now().Add(250 * time.Millisecond); at.Before(end); at = at.Add(500 * time.Millisecond) {
+			time.Sleep(time.Until(at))
+			if _, err := st.del(ctx, cs[2], 50); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	t := st.t
+	var scans []string
+	var scanTypes [][]model.Type
+	for i := range t.Indexes {
+		scans = append(scans, sqleng.ScanText(st.d, t, i, 1, false, true))
+		var ty []model.Type
+		for _, c := range t.IndexColumns(i) {
+			ty = append(ty, t.Columns[c].Type)
+		}
+		scanTypes = append(scanTypes, ty)
+	}
+	get := sqleng.GetText(st.d, t, 10)
+	var all []model.Type
+	for _, c := range t.Columns {
+		all = append(all, c.Type)
+	}
+	keys := make([]int64, 10)
+	var n int64
+	var err error
+	for time.Now().Before(end) {
+		if point {
+			lo, hi := st.min.Load(), st.next.Load()
+			for i := range keys {
+				keys[i] = lo + rnd.Int64N(max(hi-lo, 1))
+			}
+			_, err = cs[0].query(ctx, get, all, keys...)
+		} else {
+			i := rnd.IntN(len(scans))
+			_, err = cs[0].query(ctx, scans[i], scanTypes[i], rnd.Int64N(ibench.LeadingDomain(t, i)), 10)
+		}
+		if err != nil {
+			break
+		}
+		n++
+	}
+	return n, errors.Join(err, <-errc, <-errc)
+}
