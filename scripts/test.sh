@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs rumbench's checks and tests: gofmt, go vet, go test (all packages,
-# with the cgo engines rocksdb and wiredtiger built in).
+# with the cgo engines rocksdb and wiredtiger built in), then the
+# concurrency tests again with -race.
 # Server tests use the local PostgreSQL and MariaDB (see README) and fail
 # rather than skip when CI or RUMBENCH_REQUIRE_SERVERS is set. The mongodb
 # tests build FerretDB with scripts/ferretdb.sh (once into .cache/ferretdb/;
@@ -12,3 +13,7 @@ unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then echo "gofmt needed:"; echo "$unformatted"; exit 1; fi
 go vet -tags rocksdb,wiredtiger ./...
 go test -tags rocksdb,wiredtiger -count=1 -timeout 30m ./... "$@"
+# The packages whose tests exercise concurrency (interval clock and
+# recorders, workers of every workload, the kv engines' shared state), again
+# under the race detector.
+go test -race -tags rocksdb,wiredtiger -count=1 -timeout 30m ./internal/measure/... ./internal/workload/... ./internal/engine/kv/... "$@"

@@ -70,8 +70,60 @@ func wantBadInput(t *testing.T, wants []string, args ...string) {
 	}
 }
 
+// badInputFixtures writes the files the bad-input table refers to (config
+// files, damaged bundles, another engine's data dir) under dir.
+func badInputFixtures(t *testing.T, dir string) {
+	t.Helper()
+	write := func(rel, content string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("cfg/malformed.json", `{"engine": "null", "rows": `)
+	write("cfg/array.json", `["engine", "null"]`)
+	write("cfg/unknown.json", `{"engine": "null", "bogus_setting": 1}`)
+	write("cfg/badvalue.json", `{"engine": "null", "rows": "many"}`)
+	write("cfg/badengine.json", `{"engine": "nosuch"}`)
+	run := `{"schema_version": 2, "tool": {"name": "rumbench"}, "workload": "ibench", "engine": {"name": "null"}, "steps": ["l.i0"], "complete": true}`
+	write("truncated/null/run.json", run[:len(run)/2])
+	write("future/null/run.json", strings.Replace(run, `"schema_version": 2`, `"schema_version": 99`, 1))
+	write("badstep/null/run.json", run)
+	write("badstep/null/steps/l.i0.json", `{"step": "l.i0", "complete": tr`)
+	write("empty/.keep", "")
+	write("sqlitedata/RUMBENCH_ENGINE", "sqlite\n")
+	write("sqlitedata/sqlite.db", "not a real database")
+}
+
+// snapshot reads every file under dir, to show that refused input changed
+// nothing.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			files[p] = string(b)
+		}
+		return nil
+	})
+	return files
+}
+
+// TestBadInput: every bad input (flags, DSNs, config files, damaged or
+// future bundles, another engine's data dir) exits 2 with one line naming
+// the problem, never panics, and changes no file it was given.
 func TestBadInput(t *testing.T) {
 	out := t.TempDir()
+	fx := t.TempDir()
+	badInputFixtures(t, fx)
+	before := snapshot(t, fx)
+	// Refused only once the engine is open (its tables are missing): the
+	// run leaves its new data dir and an incomplete bundle there.
+	late := t.TempDir()
 	base := []string{"run", "--engine", "null", "--out", filepath.Join(out, "r")}
 	cases := []struct {
 		name  string
@@ -96,16 +148,66 @@ func TestBadInput(t *testing.T) {
 		{"huge clients", []string{"--clients", "at most"}, append(base, "--clients", "1000000")},
 		{"huge query seconds", []string{"--query-seconds", "at most"}, append(base, "--query-seconds", "1e300")},
 		{"batch memory", []string{"client memory", "--pad-max"}, append(base, "--rows-per-commit", "1000", "--pad-min", "0", "--pad-max", "16000000")},
-		{"steps need a load", []string{"run step l.i0 first"}, []string{"run", "--engine", "pebble", "--steps", "l.i1", "--data-dir", filepath.Join(out, "empty"), "--out", filepath.Join(out, "r2")}},
+		{"steps need a load", []string{"run step l.i0 first"}, []string{"run", "--engine", "pebble", "--steps", "l.i1", "--data-dir", filepath.Join(late, "empty"), "--out", filepath.Join(late, "r2")}},
 		{"linkbench mix sum", []string{"--mix", "sums to 90, not 100"}, []string{"run", "linkbench", "--engine", "null", "--mix", "get_node=50,add_link=40", "--out", filepath.Join(out, "lb")}},
 		{"linkbench mix op", []string{"--mix", "unknown request type"}, []string{"run", "--workload", "linkbench", "--engine", "null", "--mix", "get_nodes=100", "--out", filepath.Join(out, "lb")}},
 		{"linkbench verify workload", []string{"unknown workload"}, []string{"verify", "--engine", "null", "--data-dir", out, "--workload", "nope"}},
 		{"unknown command", []string{"unknown command"}, []string{"frobnicate"}},
 		{"verify without engine", []string{"--engine is required"}, []string{"verify"}},
 		{"verify missing dir", []string{"does not exist"}, []string{"verify", "--engine", "null", "--data-dir", filepath.Join(out, "none")}},
+		// Run settings.
+		{"zero interval", []string{"--interval", "positive"}, append(base, "--interval", "0s")},
+		{"rate percentile", []string{"--rate-percentile"}, append(base, "--rate-percentile", "0")},
+		{"negative warmup", []string{"--warmup"}, append(base, "--warmup", "-1s")},
+		{"negative op timeout", []string{"--op-timeout"}, append(base, "--op-timeout", "-5s")},
+		{"engine listed twice", []string{"listed twice"}, []string{"run", "--engine", "null,null", "--out", filepath.Join(out, "r3")}},
+		{"unknown workload", []string{"unknown --workload", "nosuch"}, []string{"run", "--workload", "nosuch"}},
+		// DSNs.
+		{"postgres dsn", []string{"postgres", "--dsn"}, []string{"run", "--engine", "postgres", "--dsn", "::bad", "--out", filepath.Join(out, "r4")}},
+		{"innodb dsn is a URL", []string{"innodb", "--dsn", "URL"}, []string{"run", "--engine", "innodb", "--dsn", "postgres://u@localhost:5432/", "--out", filepath.Join(out, "r5")}},
+		{"innodb dsn unclosed", []string{"innodb", "--dsn"}, []string{"run", "--engine", "innodb", "--dsn", "root@tcp(localhost", "--out", filepath.Join(out, "r6")}},
+		// Config files.
+		{"config missing", []string{"--config"}, append(base, "--config", filepath.Join(fx, "cfg", "none.json"))},
+		{"config malformed", []string{"--config", "not a JSON object"}, append(base, "--config", filepath.Join(fx, "cfg", "malformed.json"))},
+		{"config not an object", []string{"--config", "not a JSON object"}, append(base, "--config", filepath.Join(fx, "cfg", "array.json"))},
+		{"config unknown key", []string{"unknown setting", "bogus_setting"}, append(base, "--config", filepath.Join(fx, "cfg", "unknown.json"))},
+		{"config bad value", []string{"bad value", "rows"}, append(base, "--config", filepath.Join(fx, "cfg", "badvalue.json"))},
+		{"config unknown engine", []string{"unknown engine", "nosuch"}, []string{"run", "--config", filepath.Join(fx, "cfg", "badengine.json"), "--out", filepath.Join(out, "r7")}},
+		// Bundles.
+		{"report truncated run.json", []string{"run.json"}, []string{"report", filepath.Join(fx, "truncated")}},
+		{"report future schema", []string{"schema_version 99", "at least as new"}, []string{"report", filepath.Join(fx, "future")}},
+		{"report truncated step", []string{"l.i0.json"}, []string{"report", filepath.Join(fx, "badstep")}},
+		{"report no bundle", []string{"no run bundle"}, []string{"report", filepath.Join(fx, "empty")}},
+		{"report missing dir", []string{"no such directory"}, []string{"report", filepath.Join(fx, "nowhere")}},
+		{"report format", []string{"--format", "xml"}, []string{"report", "--format", "xml", filepath.Join(fx, "future")}},
+		{"report base", []string{"--base"}, []string{"report", "--base", "0", filepath.Join(fx, "future")}},
+		// Another engine's data dir.
+		{"run on sqlite's data dir", []string{"sqlite", "--data-dir"}, []string{"run", "--engine", "pebble", "--data-dir", filepath.Join(fx, "sqlitedata"), "--out", filepath.Join(out, "r8")}},
+		{"verify sqlite's data dir as pebble", []string{"sqlite", "pebble"}, []string{"verify", "--engine", "pebble", "--data-dir", filepath.Join(fx, "sqlitedata")}},
+		// Crash test.
+		{"crashtest null", []string{"null", "no crash test"}, []string{"crashtest", "--engine", "null"}},
+		{"crashtest kill-after", []string{"--kill-after"}, []string{"crashtest", "--engine", "pebble", "--kill-after", "0s"}},
+		{"crashtest unknown engine", []string{"unknown engine", "nosuch"}, []string{"crashtest", "--engine", "nosuch"}},
+		{"crashtest non-empty data dir", []string{"not empty"}, []string{"crashtest", "--engine", "pebble", "--data-dir", filepath.Join(fx, "sqlitedata")}},
+	}
+	if len(cases) < 30 {
+		t.Fatalf("the table has %d bad inputs, want at least 30", len(cases))
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantBadInput(t, c.wants, c.args...) })
+	}
+	after := snapshot(t, fx)
+	if len(after) != len(before) {
+		t.Errorf("refused input changed the fixtures: %d files before, %d after", len(before), len(after))
+	}
+	for p, b := range before {
+		if after[p] != b {
+			t.Errorf("refused input changed %s", p)
+		}
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		t.Errorf("refused input left %s in the --out parent", e.Name())
 	}
 }
 

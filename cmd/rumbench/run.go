@@ -36,6 +36,7 @@ type commonFlags struct {
 	seed       int64
 	ratePct    float64
 	warmup     time.Duration
+	opTimeout  time.Duration
 	out        string
 	dataDir    string
 	engineOpts []string
@@ -74,6 +75,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
+	pf.DurationVar(&common.opTimeout, "op-timeout", runner.DefaultOpTimeout, "end a step as failed when no operation finished for this long (an engine or server that stopped answering); 0: wait forever. Index builds, full scans and maintenance are exempt")
 	pf.Int64Var(&common.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
 	pf.StringVar(&common.out, "out", "", "results directory; each engine writes <out>/<engine>/ (default ./rumbench-results/<timestamp>)")
 	pf.StringVar(&common.dataDir, "data-dir", "", "engine data directory, kept after the run (default: a temporary directory removed at exit); with several engines each uses <data-dir>/<engine>")
@@ -201,6 +203,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			}
 		}
 	}
+	if f.opTimeout < 0 {
+		return &runner.BadInputError{Err: fmt.Errorf("--op-timeout must be 0 (no limit) or more, got %s", f.opTimeout)}
+	}
 	wr, err := configure(workload.Common{
 		Preset: f.preset, Seed: f.seed, Interval: f.interval, Warmup: f.warmup,
 		Changed: func(name string) bool { return cmd.Flags().Changed(name) },
@@ -270,10 +275,12 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Interval:       f.interval,
 		Seed:           f.seed,
 		RatePercentile: f.ratePct,
+		OpTimeout:      f.opTimeout,
 		Config: map[string]any{
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
-			"data_dir": recordedDataDir, "database": f.database, "dsn_given": f.dsn != "",
+			"op_timeout_s": f.opTimeout.Seconds(),
+			"data_dir":     recordedDataDir, "database": f.database, "dsn_given": f.dsn != "",
 			"managed": managedCfg, "memory": ms.config(), "preset_memory": presetMemory,
 		},
 		StartServer:  startServer,

@@ -182,7 +182,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 		return runner.Options{
 			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: f.database,
-			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct,
+			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct, OpTimeout: runner.DefaultOpTimeout,
 			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
 				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
 			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,

@@ -555,6 +555,9 @@ func (s *Server) stopProcess() {
 	select {
 	case <-s.done:
 	default:
+		// A stopped server (SIGSTOP) would hold its shutdown signal until
+		// the stop timeout: let it run first.
+		SignalTree(pid, syscall.SIGCONT)
 		syscall.Kill(pid, s.fl.stopSignal())
 		select {
 		case <-s.done:

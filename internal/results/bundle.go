@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"rumbench/internal/diskfull"
 	"rumbench/internal/measure"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -110,7 +111,10 @@ func (w *Writer) AppendInterval(rec *IntervalRecord) error {
 	w.iw.WriteByte('\n')
 	w.written.Add(int64(len(b)) + 1)
 	if err := w.iw.Flush(); err != nil {
-		return fmt.Errorf("write interval log: %w", err)
+		// A failed flush keeps its bytes buffered and fails every later
+		// write: start over, so the log holds whole lines only.
+		w.iw.Reset(w.intervals)
+		return diskfull.Explain(fmt.Errorf("write interval log: %w", err), "--out", w.dir)
 	}
 	return nil
 }
@@ -140,7 +144,7 @@ func writeJSONAtomic(path string, v any) (int64, error) {
 	b = append(b, '\n')
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return 0, fmt.Errorf("write %s: %w", path, err)
+		return 0, diskfull.Explain(fmt.Errorf("write %s: %w", path, err), "--out", filepath.Dir(path))
 	}
 	n, werr := tmp.Write(b)
 	if werr == nil {
@@ -154,7 +158,7 @@ func writeJSONAtomic(path string, v any) (int64, error) {
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
-		return int64(n), fmt.Errorf("write %s: %w", path, werr)
+		return int64(n), diskfull.Explain(fmt.Errorf("write %s: %w", path, werr), "--out", filepath.Dir(path))
 	}
 	return int64(n), nil
 }
@@ -259,6 +263,11 @@ func Read(dir string) (*Bundle, error) {
 				break
 			}
 			b.Intervals = append(b.Intervals, rec)
+		}
+	}
+	for _, s := range b.Steps {
+		if s.Unfinished {
+			b.fillUnfinished(s)
 		}
 	}
 	return b, nil

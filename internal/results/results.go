@@ -118,6 +118,10 @@ type Step struct {
 	// CachesDropped is true when the kernel's caches were dropped just
 	// before the step (--drop-caches; not part of its time).
 	CachesDropped bool `json:"caches_dropped,omitempty"`
+	// Unfinished marks the placeholder written when the step started
+	// (Placeholder): the step never ended, its figures are rebuilt from
+	// the interval log when the bundle is read.
+	Unfinished bool `json:"unfinished,omitempty"`
 	// RatePercentile is the percentile of the per-interval rates that
 	// ops.*.rate_pct reports (--rate-percentile; 99 by default: IPS.99).
 	RatePercentile float64   `json:"rate_percentile"`

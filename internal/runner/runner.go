@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"rumbench/internal/diskfull"
 	"rumbench/internal/engine"
 	"rumbench/internal/hostinfo"
 	"rumbench/internal/measure"
@@ -71,6 +72,10 @@ type Options struct {
 	// RatePercentile is the percentile of per-interval rates step
 	// summaries report (0: DefaultRatePercentile).
 	RatePercentile float64
+	// OpTimeout ends a step in which no operation finished for this long
+	// (the engine stopped answering); 0 never does. Steps of long
+	// operations (workload.Step.LongOps) are exempt.
+	OpTimeout time.Duration
 	// NewWorkload returns a fresh workload for each engine.
 	NewWorkload func() (workload.Workload, error)
 	Observers   []ObserverFactory
@@ -483,10 +488,17 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 				return err
 			}
 		}
-		sum, stepErr := runStep(ctx, o, name, w, db, bw, observers, ops, s)
+		// A placeholder marks the step unfinished until its summary
+		// replaces it, so a bundle left by a killed rumbench says so.
+		if err := bw.WriteStep(results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())); err != nil {
+			finish(false)
+			return fmt.Errorf("step %s: %w", s.Name, err)
+		}
+		sum, stepErr := runStep(ctx, o, name, dataDirOf(db, dataDir, srv != nil), w, db, bw, observers, ops, s)
 		sum.CachesDropped = o.DropCaches != nil
 		if err := bw.WriteStep(sum); err != nil {
-			return err
+			finish(false)
+			return fmt.Errorf("step %s: %w", s.Name, err)
 		}
 		if stepErr != nil {
 			finish(false)
@@ -499,14 +511,18 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	return finish(true)
 }
 
-func runStep(ctx context.Context, o *Options, name string, w workload.Workload, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
-	nominal := o.Interval
-	if nominal <= 0 {
-		nominal = time.Second
-	}
+func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.Workload, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
+	nominal := o.nominalInterval()
 	desc := s.Desc()
 	live := newLivePrinter(o.Live, name, s.Name, ops, desc, nominal)
+	timeout := o.OpTimeout
+	if s.LongOps {
+		timeout = 0
+	}
+	stepCtx, dog := newWatchdog(ctx, timeout)
+	defer dog.stop()
 	clock := measure.NewClock(nominal, ops, func(iv *measure.Interval) {
+		dog.observe(iv)
 		rec := results.EncodeInterval(s.Name, iv)
 		for _, ob := range observers {
 			if sys := ob.Interval(iv); sys != nil {
@@ -519,7 +535,9 @@ func runStep(ctx context.Context, o *Options, name string, w workload.Workload, 
 			}
 		}
 		if err := bw.AppendInterval(rec); err != nil {
-			fmt.Fprintf(o.Log, "rumbench: %v\n", err)
+			// Measuring on without a place to keep the figures is
+			// pointless: end the step (once) with the write's error.
+			dog.fail(err)
 		}
 		// The stub interval between the last tick and the step's end is
 		// logged but not printed when nothing happened in it.
@@ -541,18 +559,23 @@ func runStep(ctx context.Context, o *Options, name string, w workload.Workload, 
 	for _, ob := range observers {
 		ob.StepStart(s.Name, desc)
 	}
+	dog.start()
 	clock.Start()
-	err := s.Run(ctx, env)
+	err := s.Run(stepCtx, env)
 	clock.Stop()
+	if terr := dog.fired(stepCtx); terr != nil && ctx.Err() == nil {
+		// The workers saw a cancelled context; the cause is the hang or
+		// the bundle write.
+		err = terr
+	}
+	if err != nil && ctx.Err() == nil {
+		err = diskfull.Explain(err, "data dir", dataDir)
+	}
 	for _, ob := range observers {
 		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
 	}
 
-	pct := o.RatePercentile
-	if pct <= 0 {
-		pct = DefaultRatePercentile
-	}
-	sum := SummarizeAt(s.Name, desc, clock, pct)
+	sum := SummarizeAt(s.Name, desc, clock, o.ratePercentile())
 	sum.Complete = err == nil
 	if err != nil {
 		sum.Error = err.Error()
@@ -564,8 +587,13 @@ func runStep(ctx context.Context, o *Options, name string, w workload.Workload, 
 		sum.Details = env.Details
 		promoteDetails(sum)
 	}
-	// Engine reports use a fresh context so an interrupted step still gets them.
-	ectx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Engine reports use a fresh context so an interrupted step still gets
+	// them; after a hang they get no longer than the op timeout.
+	reportTimeout := 30 * time.Second
+	if _, hung := err.(*OpTimeoutError); hung && o.OpTimeout < reportTimeout {
+		reportTimeout = o.OpTimeout
+	}
+	ectx, cancel := context.WithTimeout(context.Background(), reportTimeout)
 	defer cancel()
 	sum.EngineSize = -1
 	if n, serr := db.Size(ectx); serr == nil {
@@ -581,6 +609,30 @@ func runStep(ctx context.Context, o *Options, name string, w workload.Workload, 
 	}
 	estimateClientCPU(ectx, w, db.Info(), sum)
 	return sum, err
+}
+
+// dataDirOf is the directory whose filesystem holds db's data: the data
+// dir, or "" for a server engine not managed by rumbench (its disk is the
+// server's).
+func dataDirOf(db model.DB, dataDir string, managed bool) string {
+	if db.Info().Kind == model.Server && !managed {
+		return ""
+	}
+	return dataDir
+}
+
+func (o *Options) nominalInterval() time.Duration {
+	if o.Interval <= 0 {
+		return time.Second
+	}
+	return o.Interval
+}
+
+func (o *Options) ratePercentile() float64 {
+	if o.RatePercentile <= 0 {
+		return DefaultRatePercentile
+	}
+	return o.RatePercentile
 }
 
 // DefaultRatePercentile is the percentile of per-interval rates a step

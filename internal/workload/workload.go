@@ -63,7 +63,11 @@ type Step struct {
 	// "warmup" and leaves them out of every figure. The step runs for
 	// Warmup + Seconds.
 	Warmup float64
-	Run    func(ctx context.Context, env *Env) error
+	// LongOps marks a step whose single operations may rightly take
+	// longer than --op-timeout (an index build, a full scan, the engine's
+	// maintenance): the runner's watchdog leaves it alone.
+	LongOps bool
+	Run     func(ctx context.Context, env *Env) error
 }
 
 // Desc is the step's description as recorded in its summary.

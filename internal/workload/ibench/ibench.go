@@ -322,13 +322,13 @@ func (b *Bench) step(s string) workload.Step {
 	case StepLoad, StepLoadIndexed:
 		st.Work = b.cfg.Rows * clients
 	case StepIndex:
-		st.MainOp = OpIndex
+		st.MainOp, st.LongOps = OpIndex, true
 	case StepChurnBig, StepChurnSmall:
 		st.Work = b.ChurnRows(s) * clients
 	case StepScan:
-		st.MainOp = OpScan
+		st.MainOp, st.LongOps = OpScan, true
 	case StepMaintain:
-		st.MainOp = OpMaintain
+		st.MainOp, st.LongOps = OpMaintain, true
 	}
 	if _, ok := querySteps[s]; ok {
 		// Query steps are judged by their query rate, over the whole
@@ -432,8 +432,13 @@ func (b *Bench) batchSize(def int) int {
 	return def
 }
 
-// forEachClient runs fn once per client concurrently and returns the first
-// error; the others are cancelled through ctx.
+// abandonAfter bounds how long a failed step waits for its other workers
+// to notice the cancellation: a worker stuck inside an engine call that
+// ignores its context (Pebble after a failed WAL write) must not hold the
+// step forever.
+const abandonAfter = 5 * time.Second
+
+// forEachClient runs fn once per client concurrently, as runAll does.
 func (b *Bench) forEachClient(ctx context.Context, fn func(ctx context.Context, c int) error) error {
 	return runAll(ctx, len(b.clients), fn)
 }
@@ -451,23 +456,44 @@ func (b *Bench) settle() {
 }
 
 // runAll runs fn(0..n-1) concurrently and returns the first error; the
-// others are cancelled through ctx.
+// others are cancelled through ctx, and left behind when they do not return
+// within abandonAfter of the first error.
 func runAll(ctx context.Context, n int, fn func(ctx context.Context, c int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	var mu sync.Mutex
 	errs := make([]error, n)
+	failed := make(chan struct{})
+	var once sync.Once
 	for c := range n {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
 			if err := fn(ctx, c); err != nil {
+				mu.Lock()
 				errs[c] = err
+				mu.Unlock()
 				cancel()
+				once.Do(func() { close(failed) })
 			}
 		}(c)
 	}
-	wg.Wait()
+	all := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(all)
+	}()
+	select {
+	case <-all:
+	case <-failed:
+		select {
+		case <-all:
+		case <-time.After(abandonAfter):
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	// Prefer a real failure over the cancellations it caused.
 	var first error
 	for _, err := range errs {

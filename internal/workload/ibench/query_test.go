@@ -268,8 +268,10 @@ func checkWriteTarget(t *testing.T, s *results.Step, target float64) {
 	periodUs := float64(detail[int](t, s, "rows_per_commit")) / detail[float64](t, s, "ips_target_per_client") * 1e6
 	if p90 := float64(s.Latency["insert"].P90); p90 > periodUs/2 {
 		t.Logf("%s: engine did not keep up (p90 insert %.0f µs, slot %.0f µs): %.0f rows/s of %.0f, %d rows missed", s.Step, p90, periodUs, s.IPSAvg, target, missed)
-		if missed == 0 && !met {
-			t.Errorf("%s: target missed but no rows reported missed", s.Step)
+		// A target missed with no slot skipped means the writes ran late:
+		// the step outlasted its window (a slow or loaded machine, -race).
+		if window := detail[float64](t, s, "query_seconds"); missed == 0 && !met && s.Seconds <= window*1.05 {
+			t.Errorf("%s: target missed but no rows reported missed, and the step kept its %gs window (%.3fs)", s.Step, window, s.Seconds)
 		}
 		return
 	}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"rumbench/internal/crashtest"
+	"rumbench/internal/engine"
+	"rumbench/internal/managed"
+	"rumbench/internal/model"
+	"rumbench/internal/runner"
+)
+
+func newCrashtestCmd() *cobra.Command {
+	var engines, engineOpts, serverOpts []string
+	var dataDir string
+	var killAfter time.Duration
+	var durable, asJSON bool
+	shape := crashtest.DefaultShape
+	cmd := &cobra.Command{
+		Use:   "crashtest",
+		Short: "Kill each engine hard mid-insert and check that every acknowledged insert survived",
+		Long: `For each engine: clients insert rows of the insert benchmark's tables (with
+their secondary indexes) in PK order with durable commits (sync=true for the
+embedded engines, synchronous=full for sqlite; a managed server with its
+default fsync on commit for postgres and innodb); after --kill-after the
+engine is killed with SIGKILL (an embedded engine runs in a child rumbench
+process, which is what is killed; a server engine's managed server's main
+process is killed), reopened (the server restarted on its data), and every
+insert whose commit had returned to its client must be there, by PK range
+per table, with every secondary index consistent with the primary key.
+
+Prints acknowledged / present / lost per engine. With --durable=false the
+engines run with commits that are not flushed (sync=false, ...): their loss
+is reported, not a failure. Exit code 0 when every engine kept its promise,
+1 when one lost acknowledged rows or has inconsistent indexes, 2 on bad input.`,
+		Example: "  rumbench crashtest --engine pebble,sqlite,bbolt,rocksdb,wiredtiger\n  rumbench crashtest --engine postgres,innodb --kill-after 5s",
+		Args:    argsNone,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			bad := func(err error) error { return &runner.BadInputError{Err: err} }
+			if killAfter <= 0 {
+				return bad(fmt.Errorf("--kill-after must be positive, got %s", killAfter))
+			}
+			if shape.Clients < 1 || shape.Clients > 64 {
+				return bad(fmt.Errorf("--clients must be between 1 and 64, got %d", shape.Clients))
+			}
+			if shape.Indexes < 0 || shape.Indexes > 3 {
+				return bad(fmt.Errorf("--indexes must be between 0 and 3, got %d", shape.Indexes))
+			}
+			if shape.RowsPerCommit < 1 || shape.RowsPerCommit > 100000 {
+				return bad(fmt.Errorf("--rows-per-commit must be between 1 and 100000, got %d", shape.RowsPerCommit))
+			}
+			opts, err := parseEngineOpts(engineOpts)
+			if err != nil {
+				return bad(err)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find the rumbench binary for the child process: %w", err)
+			}
+			var specs []crashtest.Spec
+			for _, name := range engines {
+				d, err := engine.Lookup(name)
+				if err != nil {
+					return bad(err)
+				}
+				if err := d.Available(); err != nil {
+					return bad(fmt.Errorf("engine %s is not available here: %v", name, err))
+				}
+				settings := crashtest.Durable
+				if !durable {
+					settings = crashtest.NonDurable
+				}
+				base, ok := settings[name]
+				if !ok {
+					return bad(fmt.Errorf("engine %s has no crash test (it keeps no data, or has no managed server to kill): choose from pebble, sqlite, bbolt, rocksdb, wiredtiger, postgres, innodb, myrocks", name))
+				}
+				eo := map[string]string{}
+				for k, v := range base {
+					eo[k] = v
+				}
+				for k, v := range runner.OptionsFor(name, opts) {
+					eo[k] = v
+				}
+				cfg := model.Config{Options: eo, DSN: "", Database: "rumbench"}
+				if _, err := engine.CheckConfig(d, cfg); err != nil {
+					return bad(err)
+				}
+				var srvSettings []managed.Setting
+				if d.Kind() == model.Server {
+					if err := managed.Check(name); err != nil {
+						return bad(fmt.Errorf("crashtest of %s needs a managed server (it kills the server): %v", name, err))
+					}
+					routed, err := managed.Route([]string{name}, serverOpts)
+					if err != nil {
+						return bad(err)
+					}
+					srvSettings = routed[name]
+				}
+				specs = append(specs, crashtest.Spec{Engine: name, Options: eo, Durable: durable, Shape: shape,
+					KillAfter: killAfter, Exe: exe, ServerSettings: srvSettings, Log: cmd.OutOrStdout()})
+			}
+			if len(specs) == 0 {
+				return bad(errors.New("no engine given: use --engine"))
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			w := cmd.OutOrStdout()
+			var results []*crashtest.Result
+			failed := 0
+			for _, s := range specs {
+				dir, cleanup, err := crashDir(dataDir, s.Engine, len(specs) > 1)
+				if err != nil {
+					return err
+				}
+				s.DataDir = dir
+				res, err := crashtest.Run(ctx, s)
+				cleanup()
+				if err != nil {
+					if ctx.Err() != nil {
+						return runner.ErrInterrupted
+					}
+					return fmt.Errorf("crashtest %s: %w", s.Engine, err)
+				}
+				results = append(results, res)
+				if !asJSON {
+					fmt.Fprintln(w, res.Line())
+				}
+				if !res.OK() {
+					failed++
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				enc.Encode(results)
+			}
+			if failed > 0 {
+				return &exitError{code: exitFailure, err: fmt.Errorf("crashtest: %d of %d engines lost acknowledged rows or have inconsistent indexes", failed, len(results))}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&engines, "engine", []string{"pebble", "sqlite"}, "engines to crash, in order (comma list)")
+	fl.DurationVar(&killAfter, "kill-after", 2*time.Second, "how long the clients insert before the engine is killed")
+	fl.BoolVar(&durable, "durable", true, "durable commits (sync=true, ...); false: the engines' non-durable settings, whose loss is reported, not a failure")
+	fl.StringArrayVar(&engineOpts, "engine-opt", nil, "engine setting key=value (engine.key=value for one engine), on top of the durability settings")
+	fl.StringArrayVar(&serverOpts, "server-opt", nil, "managed server setting key=value, repeatable (as for run --managed)")
+	fl.StringVar(&dataDir, "data-dir", "", "where the engines' data goes (default: temporary directories, removed afterwards); with several engines each uses <data-dir>/<engine>; kept")
+	fl.IntVar(&shape.Clients, "clients", shape.Clients, "inserting clients, one table each")
+	fl.IntVar(&shape.Indexes, "indexes", shape.Indexes, "secondary indexes per table (0-3), maintained by every insert")
+	fl.IntVar(&shape.RowsPerCommit, "rows-per-commit", shape.RowsPerCommit, "rows per insert transaction")
+	fl.BoolVar(&asJSON, "json", false, "print the results as JSON")
+	return cmd
+}
+
+// crashDir returns the engine's data dir: a temporary one (removed by
+// cleanup) or under --data-dir (kept).
+func crashDir(dataDir, name string, several bool) (string, func(), error) {
+	if dataDir == "" {
+		d, err := os.MkdirTemp("", "rumbench-crashtest-"+name+"-")
+		if err != nil {
+			return "", nil, fmt.Errorf("create a temporary data dir: %w", err)
+		}
+		return d, func() { os.RemoveAll(d) }, nil
+	}
+	dir := dataDir
+	if several {
+		dir = filepath.Join(dataDir, name)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return "", nil, &runner.BadInputError{Err: fmt.Errorf("--data-dir %s is not empty: the crash test needs an empty or new directory (nothing was changed)", dir)}
+	}
+	return dir, func() {}, nil
+}
+
+// newCrashtestChildCmd is the hidden child process of an embedded engine's
+// crash test: it runs until the parent kills it.
+func newCrashtestChildCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    crashtest.ChildCommand + " SPEC",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := crashtest.Child(context.Background(), args[0], os.Stdout)
+			if err != nil && strings.TrimSpace(err.Error()) == "" {
+				err = errors.New("crashtest child failed")
+			}
+			return err
+		},
+	}
+}

@@ -1,0 +1,93 @@
+package results
+
+import (
+	"encoding/base64"
+	"time"
+
+	"rumbench/internal/measure"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// UnfinishedError is the error a step's placeholder summary carries from its
+// start until the step ends: a bundle read with it still there was left by a
+// rumbench that was killed (or crashed) during the step.
+const UnfinishedError = "unfinished: rumbench stopped during this step (killed or crashed); figures are from its logged intervals"
+
+// Placeholder is the summary written when a step starts, replaced when it
+// ends. If rumbench dies in between, readers see the step as incomplete and
+// rebuild its figures from the interval log (FillUnfinished).
+func Placeholder(step string, desc StepDesc, pct, interval float64, started time.Time) *Step {
+	return &Step{Step: step, StepDesc: desc, RatePercentile: pct, Interval: interval,
+		Started: started.UTC(), Error: UnfinishedError, Unfinished: true, EngineSize: -1}
+}
+
+// fillUnfinished rebuilds an unfinished step's totals from its measured
+// (non-warm-up) intervals: counts, rows, errors, seconds, average and
+// percentile rates, and latency from the merged histograms. Stalls and
+// system metrics need the step's end and stay empty.
+func (b *Bundle) fillUnfinished(s *Step) {
+	type acc struct {
+		o     *OpSummary
+		hist  *hdr.Histogram
+		rates []float64
+	}
+	ops := map[string]*acc{}
+	var secs float64
+	var n int
+	for _, iv := range b.Intervals {
+		if iv.Step != s.Step || iv.Warmup {
+			continue
+		}
+		n++
+		secs += iv.Seconds
+		for name, r := range iv.Ops {
+			a := ops[name]
+			if a == nil {
+				a = &acc{o: &OpSummary{}, hist: measure.NewHistogram()}
+				for _, spec := range b.Run.Ops {
+					if spec.Name == name {
+						a.o.Unit, a.o.Role = spec.Unit, spec.Role
+					}
+				}
+				ops[name] = a
+			}
+			a.o.Count += r.Ops
+			a.o.Rows += r.Rows
+			a.o.Errors += r.Errors
+			a.rates = append(a.rates, r.Rate)
+			if raw, err := base64.StdEncoding.DecodeString(r.Hist); err == nil {
+				if h, err := hdr.Decode(raw); err == nil {
+					a.hist.Merge(h)
+				}
+			}
+		}
+	}
+	s.Seconds = float64(int64(secs*1000+0.5)) / 1000
+	s.Ops = map[string]*OpSummary{}
+	s.Latency = map[string]measure.Latency{}
+	if s.Details == nil {
+		s.Details = map[string]any{}
+	}
+	s.Details["intervals_logged"] = n
+	for name, a := range ops {
+		a.o.Latency = measure.Summarize(a.hist)
+		s.Latency[name] = a.o.Latency
+		s.Errors += a.o.Errors
+		if secs > 0 {
+			avg := float64(int64(float64(a.o.Done())/secs*10+0.5)) / 10
+			a.o.RateAvg = &avg
+		}
+		if a.o.Role != measure.RoleNone && s.RatePercentile > 0 {
+			// Intervals without the operation ran at rate 0.
+			rates := append(a.rates, make([]float64, n-len(a.rates))...)
+			p := measure.RateMetBy(rates, s.RatePercentile)
+			a.o.RatePct = &p
+			if s.RatePercentile == 99 {
+				a.o.Rate99 = &p
+			}
+		}
+		s.Ops[name] = a.o
+	}
+	s.SetLegacyRates()
+}
