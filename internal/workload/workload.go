@@ -8,6 +8,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
@@ -98,3 +99,34 @@ const (
 // chosen steps need (e.g. tables a load step creates): the user's input, not
 // an engine failure.
 var ErrNotPrepared = errors.New("data dir is not ready for these steps")
+
+// Parallel runs fn on n goroutines (i = 0..n-1) and returns the first real
+// error; the others are cancelled through ctx, and a real failure is
+// preferred over the cancellations it caused.
+func Parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(ctx, i); err != nil {
+				errs[i] = err
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	var first error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}

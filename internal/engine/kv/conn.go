@@ -787,24 +787,7 @@ func (c *conn) update(rw Txn, st *tableState, pk model.Row, changes []model.Chan
 	if len(pk) != len(st.schema.PK) {
 		return false, fmt.Errorf("key has %d values, the primary key %d columns", len(pk), len(st.schema.PK))
 	}
-	c.rowsFor(st)
-	c.key = st.appendPKKey(c.key[:0], pk)
-	var val []byte
-	var ok bool
-	var err error
-	if u, isU := rw.(UpdateTxn); isU {
-		val, ok, err = u.GetForUpdate(c.key, c.getBuf)
-	} else {
-		val, ok, err = rw.Get(c.key, c.getBuf)
-	}
-	c.getBuf = val[:0]
-	if err != nil || !ok {
-		return false, err
-	}
-	for j, p := range st.schema.PK {
-		c.row[p] = pk[j]
-	}
-	if err := st.decodeValue(val, c.row); err != nil {
+	if ok, err := c.readRow(rw, st, pk); err != nil || !ok {
 		return false, err
 	}
 	copy(c.row2, c.row)
@@ -840,11 +823,9 @@ func (c *conn) update(rw Txn, st *tableState, pk model.Row, changes []model.Chan
 	return true, nil
 }
 
-// del deletes the row with primary key pk and its index entries through rw.
-func (c *conn) del(rw Txn, st *tableState, pk model.Row) (bool, error) {
-	if len(pk) != len(st.schema.PK) {
-		return false, fmt.Errorf("key has %d values, the primary key %d columns", len(pk), len(st.schema.PK))
-	}
+// readRow reads the row with primary key pk through rw (locking it for a
+// write when rw is an UpdateTxn) into c.row, with c.key its PK key.
+func (c *conn) readRow(rw Txn, st *tableState, pk model.Row) (bool, error) {
 	c.rowsFor(st)
 	c.key = st.appendPKKey(c.key[:0], pk)
 	var val []byte
@@ -862,7 +843,15 @@ func (c *conn) del(rw Txn, st *tableState, pk model.Row) (bool, error) {
 	for j, p := range st.schema.PK {
 		c.row[p] = pk[j]
 	}
-	if err := st.decodeValue(val, c.row); err != nil {
+	return true, st.decodeValue(val, c.row)
+}
+
+// del deletes the row with primary key pk and its index entries through rw.
+func (c *conn) del(rw Txn, st *tableState, pk model.Row) (bool, error) {
+	if len(pk) != len(st.schema.PK) {
+		return false, fmt.Errorf("key has %d values, the primary key %d columns", len(pk), len(st.schema.PK))
+	}
+	if ok, err := c.readRow(rw, st, pk); err != nil || !ok {
 		return false, err
 	}
 	for i := range st.ixs {

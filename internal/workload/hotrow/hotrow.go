@@ -7,10 +7,8 @@ package hotrow
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -253,7 +251,7 @@ func (b *Bench) load(ctx context.Context, env *workload.Env) error {
 		next <- t
 	}
 	close(next)
-	err := parallel(ctx, min(loadParallel, len(b.tables)), func(ctx context.Context, _ int) error {
+	err := workload.Parallel(ctx, min(loadParallel, len(b.tables)), func(ctx context.Context, _ int) error {
 		rec := env.Clock.Recorder()
 		conn, err := env.DB.Conn(ctx)
 		if err != nil {
@@ -309,37 +307,6 @@ func newBatch(n, pad int) []model.Row {
 		rows[i][ColPad].Bytes = make([]byte, 0, pad)
 	}
 	return rows
-}
-
-// parallel runs fn on n goroutines and returns the first real error; the
-// others are cancelled through ctx.
-func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(ctx, i); err != nil {
-				errs[i] = err
-				cancel()
-			}
-		}()
-	}
-	wg.Wait()
-	// Prefer a real failure over the cancellations it caused.
-	var first error
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return first
 }
 
 // clientStats are one client's counts for a cell; summed at the cell end.
@@ -502,7 +469,7 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 	timer := time.AfterFunc(window, func() { stop.Store(true) })
 	// The context is not cut at the deadline: an update in flight finishes,
 	// so its outcome is known and the counter check stays exact.
-	err := parallel(ctx, len(clients), func(ctx context.Context, i int) error {
+	err := workload.Parallel(ctx, len(clients), func(ctx context.Context, i int) error {
 		if err := clients[i].run(ctx, &stop); err != nil {
 			stop.Store(true)
 			return err

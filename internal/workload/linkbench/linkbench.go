@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -189,7 +188,7 @@ func (b *Bench) load(ctx context.Context, env *workload.Env) error {
 	n := b.cfg.Nodes
 	loaders := int(min(int64(b.cfg.Loaders), n))
 	var nodes, links, counts, bytes atomic.Int64
-	err := parallel(ctx, loaders, func(ctx context.Context, i int) error {
+	err := workload.Parallel(ctx, loaders, func(ctx context.Context, i int) error {
 		lo := 1 + n*int64(i)/int64(loaders)
 		hi := n * int64(i+1) / int64(loaders)
 		st, err := b.loadRange(ctx, env, lo, hi)
@@ -328,7 +327,7 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 		t := time.AfterFunc(window, func() { stop.Store(true) })
 		defer t.Stop()
 	}
-	err = parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
+	err = workload.Parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
 		return reqs[i].run(ctx, &stop, start, end)
 	})
 	var tot reqStats
@@ -765,34 +764,4 @@ func (q *requester) changeCount(ctx context.Context, tx model.Tx, id1, lt, delta
 	q.chCount[1] = model.Change{Col: CountTime, Value: model.Value{Int: now}}
 	q.chCount[2] = model.Change{Col: CountVersion, Op: model.Add, Value: model.Value{Int: 1}}
 	return tx.Upsert(ctx, q.b.count, r, q.chCount)
-}
-
-// parallel runs fn on n goroutines and returns the first real error; the
-// others are cancelled through ctx.
-func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := fn(ctx, i); err != nil {
-				errs[i] = err
-				cancel()
-			}
-		}()
-	}
-	wg.Wait()
-	var first error
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return first
 }
