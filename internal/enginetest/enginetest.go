@@ -5,6 +5,7 @@ package enginetest
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -71,21 +72,27 @@ func (tg Target) cfg(steps ...string) ibench.Config {
 // RunSteps runs the given ibench steps on the target and returns the bundle.
 func RunSteps(t *testing.T, tg Target, c ibench.Config) *results.Bundle {
 	t.Helper()
-	out := t.TempDir()
+	return runWorkload(t, tg, c.Seed, c, func() (workload.Workload, error) { return ibench.New(c) }, fmt.Sprintf("run %v", c.Steps))
+}
+
+// runWorkload runs one workload on the target (200 ms intervals) and
+// returns its bundle; what names the run in a failure.
+func runWorkload(t *testing.T, tg Target, seed int64, cfg any, newWorkload func() (workload.Workload, error), what string) *results.Bundle {
+	t.Helper()
 	res, err := runner.Run(context.Background(), runner.Options{
 		Engines:     []string{tg.Engine},
-		Out:         out,
+		Out:         t.TempDir(),
 		DataDir:     tg.DataDir,
 		EngineOpts:  tg.Options,
 		DSN:         tg.DSN,
 		Database:    tg.Database,
 		Interval:    200 * time.Millisecond,
-		Seed:        c.Seed,
-		Config:      c,
-		NewWorkload: func() (workload.Workload, error) { return ibench.New(c) },
+		Seed:        seed,
+		Config:      cfg,
+		NewWorkload: newWorkload,
 	})
 	if err != nil {
-		t.Fatalf("run %v on %s: %v", c.Steps, tg.Engine, err)
+		t.Fatalf("%s on %s: %v", what, tg.Engine, err)
 	}
 	b, err := results.Read(res[0].Dir)
 	if err != nil {

@@ -2,12 +2,11 @@ package enginetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
-	"time"
 
 	"rumbench/internal/engine"
 	"rumbench/internal/results"
-	"rumbench/internal/runner"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/linkbench"
 )
@@ -32,26 +31,7 @@ func LinkBenchConfig(steps ...string) linkbench.Config {
 // RunLinkBench runs linkbench with c on the target and returns the bundle.
 func RunLinkBench(t *testing.T, tg Target, c linkbench.Config) *results.Bundle {
 	t.Helper()
-	res, err := runner.Run(context.Background(), runner.Options{
-		Engines:     []string{tg.Engine},
-		Out:         t.TempDir(),
-		DataDir:     tg.DataDir,
-		EngineOpts:  tg.Options,
-		DSN:         tg.DSN,
-		Database:    tg.Database,
-		Interval:    200 * time.Millisecond,
-		Seed:        c.Seed,
-		Config:      c,
-		NewWorkload: func() (workload.Workload, error) { return linkbench.New(c) },
-	})
-	if err != nil {
-		t.Fatalf("linkbench %v on %s: %v", c.Steps, tg.Engine, err)
-	}
-	b, err := results.Read(res[0].Dir)
-	if err != nil {
-		t.Fatalf("read bundle: %v", err)
-	}
-	return b
+	return runWorkload(t, tg, c.Seed, c, func() (workload.Workload, error) { return linkbench.New(c) }, fmt.Sprintf("linkbench %v", c.Steps))
 }
 
 // LinkBenchCounts loads a graph, runs concurrent write-heavy requests, and
