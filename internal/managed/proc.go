@@ -128,11 +128,22 @@ func killGroup(pgid int) {
 // GroupMembers lists the live (not zombie) processes of process group pgid,
 // from /proc. A managed server's pid is its group's id.
 func GroupMembers(pgid int) []int {
+	var out []int
+	eachProc(func(pid int, state string, _, pgrp int) {
+		if pgrp == pgid && state != "Z" && state != "X" {
+			out = append(out, pid)
+		}
+	})
+	return out
+}
+
+// eachProc calls fn with every process's pid, state, parent and process
+// group, read from /proc/PID/stat (processes that vanish are skipped).
+func eachProc(fn func(pid int, state string, ppid, pgrp int)) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return
 	}
-	var out []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -148,14 +159,15 @@ func GroupMembers(pgid int) []int {
 			continue
 		}
 		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+		if len(f) < 3 {
 			continue
 		}
-		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
-			out = append(out, pid)
+		ppid, err1 := strconv.Atoi(f[1])
+		pgrp, err2 := strconv.Atoi(f[2])
+		if err1 == nil && err2 == nil {
+			fn(pid, f[0], ppid, pgrp)
 		}
 	}
-	return out
 }
 
 // lastLine is the last non-empty line of s.

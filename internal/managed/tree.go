@@ -1,9 +1,6 @@
 package managed
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -11,32 +8,10 @@ import (
 // leave its process group (PostgreSQL's backends call setsid), so signals
 // meant for the whole server go to its tree.
 func Tree(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return []int{pid}
-	}
 	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(b), ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil {
-			children[pp] = append(children[pp], p)
-		}
-	}
+	eachProc(func(p int, _ string, ppid, _ int) {
+		children[ppid] = append(children[ppid], p)
+	})
 	out := []int{pid}
 	for i := 0; i < len(out); i++ {
 		out = append(out, children[out[i]]...)
