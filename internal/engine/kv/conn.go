@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/bits"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"rumbench/internal/engine/kv/keyenc"
@@ -21,7 +19,9 @@ type conn struct {
 	db    *DB
 	batch Batch
 	tx    *tx // the open transaction, if any
-	done  bool
+	// buffers of the Tx's lock lists, kept across Txs
+	heldBuf, uqHeldBuf []uint64
+	done               bool
 
 	// cached table lookup
 	lastName string
@@ -36,16 +36,22 @@ type conn struct {
 	pkv                    model.Row   // Upsert: the row's PK values
 	one                    []model.Row // Upsert: the row as a batch
 	arena                  keyArena
-	pks                    keyArena  // PK keys of an Insert (unique check)
-	upper                  []byte    // the unique check's range bound
-	pkDone                 bool      // insert: c.pks holds the rows' PK keys
-	locked, insLocked      stripeSet // DeleteOldest's and Insert's row locks
-	uqs                    keyArena  // unique prefixes of an Insert (unique.go)
-	uqLocks, uqIdx         []int
+	pks                    keyArena // PK keys of an Insert (unique check)
+	pkIdx                  []int    // indexes of c.pks in key order
+	pkCmp                  func(a, b int) int
+	upper                  []byte   // the unique check's range bound
+	pkDone                 bool     // insert: c.pks holds the rows' PK keys
+	insLocks, delLocks     []uint64 // Insert's and DeleteOldest's key locks (sorted)
+	rowLock, insLock       [1]uint64
+	uqs                    keyArena // unique prefixes of an Insert (unique.go)
+	uqLocks                []uint64
+	uqIdx                  []int
 }
 
 func newConn(d *DB) *conn {
-	return &conn{db: d, batch: d.store.NewBatch()}
+	c := &conn{db: d, batch: d.store.NewBatch()}
+	c.pkCmp = func(a, b int) int { return bytes.Compare(c.pks.key(a), c.pks.key(b)) }
+	return c
 }
 
 var _ model.Conn = (*conn)(nil)
@@ -129,21 +135,22 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 		if err := c.pkKeys(st, rows); err != nil {
 			return err
 		}
-		c.insLocked.clear()
+		c.insLocks = c.insLocks[:0]
 		for i := 0; i < c.pks.len(); i++ {
-			c.insLocked.add(insertStripe(c.pks.key(i)))
+			c.insLocks = append(c.insLocks, lockHash(c.pks.key(i)))
 		}
+		c.insLocks = sortHashes(c.insLocks)
 		unique := st.hasUnique()
 		if unique {
 			if err := c.uniqueKeys(st, rows); err != nil {
 				return err
 			}
 		}
-		lockStripes(&c.db.inserts, &c.insLocked)
-		defer unlockStripes(&c.db.inserts, &c.insLocked)
+		c.db.inserts.lockSet(c.insLocks)
+		defer c.db.inserts.unlockSet(c.insLocks)
 		if unique {
-			c.lockUnique()
-			defer c.unlockUnique()
+			c.db.uniques.lockSet(c.uqLocks)
+			defer c.db.uniques.unlockSet(c.uqLocks)
 		}
 		v, err := c.db.store.NewView()
 		if err != nil {
@@ -176,64 +183,59 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 }
 
 // pkKeys checks the rows' lengths, collects their PK entry keys in c.pks and
-// fails if a key is there twice.
+// their order in c.pkIdx (c.pks.key(c.pkIdx[0]) is the smallest), and fails
+// if a key is there twice.
 func (c *conn) pkKeys(st *tableState, rows []model.Row) error {
 	ncols := len(st.schema.Columns)
 	c.pks.reset()
+	c.pkIdx = c.pkIdx[:0]
 	sorted := true
 	for i, r := range rows {
 		if len(r) != ncols {
 			return fmt.Errorf("insert into %s: row %d has %d values, the table %d columns", st.schema.Name, i, len(r), ncols)
 		}
 		c.pks.add(st.pk.appendKey(c.pks.buf, r))
+		c.pkIdx = append(c.pkIdx, i)
 		if i > 0 && bytes.Compare(c.pks.key(i-1), c.pks.key(i)) >= 0 {
 			sorted = false
 		}
 	}
 	if sorted {
-		return nil // strictly ascending (the workloads' batches): no duplicate
+		return nil // strictly ascending (ibench's batches): no duplicate
 	}
-	idx := make([]int, len(rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return bytes.Compare(c.pks.key(idx[a]), c.pks.key(idx[b])) < 0 })
-	for i := 1; i < len(idx); i++ {
-		if bytes.Equal(c.pks.key(idx[i-1]), c.pks.key(idx[i])) {
-			return c.duplicate(st, rows[idx[i]], "twice in the batch")
+	slices.SortFunc(c.pkIdx, c.pkCmp)
+	for i := 1; i < len(c.pkIdx); i++ {
+		if bytes.Equal(c.pks.key(c.pkIdx[i-1]), c.pks.key(c.pkIdx[i])) {
+			return c.duplicate(st, rows[c.pkIdx[i]], "twice in the batch")
 		}
 	}
 	return nil
 }
 
-// checkUnique fails if the PK of a row (keys in c.pks) is already in r.
-// One bounded read of the range the batch's keys span comes first: when
-// it finds nothing, as for the workloads' batches of new, increasing keys,
-// no key exists and the batch costs one seek instead of a point read per
-// row (the kv layer's largest cost next to the store's own writes). When
-// the range holds keys, each of the batch's is read.
+// checkUnique fails if the PK of a row (keys in c.pks, order in c.pkIdx)
+// is already in r. It merges the batch's keys, in order, with the stored
+// keys of the range they span, read by one iterator: a key below the
+// iterator's position is absent without a read of its own. The iterator
+// steps (Next) over a few stored keys and seeks past longer runs, so a
+// batch of new keys costs one seek per run of it that no stored key
+// interleaves: one for ibench's increasing keys, a few for a LinkBench load
+// batch (keys lead with the link type; the one node whose links straddle
+// two batches interleaves with the earlier batch), instead of a point read
+// per row, the kv layer's largest cost next to the store's own writes.
+// When the batch's keys are scattered among many stored ones (the seeks
+// reach an eighth of the batch's keys), the rest are read with point
+// reads, which an LSM answers from its bloom filters. Every key is checked either way.
 func (c *conn) checkUnique(r Reader, st *tableState, rows []model.Row) error {
-	if n := c.pks.len(); n > 1 {
-		lo, hi := c.pks.key(0), c.pks.key(0)
-		for i := 1; i < n; i++ {
-			k := c.pks.key(i)
-			if bytes.Compare(k, lo) < 0 {
-				lo = k
-			}
-			if bytes.Compare(k, hi) > 0 {
-				hi = k
-			}
-		}
-		c.upper = append(append(c.upper[:0], hi...), 0) // just past hi
-		empty, err := rangeEmpty(r, lo, c.upper)
-		if err != nil {
-			return fmt.Errorf("insert into %s: unique check: %w", st.schema.Name, err)
-		}
-		if empty {
-			return nil
+	n := c.pks.len()
+	next := 0 // c.pkIdx[next:] are not checked yet
+	if n > 1 {
+		var err error
+		if next, err = c.walkUnique(r, st, rows); err != nil {
+			return err
 		}
 	}
-	for i := 0; i < c.pks.len(); i++ {
+	for ; next < n; next++ {
+		i := c.pkIdx[next]
 		val, found, err := r.Get(c.pks.key(i), c.getBuf)
 		c.getBuf = val[:0]
 		if err != nil {
@@ -246,18 +248,62 @@ func (c *conn) checkUnique(r Reader, st *tableState, rows []model.Row) error {
 	return nil
 }
 
-// rangeEmpty reports whether r has no key in [lo, hi).
-func rangeEmpty(r Reader, lo, hi []byte) (bool, error) {
-	it, err := r.NewIter(lo, hi)
+// walkSteps is how many stored keys the unique check's iterator steps over
+// before it seeks instead.
+const walkSteps = 4
+
+// walkUnique is checkUnique's ordered walk; it returns how many keys (in
+// c.pkIdx order) it checked: all, unless it gave up on seeking.
+func (c *conn) walkUnique(r Reader, st *tableState, rows []model.Row) (int, error) {
+	n := c.pks.len()
+	key := func(j int) []byte { return c.pks.key(c.pkIdx[j]) }
+	c.upper = append(append(c.upper[:0], key(n-1)...), 0) // just past the largest
+	it, err := r.NewIter(key(0), c.upper)
 	if err != nil {
-		return false, err
+		return 0, fmt.Errorf("insert into %s: unique check: %w", st.schema.Name, err)
 	}
-	found := it.First()
+	j, seeks, steps, dup := 0, 0, 0, -1
+	ok := it.First()
+	for j < n {
+		if !ok {
+			if it.Error() == nil {
+				j = n // no stored key at or above key(j): the rest are new
+			}
+			break
+		}
+		cmp := bytes.Compare(key(j), it.Key())
+		if cmp == 0 {
+			dup = c.pkIdx[j]
+			break
+		}
+		if cmp < 0 { // key(j) is not stored
+			j++
+			steps = 0
+			continue
+		}
+		if steps < walkSteps {
+			ok = it.Next()
+			steps++
+			continue
+		}
+		if seeks >= max(8, n/8) {
+			break // the batch is scattered among stored keys: point reads
+		}
+		ok = it.SeekGE(key(j))
+		seeks++
+		steps = 0
+	}
 	err = it.Error()
 	if cerr := it.Close(); err == nil {
 		err = cerr
 	}
-	return !found, err
+	if err != nil {
+		return 0, fmt.Errorf("insert into %s: unique check: %w", st.schema.Name, err)
+	}
+	if dup >= 0 {
+		return 0, c.duplicate(st, rows[dup], "already in the table")
+	}
+	return j, nil
 }
 
 // duplicate is the error of an insert of row, whose PK is a duplicate.
@@ -330,12 +376,13 @@ const conflictRetries = 100
 // rows deleted and the keys found by the lock-free pass.
 func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err error) {
 	// Pass 1, lock-free: which keys are the oldest.
-	c.locked.clear()
+	c.delLocks = c.delLocks[:0]
 	if found, err = c.oldestKeys(st, n); err != nil || found == 0 {
 		return 0, found, err
 	}
-	lockStripes(&c.db.rows, &c.locked)
-	defer unlockStripes(&c.db.rows, &c.locked)
+	c.delLocks = sortHashes(c.delLocks)
+	c.db.rows.lockSet(c.delLocks)
+	defer c.db.rows.unlockSet(c.delLocks)
 	txn, err := c.db.store.Begin(false)
 	if err != nil {
 		return 0, found, err
@@ -343,7 +390,7 @@ func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err 
 	// Pass 2, from the bound (not the first key seen: a row may have been
 	// inserted in between): delete the rows that are (still) there and
 	// whose locks we hold.
-	deleted, err = c.deleteOldest(txn, st, n, c.from, c.upTo, &c.locked)
+	deleted, err = c.deleteOldest(txn, st, n, c.from, c.upTo, c.delLocks)
 	if err != nil {
 		txn.Rollback()
 		return 0, found, err
@@ -354,8 +401,8 @@ func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err 
 	return deleted, found, nil
 }
 
-// oldestKeys marks the stripes of the first n PK keys from c.from in
-// c.locked, leaves the exclusive bound of the keys seen in c.upTo and
+// oldestKeys appends the lock hashes of the first n PK keys from c.from to
+// c.delLocks, leaves the exclusive bound of the keys seen in c.upTo and
 // returns how many keys it saw.
 func (c *conn) oldestKeys(st *tableState, n int) (int, error) {
 	v, err := c.db.store.NewView()
@@ -369,7 +416,7 @@ func (c *conn) oldestKeys(st *tableState, n int) (int, error) {
 	}
 	found := 0
 	for ok := it.First(); ok && found < n; ok = it.Next() {
-		c.locked.add(stripe(it.Key()))
+		c.delLocks = append(c.delLocks, lockHash(it.Key()))
 		c.upTo = append(c.upTo[:0], it.Key()...)
 		found++
 	}
@@ -412,7 +459,7 @@ func (c *conn) Scan(ctx context.Context, t *model.Table, spec model.ScanSpec, fn
 
 // Update implements model.Ops. On a ConcurrentStore the store's own
 // transaction makes the read-modify-write atomic (a conflict is returned as
-// the engine's error, matching ErrConflict); otherwise the row's stripe lock
+// the engine's error, matching ErrConflict); otherwise the row's lock
 // does, against other Updates and DeleteOldest.
 func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes []model.Change) (bool, error) {
 	if _, err := c.check(ctx, t); err != nil {
@@ -432,9 +479,9 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 	if c.db.cc != nil {
 		txn, err = c.db.cc.BeginUpdate()
 	} else {
-		mu := &c.db.rows[stripe(c.key)]
-		mu.Lock()
-		defer mu.Unlock()
+		c.rowLock[0] = lockHash(c.key)
+		c.db.rows.lockSet(c.rowLock[:])
+		defer c.db.rows.unlockSet(c.rowLock[:])
 		txn, err = c.db.store.Begin(false)
 	}
 	if err != nil {
@@ -455,7 +502,7 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 }
 
 // Delete implements model.Ops. Like Update, it runs in the store's own
-// transaction on a ConcurrentStore and under the row's stripe lock
+// transaction on a ConcurrentStore and under the row's lock
 // otherwise.
 func (c *conn) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, error) {
 	if _, err := c.check(ctx, t); err != nil {
@@ -481,7 +528,7 @@ func (c *conn) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, 
 
 // Upsert implements model.Ops. It holds the key's insert lock (so no Insert
 // of the key runs meanwhile) and then works like Update: the store's
-// transaction on a ConcurrentStore, the row's stripe lock otherwise.
+// transaction on a ConcurrentStore, the row's lock otherwise.
 func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, changes []model.Change) error {
 	if _, err := c.check(ctx, t); err != nil {
 		return err
@@ -496,9 +543,9 @@ func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, change
 		return fmt.Errorf("upsert into %s: row has %d values, the table %d columns", t.Name, len(row), len(st.schema.Columns))
 	}
 	c.key = st.pk.appendKey(c.key[:0], row)
-	mu := &c.db.inserts[insertStripe(c.key)]
-	mu.Lock()
-	defer mu.Unlock()
+	c.insLock[0] = lockHash(c.key)
+	c.db.inserts.lockSet(c.insLock[:])
+	defer c.db.inserts.unlockSet(c.insLock[:])
 	txn, unlock, err := c.beginRow(c.key)
 	if err != nil {
 		return fmt.Errorf("upsert into %s: %w", t.Name, err)
@@ -511,21 +558,26 @@ func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, change
 
 // beginRow starts the transaction of a one-row write of the row whose PK
 // entry key is key: the store's own on a ConcurrentStore, else a plain one
-// under the row's stripe lock. unlock releases what it took.
+// under the row's lock. unlock releases what it took.
 func (c *conn) beginRow(key []byte) (Txn, func(), error) {
 	if c.db.cc != nil {
 		txn, err := c.db.cc.BeginUpdate()
-		return txn, func() {}, err
+		return txn, noUnlock, err
 	}
-	mu := &c.db.rows[stripe(key)]
-	mu.Lock()
+	c.rowLock[0] = lockHash(key)
+	c.db.rows.lockSet(c.rowLock[:])
 	txn, err := c.db.store.Begin(false)
 	if err != nil {
-		mu.Unlock()
+		c.db.rows.unlockSet(c.rowLock[:])
 		return nil, nil, err
 	}
-	return txn, mu.Unlock, nil
+	return txn, c.unlockRow, nil
 }
+
+func noUnlock() {}
+
+// unlockRow releases the lock beginRow took.
+func (c *conn) unlockRow() { c.db.rows.unlockSet(c.rowLock[:]) }
 
 // finishRow commits txn when the write found its row and did not fail, and
 // rolls it back otherwise.
@@ -554,14 +606,22 @@ func (c *conn) Begin(ctx context.Context) (model.Tx, error) {
 	if err := c.db.checkOpen(ctx); err != nil {
 		return nil, err
 	}
-	c.db.txMu.Lock()
-	txn, err := c.db.store.Begin(true)
+	x := &tx{c: c, cc: c.db.cc != nil, held: c.heldBuf[:0], uqHeld: c.uqHeldBuf[:0]}
+	var err error
+	if x.cc {
+		// The store isolates the Tx: it runs beside other Txs and writes.
+		c.db.txMu.RLock()
+		x.txn, err = c.db.cc.BeginUpdate()
+	} else {
+		c.db.txMu.Lock()
+		x.txn, err = c.db.store.Begin(true)
+	}
 	if err != nil {
-		c.db.txMu.Unlock()
+		x.unlockTxMu()
 		return nil, fmt.Errorf("begin: %w", err)
 	}
-	c.tx = &tx{c: c, txn: txn}
-	return c.tx, nil
+	c.tx = x
+	return x, nil
 }
 
 // ---- operations shared by autocommit and Tx paths ----
@@ -594,9 +654,15 @@ func (c *conn) insert(w Writer, st *tableState, rows []model.Row) error {
 }
 
 // deleteOldest deletes up to n of the first rows in [from, to) with their
-// index entries. With locked set, it stops at the first row whose stripe is
-// not in it.
-func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, locked *stripeSet) (int, error) {
+// index entries. With locked set (sorted lock hashes), it stops at the first
+// row whose lock is not in it. In a Tx on a ConcurrentStore (no locked set,
+// rw an UpdateTxn) each row is read again with GetForUpdate before its
+// index entries are derived from it, so a concurrent Update of it cannot
+// leave a stale entry behind.
+func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, locked []uint64) (int, error) {
+	if u, ok := rw.(UpdateTxn); ok && locked == nil {
+		return c.deleteOldestForUpdate(u, st, n, from, to)
+	}
 	c.rowsFor(st)
 	c.arena.reset()
 	it, err := rw.NewIter(from, to)
@@ -606,8 +672,10 @@ func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, lock
 	rows := 0
 	for ok := it.First(); ok && rows < n; ok = it.Next() {
 		k := it.Key()
-		if locked != nil && !locked.has(stripe(k)) {
-			break
+		if locked != nil {
+			if _, held := slices.BinarySearch(locked, lockHash(k)); !held {
+				break
+			}
 		}
 		c.scratch, err = st.pk.decodeKey(k, c.row, true, c.scratch[:0])
 		if err == nil {
@@ -634,6 +702,57 @@ func (c *conn) deleteOldest(rw Txn, st *tableState, n int, from, to []byte, lock
 		if err := rw.Delete(c.arena.key(i)); err != nil {
 			return 0, err
 		}
+	}
+	return rows, nil
+}
+
+// deleteOldestForUpdate is deleteOldest in a Tx on a ConcurrentStore: the
+// keys come from an iterator, each row from GetForUpdate.
+func (c *conn) deleteOldestForUpdate(u UpdateTxn, st *tableState, n int, from, to []byte) (int, error) {
+	c.rowsFor(st)
+	c.pks.reset()
+	it, err := u.NewIter(from, to)
+	if err != nil {
+		return 0, err
+	}
+	for ok := it.First(); ok && c.pks.len() < n; ok = it.Next() {
+		c.pks.add(append(c.pks.buf, it.Key()...))
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return 0, err
+	}
+	if err := it.Close(); err != nil {
+		return 0, err
+	}
+	rows := 0
+	for i := 0; i < c.pks.len(); i++ {
+		k := c.pks.key(i)
+		val, found, err := u.GetForUpdate(k, c.getBuf)
+		c.getBuf = val[:0]
+		if err != nil {
+			return rows, err
+		}
+		if !found {
+			continue // deleted meanwhile
+		}
+		c.scratch, err = st.pk.decodeKey(k, c.row, true, c.scratch[:0])
+		if err == nil {
+			err = st.decodeValue(val, c.row)
+		}
+		if err != nil {
+			return rows, err
+		}
+		for j := range st.ixs {
+			c.key2 = st.ixs[j].appendKey(c.key2[:0], c.row)
+			if err := u.Delete(c.key2); err != nil {
+				return rows, err
+			}
+		}
+		if err := u.Delete(k); err != nil {
+			return rows, err
+		}
+		rows++
 	}
 	return rows, nil
 }
@@ -888,10 +1007,39 @@ func (c *conn) upsert(rw Txn, st *tableState, row model.Row, changes []model.Cha
 
 // ---- transactions ----
 
-// tx implements model.Tx: see the isolation notes on DB.
+// tx implements model.Tx: see the isolation notes in the package doc.
 type tx struct {
 	c   *conn
 	txn Txn
+	// cc: the Tx runs in a ConcurrentStore's transaction (BeginUpdate),
+	// holding the transaction lock shared; else it holds it exclusively.
+	cc bool
+	// held and uqHeld are the insert and unique-prefix locks the Tx holds
+	// until it ends (cc only).
+	held, uqHeld []uint64
+}
+
+func (x *tx) unlockTxMu() {
+	if x.cc {
+		x.c.db.txMu.RUnlock()
+	} else {
+		x.c.db.txMu.Unlock()
+	}
+}
+
+// lockKeys takes the locks of hs in t that x does not hold yet, waiting
+// up to txLockWait for each, and records them in *held.
+func (x *tx) lockKeys(t *lockTable, held *[]uint64, hs []uint64) error {
+	for _, h := range hs {
+		if slices.Contains(*held, h) {
+			continue
+		}
+		if err := t.lockWait(h); err != nil {
+			return err
+		}
+		*held = append(*held, h)
+	}
+	return nil
 }
 
 func (x *tx) check(ctx context.Context, t *model.Table) (*tableState, error) {
@@ -910,25 +1058,113 @@ func (x *tx) Insert(ctx context.Context, t *model.Table, rows []model.Row) error
 		return nil
 	}
 	if x.c.db.uniqueCheck {
-		// The Tx excludes every other write and reads its own: checking
-		// every row before writing any keeps a failed Insert from leaving
-		// part of its rows in the Tx.
+		// Checking every row before writing any keeps a failed Insert
+		// from leaving part of its rows in the Tx.
+		var err error
+		if x.cc {
+			err = x.checkInsertCC(st, rows)
+		} else {
+			err = x.checkInsert(st, rows)
+		}
+		if err != nil {
+			return err
+		}
+	} else if x.cc {
+		// Even blind, an insert excludes inserts of its keys until the
+		// Tx ends, as Upsert needs.
 		if err := x.c.pkKeys(st, rows); err != nil {
 			return err
 		}
-		if err := x.c.checkUnique(x.txn, st, rows); err != nil {
+		if err := x.lockPKs(); err != nil {
 			return err
-		}
-		if st.hasUnique() {
-			if err := x.c.uniqueKeys(st, rows); err != nil {
-				return err
-			}
-			if err := x.c.checkUniqueIndexes(x.txn, st, rows); err != nil {
-				return err
-			}
 		}
 	}
 	return x.c.insert(x.txn, st, rows)
+}
+
+// checkInsert is the unique check of a Tx that excludes every other write
+// (it holds the transaction lock) and reads its own.
+func (x *tx) checkInsert(st *tableState, rows []model.Row) error {
+	c := x.c
+	if err := c.pkKeys(st, rows); err != nil {
+		return err
+	}
+	if err := c.checkUnique(x.txn, st, rows); err != nil {
+		return err
+	}
+	if st.hasUnique() {
+		if err := c.uniqueKeys(st, rows); err != nil {
+			return err
+		}
+		return c.checkUniqueIndexes(x.txn, st, rows)
+	}
+	return nil
+}
+
+// lockPKs takes the insert locks of the keys in c.pks for the Tx.
+func (x *tx) lockPKs() error {
+	c := x.c
+	c.insLocks = c.insLocks[:0]
+	for i := 0; i < c.pks.len(); i++ {
+		c.insLocks = append(c.insLocks, lockHash(c.pks.key(i)))
+	}
+	return x.lockKeys(&c.db.inserts, &x.held, sortHashes(c.insLocks))
+}
+
+// checkInsertCC is the unique check of a Tx on a ConcurrentStore, which
+// runs beside other writers. It holds the keys' insert locks (and unique
+// prefixes') until the Tx ends, so no other Insert or Upsert of them runs
+// between its check and its commit, and reads each key with GetForUpdate:
+// the latest committed value under the store's lock (RocksDB), or a
+// snapshot read whose key the store makes the Tx's write conflict on if it
+// changed since (WiredTiger). A unique prefix is read both in the Tx (its
+// own writes) and in a new view (the latest commits: a snapshot would miss
+// one, and other rows' entries do not conflict with this one's).
+func (x *tx) checkInsertCC(st *tableState, rows []model.Row) error {
+	c := x.c
+	u := x.txn.(UpdateTxn)
+	if err := c.pkKeys(st, rows); err != nil {
+		return err
+	}
+	unique := st.hasUnique()
+	if unique {
+		if err := c.uniqueKeys(st, rows); err != nil {
+			return err
+		}
+	}
+	if err := x.lockPKs(); err != nil {
+		return err
+	}
+	if unique {
+		if err := x.lockKeys(&c.db.uniques, &x.uqHeld, c.uqLocks); err != nil {
+			return err
+		}
+	}
+	for _, i := range c.pkIdx {
+		val, found, err := u.GetForUpdate(c.pks.key(i), c.getBuf)
+		c.getBuf = val[:0]
+		if err != nil {
+			return fmt.Errorf("insert into %s: unique check: %w", st.schema.Name, err)
+		}
+		if found {
+			return c.duplicate(st, rows[i], "already in the table")
+		}
+	}
+	if !unique {
+		return nil
+	}
+	if err := c.checkUniqueIndexes(x.txn, st, rows); err != nil {
+		return err
+	}
+	v, err := c.db.store.NewView()
+	if err != nil {
+		return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
+	}
+	err = c.checkUniqueIndexes(v, st, rows)
+	if cerr := v.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("insert into %s: %w", st.schema.Name, cerr)
+	}
+	return err
 }
 
 func (x *tx) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n int) (int, error) {
@@ -991,15 +1227,54 @@ func (x *tx) Upsert(ctx context.Context, t *model.Table, row model.Row, changes 
 	if err != nil {
 		return err
 	}
-	if err := x.c.upsert(x.txn, st, row, changes); err != nil {
+	if x.cc {
+		err = x.upsertCC(st, row, changes)
+	} else {
+		err = x.c.upsert(x.txn, st, row, changes)
+	}
+	if err != nil {
 		return fmt.Errorf("upsert into %s: %w", t.Name, err)
 	}
 	return nil
 }
 
+// upsertCC is Upsert in a Tx on a ConcurrentStore. An existing row is
+// updated under the store's isolation (GetForUpdate), with no lock of the
+// kv layer, so concurrent upserts of one row (LinkBench's counts) wait for
+// each other in the store (RocksDB) or conflict there (WiredTiger). Only
+// when the row is missing does it take the key's insert lock, held until
+// the Tx ends (no Insert or Upsert of the key runs before it commits), and
+// reads the row again.
+func (x *tx) upsertCC(st *tableState, row model.Row, changes []model.Change) error {
+	c := x.c
+	if len(row) != len(st.schema.Columns) {
+		return fmt.Errorf("row has %d values, the table %d columns", len(row), len(st.schema.Columns))
+	}
+	c.key = st.pk.appendKey(c.key[:0], row)
+	c.insLock[0] = lockHash(c.key)
+	if !slices.Contains(x.held, c.insLock[0]) {
+		c.pkv = c.pkv[:0]
+		for _, p := range st.schema.PK {
+			c.pkv = append(c.pkv, row[p])
+		}
+		found, err := c.update(x.txn, st, c.pkv, changes)
+		if err != nil || found {
+			return err
+		}
+		if err := x.lockKeys(&c.db.inserts, &x.held, c.insLock[:]); err != nil {
+			return err
+		}
+	}
+	return c.upsert(x.txn, st, row, changes)
+}
+
 func (x *tx) finish() {
+	x.c.db.inserts.unlockSet(x.held)
+	x.c.db.uniques.unlockSet(x.uqHeld)
+	x.c.heldBuf, x.c.uqHeldBuf = x.held[:0], x.uqHeld[:0]
+	x.held, x.uqHeld = nil, nil
 	x.c.tx = nil
-	x.c.db.txMu.Unlock()
+	x.unlockTxMu()
 }
 
 func (x *tx) Commit(ctx context.Context) error {
@@ -1023,51 +1298,3 @@ func (x *tx) Rollback(ctx context.Context) error {
 	}
 	return nil
 }
-
-// ---- row locks ----
-
-// stripe maps a PK entry key to its lock stripe (FNV-1a).
-func stripe(key []byte) int {
-	h := uint32(2166136261)
-	for _, b := range key {
-		h ^= uint32(b)
-		h *= 16777619
-	}
-	return int(h & (nStripes - 1))
-}
-
-// stripeSet is a set of stripes, iterated in ascending order so that
-// several of them are always locked in the same order (no deadlock).
-type stripeSet [nStripes / 64]uint64
-
-func (s *stripeSet) clear()         { *s = stripeSet{} }
-func (s *stripeSet) add(i int)      { s[i>>6] |= 1 << (i & 63) }
-func (s *stripeSet) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
-
-func lockStripes(mus *[nStripes]sync.Mutex, s *stripeSet) {
-	for w, bitsLeft := range s {
-		for bitsLeft != 0 {
-			b := bits.TrailingZeros64(bitsLeft)
-			bitsLeft &^= 1 << b
-			mus[w*64+b].Lock()
-		}
-	}
-}
-
-func unlockStripes(mus *[nStripes]sync.Mutex, s *stripeSet) {
-	for w, bitsLeft := range s {
-		for bitsLeft != 0 {
-			b := bits.TrailingZeros64(bitsLeft)
-			bitsLeft &^= 1 << b
-			mus[w*64+b].Unlock()
-		}
-	}
-}
-
-// insertStripe maps a PK entry key to its insert-lock stripe. Keys that
-// differ only in their last byte (256 consecutive integer keys) share one,
-// so a batch of consecutive keys takes one or two locks and inserters of
-// different tables (other key prefixes) rarely meet: hashed like the row
-// stripes, a 50-row batch would take 50 random locks of 1024 and collide
-// with another client's batch most of the time.
-func insertStripe(key []byte) int { return stripe(key[:len(key)-1]) }

@@ -14,9 +14,6 @@ import (
 	"rumbench/internal/model"
 )
 
-// nStripes is the number of row-lock stripes; a power of two.
-const nStripes = 1024
-
 var (
 	metaTableKey  = []byte{0, 0, 0, 0, 't'}
 	metaTableEnd  = []byte{0, 0, 0, 0, 'u'}
@@ -51,13 +48,12 @@ type DB struct {
 	// txMu is held shared by write operations and exclusively by a Tx, by
 	// index builds (per chunk) and by schema changes (as a barrier).
 	txMu sync.RWMutex
-	rows [nStripes]sync.Mutex // row locks: Update, DeleteOldest
-	// inserts are the locks of the unique check (see conn.Insert).
-	inserts [nStripes]sync.Mutex
-	// uniques lock unique secondary prefixes (unique.go), taken after
-	// inserts.
-	uniques [nUniqueStripes]sync.Mutex
-	state   atomic.Pointer[map[string]*tableState]
+	// Key locks (locks.go), taken in this order: inserts, the locks of
+	// the unique check (conn.Insert); uniques, of unique secondary
+	// prefixes (unique.go); rows, of read-modify-writes (Update,
+	// DeleteOldest) where the store does not isolate them.
+	inserts, uniques, rows lockTable
+	state                  atomic.Pointer[map[string]*tableState]
 	// gen changes with every published schema, so Conns can cache lookups.
 	gen    atomic.Uint64
 	closed atomic.Bool

@@ -20,21 +20,6 @@ import (
 // key), otherwise a bounded iterator over the prefix. That read is the cost
 // a unique index adds to every insert, on a B-tree and on an LSM.
 
-// nUniqueStripes is the number of unique-prefix locks. Unique prefixes are
-// spread at random over the index, so a batch of 100 rows takes about 100
-// of them: with 64k stripes two concurrent batches rarely share one.
-const nUniqueStripes = 1 << 16
-
-// uniqueStripe maps a unique prefix to its lock (FNV-1a).
-func uniqueStripe(prefix []byte) int {
-	h := uint32(2166136261)
-	for _, b := range prefix {
-		h ^= uint32(b)
-		h *= 16777619
-	}
-	return int(h & (nUniqueStripes - 1))
-}
-
 // hasUnique reports whether st has a unique secondary index (built or
 // being built).
 func (st *tableState) hasUnique() bool {
@@ -82,7 +67,7 @@ func (ix *indexState) uniquePrefixLen(key []byte) (int, error) {
 
 // uniqueKeys collects the unique prefixes of rows for every unique index
 // of st in c.uqs (row-major: row r, then its indexes in st.ixs order) and
-// fails if one is there twice; it fills c.uqLocks with their lock stripes,
+// fails if one is there twice; it fills c.uqLocks with their lock hashes,
 // sorted and without repeats.
 func (c *conn) uniqueKeys(st *tableState, rows []model.Row) error {
 	c.uqs.reset()
@@ -94,12 +79,11 @@ func (c *conn) uniqueKeys(st *tableState, rows []model.Row) error {
 				continue
 			}
 			c.uqs.add(st.ixs[k].appendUniquePrefix(c.uqs.buf, r))
-			c.uqLocks = append(c.uqLocks, uniqueStripe(c.uqs.key(c.uqs.len()-1)))
+			c.uqLocks = append(c.uqLocks, lockHash(c.uqs.key(c.uqs.len()-1)))
 			c.uqIdx = append(c.uqIdx, c.uqs.len()-1)
 		}
 	}
-	slices.Sort(c.uqLocks)
-	c.uqLocks = slices.Compact(c.uqLocks)
+	c.uqLocks = sortHashes(c.uqLocks)
 	slices.SortFunc(c.uqIdx, func(a, b int) int { return bytes.Compare(c.uqs.key(a), c.uqs.key(b)) })
 	for i := 1; i < len(c.uqIdx); i++ {
 		if bytes.Equal(c.uqs.key(c.uqIdx[i-1]), c.uqs.key(c.uqIdx[i])) {
@@ -212,20 +196,6 @@ func (c *conn) uniqueDuplicate(st *tableState, row model.Row, n int, where strin
 		}
 	}
 	return fmt.Errorf("insert into %s: %w in unique index %s (%s) %s", st.schema.Name, model.ErrDuplicateKey, ix.name, b.String(), where)
-}
-
-// lockUnique takes the unique-prefix locks in c.uqLocks, in ascending
-// order (after any insert locks: every inserter takes them in that order).
-func (c *conn) lockUnique() {
-	for _, s := range c.uqLocks {
-		c.db.uniques[s].Lock()
-	}
-}
-
-func (c *conn) unlockUnique() {
-	for _, s := range c.uqLocks {
-		c.db.uniques[s].Unlock()
-	}
 }
 
 // checkUniqueBuilt fails if a newly built unique index of ixs holds two
