@@ -270,6 +270,55 @@ func testUniqueCheck(t *testing.T, open Opener) {
 	// index entries are unchanged.
 	m.check(t, c, rand.New(rand.NewSource(21)), []model.Row{{{Int: 200}}, {{Int: 300}}, {{Int: 400}}, {{Int: 501}}})
 
+	// Batches whose keys interleave with stored ones (the check merges the
+	// batch with an iterator, stepping, seeking, or reading points when
+	// the batch is scattered): stored keys 20000 + 10i, a batch of keys in
+	// the gaps, 1 or 9 stored keys apart, in order or shuffled, with one
+	// stored key planted at its start, middle or end, fails; without it,
+	// succeeds.
+	const base, stored = 20000, 3000
+	for i := int64(0); i < stored; i += 500 {
+		batch := make([]model.Row, 0, 500)
+		for k := i; k < i+500; k++ {
+			batch = append(batch, IbenchRow(nil, base+10*k))
+		}
+		must(t, c.Insert(ctx, tbl, batch))
+		for _, r := range batch {
+			m.put(r)
+		}
+	}
+	rnd := rand.New(rand.NewSource(23))
+	next := int64(1)
+	for _, spread := range []int64{1, 9} { // stored keys between batch keys
+		for _, at := range []int{-1, 0, 150, 299} { // where the planted key goes; -1: none
+			for _, shuffle := range []bool{false, true} {
+				batch := make([]model.Row, 0, 300)
+				for k := int64(0); k < 300; k++ {
+					batch = append(batch, IbenchRow(nil, base+10*(k*(spread+1))+next)) // gaps no batch filled yet
+				}
+				if at >= 0 {
+					batch[at] = dup(base + 10*(int64(at)*(spread+1)))
+				}
+				if shuffle {
+					rnd.Shuffle(len(batch), func(i, j int) { batch[i], batch[j] = batch[j], batch[i] })
+				}
+				err := c.Insert(ctx, tbl, batch)
+				if at >= 0 {
+					if !errors.Is(err, model.ErrDuplicateKey) {
+						t.Fatalf("interleaved batch (spread %d, shuffled %v) with a stored key at %d: %v, want model.ErrDuplicateKey", spread, shuffle, at, err)
+					}
+					continue
+				}
+				must(t, err)
+				next++
+				for _, r := range batch {
+					m.put(r)
+				}
+			}
+		}
+	}
+	m.check(t, c, rand.New(rand.NewSource(24)), nil)
+
 	// Racing inserts of the same keys: each key is inserted once.
 	const workers, keys = 4, 200
 	var ok atomic.Int64
