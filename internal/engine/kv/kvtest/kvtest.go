@@ -352,6 +352,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("UniqueCheck", func(t *testing.T) { testUniqueCheck(t, open) })
 	t.Run("UniqueIndex", func(t *testing.T) { testUniqueIndex(t, open) })
 	t.Run("HotRow", func(t *testing.T) { HotRow(t, open, 8, 2000) })
+	t.Run("TxCounts", func(t *testing.T) { TxCounts(t, open) })
 }
 
 func testIbench(t *testing.T, open Opener) {

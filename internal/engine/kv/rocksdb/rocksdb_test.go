@@ -318,3 +318,13 @@ func BenchmarkKVOverhead(b *testing.B) {
 		})
 	}
 }
+
+// TestConcurrentTx: a Tx runs in RocksDB's own transaction, beside other
+// Txs (pessimistic and optimistic).
+func TestConcurrentTx(t *testing.T) {
+	for _, mode := range []string{"pessimistic", "optimistic"} {
+		t.Run(mode, func(t *testing.T) {
+			kvtest.ConcurrentTx(t, open(map[string]string{"transactions": mode}))
+		})
+	}
+}

@@ -362,3 +362,9 @@ func TestHotRowConflicts(t *testing.T) {
 		t.Fatalf("hotrow classifies %q as %v, want deadlock", err, k)
 	}
 }
+
+// TestConcurrentTx: a Tx runs in WiredTiger's own snapshot transaction,
+// beside other Txs.
+func TestConcurrentTx(t *testing.T) {
+	kvtest.ConcurrentTx(t, open(map[string]string{"cache_size": "16MB"}))
+}
