@@ -25,10 +25,26 @@
 //
 // Insert enforces the primary key by default (Config.UniqueCheck, engine
 // option unique_check): it locks the rows' primary keys (insert locks,
-// which exclude only other inserts of the same keys), reads each one and
-// fails with model.ErrDuplicateKey if it exists or is twice in the batch,
-// writing nothing. That read is what a database does on insert, and for an
-// LSM it is the one read an insert cannot avoid. With unique_check=false
+// which exclude only other inserts of the same keys), checks that none
+// exists and fails with model.ErrDuplicateKey if one does or is twice in
+// the batch, writing nothing. That check is what a database does on insert,
+// and for an LSM it is the one read an insert cannot avoid. Every key is
+// checked: the batch's keys, sorted, are merged with the stored keys of the
+// range they span, read by one iterator that steps over short runs of
+// stored keys and seeks over long ones, so a batch of new keys costs a seek
+// per run of it that no stored key interleaves; a batch scattered among
+// stored keys falls back to a point read per key.
+//
+// # Locks
+//
+// The kv layer's locks (locks.go) are exact: a lock table per kind (insert,
+// unique prefix, row), sharded, keyed by a 64-bit hash of the key, so two
+// operations wait for each other only when they lock the same key (or keys
+// whose hashes collide, which is negligible), never because of striping.
+// An operation sorts the hashes it needs and locks them in ascending order,
+// and kinds in the order insert, unique, row: no deadlock. A lock nobody
+// holds takes no memory, and entries are recycled: no allocation in steady
+// state. With unique_check=false
 // Insert writes blindly, and inserting an existing key overwrites its row
 // without removing the old row's index entries (MyRocks with unique checks
 // off).
@@ -39,7 +55,7 @@
 // (see unique.go).
 //
 // Update and DeleteOldest are read-modify-write: they lock the rows' primary
-// keys (1024 striped mutexes, taken in ascending order) before reading, so
+// keys (row locks) before reading, so
 // concurrent Updates of one row never lose a change, and a row being deleted
 // is never brought back by an Update. On a ConcurrentStore (RocksDB's
 // TransactionDB, WiredTiger) Update takes no such lock: the store's
@@ -59,11 +75,39 @@
 // engine. Rows are deleted with point deletes, not
 // SingleDelete (keys may be set more than once) nor range deletes.
 //
-// A Tx (Conn.Begin) holds the DB's transaction lock exclusively until Commit
-// or Rollback: transactions run one at a time and exclude every write
-// operation, reads in a Tx see its own writes, and Commit applies all of its
-// writes at once. That is serializable, at the price of no concurrency
-// between transactions of one DB.
+// A Tx (Conn.Begin) reads its own writes, and Commit applies all of its
+// writes at once. How it is isolated depends on the store:
+//
+//   - Pebble, bbolt (no ConcurrentStore): the Tx holds the DB's transaction
+//     lock exclusively until Commit or Rollback, so transactions run one at
+//     a time and exclude every write operation (reads outside see committed
+//     data): serializable, at the price of no concurrency between the
+//     transactions of one DB. (bbolt has a single writer anyway; Pebble has
+//     no transactions, only batches.)
+//   - RocksDB (TransactionDB, default) and WiredTiger: the Tx runs in the
+//     store's own transaction (BeginUpdate), holding the transaction lock
+//     shared (only index builds and schema changes exclude it), beside
+//     other Txs and autocommit writes. Every read that precedes a write of
+//     the same row in the kv layer (the row read of Update, Delete and
+//     Upsert, the unique check of Insert, the rows of DeleteOldest) uses
+//     GetForUpdate. On RocksDB that locks the row until the Tx ends (a
+//     waiter times out after the lock timeout, a lock cycle is detected at
+//     once) and reads its latest committed version: like InnoDB's READ
+//     COMMITTED, with locking reads for every row written, so no update is
+//     lost; plain Get and Scan read the latest committed data. The
+//     optimistic RocksDB mode fails the commit instead, if a row read for
+//     update changed. On WiredTiger every read is from the Tx's snapshot
+//     and a write of a row another transaction changed since fails
+//     (WT_ROLLBACK, first writer wins): snapshot isolation, as MongoDB
+//     runs it. In both, an Insert (and an Upsert that finds no row) also
+//     holds the keys' insert locks until the Tx ends, so no autocommit
+//     Insert or Upsert of those keys runs between its check and its commit;
+//     a Tx waits for such a lock at most txLockWait (20 ms), so it never
+//     waits in a cycle with the store's locks. A Tx that loses a conflict
+//     fails with an error matching ErrConflict: the engine's own text
+//     (RocksDB's TimedOut, Busy or Deadlock, WT_ROLLBACK), or "kv: lock
+//     wait timeout" for the kv layer's insert lock. The caller rolls the Tx
+//     back and may run it again (linkbench retries it).
 //
 // CreateIndexes runs while writers run: once the new indexes are published,
 // writers maintain them, and the build copies the older rows in chunks of

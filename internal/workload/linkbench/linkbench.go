@@ -42,6 +42,7 @@ const (
 	DetailSizeEnd        = "size_end_bytes"
 	DetailSizeGrowth     = "size_growth_bytes"
 	DetailRetries        = "retries"
+	DetailFailed         = "requests_failed"
 	DetailErrors         = "errors_by_kind"
 	DetailLinksPerList   = "links_per_get_link_list"
 	DetailNodesAdded     = "nodes_added"
@@ -345,6 +346,7 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 	}
 	d[DetailErrors] = byKind
 	d[DetailRetries] = tot.retries
+	d[DetailFailed] = tot.failed
 	d[DetailNodesAdded] = tot.nodesAdded
 	byType := map[string]int64{}
 	for i, n := range tot.byType {
@@ -377,6 +379,7 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 type reqStats struct {
 	byType                        [len(Mix{})]int64
 	retries, dups, listed, missed int64
+	failed                        int64 // transient errors left after MaxRetries
 	nodesAdded, bytes             int64
 	errs                          [8]int64
 }
@@ -389,6 +392,7 @@ func (s *reqStats) add(o *reqStats) {
 		s.errs[i] += o.errs[i]
 	}
 	s.retries += o.retries
+	s.failed += o.failed
 	s.dups += o.dups
 	s.listed += o.listed
 	s.missed += o.missed
@@ -404,6 +408,7 @@ type requester struct {
 	tr   model.Transactor
 	rec  *measure.Recorder
 	rnd  gen.Rand // request choice and ids
+	jit  gen.Rand // retry backoff jitter (apart, so retries do not change the requests)
 	pay  gen.Rand // payloads
 	cum  [len(Mix{})]float64
 	st   reqStats
@@ -435,6 +440,7 @@ func (b *Bench) newRequester(ctx context.Context, env *workload.Env, i int) (*re
 	q := &requester{b: b, conn: conn, tr: tr, rec: env.Clock.Recorder()}
 	q.rnd.Seed(gen.Mix(uint64(b.cfg.Seed), 0x4e9), uint64(i))
 	q.pay.Seed(gen.Mix(uint64(b.cfg.Seed), 0x9a7), uint64(i))
+	q.jit.Seed(gen.Mix(uint64(b.cfg.Seed), 0x17e), uint64(i))
 	q.cum = cumulative(b.cfg.Mix)
 	q.nodeRow = make(model.Row, len(b.node.Columns))
 	q.linkRow = make(model.Row, len(b.link.Columns))
@@ -523,6 +529,12 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start, end time.
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if transient(err) {
+				// Still failing after MaxRetries: given up and counted,
+				// as LinkBench counts failed requests, and the run goes on.
+				q.st.failed++
+				continue
+			}
 			return fmt.Errorf("%s: %w", RequestTypes[typ], err)
 		}
 	}
@@ -532,7 +544,11 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start, end time.
 // do runs one request, retrying it after a transient error (deadlock, lock
 // wait timeout, serialization failure, busy, or a duplicate key from a
 // concurrent add of the same link): the engine rolled it back, so running
-// it again cannot double-count.
+// it again cannot double-count. The policy is the same on every engine
+// (engines differ only in which transient errors they raise, and their
+// texts, see hotrow.Classify): up to MaxRetries retries, after a backoff
+// of 200µs·2^n capped at 20ms with equal jitter, so requesters that
+// collided do not collide again in lockstep.
 func (q *requester) do(ctx context.Context, typ int) error {
 	for try := 0; ; try++ {
 		err := q.once(ctx, typ)
@@ -546,12 +562,24 @@ func (q *requester) do(ctx context.Context, typ int) error {
 		} else {
 			q.st.errs[kind]++
 		}
-		if !dup && !kind.Retryable() || try >= q.b.cfg.MaxRetries {
+		if !transient(err) || try >= q.b.cfg.MaxRetries {
 			return err
 		}
 		q.st.retries++
-		time.Sleep(time.Duration(try+1) * 200 * time.Microsecond)
+		d := min(retryBase<<min(try, 10), retryMax)
+		time.Sleep(d/2 + time.Duration(q.jit.IntN(int64(d/2)+1)))
 	}
+}
+
+// Retry backoff bounds (see do).
+const (
+	retryBase = 200 * time.Microsecond
+	retryMax  = 20 * time.Millisecond
+)
+
+// transient reports whether err is one a retry may not meet again.
+func transient(err error) bool {
+	return errors.Is(err, model.ErrDuplicateKey) || hotrow.Classify(err).Retryable()
 }
 
 func (q *requester) now() int64 { return time.Now().UnixMilli() }
