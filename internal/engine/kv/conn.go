@@ -626,21 +626,38 @@ func (c *conn) Begin(ctx context.Context) (model.Tx, error) {
 
 // ---- operations shared by autocommit and Tx paths ----
 
+// insert writes rows and their index entries to w. When the unique check
+// left the PK keys and their order (c.pkDone), it writes the PK entries in
+// key order and then each index's entries: the same writes, grouped, so the
+// store's memtable inserts them one after another (a skiplist insert
+// reuses the position of the one before) instead of jumping between the
+// primary key's and each index's part of the keyspace on every row.
 func (c *conn) insert(w Writer, st *tableState, rows []model.Row) error {
 	ncols := len(st.schema.Columns)
+	if c.pkDone {
+		for _, i := range c.pkIdx {
+			c.val = st.appendValue(c.val[:0], rows[i])
+			if err := w.Set(c.pks.key(i), c.val); err != nil {
+				return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
+			}
+		}
+		for k := range st.ixs {
+			for _, r := range rows {
+				c.key = st.ixs[k].appendKey(c.key[:0], r)
+				if err := w.Set(c.key, nil); err != nil {
+					return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
+				}
+			}
+		}
+		return nil
+	}
 	for i, r := range rows {
 		if len(r) != ncols {
 			return fmt.Errorf("insert into %s: row %d has %d values, the table %d columns", st.schema.Name, i, len(r), ncols)
 		}
-		key := c.key
-		if c.pkDone {
-			key = c.pks.key(i)
-		} else {
-			c.key = st.pk.appendKey(c.key[:0], r)
-			key = c.key
-		}
+		c.key = st.pk.appendKey(c.key[:0], r)
 		c.val = st.appendValue(c.val[:0], r)
-		if err := w.Set(key, c.val); err != nil {
+		if err := w.Set(c.key, c.val); err != nil {
 			return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
 		}
 		for k := range st.ixs {
