@@ -1,6 +1,9 @@
 package measure
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestFindStalls(t *testing.T) {
 	ones := func(n int) []float64 {
@@ -121,5 +124,99 @@ func TestLiveStallFollowsTheRule(t *testing.T) {
 	// Past the window: not judged.
 	if LiveStall([]float64{100, 100, 0}, StallRule{Timed: true, Window: 2}) {
 		t.Error("an interval past the timed window was judged")
+	}
+}
+
+// A paced operation's rule groups intervals so that a window spans at least
+// two of its batch periods.
+func TestForPeriod(t *testing.T) {
+	for _, c := range []struct {
+		period, interval float64
+		want             int
+	}{{0, 0.1, 1}, {0.25, 1, 1}, {0.5, 1, 1}, {0.25, 0.1, 5}, {0.25, 0.2, 3}, {0.05, 0.1, 1}, {1.5, 1, 3}, {0.3, 0.2, 3}} {
+		if got := (StallRule{}).ForPeriod(c.period, c.interval).Group; got != c.want {
+			t.Errorf("ForPeriod(%g, %g).Group = %d, want %d", c.period, c.interval, got, c.want)
+		}
+	}
+}
+
+func TestGroupRates(t *testing.T) {
+	for _, c := range []struct {
+		rates []float64
+		group int
+		want  []float64
+	}{
+		{[]float64{1, 2, 3}, 1, []float64{1, 2, 3}},
+		{[]float64{0, 300, 0, 300, 0, 0}, 2, []float64{150, 150, 0}},
+		// A trailing partial window joins the one before it.
+		{[]float64{0, 300, 0, 300, 0}, 2, []float64{150, 100}},
+		{[]float64{10}, 3, []float64{10}},
+		{nil, 3, nil},
+	} {
+		if got := GroupRates(c.rates, c.group); !slices.Equal(got, c.want) {
+			t.Errorf("GroupRates(%v, %d) = %v, want %v", c.rates, c.group, got, c.want)
+		}
+	}
+}
+
+// A paced writer at 100 ms intervals with a batch every 250 ms: alone, most
+// intervals would be stalls; grouped by its period only the window without
+// a batch is, every interval of it, and the live line flags it when the
+// window closes.
+func TestStallMarksGrouped(t *testing.T) {
+	// A batch of 50 rows (500 rows/s over a 0.1 s interval) in intervals
+	// 0, 2, 5, 7, 10, 12, ..., none in 15-19.
+	rates := make([]float64, 30)
+	for _, i := range []int{0, 2, 5, 7, 10, 12, 20, 22, 25, 27} {
+		rates[i] = 500
+	}
+	r := StallRule{Timed: true, Window: len(rates)}.ForPeriod(0.25, 0.1)
+	if r.Group != 5 {
+		t.Fatalf("group %d, want 5", r.Group)
+	}
+	marks := StallMarks(rates, r)
+	for i, m := range marks {
+		if want := i >= 15 && i < 20; m != want {
+			t.Errorf("interval %d: stalled %v, want %v", i, m, want)
+		}
+	}
+	ungrouped := StallMarks(rates, StallRule{Timed: true, Window: len(rates)})
+	n := 0
+	for _, m := range ungrouped {
+		if m {
+			n++
+		}
+	}
+	if n != 20 {
+		t.Errorf("ungrouped: %d stalled intervals, want the 20 without a batch", n)
+	}
+	for i := range rates {
+		live := LiveStall(rates[:i+1], r)
+		if want := i == 19; live != want {
+			t.Errorf("live at interval %d: %v, want %v", i, live, want)
+		}
+	}
+	// The rate percentile over the windows: the stalled window's 0.
+	if got := RateMetBy(r.WindowRates(rates), 99); got != 0 {
+		t.Errorf("p99 over windows %g, want 0", got)
+	}
+	if got := RateMetBy(r.WindowRates(rates), 80); got != 200 {
+		t.Errorf("p80 over windows %g, want 200", got)
+	}
+}
+
+// The timed window's last intervals join the window before them: the live
+// line waits for them rather than judging a window the summary will not.
+func TestLiveStallGroupedWindowEnd(t *testing.T) {
+	r := StallRule{Timed: true, Window: 7, Group: 3}
+	rates := []float64{100, 100, 100, 0, 0, 0, 300}
+	final := StallMarks(rates, r)
+	if final[3] || final[6] {
+		t.Fatalf("final marks %v: the last window (0, 0, 0, 300) averages 75, not a stall against 100", final)
+	}
+	for i := range rates {
+		if LiveStall(rates[:i+1], r) {
+			t.Errorf("live flagged interval %d; the summary marks %v", i, final)
+		}
 	}
 }

@@ -14,13 +14,15 @@ import (
 // every operation that ran, the main operation's latency, a STALL marker by
 // the step's stall rule, and the step's progress.
 type livePrinter struct {
-	w       io.Writer
-	engine  string
-	step    string
-	ops     measure.Ops
-	desc    results.StepDesc
-	main    measure.Op
-	rule    measure.StallRule
+	w      io.Writer
+	engine string
+	step   string
+	ops    measure.Ops
+	desc   results.StepDesc
+	main   measure.Op
+	// rules are each operation's stall rule (the step's, grouped for a
+	// paced operation).
+	rules   []measure.StallRule
 	nominal float64
 	buf     strings.Builder
 	// elapsed is the step time at the end of the last interval.
@@ -37,9 +39,13 @@ type livePrinter struct {
 
 func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc results.StepDesc, nominal time.Duration) *livePrinter {
 	main, _ := ops.Lookup(desc.MainOp)
+	rules := make([]measure.StallRule, len(ops))
+	for i, spec := range ops {
+		rules[i] = desc.OpRule(spec.Name, nominal.Seconds())
+	}
 	return &livePrinter{
 		w: w, engine: engine, step: step, ops: ops, desc: desc, main: main,
-		rule: desc.StallRule(nominal.Seconds()), nominal: nominal.Seconds(), rates: make([][]float64, len(ops)),
+		rules: rules, nominal: nominal.Seconds(), rates: make([][]float64, len(ops)),
 	}
 }
 
@@ -125,7 +131,7 @@ func (p *livePrinter) marker() string {
 		if !spec.Judged() && measure.Op(i) != p.main {
 			continue
 		}
-		if measure.LiveStall(p.rates[i], p.rule) {
+		if measure.LiveStall(p.rates[i], p.rules[i]) {
 			m += " " + spec.Name
 		}
 	}

@@ -660,9 +660,9 @@ func SummarizeAt(step string, desc results.StepDesc, c *measure.Clock, pct float
 		Ops:            map[string]*results.OpSummary{},
 	}
 	secs := c.Seconds()
-	rule := desc.StallRule(c.Interval().Seconds())
 	for i, spec := range c.Ops() {
 		op := measure.Op(i)
+		rule := desc.OpRule(spec.Name, c.Interval().Seconds())
 		t := c.Total(op)
 		main := spec.Name == desc.MainOp
 		if t == nil && !(main && rule.Timed) {
@@ -684,7 +684,10 @@ func SummarizeAt(step string, desc results.StepDesc, c *measure.Clock, pct float
 			if spec.Judged() {
 				// Operations without a role (an index build) record one
 				// event per table: a rate percentile would mean nothing.
-				p := round1(measure.RateMetBy(c.Rates(op), pct))
+				// Over the windows the stall rule judges: a paced
+				// operation's intervals shorter than its batch period
+				// are grouped.
+				p := round1(measure.RateMetBy(rule.WindowRates(c.Rates(op)), pct))
 				o.RatePct = &p
 				if pct == 99 {
 					o.Rate99 = &p
