@@ -99,9 +99,13 @@ func GroupRates(rates []float64, group int) []float64 {
 	return out
 }
 
-// WindowRates are the rates the rule judges and rate percentiles are taken
-// over: the intervals' rates, grouped by the rule.
-func (r StallRule) WindowRates(rates []float64) []float64 { return GroupRates(rates, r.group()) }
+// WindowRates are the rates the rule judges, which rate percentiles are
+// taken over too: the judged intervals' rates (a time-bounded step's timed
+// window; a count-bounded step's intervals up to the operation's last
+// progress), grouped by the rule.
+func (r StallRule) WindowRates(rates []float64) []float64 {
+	return GroupRates(rates[:r.judged(rates)], r.group())
+}
 
 // TimedWindow is the window, in intervals, of a step that runs for seconds
 // with the given interval length.

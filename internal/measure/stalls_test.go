@@ -220,3 +220,18 @@ func TestLiveStallGroupedWindowEnd(t *testing.T) {
 		}
 	}
 }
+
+// Rate percentiles are taken over the intervals the rule judges: not the
+// catch-up after a timed window, not a finished operation's idle tail.
+func TestWindowRatesJudgedOnly(t *testing.T) {
+	timed := StallRule{Timed: true, Window: 4}
+	if got := timed.WindowRates([]float64{100, 90, 110, 100, 0, 0}); !slices.Equal(got, []float64{100, 90, 110, 100}) {
+		t.Errorf("timed window: %v", got)
+	}
+	if got := RateMetBy(timed.WindowRates([]float64{100, 90, 110, 100, 0, 0}), 99); got != 90 {
+		t.Errorf("p99 over the timed window %g, want 90 (the catch-up's zeros are not judged)", got)
+	}
+	if got := (StallRule{}).WindowRates([]float64{100, 0, 100, 0, 0}); !slices.Equal(got, []float64{100, 0, 100}) {
+		t.Errorf("count-bounded: %v", got)
+	}
+}

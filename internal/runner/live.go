@@ -27,8 +27,6 @@ type livePrinter struct {
 	buf     strings.Builder
 	// elapsed is the step time at the end of the last interval.
 	elapsed float64
-	// longest is the longest interval so far: the nominal length.
-	longest float64
 	// rates are each operation's rates of the intervals long enough to
 	// judge, as the clock keeps them; done is the main operation's total.
 	rates [][]float64
@@ -53,11 +51,9 @@ func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc resu
 func (p *livePrinter) observe(iv *measure.Interval) {
 	if iv.Warmup {
 		p.warmupS += iv.Seconds
-		p.longest = max(p.longest, iv.Seconds)
 		return
 	}
 	p.elapsed += iv.Seconds
-	p.longest = max(p.longest, iv.Seconds)
 	p.done += iv.Ops[p.main].Done(p.ops[p.main].Unit)
 	if measure.Judged(iv.Seconds, p.nominal, len(p.rates[0]) == 0) {
 		for op := range p.rates {
@@ -74,11 +70,14 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	} else {
 		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
 	}
-	short := iv.Seconds < p.longest/2
+	// As the clock judges it (measure.Judged): a late tick followed by an
+	// early one is not the step's last interval.
+	short := !measure.Judged(iv.Seconds, p.nominal, false)
 	if short {
-		// The step's short final interval: say so, or it reads as a repeat
-		// of the previous line.
-		fmt.Fprintf(b, " (last %s)", fmtSecs(iv.Seconds))
+		// Usually the step's final, partial interval; else a tick that came
+		// early after a late one. Say so, or it reads as a repeat of the
+		// previous line; neither is judged.
+		fmt.Fprintf(b, " (short %s)", fmtSecs(iv.Seconds))
 	}
 	// The latency shown is the step's main operation's when it ran in the
 	// interval, otherwise the first operation shown.
