@@ -59,9 +59,9 @@ func TestSemantics(t *testing.T) {
 	var lacks enginetest.Lacks
 	switch topo := serverTopology(t, c); {
 	case isFerret(t, c):
-		lacks.Transactions = "FerretDB 1.x runs no multi-document transactions (a standalone server without replica set)"
+		lacks.Transactions = "FerretDB 1.x is a standalone server (no replica set)"
 	case topo == "standalone":
-		lacks.Transactions = "a standalone mongod runs no multi-document transactions (they need a replica set)"
+		lacks.Transactions = "a standalone mongod (they need a replica set)"
 	}
 	enginetest.SemanticsLacking(t, db, lacks)
 }
