@@ -51,7 +51,7 @@ type OpSpec struct {
 	// (no rate percentile, stalls or per-operation cost of its own; its
 	// role is RoleNone).
 	PartOf string `json:"part_of,omitempty"`
-	Desc       string `json:"desc,omitempty"`
+	Desc   string `json:"desc,omitempty"`
 	// Note is printed under a step table headed by this operation, to
 	// explain what its columns mean there.
 	Note string `json:"note,omitempty"`
