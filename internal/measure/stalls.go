@@ -57,10 +57,13 @@ type StallRule struct {
 }
 
 // PeriodsPerWindow is how many of a paced operation's batch periods one
-// judged window spans at least: with two, one late batch leaves the window
-// half its usual rate, which is not a stall (below StallFraction), while a
-// window without any batch is.
-const PeriodsPerWindow = 2
+// judged window spans at least. With three, a batch that completes just
+// after the window's end (latency jitter) leaves it at 2/3 of its usual
+// rate, clearly not a stall, while a window that lost two of its three
+// batches (the writer a whole period behind) is at 1/3, clearly one. With
+// two, one late batch gives exactly half, and the interval's own length
+// jitter decides.
+const PeriodsPerWindow = 3
 
 // ForPeriod is the rule for an operation that does one batch every period
 // seconds (0: not paced), on a clock of interval seconds: intervals are

@@ -133,7 +133,7 @@ func TestForPeriod(t *testing.T) {
 	for _, c := range []struct {
 		period, interval float64
 		want             int
-	}{{0, 0.1, 1}, {0.25, 1, 1}, {0.5, 1, 1}, {0.25, 0.1, 5}, {0.25, 0.2, 3}, {0.05, 0.1, 1}, {1.5, 1, 3}, {0.3, 0.2, 3}} {
+	}{{0, 0.1, 1}, {0.25, 1, 1}, {0.5, 1, 2}, {0.25, 0.1, 8}, {0.25, 0.2, 4}, {0.05, 0.1, 2}, {1, 1, 3}, {0.2, 0.1, 6}, {0.025, 0.1, 1}} {
 		if got := (StallRule{}).ForPeriod(c.period, c.interval).Group; got != c.want {
 			t.Errorf("ForPeriod(%g, %g).Group = %d, want %d", c.period, c.interval, got, c.want)
 		}
@@ -159,24 +159,25 @@ func TestGroupRates(t *testing.T) {
 	}
 }
 
-// A paced writer at 100 ms intervals with a batch every 250 ms: alone, most
-// intervals would be stalls; grouped by its period only the window without
-// a batch is, every interval of it, and the live line flags it when the
-// window closes.
+// A paced writer at 100 ms intervals with a batch every 200 ms: alone,
+// every other interval would be a stall; grouped by its period (windows of
+// 6 intervals, 3 batches) only the window that lost two of its batches is,
+// every interval of it, and the live line flags it when the window closes.
+// A window that lost one batch (2/3 of the rate) is not a stall.
 func TestStallMarksGrouped(t *testing.T) {
-	// A batch of 50 rows (500 rows/s over a 0.1 s interval) in intervals
-	// 0, 2, 5, 7, 10, 12, ..., none in 15-19.
-	rates := make([]float64, 30)
-	for _, i := range []int{0, 2, 5, 7, 10, 12, 20, 22, 25, 27} {
-		rates[i] = 500
+	rates := make([]float64, 36)
+	for i := 0; i < len(rates); i += 2 {
+		rates[i] = 500 // 50 rows in 0.1 s
 	}
-	r := StallRule{Timed: true, Window: len(rates)}.ForPeriod(0.25, 0.1)
-	if r.Group != 5 {
-		t.Fatalf("group %d, want 5", r.Group)
+	rates[14], rates[16] = 0, 0 // window 12-17 keeps one batch of three
+	rates[26] = 0               // window 24-29 keeps two
+	r := StallRule{Timed: true, Window: len(rates)}.ForPeriod(0.2, 0.1)
+	if r.Group != 6 {
+		t.Fatalf("group %d, want 6", r.Group)
 	}
 	marks := StallMarks(rates, r)
 	for i, m := range marks {
-		if want := i >= 15 && i < 20; m != want {
+		if want := i >= 12 && i < 18; m != want {
 			t.Errorf("interval %d: stalled %v, want %v", i, m, want)
 		}
 	}
@@ -187,21 +188,21 @@ func TestStallMarksGrouped(t *testing.T) {
 			n++
 		}
 	}
-	if n != 20 {
-		t.Errorf("ungrouped: %d stalled intervals, want the 20 without a batch", n)
+	if n != 21 {
+		t.Errorf("ungrouped: %d stalled intervals, want the 21 without a batch", n)
 	}
 	for i := range rates {
 		live := LiveStall(rates[:i+1], r)
-		if want := i == 19; live != want {
+		if want := i == 17; live != want {
 			t.Errorf("live at interval %d: %v, want %v", i, live, want)
 		}
 	}
-	// The rate percentile over the windows: the stalled window's 0.
-	if got := RateMetBy(r.WindowRates(rates), 99); got != 0 {
-		t.Errorf("p99 over windows %g, want 0", got)
+	// The rate percentile over the windows: the stalled window's rate.
+	if got := RateMetBy(r.WindowRates(rates), 99); got != 250.0/3 {
+		t.Errorf("p99 over windows %g, want %g", got, 250.0/3)
 	}
-	if got := RateMetBy(r.WindowRates(rates), 80); got != 200 {
-		t.Errorf("p80 over windows %g, want 200", got)
+	if got := RateMetBy(r.WindowRates(rates), 50); got != 250 {
+		t.Errorf("p50 over windows %g, want 250", got)
 	}
 }
 

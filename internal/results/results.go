@@ -184,7 +184,7 @@ type StepDesc struct {
 	WarmupS float64 `json:"warmup_s,omitempty"`
 	// OpPeriodS holds, for each operation paced in batches on a schedule,
 	// the planned time between two of its batches (all workers together):
-	// its rate is judged over windows of at least two such periods
+	// its rate is judged over windows of at least three such periods
 	// (measure.StallRule.ForPeriod).
 	OpPeriodS map[string]float64 `json:"op_period_s,omitempty"`
 }

@@ -108,21 +108,27 @@ func TestOneStallRule(t *testing.T) {
 			want: map[string][]int{"query": {4}, "insert": {4, 5}},
 		},
 		{
-			// A paced writer commits one batch every 1.5 s: on 1 s
+			// A paced writer commits one batch every 2 s: on 1 s
 			// intervals every other interval has no insert, which is its
-			// pace. Judged over windows of 3 intervals (two periods), only
-			// the window without any batch (intervals 6-8) stalls; the
-			// live line flags it when it closes.
+			// pace. Judged over windows of 6 intervals (three periods),
+			// only the window that lost two of its three batches
+			// (intervals 12-17) stalls; the live line flags it when it
+			// closes.
 			name: "time-bounded, paced writer judged over its period",
-			desc: results.StepDesc{MainOp: "query", TimeBoundedS: 12, OpPeriodS: map[string]float64{"insert": 1.5}},
-			series: []map[string]int{
-				{"insert": 150, "query": 500}, {"query": 500}, {"insert": 150, "query": 500},
-				{"insert": 150, "query": 500}, {"query": 500}, {"insert": 150, "query": 500},
-				{"query": 500}, {"query": 500}, {"query": 500},
-				{"insert": 150, "query": 500}, {"query": 500}, {"insert": 150, "query": 500},
-			},
-			want:   map[string][]int{"insert": {6, 7, 8}},
-			liveAt: map[string][]int{"insert": {8}},
+			desc: results.StepDesc{MainOp: "query", TimeBoundedS: 18, OpPeriodS: map[string]float64{"insert": 2}},
+			series: func() []map[string]int {
+				var s []map[string]int
+				for i := range 18 {
+					iv := map[string]int{"query": 500}
+					if i%2 == 0 && i != 14 && i != 16 {
+						iv["insert"] = 100
+					}
+					s = append(s, iv)
+				}
+				return s
+			}(),
+			want:   map[string][]int{"insert": {12, 13, 14, 15, 16, 17}},
+			liveAt: map[string][]int{"insert": {17}},
 		},
 	}
 	for _, c := range cases {

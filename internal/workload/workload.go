@@ -71,7 +71,7 @@ type Step struct {
 	// OpPeriods holds, per operation paced in batches on a schedule, the
 	// planned seconds between two of its batches over all its workers:
 	// the stall rule and rate percentiles judge it over windows of at
-	// least two periods (results.StepDesc.OpPeriodS).
+	// least three periods (results.StepDesc.OpPeriodS).
 	OpPeriods map[string]float64
 	Run       func(ctx context.Context, env *Env) error
 }
