@@ -16,12 +16,22 @@ import (
 // bounded on both ends, and multi-operation transactions (rollback,
 // commit, and counts kept exact by concurrent transactions). It creates and
 // drops tables sem_link and sem_count.
-func RowOps(t *testing.T, db model.DB) {
+func RowOps(t *testing.T, db model.DB) { RowOpsLacking(t, db, Lacks{}) }
+
+// RowOpsLacking is RowOps on an engine lacking what lacks declares (see
+// SemanticsLacking).
+func RowOpsLacking(t *testing.T, db model.DB, lacks Lacks) {
 	t.Run("PointDelete", func(t *testing.T) { pointDelete(t, db) })
 	t.Run("Upsert", func(t *testing.T) { upsert(t, db) })
 	t.Run("BoundedRange", func(t *testing.T) { boundedRange(t, db) })
-	t.Run("TxRollbackCommit", func(t *testing.T) { txRollbackCommit(t, db) })
-	t.Run("TxConcurrentCounts", func(t *testing.T) { txConcurrentCounts(t, db) })
+	t.Run("TxRollbackCommit", func(t *testing.T) {
+		lacks.skipWithoutTransactions(t, db)
+		txRollbackCommit(t, db)
+	})
+	t.Run("TxConcurrentCounts", func(t *testing.T) {
+		lacks.skipWithoutTransactions(t, db)
+		txConcurrentCounts(t, db)
+	})
 }
 
 // semLink is a LinkBench-shaped table: PK (lt, id1, id2), index (id1, lt,

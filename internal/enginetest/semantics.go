@@ -15,12 +15,71 @@ import (
 // be the same on every engine for results to be comparable (issue 12):
 // DeleteOldest deletes from the caller's lower bound, and Insert enforces the
 // primary key and unique secondary indexes. It creates and drops tables
-// sem_del, sem_dup and sem_uniq.
-func Semantics(t *testing.T, db model.DB) {
+// sem_del, sem_dup and sem_uniq (and RowOps' tables).
+func Semantics(t *testing.T, db model.DB) { SemanticsLacking(t, db, Lacks{}) }
+
+// SemanticsLacking is Semantics on an engine (or a server) that lacks the
+// capabilities lacks declares: the parts that need one check that the
+// engine refuses it as declared, then skip with the declared reason.
+func SemanticsLacking(t *testing.T, db model.DB, lacks Lacks) {
 	t.Run("BoundedDelete", func(t *testing.T) { boundedDelete(t, db) })
 	t.Run("DuplicateKey", func(t *testing.T) { duplicateKey(t, db) })
 	t.Run("UniqueIndex", func(t *testing.T) { uniqueIndex(t, db) })
-	t.Run("RowOps", func(t *testing.T) { RowOps(t, db) })
+	t.Run("RowOps", func(t *testing.T) { RowOpsLacking(t, db, lacks) })
+}
+
+// Lacks declares capabilities the engine under test does not have, each as
+// the one-line reason why (empty: it has it). The zero Lacks runs every
+// part. A declaration is itself checked, so it cannot hide a regression:
+// the part fails if the engine does not refuse the capability as declared.
+type Lacks struct {
+	// Transactions: Begin on a connection (model.Transactor) fails with an
+	// error wrapping model.ErrNotSupported — e.g. a standalone MongoDB
+	// server or FerretDB, which run no multi-document transactions. The
+	// RowOps parts TxRollbackCommit and TxConcurrentCounts skip.
+	Transactions string
+}
+
+// skipWithoutTransactions skips the test when lacks declares no
+// transactions and the engine refuses Begin as declared, and fails it when
+// the engine does not.
+func (lacks Lacks) skipWithoutTransactions(t *testing.T, db model.DB) {
+	t.Helper()
+	reason, err := lacks.checkTransactions(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason != "" {
+		t.Skip(reason)
+	}
+}
+
+// checkTransactions returns the skip message when lacks declares no
+// transactions, after checking that Begin fails with model.ErrNotSupported
+// (an error when it does not); "" when none is declared.
+func (lacks Lacks) checkTransactions(db model.DB) (string, error) {
+	if lacks.Transactions == "" {
+		return "", nil
+	}
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	tr, ok := c.(model.Transactor)
+	if !ok {
+		return "no transactions (the connection is not a model.Transactor): " + lacks.Transactions, nil
+	}
+	tx, err := tr.Begin(ctx)
+	if err == nil {
+		tx.Rollback(ctx)
+		return "", fmt.Errorf("declared without transactions (%s), but Begin succeeded: drop the declaration", lacks.Transactions)
+	}
+	if !errors.Is(err, model.ErrNotSupported) {
+		return "", fmt.Errorf("declared without transactions (%s), but Begin failed with %v, want an error wrapping model.ErrNotSupported", lacks.Transactions, err)
+	}
+	return "no multi-document transactions: " + lacks.Transactions, nil
 }
 
 // semTable creates an ibench table with its three indexes holding the rows

@@ -45,7 +45,13 @@ type OpSpec struct {
 	// ResponseOf names the paced operation this one is the response-time
 	// twin of (latency from the intended start): it has no rate of its own.
 	ResponseOf string `json:"response_of,omitempty"`
-	Desc       string `json:"desc,omitempty"`
+	// PartOf names the operation this one is a kind of (a request type of
+	// LinkBench's request mix): it keeps its count, errors and latency, but
+	// its rate is a random share of that operation's, so it is not judged
+	// (no rate percentile, stalls or per-operation cost of its own; its
+	// role is RoleNone).
+	PartOf string `json:"part_of,omitempty"`
+	Desc   string `json:"desc,omitempty"`
 	// Note is printed under a step table headed by this operation, to
 	// explain what its columns mean there.
 	Note string `json:"note,omitempty"`
@@ -78,7 +84,7 @@ func (s OpSpec) UnitLabel() string {
 
 // Judged reports whether the operation's rate is a throughput worth judging
 // for stalls and per-operation figures (not a latency-only twin).
-func (s OpSpec) Judged() bool { return s.ResponseOf == "" && s.Role != RoleNone }
+func (s OpSpec) Judged() bool { return s.ResponseOf == "" && s.PartOf == "" && s.Role != RoleNone }
 
 // Ops is a workload's operation set; an Op is an index into it.
 type Ops []OpSpec

@@ -1,5 +1,7 @@
 package measure
 
+import "math"
+
 // StallFraction is the share of the step's median rate below which an
 // interval counts as a stall (design §5).
 const StallFraction = 0.5
@@ -46,6 +48,66 @@ type StallRule struct {
 	// window covers; later intervals (e.g. a deleter catching up after the
 	// window) are not judged.
 	Window int
+	// Group is how many consecutive judged intervals are judged as one
+	// (their mean rate), for an operation that progresses in batches on a
+	// schedule: in an interval shorter than the gap between its batches a
+	// paced writer shows no progress by design, which is its pace, not a
+	// stall. 0 or 1: every interval alone. See ForPeriod.
+	Group int
+}
+
+// PeriodsPerWindow is how many of a paced operation's batch periods one
+// judged window spans at least. With three, a batch that completes just
+// after the window's end (latency jitter) leaves it at 2/3 of its usual
+// rate, clearly not a stall, while a window that lost two of its three
+// batches (the writer a whole period behind) is at 1/3, clearly one. With
+// two, one late batch gives exactly half, and the interval's own length
+// jitter decides.
+const PeriodsPerWindow = 3
+
+// ForPeriod is the rule for an operation that does one batch every period
+// seconds (0: not paced), on a clock of interval seconds: intervals are
+// grouped so that a window spans at least PeriodsPerWindow periods.
+func (r StallRule) ForPeriod(period, interval float64) StallRule {
+	r.Group = 1
+	if period > 0 && interval > 0 {
+		r.Group = max(1, int(math.Ceil(PeriodsPerWindow*period/interval-1e-9)))
+	}
+	return r
+}
+
+// group is r.Group, at least 1.
+func (r StallRule) group() int { return max(r.Group, 1) }
+
+// GroupRates returns the mean rate of each window of group consecutive
+// rates; a trailing partial window joins the one before it (a window never
+// spans fewer intervals than group, unless all of rates do).
+func GroupRates(rates []float64, group int) []float64 {
+	if group <= 1 {
+		return rates
+	}
+	var out []float64
+	for lo := 0; lo < len(rates); {
+		hi := lo + group
+		if len(rates)-hi < group {
+			hi = len(rates)
+		}
+		sum := 0.0
+		for _, x := range rates[lo:hi] {
+			sum += x
+		}
+		out = append(out, sum/float64(hi-lo))
+		lo = hi
+	}
+	return out
+}
+
+// WindowRates are the rates the rule judges, which rate percentiles are
+// taken over too: the judged intervals' rates (a time-bounded step's timed
+// window; a count-bounded step's intervals up to the operation's last
+// progress), grouped by the rule.
+func (r StallRule) WindowRates(rates []float64) []float64 {
+	return GroupRates(rates[:r.judged(rates)], r.group())
 }
 
 // TimedWindow is the window, in intervals, of a step that runs for seconds
@@ -80,9 +142,22 @@ func StallMarks(rates []float64, r StallRule) []bool {
 	if n == 0 {
 		return marks
 	}
-	med := Median(rates[:n])
-	for i := 0; i < n; i++ {
-		marks[i] = IsStall(rates[i], med)
+	// Every interval of a stalled window is marked: the window is the
+	// smallest span the rule can judge.
+	g := r.group()
+	w := GroupRates(rates[:n], g)
+	med := Median(w)
+	for k, rate := range w {
+		if !IsStall(rate, med) {
+			continue
+		}
+		hi := (k + 1) * g
+		if k == len(w)-1 {
+			hi = n
+		}
+		for i := k * g; i < hi; i++ {
+			marks[i] = true
+		}
 	}
 	return marks
 }
@@ -126,26 +201,40 @@ func SummarizeMarks(marks []bool, secs []float64) Stalls {
 // flagged; in a count-bounded step neither is one without progress in the
 // newest interval (it may have finished: the summary decides at the end);
 // in a time-bounded step an interval past the window is not judged.
+//
+// Under a rule that groups intervals, the newest interval is judged only
+// when it closes a window (a multiple of Group, or the end of the timed
+// window), and then the whole window is: the live line flags a stalled
+// window on its last interval.
 func LiveStall(rates []float64, r StallRule) bool {
 	n := len(rates)
 	if n == 0 {
 		return false
 	}
-	cur := rates[n-1]
 	if r.Timed && n > r.Window {
 		return false
 	}
+	g := r.group()
+	if n%g != 0 && !(r.Timed && n == r.Window) {
+		return false
+	}
+	if r.Timed && n < r.Window && r.Window-n < g {
+		// The timed window's last intervals will join this window.
+		return false
+	}
+	w := GroupRates(rates, g)
+	cur := w[len(w)-1]
 	if cur <= 0 && !r.Timed {
 		return false
 	}
 	active := false
-	for _, x := range rates[:n-1] {
+	for _, x := range w[:len(w)-1] {
 		active = active || x > 0
 	}
 	if !active {
 		return false
 	}
-	return IsStall(cur, Median(rates))
+	return IsStall(cur, Median(w))
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

@@ -1,6 +1,9 @@
 package measure
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestFindStalls(t *testing.T) {
 	ones := func(n int) []float64 {
@@ -121,5 +124,115 @@ func TestLiveStallFollowsTheRule(t *testing.T) {
 	// Past the window: not judged.
 	if LiveStall([]float64{100, 100, 0}, StallRule{Timed: true, Window: 2}) {
 		t.Error("an interval past the timed window was judged")
+	}
+}
+
+// A paced operation's rule groups intervals so that a window spans at least
+// two of its batch periods.
+func TestForPeriod(t *testing.T) {
+	for _, c := range []struct {
+		period, interval float64
+		want             int
+	}{{0, 0.1, 1}, {0.25, 1, 1}, {0.5, 1, 2}, {0.25, 0.1, 8}, {0.25, 0.2, 4}, {0.05, 0.1, 2}, {1, 1, 3}, {0.2, 0.1, 6}, {0.025, 0.1, 1}} {
+		if got := (StallRule{}).ForPeriod(c.period, c.interval).Group; got != c.want {
+			t.Errorf("ForPeriod(%g, %g).Group = %d, want %d", c.period, c.interval, got, c.want)
+		}
+	}
+}
+
+func TestGroupRates(t *testing.T) {
+	for _, c := range []struct {
+		rates []float64
+		group int
+		want  []float64
+	}{
+		{[]float64{1, 2, 3}, 1, []float64{1, 2, 3}},
+		{[]float64{0, 300, 0, 300, 0, 0}, 2, []float64{150, 150, 0}},
+		// A trailing partial window joins the one before it.
+		{[]float64{0, 300, 0, 300, 0}, 2, []float64{150, 100}},
+		{[]float64{10}, 3, []float64{10}},
+		{nil, 3, nil},
+	} {
+		if got := GroupRates(c.rates, c.group); !slices.Equal(got, c.want) {
+			t.Errorf("GroupRates(%v, %d) = %v, want %v", c.rates, c.group, got, c.want)
+		}
+	}
+}
+
+// A paced writer at 100 ms intervals with a batch every 200 ms: alone,
+// every other interval would be a stall; grouped by its period (windows of
+// 6 intervals, 3 batches) only the window that lost two of its batches is,
+// every interval of it, and the live line flags it when the window closes.
+// A window that lost one batch (2/3 of the rate) is not a stall.
+func TestStallMarksGrouped(t *testing.T) {
+	rates := make([]float64, 36)
+	for i := 0; i < len(rates); i += 2 {
+		rates[i] = 500 // 50 rows in 0.1 s
+	}
+	rates[14], rates[16] = 0, 0 // window 12-17 keeps one batch of three
+	rates[26] = 0               // window 24-29 keeps two
+	r := StallRule{Timed: true, Window: len(rates)}.ForPeriod(0.2, 0.1)
+	if r.Group != 6 {
+		t.Fatalf("group %d, want 6", r.Group)
+	}
+	marks := StallMarks(rates, r)
+	for i, m := range marks {
+		if want := i >= 12 && i < 18; m != want {
+			t.Errorf("interval %d: stalled %v, want %v", i, m, want)
+		}
+	}
+	ungrouped := StallMarks(rates, StallRule{Timed: true, Window: len(rates)})
+	n := 0
+	for _, m := range ungrouped {
+		if m {
+			n++
+		}
+	}
+	if n != 21 {
+		t.Errorf("ungrouped: %d stalled intervals, want the 21 without a batch", n)
+	}
+	for i := range rates {
+		live := LiveStall(rates[:i+1], r)
+		if want := i == 17; live != want {
+			t.Errorf("live at interval %d: %v, want %v", i, live, want)
+		}
+	}
+	// The rate percentile over the windows: the stalled window's rate.
+	if got := RateMetBy(r.WindowRates(rates), 99); got != 250.0/3 {
+		t.Errorf("p99 over windows %g, want %g", got, 250.0/3)
+	}
+	if got := RateMetBy(r.WindowRates(rates), 50); got != 250 {
+		t.Errorf("p50 over windows %g, want 250", got)
+	}
+}
+
+// The timed window's last intervals join the window before them: the live
+// line waits for them rather than judging a window the summary will not.
+func TestLiveStallGroupedWindowEnd(t *testing.T) {
+	r := StallRule{Timed: true, Window: 7, Group: 3}
+	rates := []float64{100, 100, 100, 0, 0, 0, 300}
+	final := StallMarks(rates, r)
+	if final[3] || final[6] {
+		t.Fatalf("final marks %v: the last window (0, 0, 0, 300) averages 75, not a stall against 100", final)
+	}
+	for i := range rates {
+		if LiveStall(rates[:i+1], r) {
+			t.Errorf("live flagged interval %d; the summary marks %v", i, final)
+		}
+	}
+}
+
+// Rate percentiles are taken over the intervals the rule judges: not the
+// catch-up after a timed window, not a finished operation's idle tail.
+func TestWindowRatesJudgedOnly(t *testing.T) {
+	timed := StallRule{Timed: true, Window: 4}
+	if got := timed.WindowRates([]float64{100, 90, 110, 100, 0, 0}); !slices.Equal(got, []float64{100, 90, 110, 100}) {
+		t.Errorf("timed window: %v", got)
+	}
+	if got := RateMetBy(timed.WindowRates([]float64{100, 90, 110, 100, 0, 0}), 99); got != 90 {
+		t.Errorf("p99 over the timed window %g, want 90 (the catch-up's zeros are not judged)", got)
+	}
+	if got := (StallRule{}).WindowRates([]float64{100, 0, 100, 0, 0}); !slices.Equal(got, []float64{100, 0, 100}) {
+		t.Errorf("count-bounded: %v", got)
 	}
 }

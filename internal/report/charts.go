@@ -165,7 +165,7 @@ func (r *Report) series(sr *StepReport, i int, spec measure.OpSpec) []IntervalPo
 	}
 	s := row.Run.Bundle.Steps[sr.Name]
 	ivs := stepIntervals(row.Run.Bundle.Intervals, sr.Name)
-	return opSeries(ivs, spec, stallRule(s), nominalInterval(s, ivs))
+	return opSeries(ivs, spec, stallRule(s, spec.Name), nominalInterval(s, ivs))
 }
 
 func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, error) {

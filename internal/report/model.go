@@ -333,13 +333,13 @@ func buildRow(run *Run, name string) *Row {
 		// As Summarize does: every judged operation that ran, and a
 		// time-bounded step's main operation even if it never ran.
 		ivs := stepIntervals(run.Bundle.Intervals, name)
-		rule := stallRule(s)
+		timed := stallRule(s, s.MainOp).Timed
 		for _, spec := range ops {
 			ran := s.Ops[spec.Name] != nil
 			for _, iv := range ivs {
 				ran = ran || iv.Ops[spec.Name].Ops > 0
 			}
-			if !spec.Judged() || !(ran || (rule.Timed && spec.Name == s.MainOp)) {
+			if !spec.Judged() || !(ran || (timed && spec.Name == s.MainOp)) {
 				continue
 			}
 			if st := intervalStall(ivs, spec, s); st != nil {

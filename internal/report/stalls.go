@@ -42,12 +42,13 @@ func nominalInterval(s *results.Step, ivs []results.IntervalRecord) float64 {
 	return longest
 }
 
-// stallRule is the step's stall rule, from its recorded description.
-func stallRule(s *results.Step) measure.StallRule {
+// stallRule is the stall rule of op in the step, from its recorded
+// description.
+func stallRule(s *results.Step, op string) measure.StallRule {
 	if s == nil {
 		return measure.StallRule{}
 	}
-	return s.StallRule(s.Interval)
+	return s.OpRule(op, s.Interval)
 }
 
 // opSeries turns a step's intervals into one operation's series, with
@@ -97,7 +98,7 @@ func opSeries(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.St
 // intervalStall computes a step's stalls of an operation from its interval
 // log, for bundles whose step summaries do not carry them.
 func intervalStall(ivs []results.IntervalRecord, spec measure.OpSpec, s *results.Step) *Stall {
-	pts := opSeries(ivs, spec, stallRule(s), nominalInterval(s, ivs))
+	pts := opSeries(ivs, spec, stallRule(s, spec.Name), nominalInterval(s, ivs))
 	if pts == nil {
 		return nil
 	}
@@ -117,7 +118,7 @@ func unitLabel(spec measure.OpSpec) string { return spec.UnitLabel() }
 // the report's charts mark it stalled for op: the chart markers, exposed so
 // tests can hold them against the step summary and the live line.
 func IntervalStallMarks(recs []results.IntervalRecord, s *results.Step, spec measure.OpSpec) []bool {
-	pts := opSeries(recs, spec, stallRule(s), nominalInterval(s, recs))
+	pts := opSeries(recs, spec, stallRule(s, spec.Name), nominalInterval(s, recs))
 	out := make([]bool, len(recs))
 	for i, p := range pts {
 		out[i] = p.Stalled

@@ -182,6 +182,11 @@ type StepDesc struct {
 	Work int64 `json:"work,omitempty"`
 	// WarmupS is the warm-up before a time-bounded step's measurement.
 	WarmupS float64 `json:"warmup_s,omitempty"`
+	// OpPeriodS holds, for each operation paced in batches on a schedule,
+	// the planned time between two of its batches (all workers together):
+	// its rate is judged over windows of at least three such periods
+	// (measure.StallRule.ForPeriod).
+	OpPeriodS map[string]float64 `json:"op_period_s,omitempty"`
 }
 
 // TableRateOp is the operation whose rate, per-operation figures and
@@ -204,6 +209,12 @@ func (d StepDesc) StallRule(interval float64) measure.StallRule {
 		return measure.StallRule{}
 	}
 	return measure.StallRule{Timed: true, Window: measure.TimedWindow(d.TimeBoundedS, interval)}
+}
+
+// OpRule is the stall rule for operation op: the step's rule, judging a
+// paced operation over windows of its batch period (OpPeriodS).
+func (d StepDesc) OpRule(op string, interval float64) measure.StallRule {
+	return d.StallRule(interval).ForPeriod(d.OpPeriodS[op], interval)
 }
 
 // OpSummary is one operation's totals in a step. Rates are in the

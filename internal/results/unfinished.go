@@ -55,6 +55,11 @@ func (b *Bundle) fillUnfinished(s *Step) {
 			a.o.Count += r.Ops
 			a.o.Rows += r.Rows
 			a.o.Errors += r.Errors
+			// Intervals without the operation ran at rate 0; the order is
+			// kept, as grouped judgement (StepDesc.OpRule) needs it.
+			for len(a.rates) < n-1 {
+				a.rates = append(a.rates, 0)
+			}
 			a.rates = append(a.rates, r.Rate)
 			if raw, err := base64.StdEncoding.DecodeString(r.Hist); err == nil {
 				if h, err := hdr.Decode(raw); err == nil {
@@ -79,8 +84,8 @@ func (b *Bundle) fillUnfinished(s *Step) {
 			a.o.RateAvg = &avg
 		}
 		if a.o.Role != measure.RoleNone && s.RatePercentile > 0 {
-			// Intervals without the operation ran at rate 0.
 			rates := append(a.rates, make([]float64, n-len(a.rates))...)
+			rates = s.OpRule(name, s.Interval).WindowRates(rates)
 			p := measure.RateMetBy(rates, s.RatePercentile)
 			a.o.RatePct = &p
 			if s.RatePercentile == 99 {

@@ -14,19 +14,19 @@ import (
 // every operation that ran, the main operation's latency, a STALL marker by
 // the step's stall rule, and the step's progress.
 type livePrinter struct {
-	w       io.Writer
-	engine  string
-	step    string
-	ops     measure.Ops
-	desc    results.StepDesc
-	main    measure.Op
-	rule    measure.StallRule
+	w      io.Writer
+	engine string
+	step   string
+	ops    measure.Ops
+	desc   results.StepDesc
+	main   measure.Op
+	// rules are each operation's stall rule (the step's, grouped for a
+	// paced operation).
+	rules   []measure.StallRule
 	nominal float64
 	buf     strings.Builder
 	// elapsed is the step time at the end of the last interval.
 	elapsed float64
-	// longest is the longest interval so far: the nominal length.
-	longest float64
 	// rates are each operation's rates of the intervals long enough to
 	// judge, as the clock keeps them; done is the main operation's total.
 	rates [][]float64
@@ -37,9 +37,13 @@ type livePrinter struct {
 
 func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc results.StepDesc, nominal time.Duration) *livePrinter {
 	main, _ := ops.Lookup(desc.MainOp)
+	rules := make([]measure.StallRule, len(ops))
+	for i, spec := range ops {
+		rules[i] = desc.OpRule(spec.Name, nominal.Seconds())
+	}
 	return &livePrinter{
 		w: w, engine: engine, step: step, ops: ops, desc: desc, main: main,
-		rule: desc.StallRule(nominal.Seconds()), nominal: nominal.Seconds(), rates: make([][]float64, len(ops)),
+		rules: rules, nominal: nominal.Seconds(), rates: make([][]float64, len(ops)),
 	}
 }
 
@@ -47,11 +51,9 @@ func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc resu
 func (p *livePrinter) observe(iv *measure.Interval) {
 	if iv.Warmup {
 		p.warmupS += iv.Seconds
-		p.longest = max(p.longest, iv.Seconds)
 		return
 	}
 	p.elapsed += iv.Seconds
-	p.longest = max(p.longest, iv.Seconds)
 	p.done += iv.Ops[p.main].Done(p.ops[p.main].Unit)
 	if measure.Judged(iv.Seconds, p.nominal, len(p.rates[0]) == 0) {
 		for op := range p.rates {
@@ -68,11 +70,14 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	} else {
 		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
 	}
-	short := iv.Seconds < p.longest/2
+	// As the clock judges it (measure.Judged): a late tick followed by an
+	// early one is not the step's last interval.
+	short := !measure.Judged(iv.Seconds, p.nominal, false)
 	if short {
-		// The step's short final interval: say so, or it reads as a repeat
-		// of the previous line.
-		fmt.Fprintf(b, " (last %s)", fmtSecs(iv.Seconds))
+		// Usually the step's final, partial interval; else a tick that came
+		// early after a late one. Say so, or it reads as a repeat of the
+		// previous line; neither is judged.
+		fmt.Fprintf(b, " (short %s)", fmtSecs(iv.Seconds))
 	}
 	// The latency shown is the step's main operation's when it ran in the
 	// interval, otherwise the first operation shown.
@@ -125,7 +130,7 @@ func (p *livePrinter) marker() string {
 		if !spec.Judged() && measure.Op(i) != p.main {
 			continue
 		}
-		if measure.LiveStall(p.rates[i], p.rule) {
+		if measure.LiveStall(p.rates[i], p.rules[i]) {
 			m += " " + spec.Name
 		}
 	}

@@ -68,12 +68,17 @@ type Step struct {
 	// longer than --op-timeout (an index build, a full scan, the engine's
 	// maintenance): the runner's watchdog leaves it alone.
 	LongOps bool
-	Run     func(ctx context.Context, env *Env) error
+	// OpPeriods holds, per operation paced in batches on a schedule, the
+	// planned seconds between two of its batches over all its workers:
+	// the stall rule and rate percentiles judge it over windows of at
+	// least three periods (results.StepDesc.OpPeriodS).
+	OpPeriods map[string]float64
+	Run       func(ctx context.Context, env *Env) error
 }
 
 // Desc is the step's description as recorded in its summary.
 func (s Step) Desc() results.StepDesc {
-	return results.StepDesc{MainOp: s.MainOp, TimeBoundedS: s.Seconds, Work: s.Work, WarmupS: s.Warmup}
+	return results.StepDesc{MainOp: s.MainOp, TimeBoundedS: s.Seconds, Work: s.Work, WarmupS: s.Warmup, OpPeriodS: s.OpPeriods}
 }
 
 // Env is what a step runs with.

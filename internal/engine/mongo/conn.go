@@ -100,8 +100,11 @@ func (c *Conn) findOpts(k findKey, build func() *options.FindOptionsBuilder) *op
 }
 
 // Insert inserts rows with one ordered insertMany. MongoDB makes each
-// document's write atomic, not the batch: outside a Tx a failure part-way
-// leaves the rows before it inserted (ordered stops at the first error).
+// document's write atomic, not the batch: ordered stops at the first
+// refused row with the rows before it written. Outside a Tx, Insert then
+// deletes those rows again (undoInsert) so that, as model.Ops requires, a
+// failed Insert has written nothing once it returns; inside a Tx the
+// server aborts the transaction instead.
 func (c *Conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) error {
 	if c.tx != nil {
 		return errInTx
@@ -130,13 +133,62 @@ func (c *Conn) insert(ctx context.Context, t *model.Table, rows []model.Row) err
 	_, err := m.coll.InsertMany(ctx, docs, c.insOpt)
 	clear(docs)
 	c.buf, c.offs, c.docs = buf, offs, docs[:0]
-	if err != nil {
-		if mongo.IsDuplicateKeyError(err) {
-			// Without a transaction an ordered insertMany has written the
-			// rows before the duplicate (docs/mongodb.md).
-			return fmt.Errorf("insert %d rows into %s: %w: %w", len(rows), t.Name, model.ErrDuplicateKey, err)
+	if err == nil {
+		return nil
+	}
+	ierr := fmt.Errorf("insert %d rows into %s: %w", len(rows), t.Name, err)
+	if mongo.IsDuplicateKeyError(err) {
+		ierr = fmt.Errorf("insert %d rows into %s: %w: %w", len(rows), t.Name, model.ErrDuplicateKey, err)
+	}
+	if c.tx == nil {
+		if n := writtenBefore(err); n > 0 {
+			if uerr := c.undoInsert(ctx, m, rows[:n]); uerr != nil {
+				return errors.Join(ierr, uerr)
+			}
 		}
-		return fmt.Errorf("insert %d rows into %s: %w", len(rows), t.Name, err)
+	}
+	return ierr
+}
+
+// writtenBefore returns how many leading documents a failed ordered
+// insertMany wrote: the index of the first refused one. An error without a
+// write error (a write concern error alone, a lost connection) gives 0: the
+// rows are then either all written or in an unknown state, and nothing is
+// undone.
+func writtenBefore(err error) int {
+	var bwe mongo.BulkWriteException
+	if !errors.As(err, &bwe) || len(bwe.WriteErrors) == 0 {
+		return 0
+	}
+	n := bwe.WriteErrors[0].Index
+	for _, we := range bwe.WriteErrors[1:] {
+		n = min(n, we.Index)
+	}
+	return n
+}
+
+// undoInsert deletes the rows a failed Insert wrote before the refused one,
+// with one deleteMany {_id: {$in: [...]}}. They were written by this call
+// (each _id was absent, or the insert would have failed there), so the
+// delete removes nothing else; until it runs, other clients can read them
+// (docs/mongodb.md, "Duplicate keys and batches").
+func (c *Conn) undoInsert(ctx context.Context, m *cmeta, rows []model.Row) error {
+	t := m.t
+	i, b := bsoncore.AppendDocumentStart(c.buf[:0])
+	j, b := bsoncore.AppendDocumentElementStart(b, "_id")
+	a, b := bsoncore.AppendArrayElementStart(b, "$in")
+	for n, r := range rows {
+		b = m.appendID(b, arrayKey(n), func(k int) model.Value { return r[t.PK[k]] })
+	}
+	b, _ = bsoncore.AppendArrayEnd(b, a)
+	b, _ = bsoncore.AppendDocumentEnd(b, j)
+	b, _ = bsoncore.AppendDocumentEnd(b, i)
+	// Fewer deleted than written means another client deleted some first:
+	// they are gone either way.
+	_, err := m.coll.DeleteMany(context.WithoutCancel(ctx), bson.Raw(b))
+	c.buf = b[:0]
+	if err != nil {
+		return fmt.Errorf("undo of the %d rows written before the refused one: %w (they may stay in %s)", len(rows), err, t.Name)
 	}
 	return nil
 }

@@ -87,3 +87,13 @@ func lastCause(msg string) string {
 	}
 	return msg
 }
+
+// ferretUniqueViolation recognises FerretDB 1.x's error for a unique index
+// built over duplicate values: not MongoDB's DuplicateKey (code 11000) but
+// an InternalError carrying its SQL backend's unique violation — SQLite's
+// "UNIQUE constraint failed", PostgreSQL's SQLSTATE 23505. (Inserts that a
+// unique index refuses do get code 11000.)
+func ferretUniqueViolation(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "UNIQUE constraint failed") || strings.Contains(msg, "SQLSTATE 23505")
+}

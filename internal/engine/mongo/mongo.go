@@ -571,7 +571,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 			}
 			_, err := d.db.Collection(t.Name).Indexes().CreateOne(ctx, mongo.IndexModel{Keys: keys, Options: options.Index().SetName(ix.Name).SetUnique(ix.Unique)})
 			if err != nil {
-				if ix.Unique && mongo.IsDuplicateKeyError(err) {
+				if ix.Unique && (mongo.IsDuplicateKeyError(err) || d.ferret && ferretUniqueViolation(err)) {
 					return fmt.Errorf("mongodb: create unique index %s on %s: %w: %w", ix.Name, t.Name, model.ErrDuplicateKey, err)
 				}
 				return fmt.Errorf("mongodb: create index %s on %s: %w", ix.Name, t.Name, err)

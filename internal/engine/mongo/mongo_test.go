@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
@@ -41,6 +42,44 @@ func TestWriteAndQuerySteps(t *testing.T) {
 	if dbExists(t, c, tg.Database) {
 		t.Fatalf("database %s still exists after DropDatabase", tg.Database)
 	}
+}
+
+// TestSemantics runs the shared semantics suite on every part: bounded
+// deletes, duplicate keys, unique indexes and the row operations (point
+// delete, upsert, bounded range, transactions), each asserting that a
+// refused insert writes nothing. A server without multi-document
+// transactions (FerretDB, a standalone mongod; the test asks the server
+// itself with hello, not the engine) declares so: the two transaction
+// parts check that Begin refuses with model.ErrNotSupported, then skip.
+func TestSemantics(t *testing.T) {
+	c := client(t)
+	tg := target(t, "rumbench_test_mongo_sem")
+	db := enginetest.OpenServer(t, tg)
+	defer db.Close()
+	var lacks enginetest.Lacks
+	switch topo := serverTopology(t, c); {
+	case isFerret(t, c):
+		lacks.Transactions = "FerretDB 1.x is a standalone server (no replica set)"
+	case topo == "standalone":
+		lacks.Transactions = "a standalone mongod (they need a replica set)"
+	}
+	enginetest.SemanticsLacking(t, db, lacks)
+}
+
+// serverTopology is "standalone", "replica set" or "sharded", from hello.
+func serverTopology(t *testing.T, c *mongo.Client) string {
+	t.Helper()
+	var hello bson.M
+	if err := c.Database("admin").RunCommand(context.Background(), bson.D{{Key: "hello", Value: 1}}).Decode(&hello); err != nil {
+		t.Fatalf("hello: %v", err)
+	}
+	switch {
+	case hello["msg"] == "isdbgrid":
+		return "sharded"
+	case hello["setName"] != nil:
+		return "replica set"
+	}
+	return "standalone"
 }
 
 func smallTable() *model.Table {
@@ -397,5 +436,64 @@ func checkOneLine(t *testing.T, err error, pw, want string) {
 	}
 	if !strings.Contains(msg, want) {
 		t.Errorf("error %q does not say %q", msg, want)
+	}
+}
+
+// TestRefusedInsertWritesNothing: the engine-specific side of the
+// semantics suite's "a refused insert writes nothing". A compound primary
+// key (an embedded _id document) refused after good rows leaves none of
+// them; a unique index build over duplicate values fails with
+// model.ErrDuplicateKey and leaves no index on the server either (the
+// suite checks the catalog only), so the duplicates can still be inserted.
+func TestRefusedInsertWritesNothing(t *testing.T) {
+	c := client(t)
+	tg := target(t, "rumbench_test_mongo_refused")
+	db := enginetest.OpenServer(t, tg)
+	defer db.Close()
+	ctx := context.Background()
+	tbl := &model.Table{
+		Name:    "t2",
+		Columns: []model.Column{{Name: "a", Type: model.Int}, {Name: "b", Type: model.Int}, {Name: "v", Type: model.Int}},
+		PK:      []int{1, 0},
+	}
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	row := func(a, b, v int64) model.Row { return model.Row{{Int: a}, {Int: b}, {Int: v}} }
+	if err := conn.Insert(ctx, tbl, []model.Row{row(1, 1, 7), row(2, 1, 7)}); err != nil {
+		t.Fatal(err)
+	}
+	err = conn.Insert(ctx, tbl, []model.Row{row(3, 1, 8), row(1, 2, 8), row(2, 1, 8), row(4, 1, 8)})
+	if !errors.Is(err, model.ErrDuplicateKey) {
+		t.Fatalf("insert of a batch with an existing compound key: %v, want model.ErrDuplicateKey", err)
+	}
+	coll := c.Database(tg.Database).Collection(tbl.Name)
+	if n, err := coll.CountDocuments(ctx, bson.D{}); err != nil || n != 2 {
+		t.Fatalf("%d documents after the refused batch (%v), want the 2 inserted before it", n, err)
+	}
+	if n, err := coll.CountDocuments(ctx, bson.D{{Key: "v", Value: int64(8)}}); err != nil || n != 0 {
+		t.Fatalf("%d documents of the refused batch are left (%v)", n, err)
+	}
+
+	tbl.Indexes = []model.Index{{Name: "uq_v", Columns: []int{2}, Unique: true}}
+	if err := db.CreateIndexes(ctx, tbl); !errors.Is(err, model.ErrDuplicateKey) {
+		t.Fatalf("unique index build over duplicate values: %v, want model.ErrDuplicateKey", err)
+	}
+	specs, err := coll.Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if s.Name != "_id_" {
+			t.Errorf("index %s is left on the server after the failed build", s.Name)
+		}
+	}
+	if err := conn.Insert(ctx, tbl, []model.Row{row(5, 1, 7)}); err != nil {
+		t.Fatalf("insert of a third v=7 after the failed build: %v", err)
 	}
 }

@@ -330,10 +330,18 @@ func (b *Bench) step(s string) workload.Step {
 	case StepMaintain:
 		st.MainOp, st.LongOps = OpMaintain, true
 	}
-	if _, ok := querySteps[s]; ok {
+	if q, ok := querySteps[s]; ok {
 		// Query steps are judged by their query rate, over the whole
 		// --query-seconds window.
 		st.MainOp, st.Seconds, st.Warmup = OpQuery, b.cfg.QuerySeconds, b.cfg.WarmupSeconds
+		// The paced writers (and the deleters, which follow them) commit
+		// one batch per client per batch/rate seconds, the clients'
+		// schedules staggered: all together, one batch every period.
+		period := float64(b.batchSize(churnBigBatch)) / (q.rate * float64(clients))
+		st.OpPeriods = map[string]float64{OpInsert: period}
+		if !b.cfg.NoDeletes {
+			st.OpPeriods[OpDelete] = period
+		}
 	}
 	return st
 }

@@ -61,6 +61,7 @@ func runStep(t *testing.T, db model.DB, b *Bench, step string) *results.Step {
 	clock.Stop()
 	sum := runner.Summarize(step, b.step(step).Desc(), clock)
 	sum.Details = env.Details
+	runner.PromoteDetails(sum)
 	if err != nil {
 		t.Fatalf("step %s: %v", step, err)
 	}

@@ -135,3 +135,17 @@ func TestConfigValidate(t *testing.T) {
 		t.Errorf("load only: %v", err)
 	}
 }
+
+// The requests are judged (rate percentile, stalls, per-request cost); the
+// request types, random shares of them, keep count and latency only.
+func TestRequestTypesAreParts(t *testing.T) {
+	if !ops[opRequest].Judged() {
+		t.Error("request is not judged")
+	}
+	for _, name := range RequestTypes {
+		spec := ops[ops.Must(name)]
+		if spec.Judged() || spec.PartOf != OpRequest {
+			t.Errorf("%s: judged %v, part of %q; want a part of %s, not judged", name, spec.Judged(), spec.PartOf, OpRequest)
+		}
+	}
+}
