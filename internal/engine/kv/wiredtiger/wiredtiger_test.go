@@ -368,3 +368,58 @@ func TestHotRowConflicts(t *testing.T) {
 func TestConcurrentTx(t *testing.T) {
 	kvtest.ConcurrentTx(t, open(map[string]string{"cache_size": "16MB"}))
 }
+
+// prefix_compression=indexes (the default) creates a table's primary key
+// without prefix compression and its indexes with it, as MongoDB
+// configures collections and indexes; true and false apply to both.
+func TestPrefixCompressionLayout(t *testing.T) {
+	for _, c := range []struct {
+		opt        string
+		pk, index  bool
+		defaultOpt bool
+	}{{"", false, true, true}, {"true", true, true, false}, {"false", false, false, false}} {
+		opts := map[string]string{}
+		if !c.defaultOpt {
+			opts["prefix_compression"] = c.opt
+		}
+		s, err := parseOptions(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _, err := openStore(t.TempDir(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, ix := []byte{0, 0, 0, 7, 0}, []byte{0, 0, 0, 7, 1}
+		if err := st.CreateKeyspace(pk, "t.PRIMARY"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.CreateKeyspace(ix, "t.ix1"); err != nil {
+			t.Fatal(err)
+		}
+		ss, err := st.get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []struct {
+			prefix []byte
+			want   bool
+		}{{pk, c.pk}, {ix, c.index}} {
+			ks, _ := route(k.prefix)
+			uri, err := st.uri(ks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := "file:" + strings.TrimPrefix(uri, "table:") + ".wt"
+			meta, err := ss.metadata(file)
+			if err != nil || meta == "" {
+				t.Fatalf("metadata of %s: %q, %v", file, meta, err)
+			}
+			if want := fmt.Sprintf("prefix_compression=%v", k.want); !strings.Contains(meta, want) {
+				t.Errorf("prefix_compression=%q: %s has no %s in %s", c.opt, file, want, meta)
+			}
+		}
+		st.put(ss)
+		st.Close()
+	}
+}
