@@ -79,12 +79,12 @@ func (Driver) Options() []model.Option {
 func (Driver) Available() error { return nil }
 
 type settings struct {
-	kv                  kv.Config // the kv layer's own options (unique_check)
-	cacheSize           int64
-	compressor          string
+	kv         kv.Config // the kv layer's own options (unique_check)
+	cacheSize  int64
+	compressor string
 	// prefixCompression is "indexes", "true" or "false": which keyspaces
 	// are created with prefix_compression=true.
-	prefixCompression string
+	prefixCompression   string
 	checkpointWait      int
 	dirtyTarget         int
 	dirtyTrigger        int
@@ -439,8 +439,8 @@ type store struct {
 	tableConfig string // WT_SESSION::create config of a keyspace's table, without prefix_compression
 	// prefixCompression is the prefix_compression option (spaceConfig).
 	prefixCompression string
-	mu          sync.Mutex
-	free        []*session // idle sessions, with their cursors open
+	mu                sync.Mutex
+	free              []*session // idle sessions, with their cursors open
 	// spaces maps each live keyspace to its table's URI; gen counts drops,
 	// so sessions know when to close cursors on dropped tables.
 	spaceMu sync.RWMutex
