@@ -124,6 +124,13 @@ func Parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) er
 		}()
 	}
 	wg.Wait()
+	return FirstError(errs)
+}
+
+// FirstError returns the first of errs that is not a cancellation, else the
+// first cancellation (nil if all are nil): a real failure is preferred over
+// the cancellations it caused in the other workers.
+func FirstError(errs []error) error {
 	var first error
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {

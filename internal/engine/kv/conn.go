@@ -474,31 +474,15 @@ func (c *conn) Update(ctx context.Context, t *model.Table, pk model.Row, changes
 	if len(pk) != len(st.schema.PK) {
 		return false, fmt.Errorf("update %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
 	}
-	c.key = st.appendPKKey(c.key[:0], pk)
-	var txn Txn
-	if c.db.cc != nil {
-		txn, err = c.db.cc.BeginUpdate()
-	} else {
-		c.rowLock[0] = lockHash(c.key)
-		c.db.rows.lockSet(c.rowLock[:])
-		defer c.db.rows.unlockSet(c.rowLock[:])
-		txn, err = c.db.store.Begin(false)
-	}
+	txn, locked, err := c.beginRow(st.appendPKKey(c.key[:0], pk))
 	if err != nil {
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
 	}
+	if locked {
+		defer c.unlockRow()
+	}
 	found, err := c.update(txn, st, pk, changes)
-	if err != nil || !found {
-		txn.Rollback()
-		if err != nil {
-			return false, fmt.Errorf("update %s: %w", t.Name, err)
-		}
-		return false, nil
-	}
-	if err := txn.Commit(); err != nil {
-		return false, fmt.Errorf("update %s: commit: %w", t.Name, err)
-	}
-	return true, nil
+	return c.finishRow(txn, found, err, "update", t.Name)
 }
 
 // Delete implements model.Ops. Like Update, it runs in the store's own
@@ -517,13 +501,15 @@ func (c *conn) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, 
 	if len(pk) != len(st.schema.PK) {
 		return false, fmt.Errorf("delete from %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
 	}
-	txn, unlock, err := c.beginRow(st.appendPKKey(c.key[:0], pk))
+	txn, locked, err := c.beginRow(st.appendPKKey(c.key[:0], pk))
 	if err != nil {
 		return false, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
-	defer unlock()
+	if locked {
+		defer c.unlockRow()
+	}
 	found, err := c.del(txn, st, pk)
-	return c.finishRow(txn, found, err, "delete from "+t.Name)
+	return c.finishRow(txn, found, err, "delete from", t.Name)
 }
 
 // Upsert implements model.Ops. It holds the key's insert lock (so no Insert
@@ -546,51 +532,53 @@ func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, change
 	c.insLock[0] = lockHash(c.key)
 	c.db.inserts.lockSet(c.insLock[:])
 	defer c.db.inserts.unlockSet(c.insLock[:])
-	txn, unlock, err := c.beginRow(c.key)
+	txn, locked, err := c.beginRow(c.key)
 	if err != nil {
 		return fmt.Errorf("upsert into %s: %w", t.Name, err)
 	}
-	defer unlock()
+	if locked {
+		defer c.unlockRow()
+	}
 	err = c.upsert(txn, st, row, changes)
-	_, err = c.finishRow(txn, true, err, "upsert into "+t.Name)
+	_, err = c.finishRow(txn, true, err, "upsert into", t.Name)
 	return err
 }
 
 // beginRow starts the transaction of a one-row write of the row whose PK
 // entry key is key: the store's own on a ConcurrentStore, else a plain one
-// under the row's lock. unlock releases what it took.
-func (c *conn) beginRow(key []byte) (Txn, func(), error) {
+// under the row's lock, which the caller releases with unlockRow when
+// locked is true (a flag, not a returned func: a method value would be an
+// allocation per write).
+func (c *conn) beginRow(key []byte) (txn Txn, locked bool, err error) {
 	if c.db.cc != nil {
 		txn, err := c.db.cc.BeginUpdate()
-		return txn, noUnlock, err
+		return txn, false, err
 	}
 	c.rowLock[0] = lockHash(key)
 	c.db.rows.lockSet(c.rowLock[:])
-	txn, err := c.db.store.Begin(false)
+	txn, err = c.db.store.Begin(false)
 	if err != nil {
 		c.db.rows.unlockSet(c.rowLock[:])
-		return nil, nil, err
+		return nil, false, err
 	}
-	return txn, c.unlockRow, nil
+	return txn, true, nil
 }
-
-func noUnlock() {}
 
 // unlockRow releases the lock beginRow took.
 func (c *conn) unlockRow() { c.db.rows.unlockSet(c.rowLock[:]) }
 
 // finishRow commits txn when the write found its row and did not fail, and
-// rolls it back otherwise.
-func (c *conn) finishRow(txn Txn, found bool, err error, what string) (bool, error) {
+// rolls it back otherwise; errors say "verb table: ...".
+func (c *conn) finishRow(txn Txn, found bool, err error, verb, table string) (bool, error) {
 	if err != nil || !found {
 		txn.Rollback()
 		if err != nil {
-			return false, fmt.Errorf("%s: %w", what, err)
+			return false, fmt.Errorf("%s %s: %w", verb, table, err)
 		}
 		return false, nil
 	}
 	if err := txn.Commit(); err != nil {
-		return false, fmt.Errorf("%s: commit: %w", what, err)
+		return false, fmt.Errorf("%s %s: commit: %w", verb, table, err)
 	}
 	return true, nil
 }

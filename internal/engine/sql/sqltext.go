@@ -104,19 +104,22 @@ func scanSQL(d Dialect, t *model.Table, idx int, cols []int, prefix int, desc, l
 		b.WriteString(" WHERE ")
 		b.WriteString(cond)
 	}
-	p := len(plan) + 1
-	var buf []byte
+	writeOrderLimit(&b, d, t, cols, desc, limit, len(plan)+1)
+	return b.String(), plan
+}
+
+// writeOrderLimit ends a scan statement: ORDER BY cols (descending if
+// desc) and, when limit is set, a LIMIT of parameter number p.
+func writeOrderLimit(b *strings.Builder, d Dialect, t *model.Table, cols []int, desc, limit bool, p int) {
 	b.WriteString(" ORDER BY ")
 	if desc {
-		writeCols(&b, d, t, cols, " DESC")
+		writeCols(b, d, t, cols, " DESC")
 	} else {
-		writeCols(&b, d, t, cols, "")
+		writeCols(b, d, t, cols, "")
 	}
 	if limit {
-		buf = d.AppendParam(buf[:0], p)
-		b.WriteString(d.Limit(string(buf)))
+		b.WriteString(d.Limit(string(d.AppendParam(nil, p))))
 	}
-	return b.String(), plan
 }
 
 // LowerBound is the condition (c1..ck) >= (v1..vk) on the first prefix of
@@ -326,16 +329,7 @@ func betweenSQL(d Dialect, t *model.Table, idx int, cols []int, n int, desc, lim
 	b.WriteString(last)
 	b.WriteString(" <= ")
 	param()
-	b.WriteString(" ORDER BY ")
-	if desc {
-		writeCols(&b, d, t, cols, " DESC")
-	} else {
-		writeCols(&b, d, t, cols, "")
-	}
-	if limit {
-		buf = d.AppendParam(buf[:0], p)
-		b.WriteString(d.Limit(string(buf)))
-	}
+	writeOrderLimit(&b, d, t, cols, desc, limit, p)
 	return b.String()
 }
 

@@ -502,17 +502,7 @@ func runAll(ctx context.Context, n int, fn func(ctx context.Context, c int) erro
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// Prefer a real failure over the cancellations it caused.
-	var first error
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return first
+	return workload.FirstError(errs)
 }
 
 // load is l.i0: each client inserts cfg.Rows rows in PK order, no indexes.
