@@ -139,7 +139,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		},
 	}
 	s.kv.Record(info.Settings)
-	d, err := kv.Open(st, info, s.kv)
+	d, err := kv.Open(kv.WrapStore(ctx, st), info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("bbolt: %w", err)

@@ -204,7 +204,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if st.perIndex {
 		kst = (*cfStore)(st)
 	}
-	d, err := kv.Open(kst, info, s.kv)
+	d, err := kv.Open(kv.WrapStore(ctx, kst), info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("rocksdb: %w", err)

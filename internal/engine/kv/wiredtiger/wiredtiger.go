@@ -248,7 +248,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		info.Settings["transaction_sync"] = "none (no log)"
 	}
 	s.kv.Record(info.Settings)
-	d, err := kv.Open(st, info, s.kv)
+	d, err := kv.Open(kv.WrapStore(ctx, st), info, s.kv)
 	if err != nil {
 		st.Close()
 		return nil, fmt.Errorf("wiredtiger: %w", err)

@@ -1,0 +1,476 @@
+package floorbench
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"rumbench/internal/engine"
+	_ "rumbench/internal/engine/all"
+	"rumbench/internal/engine/kv"
+	"rumbench/internal/model"
+	"rumbench/internal/results"
+	"rumbench/internal/runner"
+	"rumbench/internal/sysmetrics"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/ibench"
+	"rumbench/internal/workload/linkbench"
+)
+
+// BenchmarkLoadFloor answers, per kv engine, how fast the engine alone
+// takes exactly the writes of a rumbench load, with no client in the way:
+// it runs the LinkBench load and an insert benchmark l.i0 of as many rows
+// (2 clients) through rumbench (the runner and the real workloads) while
+// recording every batch the kv layer commits, then replays those batches,
+// one goroutine per recorded batch stream (a connection), into a fresh
+// store of the same engine and options through the store's own batches
+// (kv.Store.NewBatch, Set, Commit): no row generation, no encoding, no
+// uniqueness reads, no locks, no measurement. It reports each load's rate
+// both ways, rumbench/store (the client's and table layer's share), and
+// LinkBench-load/l.i0 both ways: the store's ratio is what any client
+// could reach on that engine without writing less.
+//
+// Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
+// rows as the LinkBench load inserted), FLOOR_KV_ENGINES (default
+// pebble,rocksdb,wiredtiger; engines not built in are skipped). Run:
+//
+//	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -timeout 60m ./internal/floorbench
+func BenchmarkLoadFloor(b *testing.B) {
+	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger") {
+		b.Run(eng, func(b *testing.B) { loadFloor(b, eng) })
+	}
+}
+
+func loadFloor(b *testing.B, eng string) {
+	if _, err := engine.Lookup(eng); err != nil {
+		b.Skip(err)
+	}
+	lc := linkbench.DefaultConfig()
+	lc.Nodes = envInt("FLOOR_NODES", 1_000_000)
+	lc.Steps = []string{linkbench.StepLoad}
+	// ~130 B of keys and values per row, 5.2 rows per node.
+	lb := recordLoad(b, eng, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
+
+	ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
+		Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
+	li0 := recordLoad(b, eng, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) })
+
+	for _, l := range []*floorLoad{lb, li0} {
+		b.Logf("%s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row), store alone %.0f rows/s (%.2f µs CPU per row): rumbench/store %.2f",
+			eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
+			l.modelRate, l.modelCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.modelRate/l.rawRate())
+	}
+	b.Logf("%s: LinkBench load / l.i0 rows/s: rumbench %.2f, store alone %.2f (load average %s)",
+		eng, lb.modelRate/li0.modelRate, lb.rawRate()/li0.rawRate(), loadAvg())
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(lb.modelRate/li0.modelRate, "rumbench-load/l.i0")
+	b.ReportMetric(lb.rawRate()/li0.rawRate(), "store-load/l.i0")
+	b.ReportMetric(lb.modelRate/lb.rawRate(), "load-rumbench/store")
+	b.ReportMetric(li0.modelRate/li0.rawRate(), "l.i0-rumbench/store")
+}
+
+// floorLoad is one load, through rumbench and replayed.
+type floorLoad struct {
+	step                string
+	rows, writes, bytes int64
+	modelRate           float64 // the step's rows/s (ips_avg)
+	modelCPU            float64 // the step's CPU µs per row (the measured process: all of rumbench and the engine)
+	rawSecs, rawCPU     float64 // the replay's seconds and CPU µs
+}
+
+func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
+
+// recordLoad runs step of the workload on eng through the runner with the
+// kv layer's writes recorded, then replays them into a fresh store.
+func recordLoad(b *testing.B, eng, step string, arenaBytes int64, cfg any, newW func() (workload.Workload, error)) *floorLoad {
+	a, err := newArena(arenaBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.free()
+	rec := &recorder{arena: a}
+	ctx := kv.WithStoreWrapper(context.Background(), rec.wrap)
+	res, err := runner.Run(ctx, runner.Options{
+		Engines: []string{eng}, Out: b.TempDir(), Interval: time.Second, Seed: 1,
+		Config: cfg, NewWorkload: newW, Observers: []runner.ObserverFactory{sysmetrics.Factory(io.Discard)},
+	})
+	if err == nil && res[0].Err != nil {
+		err = res[0].Err
+	}
+	if err != nil {
+		b.Fatalf("%s on %s: %v (recorded %d MB of %d)", step, eng, err, min(a.next.Load(), int64(len(a.mem)))>>20, len(a.mem)>>20)
+	}
+	bundle, err := results.Read(res[0].Dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := bundle.Steps[step]
+	if st == nil || !st.Complete || st.Errors != 0 {
+		b.Fatalf("%s on %s: step %+v", step, eng, st)
+	}
+	if n := rec.unrecorded.Load(); n > 0 {
+		b.Fatalf("%s on %s: %d range deletes, which the replay does not repeat", step, eng, n)
+	}
+	var cost *results.OpCost
+	if st.Metrics != nil {
+		cost = st.Metrics.PerOp[st.MainOp]
+	}
+	if cost == nil || cost.CPUUs == nil {
+		b.Fatalf("%s on %s: the step has no CPU per row (/proc not readable?)", step, eng)
+	}
+	l := &floorLoad{step: step, rows: st.Inserted, modelRate: st.IPSAvg, modelCPU: *cost.CPUUs}
+	l.writes, l.bytes = rec.totals()
+	if l.writes < l.rows {
+		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
+	}
+	l.rawSecs, l.rawCPU = replay(b, eng, rec)
+	return l
+}
+
+// replay writes the recorded batches into a fresh store of eng, each
+// stream in a goroutine of its own, and returns the seconds and process CPU
+// (µs) from the first write to the last commit.
+func replay(b *testing.B, eng string, rec *recorder) (secs, cpuUs float64) {
+	var raw kv.Store
+	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { raw = s; return s })
+	db, err := engine.Open(ctx, eng, model.Config{DataDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if ks, ok := raw.(kv.Keyspaces); ok {
+		for _, k := range rec.keyspaces {
+			if err := ks.CreateKeyspace(k.prefix, k.name); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	runtime.GC()
+	cpu0, start := cpuNow(), time.Now()
+	errs := make([]error, len(rec.streams))
+	var wg sync.WaitGroup
+	for i, s := range rec.streams {
+		wg.Go(func() { errs[i] = s.replay(raw.NewBatch()) })
+	}
+	wg.Wait()
+	secs, cpuUs = time.Since(start).Seconds(), cpuNow()-cpu0
+	if err := errors.Join(errs...); err != nil {
+		b.Fatalf("replay on %s: %v", eng, err)
+	}
+	return secs, cpuUs
+}
+
+// ---- the recorder ----
+
+const (
+	opSet byte = iota
+	opDelete
+)
+
+// recorder wraps the store the kv layer is given (kv.WithStoreWrapper) and
+// keeps every committed batch, per batch object: the kv layer keeps one
+// batch per connection, so a stream is a connection's writes in order.
+type recorder struct {
+	arena     *arena
+	mu        sync.Mutex
+	streams   []*stream
+	keyspaces []keyspace
+	// unrecorded counts range deletes, which the replay does not repeat.
+	// A load makes none.
+	unrecorded atomic.Int64
+}
+
+type keyspace struct {
+	prefix []byte
+	name   string
+}
+
+// stream holds a connection's committed batches, each a run of records
+// (op, uvarint key length, key, and for a set the uvarint value length and
+// value) in the recorder's arena.
+type stream struct {
+	batches [][]byte
+	writes  int64
+	bytes   int64
+}
+
+// arena is the recording's memory: mapped outside the Go heap and faulted
+// in before the run (MAP_POPULATE), so recording neither grows the heap the
+// run's garbage collector works on nor takes page faults while it is timed
+// (growing slices did both and cut the recorded load's rate by half).
+type arena struct {
+	mem  []byte
+	next atomic.Int64
+}
+
+const arenaChunk = 4 << 20
+
+// errArenaFull fails the recorded insert, and with it the run.
+var errArenaFull = errors.New("the recording arena is full")
+
+func newArena(size int64) (*arena, error) {
+	size = max(size, 16*arenaChunk)
+	mem, err := syscall.Mmap(-1, 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_POPULATE)
+	if err != nil {
+		return nil, fmt.Errorf("map a %d MB recording arena: %w", size>>20, err)
+	}
+	return &arena{mem: mem}, nil
+}
+
+func (a *arena) chunk() []byte {
+	off := a.next.Add(arenaChunk) - arenaChunk
+	if off+arenaChunk > int64(len(a.mem)) {
+		return nil
+	}
+	return a.mem[off : off+arenaChunk : off+arenaChunk]
+}
+
+func (a *arena) free() { syscall.Munmap(a.mem) }
+
+func (r *recorder) totals() (writes, bytes int64) {
+	for _, s := range r.streams {
+		writes += s.writes
+		bytes += s.bytes
+	}
+	return writes, bytes
+}
+
+func (r *recorder) wrap(st kv.Store) kv.Store {
+	base := &recStore{Store: st, r: r}
+	_, ks := st.(kv.Keyspaces)
+	_, cs := st.(kv.ConcurrentStore)
+	switch {
+	case ks && cs:
+		return recKeyspacesConcurrent{recKeyspaces{base}}
+	case ks:
+		return recKeyspaces{base}
+	case cs:
+		return recConcurrent{base}
+	}
+	return base
+}
+
+// recStore passes everything to the store; its batches record. It exposes
+// the optional interfaces of the store it wraps (recKeyspaces and so on),
+// so the kv layer takes the same paths as without it.
+type recStore struct {
+	kv.Store
+	r *recorder
+}
+
+func (s *recStore) NewBatch() kv.Batch {
+	return &recBatch{Batch: s.Store.NewBatch(), w: s.r.newWriter()}
+}
+
+func (r *recorder) newWriter() *recWriter {
+	st := &stream{}
+	r.mu.Lock()
+	r.streams = append(r.streams, st)
+	r.mu.Unlock()
+	return &recWriter{s: st, a: r.arena}
+}
+
+func (s *recStore) Begin(readOwnWrites bool) (kv.Txn, error) {
+	t, err := s.Store.Begin(readOwnWrites)
+	if err != nil {
+		return nil, err
+	}
+	return &recTxn{Txn: t, w: s.r.newWriter()}, nil
+}
+
+func (s *recStore) DeleteRange(start, end []byte) error {
+	s.r.unrecorded.Add(1)
+	return s.Store.DeleteRange(start, end)
+}
+
+type recKeyspaces struct{ *recStore }
+
+func (s recKeyspaces) CreateKeyspace(prefix []byte, name string) error {
+	s.r.mu.Lock()
+	s.r.keyspaces = append(s.r.keyspaces, keyspace{append([]byte(nil), prefix...), name})
+	s.r.mu.Unlock()
+	return s.Store.(kv.Keyspaces).CreateKeyspace(prefix, name)
+}
+
+type recConcurrent struct{ *recStore }
+
+func (s recConcurrent) BeginUpdate() (kv.UpdateTxn, error) { return s.beginUpdate() }
+
+func (s *recStore) beginUpdate() (kv.UpdateTxn, error) {
+	t, err := s.Store.(kv.ConcurrentStore).BeginUpdate()
+	if err != nil {
+		return nil, err
+	}
+	return &recUpdateTxn{recTxn{Txn: t, w: s.r.newWriter()}, t}, nil
+}
+
+type recKeyspacesConcurrent struct{ recKeyspaces }
+
+func (s recKeyspacesConcurrent) BeginUpdate() (kv.UpdateTxn, error) { return s.beginUpdate() }
+
+// recWriter records one batch's or transaction's writes in its stream; a
+// failed commit, a reset or a rollback drops the records since the last
+// commit. The pending batch is cur[start:pos].
+type recWriter struct {
+	s          *stream
+	a          *arena
+	cur        []byte
+	start, pos int
+	n, m       int64
+}
+
+// room makes room for need more bytes of the pending batch, moving it to a
+// fresh chunk when the current one is full.
+func (w *recWriter) room(need int) error {
+	if w.pos+need <= len(w.cur) {
+		return nil
+	}
+	c := w.a.chunk()
+	if c == nil || w.pos-w.start+need > len(c) {
+		return errArenaFull
+	}
+	w.pos = copy(c, w.cur[w.start:w.pos])
+	w.cur, w.start = c, 0
+	return nil
+}
+
+func (w *recWriter) put(op byte, key, value []byte) error {
+	if err := w.room(1 + 2*binary.MaxVarintLen64 + len(key) + len(value)); err != nil {
+		return err
+	}
+	w.cur[w.pos] = op
+	w.pos++
+	w.pos += binary.PutUvarint(w.cur[w.pos:], uint64(len(key)))
+	w.pos += copy(w.cur[w.pos:], key)
+	if op == opSet {
+		w.pos += binary.PutUvarint(w.cur[w.pos:], uint64(len(value)))
+		w.pos += copy(w.cur[w.pos:], value)
+	}
+	w.n++
+	w.m += int64(len(key) + len(value))
+	return nil
+}
+
+// committed ends the batch in the stream after a successful commit, or
+// drops it after a failed one.
+func (w *recWriter) committed(err error) error {
+	if err != nil {
+		w.drop()
+		return err
+	}
+	if w.pos > w.start {
+		w.s.batches = append(w.s.batches, w.cur[w.start:w.pos:w.pos])
+		w.start = w.pos
+		w.s.writes += w.n
+		w.s.bytes += w.m
+	}
+	w.n, w.m = 0, 0
+	return nil
+}
+
+func (w *recWriter) drop() {
+	w.pos = w.start
+	w.n, w.m = 0, 0
+}
+
+type recBatch struct {
+	kv.Batch
+	w *recWriter
+}
+
+func (b *recBatch) Set(key, value []byte) error {
+	if err := b.Batch.Set(key, value); err != nil {
+		return err
+	}
+	return b.w.put(opSet, key, value)
+}
+
+func (b *recBatch) Delete(key []byte) error {
+	if err := b.Batch.Delete(key); err != nil {
+		return err
+	}
+	return b.w.put(opDelete, key, nil)
+}
+
+func (b *recBatch) Commit() error { return b.w.committed(b.Batch.Commit()) }
+
+func (b *recBatch) Reset() {
+	b.Batch.Reset()
+	b.w.drop()
+}
+
+type recTxn struct {
+	kv.Txn
+	w *recWriter
+}
+
+func (t *recTxn) Set(key, value []byte) error {
+	if err := t.Txn.Set(key, value); err != nil {
+		return err
+	}
+	return t.w.put(opSet, key, value)
+}
+
+func (t *recTxn) Delete(key []byte) error {
+	if err := t.Txn.Delete(key); err != nil {
+		return err
+	}
+	return t.w.put(opDelete, key, nil)
+}
+
+func (t *recTxn) Commit() error { return t.w.committed(t.Txn.Commit()) }
+
+func (t *recTxn) Rollback() error {
+	t.w.drop()
+	return t.Txn.Rollback()
+}
+
+type recUpdateTxn struct {
+	recTxn
+	u kv.UpdateTxn
+}
+
+func (t *recUpdateTxn) GetForUpdate(key, dst []byte) ([]byte, bool, error) {
+	return t.u.GetForUpdate(key, dst)
+}
+
+// replay writes the stream's batches through batch and commits each.
+func (s *stream) replay(batch kv.Batch) error {
+	defer batch.Close()
+	for _, buf := range s.batches {
+		pos := 0
+		next := func() []byte {
+			n, w := binary.Uvarint(buf[pos:])
+			pos += w
+			v := buf[pos : pos+int(n)]
+			pos += int(n)
+			return v
+		}
+		for pos < len(buf) {
+			op := buf[pos]
+			pos++
+			key := next()
+			var err error
+			if op == opSet {
+				err = batch.Set(key, next())
+			} else {
+				err = batch.Delete(key)
+			}
+			if err != nil {
+				return fmt.Errorf("replay: %w", err)
+			}
+		}
+		if err := batch.Commit(); err != nil {
+			return fmt.Errorf("replay: commit: %w", err)
+		}
+	}
+	return nil
+}
