@@ -1,12 +1,15 @@
 package floorbench
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -57,11 +60,11 @@ func loadFloor(b *testing.B, eng string) {
 	lc.Nodes = envInt("FLOOR_NODES", 1_000_000)
 	lc.Steps = []string{linkbench.StepLoad}
 	// ~130 B of keys and values per row, 5.2 rows per node.
-	lb := recordLoad(b, eng, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
+	lb := recordLoad(b, eng, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
 
 	ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
 		Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-	li0 := recordLoad(b, eng, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) })
+	li0 := recordLoad(b, eng, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
 
 	for _, l := range []*floorLoad{lb, li0} {
 		b.Logf("%s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row), store alone %.0f rows/s (%.2f µs CPU per row): rumbench/store %.2f",
@@ -90,7 +93,9 @@ func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
 
 // recordLoad runs step of the workload on eng through the runner with the
 // kv layer's writes recorded, then replays them into a fresh store.
-func recordLoad(b *testing.B, eng, step string, arenaBytes int64, cfg any, newW func() (workload.Workload, error)) *floorLoad {
+// modelDir and replayDir are the data dirs of the two ("" for modelDir: a
+// temporary one).
+func recordLoad(b testing.TB, eng, step string, arenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir string) *floorLoad {
 	a, err := newArena(arenaBytes)
 	if err != nil {
 		b.Fatal(err)
@@ -99,7 +104,7 @@ func recordLoad(b *testing.B, eng, step string, arenaBytes int64, cfg any, newW 
 	rec := &recorder{arena: a}
 	ctx := kv.WithStoreWrapper(context.Background(), rec.wrap)
 	res, err := runner.Run(ctx, runner.Options{
-		Engines: []string{eng}, Out: b.TempDir(), Interval: time.Second, Seed: 1,
+		Engines: []string{eng}, Out: b.TempDir(), DataDir: modelDir, Interval: time.Second, Seed: 1,
 		Config: cfg, NewWorkload: newW, Observers: []runner.ObserverFactory{sysmetrics.Factory(io.Discard)},
 	})
 	if err == nil && res[0].Err != nil {
@@ -131,17 +136,17 @@ func recordLoad(b *testing.B, eng, step string, arenaBytes int64, cfg any, newW 
 	if l.writes < l.rows {
 		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
 	}
-	l.rawSecs, l.rawCPU = replay(b, eng, rec)
+	l.rawSecs, l.rawCPU = replay(b, eng, rec, replayDir)
 	return l
 }
 
 // replay writes the recorded batches into a fresh store of eng, each
 // stream in a goroutine of its own, and returns the seconds and process CPU
 // (µs) from the first write to the last commit.
-func replay(b *testing.B, eng string, rec *recorder) (secs, cpuUs float64) {
+func replay(b testing.TB, eng string, rec *recorder, dir string) (secs, cpuUs float64) {
 	var raw kv.Store
 	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { raw = s; return s })
-	db, err := engine.Open(ctx, eng, model.Config{DataDir: b.TempDir()})
+	db, err := engine.Open(ctx, eng, model.Config{DataDir: dir})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,12 +158,36 @@ func replay(b *testing.B, eng string, rec *recorder) (secs, cpuUs float64) {
 			}
 		}
 	}
+	// The schema first, untimed (as the workload's Prepare is), in commit
+	// order: several streams write the same metadata keys.
+	var meta []*recBatchRec
+	for _, s := range rec.streams {
+		for i := range s.batches {
+			if s.batches[i].meta {
+				meta = append(meta, &s.batches[i])
+			}
+		}
+	}
+	slices.SortFunc(meta, func(a, b *recBatchRec) int { return cmp.Compare(a.seq, b.seq) })
+	mb := raw.NewBatch()
+	for _, m := range meta {
+		if err := replayBatch(mb, m.buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	mb.Close()
+	// The rows: every stream at once, each in its order (a load writes
+	// each key once, so the streams' interleaving cannot change the result).
 	runtime.GC()
 	cpu0, start := cpuNow(), time.Now()
 	errs := make([]error, len(rec.streams))
 	var wg sync.WaitGroup
 	for i, s := range rec.streams {
-		wg.Go(func() { errs[i] = s.replay(raw.NewBatch()) })
+		wg.Go(func() {
+			batch := raw.NewBatch()
+			defer batch.Close()
+			errs[i] = s.replay(batch, func(r *recBatchRec) bool { return !r.meta })
+		})
 	}
 	wg.Wait()
 	secs, cpuUs = time.Since(start).Seconds(), cpuNow()-cpu0
@@ -166,6 +195,60 @@ func replay(b *testing.B, eng string, rec *recorder) (secs, cpuUs float64) {
 		b.Fatalf("replay on %s: %v", eng, err)
 	}
 	return secs, cpuUs
+}
+
+// TestReplayWritesWhatRumbenchWrote: a LinkBench load recorded on pebble
+// and replayed into a fresh store leaves both stores with the same keys and
+// values, metadata included, so the floor's store-alone rate is for exactly
+// the writes rumbench made.
+func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
+	lc := linkbench.DefaultConfig()
+	lc.Nodes, lc.MaxDegree, lc.RowsPerCommit = 3000, 100, 100
+	lc.Steps = []string{linkbench.StepLoad}
+	modelDir, replayDir := t.TempDir(), t.TempDir()
+	l := recordLoad(t, "pebble", linkbench.StepLoad, 64<<20, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, modelDir, replayDir)
+	want, got := storeContents(t, modelDir), storeContents(t, replayDir)
+	if l.rows == 0 || len(want) < int(l.rows) {
+		t.Fatalf("the load inserted %d rows, the store holds %d keys", l.rows, len(want))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("replayed store has %d keys, rumbench's %d", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i][0], want[i][0]) || !bytes.Equal(got[i][1], want[i][1]) {
+			t.Fatalf("entry %d: replayed %x=%x, rumbench wrote %x=%x", i, got[i][0], got[i][1], want[i][0], want[i][1])
+		}
+	}
+	t.Logf("%d rows, %d keys identical", l.rows, len(want))
+}
+
+// storeContents opens pebble on dir and returns every key and value.
+func storeContents(t *testing.T, dir string) [][2][]byte {
+	var st kv.Store
+	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { st = s; return s })
+	db, err := engine.Open(ctx, "pebble", model.Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	v, err := st.NewView()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	it, err := v.NewIter(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out [][2][]byte
+	for ok := it.First(); ok; ok = it.Next() {
+		out = append(out, [2][]byte{bytes.Clone(it.Key()), bytes.Clone(it.Value())})
+	}
+	if err := it.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // ---- the recorder ----
@@ -186,6 +269,7 @@ type recorder struct {
 	// unrecorded counts range deletes, which the replay does not repeat.
 	// A load makes none.
 	unrecorded atomic.Int64
+	seq        atomic.Int64 // commits so far
 }
 
 type keyspace struct {
@@ -197,9 +281,17 @@ type keyspace struct {
 // (op, uvarint key length, key, and for a set the uvarint value length and
 // value) in the recorder's arena.
 type stream struct {
-	batches [][]byte
+	batches []recBatchRec
 	writes  int64
 	bytes   int64
+}
+
+// recBatchRec is one committed batch: its records, its place in the order
+// of all commits, and whether it wrote the kv layer's metadata (table id 0).
+type recBatchRec struct {
+	buf  []byte
+	seq  int64
+	meta bool
 }
 
 // arena is the recording's memory: mapped outside the Go heap and faulted
@@ -275,7 +367,7 @@ func (r *recorder) newWriter() *recWriter {
 	r.mu.Lock()
 	r.streams = append(r.streams, st)
 	r.mu.Unlock()
-	return &recWriter{s: st, a: r.arena}
+	return &recWriter{s: st, a: r.arena, seq: &r.seq}
 }
 
 func (s *recStore) Begin(readOwnWrites bool) (kv.Txn, error) {
@@ -322,9 +414,11 @@ func (s recKeyspacesConcurrent) BeginUpdate() (kv.UpdateTxn, error) { return s.b
 type recWriter struct {
 	s          *stream
 	a          *arena
+	seq        *atomic.Int64
 	cur        []byte
 	start, pos int
 	n, m       int64
+	meta       bool
 }
 
 // room makes room for need more bytes of the pending batch, moving it to a
@@ -356,6 +450,7 @@ func (w *recWriter) put(op byte, key, value []byte) error {
 	}
 	w.n++
 	w.m += int64(len(key) + len(value))
+	w.meta = w.meta || len(key) >= 4 && key[0]|key[1]|key[2]|key[3] == 0
 	return nil
 }
 
@@ -367,18 +462,18 @@ func (w *recWriter) committed(err error) error {
 		return err
 	}
 	if w.pos > w.start {
-		w.s.batches = append(w.s.batches, w.cur[w.start:w.pos:w.pos])
+		w.s.batches = append(w.s.batches, recBatchRec{buf: w.cur[w.start:w.pos:w.pos], seq: w.seq.Add(1), meta: w.meta})
 		w.start = w.pos
 		w.s.writes += w.n
 		w.s.bytes += w.m
 	}
-	w.n, w.m = 0, 0
+	w.n, w.m, w.meta = 0, 0, false
 	return nil
 }
 
 func (w *recWriter) drop() {
 	w.pos = w.start
-	w.n, w.m = 0, 0
+	w.n, w.m, w.meta = 0, 0, false
 }
 
 type recBatch struct {
@@ -442,35 +537,44 @@ func (t *recUpdateTxn) GetForUpdate(key, dst []byte) ([]byte, bool, error) {
 	return t.u.GetForUpdate(key, dst)
 }
 
-// replay writes the stream's batches through batch and commits each.
-func (s *stream) replay(batch kv.Batch) error {
-	defer batch.Close()
-	for _, buf := range s.batches {
-		pos := 0
-		next := func() []byte {
-			n, w := binary.Uvarint(buf[pos:])
-			pos += w
-			v := buf[pos : pos+int(n)]
-			pos += int(n)
-			return v
-		}
-		for pos < len(buf) {
-			op := buf[pos]
-			pos++
-			key := next()
-			var err error
-			if op == opSet {
-				err = batch.Set(key, next())
-			} else {
-				err = batch.Delete(key)
-			}
-			if err != nil {
-				return fmt.Errorf("replay: %w", err)
+// replay writes the stream's batches that pass keep through batch and
+// commits each.
+func (s *stream) replay(batch kv.Batch, keep func(*recBatchRec) bool) error {
+	for i := range s.batches {
+		if keep(&s.batches[i]) {
+			if err := replayBatch(batch, s.batches[i].buf); err != nil {
+				return err
 			}
 		}
-		if err := batch.Commit(); err != nil {
-			return fmt.Errorf("replay: commit: %w", err)
+	}
+	return nil
+}
+
+func replayBatch(batch kv.Batch, buf []byte) error {
+	pos := 0
+	next := func() []byte {
+		n, w := binary.Uvarint(buf[pos:])
+		pos += w
+		v := buf[pos : pos+int(n)]
+		pos += int(n)
+		return v
+	}
+	for pos < len(buf) {
+		op := buf[pos]
+		pos++
+		key := next()
+		var err error
+		if op == opSet {
+			err = batch.Set(key, next())
+		} else {
+			err = batch.Delete(key)
 		}
+		if err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		return fmt.Errorf("replay: commit: %w", err)
 	}
 	return nil
 }

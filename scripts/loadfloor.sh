@@ -1,0 +1,11 @@
+#!/bin/bash
+# The load-floor benchmark (issue 19): per kv engine, the LinkBench load
+# and an l.i0 of as many rows, each run by rumbench with the kv layer's
+# batches recorded and then replayed through the bare store: each load's
+# rate both ways, rumbench/store, and LinkBench-load/l.i0 both ways.
+# Sizes: FLOOR_NODES (default 1000000), FLOOR_KV_ENGINES
+# (pebble,rocksdb,wiredtiger). See internal/floorbench/store_floor_test.go.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh librocksdb-dev libwiredtiger-dev
+exec go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -count 1 -timeout 60m "$@" ./internal/floorbench
