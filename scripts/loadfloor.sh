@@ -3,7 +3,7 @@
 # and an l.i0 of as many rows, each run by rumbench with the kv layer's
 # batches recorded and then replayed through the bare store: each load's
 # rate both ways, rumbench/store, and LinkBench-load/l.i0 both ways.
-# Sizes: FLOOR_NODES (default 1000000), FLOOR_KV_ENGINES
+# Sizes: FLOOR_NODES (default 1000000), FLOOR_ROUNDS (3), FLOOR_KV_ENGINES
 # (pebble,rocksdb,wiredtiger). See internal/floorbench/store_floor_test.go.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -41,9 +41,13 @@ import (
 // LinkBench-load/l.i0 both ways: the store's ratio is what any client
 // could reach on that engine without writing less.
 //
+// Each round runs both loads both ways; the figures reported are medians
+// over the rounds of each rate and of each round's ratios.
+//
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
-// rows as the LinkBench load inserted), FLOOR_KV_ENGINES (default
-// pebble,rocksdb,wiredtiger; engines not built in are skipped). Run:
+// rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
+// FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger; engines not built
+// in are skipped). Run (or scripts/loadfloor.sh):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -timeout 60m ./internal/floorbench
 func BenchmarkLoadFloor(b *testing.B) {
@@ -59,25 +63,37 @@ func loadFloor(b *testing.B, eng string) {
 	lc := linkbench.DefaultConfig()
 	lc.Nodes = envInt("FLOOR_NODES", 1_000_000)
 	lc.Steps = []string{linkbench.StepLoad}
-	// ~130 B of keys and values per row, 5.2 rows per node.
-	lb := recordLoad(b, eng, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
-
-	ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
-		Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-	li0 := recordLoad(b, eng, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
-
-	for _, l := range []*floorLoad{lb, li0} {
-		b.Logf("%s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row), store alone %.0f rows/s (%.2f µs CPU per row): rumbench/store %.2f",
-			eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
-			l.modelRate, l.modelCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.modelRate/l.rawRate())
+	var lbModel, lbStore, li0Model, li0Store []float64
+	for r := range envInt("FLOOR_ROUNDS", 3) {
+		// ~130 B of keys and values per row, 5.2 rows per node.
+		lb := recordLoad(b, eng, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
+		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
+			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
+		li0 := recordLoad(b, eng, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
+		for _, l := range []*floorLoad{lb, li0} {
+			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row), store alone %.0f rows/s (%.2f µs CPU per row): rumbench/store %.2f",
+				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
+				l.modelRate, l.modelCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.modelRate/l.rawRate())
+		}
+		b.Logf("round %d: %s: LinkBench load / l.i0 rows/s: rumbench %.2f, store alone %.2f (load average %s)",
+			r+1, eng, lb.modelRate/li0.modelRate, lb.rawRate()/li0.rawRate(), loadAvg())
+		lbModel, lbStore = append(lbModel, lb.modelRate), append(lbStore, lb.rawRate())
+		li0Model, li0Store = append(li0Model, li0.modelRate), append(li0Store, li0.rawRate())
 	}
-	b.Logf("%s: LinkBench load / l.i0 rows/s: rumbench %.2f, store alone %.2f (load average %s)",
-		eng, lb.modelRate/li0.modelRate, lb.rawRate()/li0.rawRate(), loadAvg())
+	ratios := func(a, b []float64) float64 {
+		v := make([]float64, len(a))
+		for i := range a {
+			v[i] = a[i] / b[i]
+		}
+		return median(v)
+	}
+	b.Logf("%s, medians of %d rounds: load rumbench %.0f, store alone %.0f rows/s; l.i0 rumbench %.0f, store alone %.0f rows/s; load/l.i0 rumbench %.2f, store alone %.2f",
+		eng, len(lbModel), median(lbModel), median(lbStore), median(li0Model), median(li0Store), ratios(lbModel, li0Model), ratios(lbStore, li0Store))
 	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(lb.modelRate/li0.modelRate, "rumbench-load/l.i0")
-	b.ReportMetric(lb.rawRate()/li0.rawRate(), "store-load/l.i0")
-	b.ReportMetric(lb.modelRate/lb.rawRate(), "load-rumbench/store")
-	b.ReportMetric(li0.modelRate/li0.rawRate(), "l.i0-rumbench/store")
+	b.ReportMetric(ratios(lbModel, li0Model), "rumbench-load/l.i0")
+	b.ReportMetric(ratios(lbStore, li0Store), "store-load/l.i0")
+	b.ReportMetric(ratios(lbModel, lbStore), "load-rumbench/store")
+	b.ReportMetric(ratios(li0Model, li0Store), "l.i0-rumbench/store")
 }
 
 // floorLoad is one load, through rumbench and replayed.
