@@ -19,6 +19,7 @@ import (
 	"rumbench/internal/engine"
 	_ "rumbench/internal/engine/all"
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/engine/kv/kvtest"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
@@ -247,24 +248,7 @@ func storeContents(t *testing.T, dir string) [][2][]byte {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	v, err := st.NewView()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer v.Close()
-	it, err := v.NewIter(nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer it.Close()
-	var out [][2][]byte
-	for ok := it.First(); ok; ok = it.Next() {
-		out = append(out, [2][]byte{bytes.Clone(it.Key()), bytes.Clone(it.Value())})
-	}
-	if err := it.Error(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return kvtest.Contents(t, st, nil)
 }
 
 // ---- the recorder ----
@@ -375,15 +359,16 @@ type recStore struct {
 }
 
 func (s *recStore) NewBatch() kv.Batch {
-	return &recBatch{Batch: s.Store.NewBatch(), w: s.r.newWriter()}
+	b := s.Store.NewBatch()
+	return &recBatch{recWriter: s.r.newWriter(b), b: b}
 }
 
-func (r *recorder) newWriter() *recWriter {
+func (r *recorder) newWriter(inner kv.Writer) *recWriter {
 	st := &stream{}
 	r.mu.Lock()
 	r.streams = append(r.streams, st)
 	r.mu.Unlock()
-	return &recWriter{s: st, a: r.arena, seq: &r.seq}
+	return &recWriter{inner: inner, s: st, a: r.arena, seq: &r.seq}
 }
 
 func (s *recStore) Begin(readOwnWrites bool) (kv.Txn, error) {
@@ -391,7 +376,7 @@ func (s *recStore) Begin(readOwnWrites bool) (kv.Txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &recTxn{Txn: t, w: s.r.newWriter()}, nil
+	return &recTxn{recWriter: s.r.newWriter(t), t: t}, nil
 }
 
 func (s *recStore) DeleteRange(start, end []byte) error {
@@ -417,7 +402,7 @@ func (s *recStore) beginUpdate() (kv.UpdateTxn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &recUpdateTxn{recTxn{Txn: t, w: s.r.newWriter()}, t}, nil
+	return &recUpdateTxn{recTxn{recWriter: s.r.newWriter(t), t: t}, t}, nil
 }
 
 type recKeyspacesConcurrent struct{ recKeyspaces }
@@ -428,6 +413,7 @@ func (s recKeyspacesConcurrent) BeginUpdate() (kv.UpdateTxn, error) { return s.b
 // failed commit, a reset or a rollback drops the records since the last
 // commit. The pending batch is cur[start:pos].
 type recWriter struct {
+	inner      kv.Writer
 	s          *stream
 	a          *arena
 	seq        *atomic.Int64
@@ -492,56 +478,46 @@ func (w *recWriter) drop() {
 	w.n, w.m, w.meta = 0, 0, false
 }
 
+// Set and Delete write through to the store's batch or transaction, then
+// record.
+func (w *recWriter) Set(key, value []byte) error {
+	if err := w.inner.Set(key, value); err != nil {
+		return err
+	}
+	return w.put(opSet, key, value)
+}
+
+func (w *recWriter) Delete(key []byte) error {
+	if err := w.inner.Delete(key); err != nil {
+		return err
+	}
+	return w.put(opDelete, key, nil)
+}
+
 type recBatch struct {
-	kv.Batch
-	w *recWriter
+	*recWriter
+	b kv.Batch
 }
 
-func (b *recBatch) Set(key, value []byte) error {
-	if err := b.Batch.Set(key, value); err != nil {
-		return err
-	}
-	return b.w.put(opSet, key, value)
-}
-
-func (b *recBatch) Delete(key []byte) error {
-	if err := b.Batch.Delete(key); err != nil {
-		return err
-	}
-	return b.w.put(opDelete, key, nil)
-}
-
-func (b *recBatch) Commit() error { return b.w.committed(b.Batch.Commit()) }
-
+func (b *recBatch) Len() int      { return b.b.Len() }
+func (b *recBatch) Commit() error { return b.committed(b.b.Commit()) }
+func (b *recBatch) Close() error  { return b.b.Close() }
 func (b *recBatch) Reset() {
-	b.Batch.Reset()
-	b.w.drop()
+	b.b.Reset()
+	b.drop()
 }
 
 type recTxn struct {
-	kv.Txn
-	w *recWriter
+	*recWriter
+	t kv.Txn
 }
 
-func (t *recTxn) Set(key, value []byte) error {
-	if err := t.Txn.Set(key, value); err != nil {
-		return err
-	}
-	return t.w.put(opSet, key, value)
-}
-
-func (t *recTxn) Delete(key []byte) error {
-	if err := t.Txn.Delete(key); err != nil {
-		return err
-	}
-	return t.w.put(opDelete, key, nil)
-}
-
-func (t *recTxn) Commit() error { return t.w.committed(t.Txn.Commit()) }
-
+func (t *recTxn) Get(key, dst []byte) ([]byte, bool, error)    { return t.t.Get(key, dst) }
+func (t *recTxn) NewIter(lower, upper []byte) (kv.Iter, error) { return t.t.NewIter(lower, upper) }
+func (t *recTxn) Commit() error                                { return t.committed(t.t.Commit()) }
 func (t *recTxn) Rollback() error {
-	t.w.drop()
-	return t.Txn.Rollback()
+	t.drop()
+	return t.t.Rollback()
 }
 
 type recUpdateTxn struct {

@@ -117,13 +117,20 @@ func storeOf(tb testing.TB, db model.DB) kv.Store {
 // written returns every table key (not the metadata, table id 0) and value
 // in st.
 func written(tb testing.TB, st kv.Store) [][2][]byte {
+	lower := make([]byte, kv.KeyspacePrefixLen)
+	lower[3] = 1 // the first table id
+	return Contents(tb, st, lower)
+}
+
+// Contents returns every key at or above lower (nil: all) and its value,
+// in key order, from one iterator over st: only for a store that keeps one
+// ordered keyspace (not kv.Keyspaces).
+func Contents(tb testing.TB, st kv.Store, lower []byte) [][2][]byte {
 	v, err := st.NewView()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer v.Close()
-	lower := make([]byte, kv.KeyspacePrefixLen)
-	lower[3] = 1 // the first table id
 	it, err := v.NewIter(lower, nil)
 	if err != nil {
 		tb.Fatal(err)
