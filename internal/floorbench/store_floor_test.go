@@ -19,6 +19,7 @@ import (
 	"rumbench/internal/engine"
 	_ "rumbench/internal/engine/all"
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/engine/kv/kvtest"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
@@ -67,10 +68,10 @@ func loadFloor(b *testing.B, eng string) {
 	var lbModel, lbStore, li0Model, li0Store []float64
 	for r := range envInt("FLOOR_ROUNDS", 3) {
 		// ~130 B of keys and values per row, 5.2 rows per node.
-		lb := recordLoad(b, eng, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
+		lb := recordLoad(b, eng, nil, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
 		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
 			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-		li0 := recordLoad(b, eng, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
+		li0 := recordLoad(b, eng, nil, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
 		for _, l := range []*floorLoad{lb, li0} {
 			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row), store alone %.0f rows/s (%.2f µs CPU per row): rumbench/store %.2f",
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
@@ -101,9 +102,10 @@ func loadFloor(b *testing.B, eng string) {
 type floorLoad struct {
 	step                string
 	rows, writes, bytes int64
-	modelRate           float64 // the step's rows/s (ips_avg)
-	modelCPU            float64 // the step's CPU µs per row (the measured process: all of rumbench and the engine)
-	rawSecs, rawCPU     float64 // the replay's seconds and CPU µs
+	modelRate           float64  // the step's rows/s (ips_avg)
+	modelCPU            float64  // the step's CPU µs per row (the measured process: all of rumbench and the engine)
+	rawSecs, rawCPU     float64  // the replay's seconds and CPU µs
+	keyspaces           [][]byte // the prefixes of the keyspaces created (kv.Keyspaces stores)
 }
 
 func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
@@ -112,7 +114,7 @@ func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
 // kv layer's writes recorded, then replays them into a fresh store.
 // modelDir and replayDir are the data dirs of the two ("" for modelDir: a
 // temporary one).
-func recordLoad(b testing.TB, eng, step string, arenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir string) *floorLoad {
+func recordLoad(b testing.TB, eng string, opts map[string]string, step string, arenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir string) *floorLoad {
 	a, err := newArena(arenaBytes)
 	if err != nil {
 		b.Fatal(err)
@@ -121,7 +123,7 @@ func recordLoad(b testing.TB, eng, step string, arenaBytes int64, cfg any, newW 
 	rec := &recorder{arena: a}
 	ctx := kv.WithStoreWrapper(context.Background(), rec.wrap)
 	res, err := runner.Run(ctx, runner.Options{
-		Engines: []string{eng}, Out: b.TempDir(), DataDir: modelDir, Interval: time.Second, Seed: 1,
+		Engines: []string{eng}, EngineOpts: opts, Out: b.TempDir(), DataDir: modelDir, Interval: time.Second, Seed: 1,
 		Config: cfg, NewWorkload: newW, Observers: []runner.ObserverFactory{sysmetrics.Factory(io.Discard)},
 	})
 	if err == nil && res[0].Err != nil {
@@ -150,20 +152,23 @@ func recordLoad(b testing.TB, eng, step string, arenaBytes int64, cfg any, newW 
 	}
 	l := &floorLoad{step: step, rows: st.Inserted, modelRate: st.IPSAvg, modelCPU: *cost.CPUUs}
 	l.writes, l.bytes = rec.totals()
+	for _, k := range rec.keyspaces {
+		l.keyspaces = append(l.keyspaces, k.prefix)
+	}
 	if l.writes < l.rows {
 		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
 	}
-	l.rawSecs, l.rawCPU = replay(b, eng, rec, replayDir)
+	l.rawSecs, l.rawCPU = replay(b, eng, opts, rec, replayDir)
 	return l
 }
 
 // replay writes the recorded batches into a fresh store of eng, each
 // stream in a goroutine of its own, and returns the seconds and process CPU
 // (µs) from the first write to the last commit.
-func replay(b testing.TB, eng string, rec *recorder, dir string) (secs, cpuUs float64) {
+func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir string) (secs, cpuUs float64) {
 	var raw kv.Store
 	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { raw = s; return s })
-	db, err := engine.Open(ctx, eng, model.Config{DataDir: dir})
+	db, err := engine.Open(ctx, eng, model.Config{DataDir: dir, Options: opts})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -214,41 +219,69 @@ func replay(b testing.TB, eng string, rec *recorder, dir string) (secs, cpuUs fl
 	return secs, cpuUs
 }
 
-// TestReplayWritesWhatRumbenchWrote: a LinkBench load recorded on pebble
-// and replayed into a fresh store leaves both stores with the same keys and
-// values, metadata included, so the floor's store-alone rate is for exactly
-// the writes rumbench made.
+// TestReplayWritesWhatRumbenchWrote: a LinkBench load recorded on each kv
+// engine and replayed into a fresh store leaves both stores with the same
+// keys and values, metadata included, so the floor's store-alone rate is
+// for exactly the writes rumbench made. The engines cover every shape of
+// the recorder's wrapper (plain, with keyspaces and their own transactions).
 func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
-	lc := linkbench.DefaultConfig()
-	lc.Nodes, lc.MaxDegree, lc.RowsPerCommit = 3000, 100, 100
-	lc.Steps = []string{linkbench.StepLoad}
-	modelDir, replayDir := t.TempDir(), t.TempDir()
-	l := recordLoad(t, "pebble", linkbench.StepLoad, 64<<20, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, modelDir, replayDir)
-	want, got := storeContents(t, modelDir), storeContents(t, replayDir)
-	if l.rows == 0 || len(want) < int(l.rows) {
-		t.Fatalf("the load inserted %d rows, the store holds %d keys", l.rows, len(want))
+	for _, tc := range []struct {
+		name, eng string
+		opts      map[string]string
+	}{
+		{"pebble", "pebble", nil},
+		{"bbolt", "bbolt", nil},
+		{"rocksdb", "rocksdb", nil},
+		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}},
+		{"wiredtiger", "wiredtiger", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := tc.eng
+			if _, err := engine.Lookup(eng); err != nil {
+				t.Skip(err)
+			}
+			lc := linkbench.DefaultConfig()
+			lc.Nodes, lc.MaxDegree, lc.RowsPerCommit = 3000, 100, 100
+			lc.Steps = []string{linkbench.StepLoad}
+			modelDir, replayDir := t.TempDir(), t.TempDir()
+			l := recordLoad(t, eng, tc.opts, linkbench.StepLoad, 64<<20, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, modelDir, replayDir)
+			want, got := storeContents(t, eng, tc.opts, modelDir, l.keyspaces), storeContents(t, eng, tc.opts, replayDir, l.keyspaces)
+			if l.rows == 0 || len(want) < int(l.rows) {
+				t.Fatalf("the load inserted %d rows, the store holds %d keys", l.rows, len(want))
+			}
+			if len(got) != len(want) {
+				t.Fatalf("replayed store has %d keys, rumbench's %d", len(got), len(want))
+			}
+			for i := range want {
+				if !bytes.Equal(got[i][0], want[i][0]) || !bytes.Equal(got[i][1], want[i][1]) {
+					t.Fatalf("entry %d: replayed %x=%x, rumbench wrote %x=%x", i, got[i][0], got[i][1], want[i][0], want[i][1])
+				}
+			}
+			t.Logf("%d rows, %d keys identical (%d keyspaces)", l.rows, len(want), len(l.keyspaces))
+		})
 	}
-	if len(got) != len(want) {
-		t.Fatalf("replayed store has %d keys, rumbench's %d", len(got), len(want))
-	}
-	for i := range want {
-		if !bytes.Equal(got[i][0], want[i][0]) || !bytes.Equal(got[i][1], want[i][1]) {
-			t.Fatalf("entry %d: replayed %x=%x, rumbench wrote %x=%x", i, got[i][0], got[i][1], want[i][0], want[i][1])
-		}
-	}
-	t.Logf("%d rows, %d keys identical", l.rows, len(want))
 }
 
-// storeContents opens pebble on dir and returns every key and value.
-func storeContents(t *testing.T, dir string) [][2][]byte {
+// storeContents opens eng on dir and returns every key and value: one
+// iteration, or on a store with keyspaces the metadata (table id 0) and
+// then each keyspace's range.
+func storeContents(t *testing.T, eng string, opts map[string]string, dir string, keyspaces [][]byte) [][2][]byte {
 	var st kv.Store
 	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { st = s; return s })
-	db, err := engine.Open(ctx, "pebble", model.Config{DataDir: dir})
+	db, err := engine.Open(ctx, eng, model.Config{DataDir: dir, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	return kvtest.Contents(t, st, nil)
+	if _, ok := st.(kv.Keyspaces); !ok {
+		return kvtest.Contents(t, st, nil, nil)
+	}
+	out := kvtest.Contents(t, st, []byte{0, 0, 0, 0}, []byte{0, 0, 0, 1})
+	for _, p := range keyspaces {
+		end, _ := keyenc.PrefixEnd(nil, p)
+		out = append(out, kvtest.Contents(t, st, p, end)...)
+	}
+	return out
 }
 
 // ---- the recorder ----

@@ -119,19 +119,19 @@ func storeOf(tb testing.TB, db model.DB) kv.Store {
 func written(tb testing.TB, st kv.Store) [][2][]byte {
 	lower := make([]byte, kv.KeyspacePrefixLen)
 	lower[3] = 1 // the first table id
-	return Contents(tb, st, lower)
+	return Contents(tb, st, lower, nil)
 }
 
-// Contents returns every key at or above lower (nil: all) and its value,
-// in key order, from one iterator over st: only for a store that keeps one
-// ordered keyspace (not kv.Keyspaces).
-func Contents(tb testing.TB, st kv.Store, lower []byte) [][2][]byte {
+// Contents returns every key in [lower, upper) (nil: unbounded) and its
+// value, in key order, from one iterator over st. On a kv.Keyspaces store
+// the range must lie in one keyspace.
+func Contents(tb testing.TB, st kv.Store, lower, upper []byte) [][2][]byte {
 	v, err := st.NewView()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	defer v.Close()
-	it, err := v.NewIter(lower, nil)
+	it, err := v.NewIter(lower, upper)
 	if err != nil {
 		tb.Fatal(err)
 	}
