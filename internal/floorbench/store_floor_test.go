@@ -166,12 +166,7 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 // stream in a goroutine of its own, and returns the seconds and process CPU
 // (µs) from the first write to the last commit.
 func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir string) (secs, cpuUs float64) {
-	var raw kv.Store
-	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { raw = s; return s })
-	db, err := engine.Open(ctx, eng, model.Config{DataDir: dir, Options: opts})
-	if err != nil {
-		b.Fatal(err)
-	}
+	db, raw := openBare(b, eng, opts, dir)
 	defer db.Close()
 	if ks, ok := raw.(kv.Keyspaces); ok {
 		for _, k := range rec.keyspaces {
@@ -266,12 +261,7 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 // iteration, or on a store with keyspaces the metadata (table id 0) and
 // then each keyspace's range.
 func storeContents(t *testing.T, eng string, opts map[string]string, dir string, keyspaces [][]byte) [][2][]byte {
-	var st kv.Store
-	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { st = s; return s })
-	db, err := engine.Open(ctx, eng, model.Config{DataDir: dir, Options: opts})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, st := openBare(t, eng, opts, dir)
 	defer db.Close()
 	if _, ok := st.(kv.Keyspaces); !ok {
 		return kvtest.Contents(t, st, nil, nil)
@@ -282,6 +272,18 @@ func storeContents(t *testing.T, eng string, opts map[string]string, dir string,
 		out = append(out, kvtest.Contents(t, st, p, end)...)
 	}
 	return out
+}
+
+// openBare opens eng on dir and returns the DB and the store under its kv
+// layer.
+func openBare(tb testing.TB, eng string, opts map[string]string, dir string) (model.DB, kv.Store) {
+	var st kv.Store
+	ctx := kv.WithStoreWrapper(context.Background(), func(s kv.Store) kv.Store { st = s; return s })
+	db, err := engine.Open(ctx, eng, model.Config{DataDir: dir, Options: opts})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db, st
 }
 
 // ---- the recorder ----
