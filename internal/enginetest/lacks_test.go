@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,41 +10,32 @@ import (
 	"rumbench/internal/model"
 )
 
-// noTxDB is an opened engine whose connections refuse Begin as a server
-// without transactions does.
-type noTxDB struct{ model.DB }
+// connsDB is an opened engine whose connections wrap changes.
+type connsDB struct {
+	model.DB
+	wrap func(model.Conn) model.Conn
+}
 
-func (d noTxDB) Conn(ctx context.Context) (model.Conn, error) {
+func (d connsDB) Conn(ctx context.Context) (model.Conn, error) {
 	c, err := d.DB.Conn(ctx)
-	return noTxConn{c}, err
+	if err != nil {
+		return nil, err
+	}
+	return d.wrap(c), nil
 }
 
-type noTxConn struct{ model.Conn }
-
-func (noTxConn) Begin(context.Context) (model.Tx, error) {
-	return nil, fmt.Errorf("standalone server: %w", model.ErrNotSupported)
+// beginFails is a connection whose Begin fails with err.
+type beginFails struct {
+	model.Conn
+	err error
 }
 
-// noTransactorDB's connections are no model.Transactor at all.
-type noTransactorDB struct{ model.DB }
+func (c beginFails) Begin(context.Context) (model.Tx, error) { return nil, c.err }
 
-func (d noTransactorDB) Conn(ctx context.Context) (model.Conn, error) {
-	c, err := d.DB.Conn(ctx)
-	return struct{ model.Conn }{c}, err
-}
-
-// failBeginDB's connections fail Begin with some other error.
-type failBeginDB struct{ model.DB }
-
-func (d failBeginDB) Conn(ctx context.Context) (model.Conn, error) {
-	c, err := d.DB.Conn(ctx)
-	return failBeginConn{c}, err
-}
-
-type failBeginConn struct{ model.Conn }
-
-func (failBeginConn) Begin(context.Context) (model.Tx, error) {
-	return nil, fmt.Errorf("connection reset")
+// failBegin makes every connection's Begin fail with err, as a server
+// without transactions (model.ErrNotSupported) or a broken one does.
+func failBegin(db model.DB, err error) model.DB {
+	return connsDB{db, func(c model.Conn) model.Conn { return beginFails{c, err} }}
 }
 
 // TestLacksTransactions: a declared lack of transactions skips only when
@@ -51,6 +43,9 @@ func (failBeginConn) Begin(context.Context) (model.Tx, error) {
 // engine that has them, or refusing otherwise, it is an error.
 func TestLacksTransactions(t *testing.T) {
 	sqlite := openEmbedded(t, "sqlite")
+	noTx := failBegin(sqlite, fmt.Errorf("standalone server: %w", model.ErrNotSupported))
+	// Connections that are no model.Transactor at all.
+	noTransactor := connsDB{sqlite, func(c model.Conn) model.Conn { return struct{ model.Conn }{c} }}
 	lacks := Lacks{Transactions: "the test server is standalone"}
 	for _, tc := range []struct {
 		name  string
@@ -59,11 +54,11 @@ func TestLacksTransactions(t *testing.T) {
 		skip  string // substring of the skip message, "" for none
 		err   string // substring of the error, "" for none
 	}{
-		{"nothing declared", Lacks{}, noTxDB{sqlite}, "", ""},
-		{"declared, Begin refused", lacks, noTxDB{sqlite}, "no multi-document transactions: the test server is standalone", ""},
-		{"declared, no Transactor", lacks, noTransactorDB{sqlite}, "not a model.Transactor", ""},
+		{"nothing declared", Lacks{}, noTx, "", ""},
+		{"declared, Begin refused", lacks, noTx, "no multi-document transactions: the test server is standalone", ""},
+		{"declared, no Transactor", lacks, noTransactor, "not a model.Transactor", ""},
 		{"declared, but Begin works", lacks, sqlite, "", "Begin succeeded"},
-		{"declared, Begin fails otherwise", lacks, failBeginDB{sqlite}, "", "want an error wrapping model.ErrNotSupported"},
+		{"declared, Begin fails otherwise", lacks, failBegin(sqlite, errors.New("connection reset")), "", "want an error wrapping model.ErrNotSupported"},
 	} {
 		skip, err := tc.lacks.checkTransactions(tc.db)
 		switch {
