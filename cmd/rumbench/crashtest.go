@@ -17,13 +17,14 @@ import (
 	"rumbench/internal/crashtest"
 	"rumbench/internal/engine"
 	"rumbench/internal/managed"
+	"rumbench/internal/membudget"
 	"rumbench/internal/model"
 	"rumbench/internal/runner"
 )
 
 func newCrashtestCmd() *cobra.Command {
 	var engines, engineOpts, serverOpts []string
-	var dataDir string
+	var dataDir, cacheSize string
 	var killAfter time.Duration
 	var durable, asJSON bool
 	shape := crashtest.DefaultShape
@@ -64,6 +65,11 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 			if err != nil {
 				return bad(err)
 			}
+			budget, err := membudget.Choose(membudget.Choice{Flag: cacheSize, Given: cmd.Flags().Changed("cache-size")})
+			if err != nil {
+				return bad(err)
+			}
+			budget.ApplyEngineOpts(engines, opts)
 			exe, err := os.Executable()
 			if err != nil {
 				return fmt.Errorf("find the rumbench binary for the child process: %w", err)
@@ -105,6 +111,7 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 					if err != nil {
 						return bad(err)
 					}
+					budgetServers(budget, []string{name}, routed)
 					srvSettings = routed[name]
 				}
 				specs = append(specs, crashtest.Spec{Engine: name, Options: eo, Durable: durable, Shape: shape,
@@ -155,6 +162,7 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 	fl.StringSliceVar(&engines, "engine", []string{"pebble", "sqlite"}, "engines to crash, in order (comma list)")
 	fl.DurationVar(&killAfter, "kill-after", 2*time.Second, "how long the clients insert before the engine is killed")
 	fl.BoolVar(&durable, "durable", true, "durable commits (sync=true, ...); false: the engines' non-durable settings, whose loss is reported, not a failure")
+	addCacheFlag(fl, &cacheSize)
 	fl.StringArrayVar(&engineOpts, "engine-opt", nil, "engine setting key=value (engine.key=value for one engine), on top of the durability settings")
 	fl.StringArrayVar(&serverOpts, "server-opt", nil, "managed server setting key=value, repeatable (as for run --managed)")
 	fl.StringVar(&dataDir, "data-dir", "", "where the engines' data goes (default: temporary directories, removed afterwards); with several engines each uses <data-dir>/<engine>; kept")

@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/membudget"
+	"rumbench/internal/model"
 )
 
 func newEnginesCmd() *cobra.Command {
@@ -36,6 +38,7 @@ func newEnginesCmd() *cobra.Command {
 						continue
 					}
 					fmt.Fprintf(w, "\n%s settings (--engine-opt key=value):\n", d.Name())
+					fmt.Fprintf(w, "  cache: %s\n", cacheLine(d))
 					tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 					for _, o := range d.Options() {
 						fmt.Fprintf(tw, "  %s\tdefault %q\t%s\n", o.Key, o.Default, o.Help)
@@ -50,4 +53,21 @@ func newEnginesCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list each engine's settings and defaults")
 	return cmd
+}
+
+// cacheLine says what --cache-size sets on an engine.
+func cacheLine(d model.Driver) string {
+	switch c := d.(type) {
+	case model.CacheOption:
+		return fmt.Sprintf("--cache-size sets %s (an explicit --engine-opt %s=... overrides it)", c.CacheOption(), c.CacheOption())
+	case model.NoCache:
+		return c.NoCache() + "; --cache-size does not apply"
+	}
+	if key := membudget.ServerSetting(d.Name()); key != "" {
+		return fmt.Sprintf("--cache-size sets a --managed server's %s; a server rumbench does not manage is only checked against it", key)
+	}
+	if d.Kind() == model.Server {
+		return "the server's own cache (read back into run.json); rumbench does not set it"
+	}
+	return "none"
 }

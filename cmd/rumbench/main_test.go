@@ -22,7 +22,12 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "rumbench")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	args := []string{"build", "-o", binary}
+	if len(binaryTags) > 0 {
+		// The binary has the cgo engines the test was built with.
+		args = append(args, "-tags", strings.Join(binaryTags, ","))
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 	if err != nil {
 		os.Stderr.Write(out)
 		os.Exit(1)

@@ -17,6 +17,7 @@ import (
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/managed"
+	"rumbench/internal/membudget"
 	"rumbench/internal/memcg"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
@@ -43,10 +44,15 @@ type memFlags struct {
 	// perEngine are limits a preset sized per engine (--memory-limit not
 	// given).
 	perEngine map[string]int64
+	// cacheSize is --cache-size; budget is what it resolved to
+	// (chooseBudget).
+	cacheSize string
+	budget    *membudget.Budget
 }
 
 func addMemFlags(fl *pflag.FlagSet, m *memFlags, sweep bool) {
 	fl.StringVar(&m.limit, "memory-limit", "", "run each embedded engine in a child process inside a memory cgroup of this size (256MB, 1GB; page cache included, so the OS cannot cache what the engine's cache does not) and each --managed server in one too; needs a writable cgroup memory controller (root). Peak usage and limit hits are recorded in run.json")
+	addCacheFlag(fl, &m.cacheSize)
 	fl.BoolVar(&m.dropCaches, "drop-caches", false, "before each step, sync and drop the kernel's page cache, dentries and inodes (echo 3 > /proc/sys/vm/drop_caches; root only); recorded in run.json and the steps")
 	fl.StringVar(&m.childEngine, "child-engine", "", "internal: run only this engine, as the child of --memory-limit")
 	fl.StringVar(&m.childCgroup, "child-cgroup", "", "internal: the cgroup the child joins first")
@@ -356,16 +362,54 @@ func (ms *memSetup) config() map[string]any {
 	return out
 }
 
-// Engine settings a memory preset sizes, in order of preference.
-var (
-	cacheKeys       = []string{"block_cache_size", "cache_size"}
-	writeBufferKeys = []string{"write_buffer_size", "memtable_size"}
-)
+// writeBufferKeys are the engine settings a memory preset sizes beside the
+// cache (which the run's budget sets), in order of preference.
+var writeBufferKeys = []string{"write_buffer_size", "memtable_size"}
 
-// applyMemoryPreset sizes each engine's cache and write buffers from a
-// preset (engine.key settings, unless that key was given) and each engine's
-// memory limit (unless --memory-limit was given). It returns what it set,
-// for run.json.
+// chooseBudget picks the run's one cache size (--cache-size, else the
+// preset's, else what --memory-limit leaves, else the default) and sets
+// every embedded engine's cache option to it, unless an --engine-opt set
+// that engine's cache.
+func chooseBudget(fl *pflag.FlagSet, m *memFlags, size string, mp *workload.MemoryPreset, preset string, engines []string, opts map[string]string) (*membudget.Budget, error) {
+	c := membudget.Choice{Flag: size, Given: fl.Changed("cache-size"), PresetName: preset, ProcessBytes: membudget.ProcessBytes}
+	if mp != nil {
+		c.PresetCache = mp.CacheBytes
+	}
+	if m.limit != "" {
+		if n, err := kv.ParseSize("memory-limit", m.limit); err == nil {
+			c.Limit, c.LimitText = n, m.limit
+		}
+	}
+	b, err := membudget.Choose(c)
+	if err != nil {
+		return nil, err
+	}
+	if mp != nil {
+		// The preset's memory limits hold the cache the run gives.
+		mp.CacheBytes = b.Bytes
+	}
+	b.ApplyEngineOpts(engines, opts)
+	return b, nil
+}
+
+// addCacheFlag adds --cache-size.
+func addCacheFlag(fl *pflag.FlagSet, v *string) {
+	fl.StringVar(v, "cache-size", model.DefaultCacheSize, "main cache of every engine, the same for all (docs/design.md \"One memory budget\"): the block cache of pebble and rocksdb, WiredTiger's cache, SQLite's page cache summed over its connections, a --managed server's shared_buffers, innodb_buffer_pool_size or rocksdb_block_cache_size; a server rumbench does not manage is only checked (a warning when it differs). Without it, --memory-limit or a memory preset sizes it. An --engine-opt or --server-opt for one engine's cache overrides it and is recorded. Each engine's effective cache is read back into run.json (engine.memory)")
+}
+
+// budgetConfig is what run.json's config records about the budget.
+func budgetConfig(b *membudget.Budget) map[string]any {
+	out := map[string]any{"bytes": b.Bytes, "from": b.From}
+	if len(b.Overrides) > 0 {
+		out["overrides"] = b.Overrides
+	}
+	return out
+}
+
+// applyMemoryPreset sizes each engine's write buffers from a preset
+// (engine.key settings, unless that key was given) and each engine's memory
+// limit (unless --memory-limit was given). It returns what it set, for
+// run.json. The cache is the run's budget (chooseBudget).
 func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[string]string, mem *memFlags, limitGiven bool) map[string]any {
 	if mp == nil {
 		return nil
@@ -381,23 +425,23 @@ func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 		for _, o := range d.Options() {
 			has[o.Key] = true
 		}
-		pick := func(keys []string, v int64) bool {
-			for _, k := range keys {
-				if !has[k] {
-					continue
-				}
-				if _, given := opts[k]; !given {
-					if _, given := opts[e+"."+k]; !given {
-						opts[e+"."+k] = strconv.FormatInt(v, 10)
-						set[e+"."+k] = v
-					}
-				}
-				return true
+		wb := false
+		for _, k := range writeBufferKeys {
+			if !has[k] {
+				continue
 			}
-			return false
+			wb = true
+			if _, given := opts[k]; !given {
+				if _, given := opts[e+"."+k]; !given {
+					opts[e+"."+k] = strconv.FormatInt(mp.WriteBufferBytes, 10)
+					set[e+"."+k] = mp.WriteBufferBytes
+				}
+			}
+			break
 		}
-		pick(cacheKeys, mp.CacheBytes)
-		wb := pick(writeBufferKeys, mp.WriteBufferBytes)
+		if co, ok := d.(model.CacheOption); ok {
+			set[e+"."+co.CacheOption()] = mp.CacheBytes
+		}
 		if !limitGiven && d.Kind() == model.Embedded {
 			if mem.perEngine == nil {
 				mem.perEngine = map[string]int64{}

@@ -3,16 +3,26 @@ package main
 import (
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"rumbench/internal/workload"
 )
 
-// A memory preset sets each engine's own cache and write-buffer keys (not
-// one the user gave) and a limit per embedded engine.
+// A memory preset sizes the run's cache budget (each engine's own cache
+// key, not one the user gave), each engine's write-buffer key and a limit
+// per embedded engine.
 func TestApplyMemoryPreset(t *testing.T) {
 	mp := &workload.MemoryPreset{CacheBytes: 5 << 20, WriteBufferBytes: 8 << 20, ProcessBytes: 24 << 20}
 	opts := map[string]string{"pebble.cache_size": "1MB"}
 	var mem memFlags
-	applyMemoryPreset(mp, []string{"sqlite", "pebble", "bbolt", "postgres"}, opts, &mem, false)
+	fl := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	addMemFlags(fl, &mem, false)
+	engines := []string{"sqlite", "pebble", "bbolt", "postgres"}
+	b, err := chooseBudget(fl, &mem, mem.cacheSize, mp, "iobound", engines, opts)
+	if err != nil || b.Bytes != 5<<20 || b.From != "preset iobound" || b.Overrides["pebble"] != "--engine-opt pebble.cache_size=1MB" {
+		t.Fatalf("budget %+v (%v): want 5MB from the preset, pebble's own kept", b, err)
+	}
+	applyMemoryPreset(mp, engines, opts, &mem, false)
 	want := map[string]string{"pebble.cache_size": "1MB", "pebble.memtable_size": "8388608", "sqlite.cache_size": "5242880"}
 	if len(opts) != len(want) {
 		t.Errorf("opts %v, want %v", opts, want)

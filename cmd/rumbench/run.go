@@ -225,6 +225,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			f.dataDir = f.mem.childData
 		}
 	}
+	budget, err := chooseBudget(cmd.Flags(), &f.mem, f.mem.cacheSize, wr.Memory, f.preset, f.engines, opts)
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
+	f.mem.budget = budget
 	presetMemory := applyMemoryPreset(wr.Memory, f.engines, opts, &f.mem, cmd.Flags().Changed("memory-limit"))
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
@@ -281,8 +286,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
 			"op_timeout_s": f.opTimeout.Seconds(),
 			"data_dir":     recordedDataDir, "database": f.database, "dsn_given": f.dsn != "",
-			"managed": managedCfg, "memory": ms.config(), "preset_memory": presetMemory,
+			"managed": managedCfg, "memory": ms.config(), "preset_memory": presetMemory, "cache_size": budgetConfig(budget),
 		},
+		Cache:        budget,
 		StartServer:  startServer,
 		Isolate:      isolate,
 		MemoryCgroup: ms.childStats(&f.mem),

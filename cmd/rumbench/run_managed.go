@@ -15,6 +15,7 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/managed"
+	"rumbench/internal/membudget"
 	"rumbench/internal/model"
 	"rumbench/internal/runner"
 )
@@ -99,6 +100,9 @@ func managedRun(cmd *cobra.Command, f *commonFlags, ms *memSetup, log io.Writer)
 	if err != nil {
 		return nil, nil, err
 	}
+	if b := f.mem.budget; b != nil {
+		budgetServers(b, list, settings)
+	}
 	cfg := map[string]any{"engines": list, "server_opts": m.serverOpts, "keep_data": m.keepData}
 	starter := func(ctx context.Context, name, dataDir string, before func(*exec.Cmd) error) (*runner.Server, error) {
 		if !contains(list, name) {
@@ -123,6 +127,36 @@ func managedRun(cmd *cobra.Command, f *commonFlags, ms *memSetup, log io.Writer)
 		return &runner.Server{DSN: srv.DSN(), Settings: st, Stop: srv.Stop}, nil
 	}
 	return managedMemory(ms, starter), cfg, nil
+}
+
+// budgetServers gives each managed server the run's cache (its own
+// setting, membudget.ServerSetting), unless a --server-opt set it, which
+// is recorded as the engine's override.
+func budgetServers(b *membudget.Budget, list []string, settings map[string][]managed.Setting) {
+	for _, e := range list {
+		key := membudget.ServerSetting(e)
+		if key == "" {
+			continue
+		}
+		given := false
+		for _, s := range settings[e] {
+			if s.Key == key {
+				given = true
+				b.Overrides = setOverride(b.Overrides, e, "--server-opt "+key+"="+s.Value)
+			}
+		}
+		if !given {
+			settings[e] = append(settings[e], managed.Setting{Key: key, Value: membudget.ServerValue(e, b.Bytes)})
+		}
+	}
+}
+
+func setOverride(m map[string]string, k, v string) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[k] = v
+	return m
 }
 
 func contains(list []string, s string) bool {

@@ -129,16 +129,24 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		f.indexes = []int{0, 3}
 	}
 	var presetMemory map[string]any
+	engines := f.engines
+	if f.mem.childEngine != "" {
+		engines = []string{f.mem.childEngine}
+	}
+	var mp *workload.MemoryPreset
 	if preset.IOBound {
 		maxClients := 1
 		for _, c := range f.clients {
 			maxClients = max(maxClients, c)
 		}
-		engines := f.engines
-		if f.mem.childEngine != "" {
-			engines = []string{f.mem.childEngine}
-		}
-		presetMemory = applyMemoryPreset(ibench.IOBoundMemory(rows, maxClients), engines, opts, &f.mem, fl.Changed("memory-limit"))
+		mp = ibench.IOBoundMemory(rows, maxClients)
+	}
+	budget, err := chooseBudget(fl, &f.mem, f.mem.cacheSize, mp, f.preset, engines, opts)
+	if err != nil {
+		return bad(err)
+	}
+	if mp != nil {
+		presetMemory = applyMemoryPreset(mp, engines, opts, &f.mem, fl.Changed("memory-limit"))
 	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
@@ -147,7 +155,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	spec := &sweep.Spec{
 		Engines: f.engines, Indexes: f.indexes, PadSizes: pads, PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps,
 		Shared: map[string]any{"rows": rows, "churn_rows": churn, "query_seconds": qs, "rows_per_commit": f.rowsPerCommit,
-			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset},
+			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset,
+			"cache_size": budgetConfig(budget)},
 	}
 	if ms.limit > 0 {
 		spec.Shared["memory_limit"] = ms.limit
@@ -193,6 +202,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			Log:          live,
 			MemoryCgroup: ms.childStats(&f.mem),
 			DropCaches:   ms.drop,
+			Cache:        budget,
 		}
 	}
 	probe := options(spec.Cells()[0], "", f.out)

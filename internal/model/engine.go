@@ -84,6 +84,62 @@ type Info struct {
 	// rumbench, not the engine, isolates: Pebble has no transactions, so
 	// the kv layer's lock table serialises updates of a row.
 	UpdateCaveat string `json:"update_caveat,omitempty"`
+	// Memory is the engine's effective memory configuration, read back
+	// from the engine after it opened (MemoryReporter).
+	Memory *Memory `json:"memory,omitempty"`
+}
+
+// Memory is what an engine says it runs with: its main cache and its write
+// buffers, each with where the figure came from. The budget fields say what
+// the run asked for (--cache-size) and whether the engine got it.
+type Memory struct {
+	// CacheBytes is the main cache: block cache, buffer pool,
+	// shared_buffers, WiredTiger cache, SQLite's page cache summed over its
+	// connections; -1 when the engine has no cache of its own.
+	CacheBytes  int64  `json:"cache_bytes"`
+	CacheSource string `json:"cache_source"`
+	// WriteBufferBytes is the memory for writes beside the cache
+	// (memtables, write buffers, log buffers); 0 with no source when the
+	// engine has none that is sized apart.
+	WriteBufferBytes  int64  `json:"write_buffer_bytes,omitempty"`
+	WriteBufferSource string `json:"write_buffer_source,omitempty"`
+	// BudgetBytes is the cache the run asked for; BudgetFrom says how it
+	// was chosen ("--cache-size", "default", "--memory-limit", a preset).
+	BudgetBytes int64  `json:"budget_bytes,omitempty"`
+	BudgetFrom  string `json:"budget_from,omitempty"`
+	// Override names the --engine-opt or --server-opt that set this
+	// engine's cache instead of the budget.
+	Override string `json:"override,omitempty"`
+	// Caveat says why the cache differs from the budget, for reports.
+	Caveat string `json:"caveat,omitempty"`
+}
+
+// DefaultCacheSize is every engine's main cache when neither --cache-size
+// nor an engine's own option sets it: MongoDB's smallest WiredTiger cache
+// (docs/design.md, "One memory budget"). DefaultCacheBytes is the same.
+const (
+	DefaultCacheSize  = "256MB"
+	DefaultCacheBytes = 256 << 20
+)
+
+// MemoryReporter is implemented by engines that can read back their
+// effective cache and write-buffer sizes (from the engine, not the options
+// they were given).
+type MemoryReporter interface {
+	Memory(ctx context.Context) (Memory, error)
+}
+
+// CacheOption is implemented by embedded engines' drivers: the
+// --engine-opt key that sizes the engine's main cache, in bytes for the
+// whole engine (over all its connections). --cache-size sets it.
+type CacheOption interface {
+	CacheOption() string
+}
+
+// NoCache is implemented by drivers of engines without a cache of their
+// own; it says where their reads are cached instead.
+type NoCache interface {
+	NoCache() string
 }
 
 // DB is an opened engine. Its methods are safe for concurrent use; per-worker

@@ -8,6 +8,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 // Kind is how a step is reported.
@@ -154,6 +155,7 @@ func Build(bundles []*Bundle, o Options) (*Report, error) {
 	labelRuns(r.Runs)
 	r.checkSizes()
 	r.checkSettings()
+	r.checkMemory()
 	for _, name := range stepOrder(bundles) {
 		r.Steps = append(r.Steps, r.buildStep(name))
 	}
@@ -508,6 +510,30 @@ func num(m map[string]any, key string) Value {
 // Throughput is a run's headline rate of a step and its unit.
 func (row *Row) Throughput(sr *StepReport) (Value, string) {
 	return row.Values["rate_avg"], unitLabel(sr.Rate)
+}
+
+// checkMemory adds a caveat for every run whose engine did not run with the
+// run's cache budget (an unmanaged server, an override, no cache of its
+// own), and one when the runs' caches differ.
+func (r *Report) checkMemory() {
+	sizes := map[int64]bool{}
+	var parts []string
+	for _, run := range r.Runs {
+		m := run.Bundle.Run.Engine.Memory
+		if m == nil {
+			continue
+		}
+		if m.Caveat != "" {
+			r.Caveats = append(r.Caveats, fmt.Sprintf("CAVEAT: #%d %s: %s.", run.Num, run.Label, m.Caveat))
+		}
+		if m.CacheBytes >= 0 {
+			sizes[m.CacheBytes] = true
+			parts = append(parts, fmt.Sprintf("#%d %s %s", run.Num, run.Label, units.Bytes(m.CacheBytes)))
+		}
+	}
+	if len(sizes) > 1 {
+		r.Caveats = append(r.Caveats, fmt.Sprintf("CAVEAT: the engines' caches differ (%s): a comparison between them is partly one of memory budgets.", strings.Join(parts, ", ")))
+	}
 }
 
 // checkSettings adds a caveat for every normalised setting (flush on

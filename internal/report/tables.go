@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/units"
 )
 
 // Table is one rendered table: cells are final text, shared by the
@@ -236,11 +238,22 @@ func missedNote(row *Row, sr *StepReport) string {
 
 // RunsTable lists the runs: what --base numbers mean.
 func (r *Report) RunsTable() Table {
+	// Bundles written before engine.memory existed render as they did.
+	memory := false
+	for _, run := range r.Runs {
+		memory = memory || run.Bundle.Run.Engine.Memory != nil
+	}
 	t := Table{
 		Title:   "runs",
-		Headers: []string{"#", "label", "engine", "version", "workload", "complete", "started", "dir"},
-		Right:   []bool{true, false, false, false, false, false, false, false},
+		Headers: []string{"#", "label", "engine", "version", "workload"},
+		Right:   []bool{true, false, false, false, false},
 	}
+	if memory {
+		t.Headers = append(t.Headers, "cache", "write buffers")
+		t.Right = append(t.Right, true, true)
+	}
+	t.Headers = append(t.Headers, "complete", "started", "dir")
+	t.Right = append(t.Right, false, false, false)
 	for _, run := range r.Runs {
 		b := run.Bundle.Run
 		num := strconv.Itoa(run.Num)
@@ -251,12 +264,40 @@ func (r *Report) RunsTable() Table {
 		if len(run.SizeDiffs) > 0 {
 			wl += " ≠base"
 		}
-		t.Rows = append(t.Rows, []string{
-			num, run.Label, fmt.Sprintf("%s (%s, %s)", b.Engine.Name, b.Engine.Family, b.Engine.Kind),
-			b.Engine.Version, wl, strconv.FormatBool(b.Complete), b.StartedAt.UTC().Format("2006-01-02 15:04:05Z"), run.Bundle.Dir,
-		})
+		row := []string{num, run.Label, fmt.Sprintf("%s (%s, %s)", b.Engine.Name, b.Engine.Family, b.Engine.Kind), b.Engine.Version, wl}
+		if memory {
+			row = append(row, cacheText(b.Engine.Memory), writeBufferText(b.Engine.Memory))
+		}
+		t.Rows = append(t.Rows, append(row, strconv.FormatBool(b.Complete), b.StartedAt.UTC().Format("2006-01-02 15:04:05Z"), run.Bundle.Dir))
+	}
+	if memory {
+		t.Notes = append(t.Notes, "cache: the engine's main cache as read back from it (block cache, buffer pool, shared_buffers, WiredTiger cache, SQLite's page cache over all its connections); write buffers: memtables, log buffers beside it.")
 	}
 	return t
+}
+
+// cacheText is an engine's effective cache as it read it back: "96MB", "none"
+// for an engine without one, "96MB (override)" when an engine option set
+// it apart from the run's budget, "-" when not recorded.
+func cacheText(m *model.Memory) string {
+	if m == nil {
+		return "-"
+	}
+	s := units.Bytes(m.CacheBytes)
+	switch {
+	case m.Override != "":
+		s += " (override)"
+	case m.Caveat != "" && m.CacheBytes >= 0:
+		s += " (≠ " + units.Bytes(m.BudgetBytes) + ")"
+	}
+	return s
+}
+
+func writeBufferText(m *model.Memory) string {
+	if m == nil || m.WriteBufferBytes <= 0 {
+		return "-"
+	}
+	return units.Bytes(m.WriteBufferBytes)
 }
 
 func workloadText(run *Run) string {

@@ -19,6 +19,7 @@ import (
 	"rumbench/internal/engine"
 	"rumbench/internal/hostinfo"
 	"rumbench/internal/measure"
+	"rumbench/internal/membudget"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/version"
@@ -91,6 +92,11 @@ type Options struct {
 	// MemoryCgroup, when set, reports the memory cgroup this process runs
 	// in; it is recorded in run.json at the start and end of each engine.
 	MemoryCgroup func() *results.MemoryCgroup
+	// Cache, when set, is the run's one cache size for every engine
+	// (--cache-size): each engine's effective cache is read back after it
+	// opens (model.MemoryReporter), recorded as engine.memory and judged
+	// against it.
+	Cache *membudget.Budget
 	// DropCaches, when set, runs before each step (--drop-caches); steps
 	// record that it did.
 	DropCaches func() error
@@ -453,6 +459,9 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		run.MemoryLimit = cgroup()
 	}
 	run.DropCaches = o.DropCaches != nil
+	if err := readMemory(ctx, o, db, d.Kind() == model.Embedded || srv != nil, run); err != nil {
+		return err
+	}
 	if run.Engine.Note != "" {
 		run.Notes = append(run.Notes, run.Engine.Note)
 		fmt.Fprintf(o.Log, "NOTE: %s\n", run.Engine.Note)
@@ -609,6 +618,32 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 	}
 	estimateClientCPU(ectx, w, db.Info(), sum)
 	return sum, err
+}
+
+// readMemory records the engine's effective cache and write buffers in
+// run.Engine.Memory and judges them against the run's budget: a server
+// rumbench does not manage that runs with another cache gets a warning line
+// and a caveat in run.json's notes. managed says whether rumbench set the
+// engine's cache.
+func readMemory(ctx context.Context, o *Options, db model.DB, managed bool, run *results.Run) error {
+	mr, ok := db.(model.MemoryReporter)
+	if !ok {
+		return nil
+	}
+	m, err := mr.Memory(ctx)
+	if err != nil {
+		return fmt.Errorf("read back the engine's cache size: %w", err)
+	}
+	if o.Cache != nil {
+		if warn := o.Cache.Judge(run.Engine.Name, &m, managed); warn != "" {
+			fmt.Fprintln(o.Log, warn)
+		}
+		if m.Caveat != "" {
+			run.Notes = append(run.Notes, "memory: "+m.Caveat)
+		}
+	}
+	run.Engine.Memory = &m
+	return nil
 }
 
 // dataDirOf is the directory whose filesystem holds db's data: the data

@@ -48,7 +48,7 @@ const updateCaveat = "Pebble has no transactions: concurrent updates of a row ar
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
 	return append([]model.Option{
-		{Key: "cache_size", Default: "64MB", Help: "block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based)"},
+		{Key: "cache_size", Default: model.DefaultCacheSize, Help: "block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based); --cache-size sets it"},
 		{Key: "memtable_size", Default: "64MB", Help: "size of one memtable (writes stall when 2 are full and flushing); below 4GB"},
 		{Key: "sync", Default: "false", Help: "fsync the WAL at every commit (true: durable against power loss and process crashes); with the default false a commit returns before Pebble has written its WAL record to the OS, so a process crash can lose the last commits (rumbench crashtest --durable=false measured 100-200 of ~50000 rows)"},
 		{Key: "compression", Default: "snappy", Help: "sstable block compression: none, snappy or zstd"},
@@ -213,6 +213,7 @@ func openStore(dir string, s settings) (*store, error) {
 	}
 	cache := pdb.NewCache(s.cacheSize)
 	defer cache.Unref() // the DB holds its own reference
+	st.cache = cache
 	opts := &pdb.Options{
 		Cache:                 cache,
 		MemTableSize:          uint64(s.memtableSize),
@@ -245,12 +246,15 @@ func openStore(dir string, s settings) (*store, error) {
 			opts.Levels[i].FilterPolicy = bloom.FilterPolicy(s.bloomBits)
 		}
 	}
+	// The defaults Open would fill in, filled here so Memory can read them.
+	opts.EnsureDefaults()
 	db, err := pdb.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
 	st.db = db
 	st.view = &view{db: db}
+	st.memtable, st.memtables = opts.MemTableSize, opts.MemTableStopWritesThreshold
 	return st, nil
 }
 
@@ -262,9 +266,26 @@ type DB struct {
 }
 
 var (
-	_ model.StatsReporter = (*DB)(nil)
-	_ model.Maintainer    = (*DB)(nil)
+	_ model.StatsReporter  = (*DB)(nil)
+	_ model.Maintainer     = (*DB)(nil)
+	_ model.MemoryReporter = (*DB)(nil)
+	_ model.CacheOption    = Driver{}
 )
+
+// CacheOption implements model.CacheOption.
+func (Driver) CacheOption() string { return "cache_size" }
+
+// Memory implements model.MemoryReporter: the capacity of the block cache
+// Pebble was opened with, and its memtables (writes stall when
+// MemTableStopWritesThreshold of them are full).
+func (d *DB) Memory(context.Context) (model.Memory, error) {
+	return model.Memory{
+		CacheBytes:        d.st.cache.MaxSize(),
+		CacheSource:       "pebble Cache.MaxSize() of the DB's block cache",
+		WriteBufferBytes:  int64(d.st.memtable) * int64(d.st.memtables),
+		WriteBufferSource: fmt.Sprintf("pebble Options.MemTableSize %d x MemTableStopWritesThreshold %d", d.st.memtable, d.st.memtables),
+	}, nil
+}
 
 // Stats implements model.StatsReporter with Pebble's own counters
 // (cumulative since open).
@@ -342,6 +363,11 @@ type store struct {
 	fail   *failure
 	view   *view
 	stalls stallClock
+	// cache is the block cache the DB was opened with; memtable and
+	// memtables are the options after Open filled in Pebble's defaults.
+	cache     *pdb.Cache
+	memtable  uint64
+	memtables int
 }
 
 func (s *store) NewView() (kv.View, error) { return s.view, nil }

@@ -49,7 +49,7 @@ var compressions = []string{"none", "snappy", "lz4", "zstd"}
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
 	return append([]model.Option{
-		{Key: "block_cache_size", Default: "64MB", Help: "LRU block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based)"},
+		{Key: "block_cache_size", Default: model.DefaultCacheSize, Help: "LRU block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based); --cache-size sets it"},
 		{Key: "write_buffer_size", Default: "64MB", Help: "size of one memtable"},
 		{Key: "compression", Default: "snappy", Help: "SST block compression: none, snappy, lz4 or zstd"},
 		{Key: "bottommost_compression", Default: "same", Help: "compression of the bottommost level: same (as compression), none, snappy, lz4 or zstd"},
@@ -469,6 +469,33 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	parseStats(text, out)
 	parseTickers(d.st.opts.GetStatisticsString(), out)
 	return out, nil
+}
+
+var (
+	_ model.MemoryReporter = (*DB)(nil)
+	_ model.CacheOption    = Driver{}
+)
+
+// CacheOption implements model.CacheOption.
+func (Driver) CacheOption() string { return "block_cache_size" }
+
+// Memory implements model.MemoryReporter: the block cache's capacity as the
+// DB reports it (rocksdb.block-cache-capacity), and the memtables: up to
+// max_write_buffer_number of write_buffer_size per column family.
+func (d *DB) Memory(context.Context) (model.Memory, error) {
+	if d.Closed() {
+		return model.Memory{}, errors.New("engine is closed")
+	}
+	m := model.Memory{CacheSource: "rocksdb property rocksdb.block-cache-capacity"}
+	if v, ok := d.st.db.GetIntProperty("rocksdb.block-cache-capacity"); ok {
+		m.CacheBytes = int64(v)
+	} else {
+		m.CacheBytes, m.CacheSource = int64(d.st.cache.GetCapacity()), "rocksdb Cache::GetCapacity() of the block cache"
+	}
+	size, n, cfs := d.st.opts.GetWriteBufferSize(), d.st.opts.GetMaxWriteBufferNumber(), len(d.st.allCFs())
+	m.WriteBufferBytes = int64(size) * int64(n) * int64(cfs)
+	m.WriteBufferSource = fmt.Sprintf("rocksdb options write_buffer_size %d x max_write_buffer_number %d x %d column families", size, n, cfs)
+	return m, nil
 }
 
 // Maintain implements model.Maintainer: flush the memtables of every column

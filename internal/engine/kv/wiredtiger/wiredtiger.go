@@ -63,7 +63,7 @@ func (Driver) Description() string {
 // Options implements model.Driver.
 func (Driver) Options() []model.Option {
 	return append([]model.Option{
-		{Key: "cache_size", Default: "256MB", Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
+		{Key: "cache_size", Default: model.DefaultCacheSize, Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; --cache-size sets it; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
 		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); fixed when the data dir is created, for all its tables"},
 		{Key: "prefix_compression", Default: "indexes", Help: "compress key prefixes within leaf pages: indexes (MongoDB's layout: its indexes are prefix-compressed, its collections are not), true (every table's primary key too), false; applies to tables and indexes created from then on"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},

@@ -50,7 +50,7 @@ func (Driver) Options() []model.Option {
 	return []model.Option{
 		{Key: "journal_mode", Default: "wal", Help: "journal: wal, delete, truncate or memory"},
 		{Key: "synchronous", Default: "normal", Help: "fsync policy: off, normal or full (normal in WAL mode syncs at checkpoints only)"},
-		{Key: "cache_size", Default: "64MB", Help: "page cache per connection (each worker has one), bytes or with KB/MB/GB"},
+		{Key: "cache_size", Default: model.DefaultCacheSize, Help: "page cache of the whole database, bytes or with KB/MB/GB: divided in equal shares over its open connections (each worker has one), rebalanced as they open and close; --cache-size sets it"},
 		{Key: "busy_timeout", Default: "10000", Help: "ms a connection waits for a lock before failing with SQLITE_BUSY"},
 		{Key: "mmap_size", Default: "0", Help: "bytes of the file read through mmap (0 = off), bytes or with KB/MB/GB"},
 		{Key: "wal_autocheckpoint", Default: "1000", Help: "WAL pages after which a commit copies the WAL back into the database file (0 = never; SQLite's default is 1000)"},
@@ -191,8 +191,7 @@ func (s settings) pragmas() []string {
 		fmt.Sprintf("PRAGMA page_size = %d", s.pageSize),
 		"PRAGMA journal_mode = " + s.journalMode,
 		"PRAGMA synchronous = " + s.synchronous,
-		// A negative cache_size is in KiB rather than pages.
-		fmt.Sprintf("PRAGMA cache_size = %d", -max(1, s.cacheBytes/1024)),
+		// cache_size is set by the connector's cacheBudget.
 		fmt.Sprintf("PRAGMA mmap_size = %d", s.mmapBytes),
 		fmt.Sprintf("PRAGMA wal_autocheckpoint = %d", s.walPages),
 		fmt.Sprintf("PRAGMA journal_size_limit = %d", s.journalLimit),
@@ -205,6 +204,7 @@ type connector struct {
 	drv     *sqlite3.SQLiteDriver
 	dsn     string
 	pragmas []string
+	budget  *cacheBudget
 }
 
 func (c *connector) Driver() driver.Driver { return c.drv }
@@ -225,7 +225,17 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 	}
-	return conn, nil
+	sc, ok := conn.(*sqlite3.SQLiteConn)
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("sqlite: unexpected driver connection %T", conn)
+	}
+	bc := &budgetConn{SQLiteConn: sc, b: c.budget}
+	if err := c.budget.add(bc); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return bc, nil
 }
 
 // DB is an opened SQLite database.
@@ -237,13 +247,35 @@ type DB struct {
 	ckptMode    string
 	ckptBytes   int64
 	ckpt        ckptStats
+	budget      *cacheBudget
 }
 
 var (
-	_ model.DB            = (*DB)(nil)
-	_ model.StatsReporter = (*DB)(nil)
-	_ model.Maintainer    = (*DB)(nil)
+	_ model.DB             = (*DB)(nil)
+	_ model.StatsReporter  = (*DB)(nil)
+	_ model.Maintainer     = (*DB)(nil)
+	_ model.MemoryReporter = (*DB)(nil)
+	_ model.CacheOption    = Driver{}
 )
+
+// CacheOption implements model.CacheOption.
+func (Driver) CacheOption() string { return "cache_size" }
+
+// Memory implements model.MemoryReporter: the page cache summed over the
+// open connections, each as SQLite reported it after its share was set.
+// SQLite has no write buffer apart from its page cache (a write
+// transaction's dirty pages are in the cache until it commits to the WAL).
+func (db *DB) Memory(context.Context) (model.Memory, error) {
+	bytes, n, err := db.budget.read()
+	if err != nil {
+		return model.Memory{}, err
+	}
+	return model.Memory{
+		CacheBytes:        bytes,
+		CacheSource:       fmt.Sprintf("sqlite PRAGMA cache_size read back on each of the %d open connections, summed", n),
+		WriteBufferSource: "none apart from the page cache",
+	}, nil
+}
 
 // ValidateConfig checks the option values without opening anything.
 func (Driver) ValidateConfig(cfg model.Config) error {
@@ -270,7 +302,8 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	}
 	// _txlock=immediate makes database/sql transactions (sql.Tx) begin
 	// IMMEDIATE too, like the Conn's own write transactions.
-	c := &connector{drv: &sqlite3.SQLiteDriver{}, dsn: path + "?_txlock=immediate", pragmas: s.pragmas()}
+	c := &connector{drv: &sqlite3.SQLiteDriver{}, dsn: path + "?_txlock=immediate", pragmas: s.pragmas(),
+		budget: &cacheBudget{totalKiB: max(1, s.cacheBytes>>10)}}
 	sdb := stdsql.OpenDB(c)
 	fail := func(err error) (model.DB, error) {
 		sdb.Close()
@@ -308,7 +341,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		return fail(fmt.Errorf("sqlite: %w", err))
 	}
 	return &DB{
-		DB: inner, path: path, journalMode: s.journalMode,
+		DB: inner, path: path, journalMode: s.journalMode, budget: c.budget,
 		wl:       newWriteLock(time.Duration(s.busyMS) * time.Millisecond),
 		ckptMode: s.ckptMode, ckptBytes: s.ckptBytes,
 	}, nil

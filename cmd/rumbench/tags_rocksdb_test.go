@@ -1,0 +1,5 @@
+//go:build rocksdb
+
+package main
+
+func init() { binaryTags = append(binaryTags, "rocksdb") }

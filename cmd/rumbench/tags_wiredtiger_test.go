@@ -1,0 +1,5 @@
+//go:build wiredtiger
+
+package main
+
+func init() { binaryTags = append(binaryTags, "wiredtiger") }
