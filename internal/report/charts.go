@@ -137,12 +137,12 @@ func (r *Report) chartOps(sr *StepReport) []measure.OpSpec {
 	var out []measure.OpSpec
 	seen := map[string]bool{}
 	for _, row := range sr.Rows {
-		s := row.Run.Bundle.Steps[sr.Name]
+		s := row.B.Steps[sr.Name]
 		if s == nil {
 			continue
 		}
 		logged := map[string]bool{}
-		for _, iv := range stepIntervals(row.Run.Bundle.Intervals, sr.Name) {
+		for _, iv := range stepIntervals(row.B.Intervals, sr.Name) {
 			for op, o := range iv.Ops {
 				logged[op] = logged[op] || o.Ops > 0
 			}
@@ -163,8 +163,8 @@ func (r *Report) series(sr *StepReport, i int, spec measure.OpSpec) []IntervalPo
 	if row.Status == StatusNotRun {
 		return nil
 	}
-	s := row.Run.Bundle.Steps[sr.Name]
-	ivs := stepIntervals(row.Run.Bundle.Intervals, sr.Name)
+	s := row.B.Steps[sr.Name]
+	ivs := stepIntervals(row.B.Intervals, sr.Name)
 	return opSeries(ivs, spec, stallRule(s, spec.Name), nominalInterval(s, ivs))
 }
 

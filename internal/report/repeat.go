@@ -3,6 +3,9 @@ package report
 import (
 	"fmt"
 	"math"
+	"sort"
+
+	"rumbench/internal/results"
 
 	"golang.org/x/perf/benchmath"
 )
@@ -142,4 +145,78 @@ func (c *Comparison) Mark() string {
 		return "~"
 	}
 	return ""
+}
+
+// repStats replaces the row's values by their medians over the run's
+// repetitions that completed the step, and points the row at the
+// repetition whose headline rate is the median (its intervals, stalls and
+// latency are what the step's single-run views show).
+func (row *Row) repStats(step string, kind Kind) {
+	vals := map[string][]float64{}
+	var rates []float64
+	for _, b := range row.Run.Reps {
+		rr := buildRow(&Run{Num: row.Run.Num, Label: row.Run.Label, Bundle: b}, step)
+		if rr.Status != StatusOK {
+			continue
+		}
+		row.Reps = append(row.Reps, b)
+		for _, k := range valueKeys {
+			if v := k.get(rr, kind, b.Steps[step]); v.OK {
+				vals[k.Key] = append(vals[k.Key], v.V)
+			}
+		}
+		rates = append(rates, rr.valueOr("rate_avg", kind, b.Steps[step]))
+	}
+	if len(row.Reps) == 0 {
+		// No repetition completed the step: the first one's partial
+		// figures, as for a single run.
+		return
+	}
+	row.Stats = map[string]*Stat{}
+	for _, k := range valueKeys {
+		st := NewStat(vals[k.Key])
+		if st == nil {
+			row.Values[k.Key] = Value{}
+			continue
+		}
+		row.Stats[k.Key] = st
+		row.Values[k.Key] = some(st.Median)
+	}
+	// The median repetition by headline rate (the lower middle one for
+	// an even count).
+	order := make([]int, len(rates))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return rates[order[i]] < rates[order[j]] })
+	med := row.Reps[order[(len(order)-1)/2]]
+	if med != row.B {
+		m := buildRow(&Run{Num: row.Run.Num, Label: row.Run.Label, Bundle: med}, step)
+		row.B, row.Stalls, row.IPSTarget, row.TargetMet, row.Error = med, m.Stalls, m.IPSTarget, m.TargetMet, m.Error
+		row.Status = m.Status
+	}
+	if row.Status == StatusIncomplete && len(row.Reps) > 0 {
+		row.Status = StatusOK
+	}
+}
+
+func (row *Row) valueOr(key string, kind Kind, s *results.Step) float64 {
+	for _, k := range valueKeys {
+		if k.Key == key {
+			if v := k.get(row, kind, s); v.OK {
+				return v.V
+			}
+		}
+	}
+	return math.NaN()
+}
+
+// Repeated reports whether any run of the report has repetitions.
+func (r *Report) Repeated() bool {
+	for _, run := range r.Runs {
+		if len(run.Reps) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -131,7 +131,16 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	}
 	abs.Headers = append(abs.Headers, "stalls(n,s)")
 	abs.Right = append(abs.Right, true)
-	noted, missed := false, false
+	repeated := r.Repeated()
+	if repeated {
+		// How many repetitions each figure is over, and how far apart
+		// the headline rates were.
+		abs.Headers = append(abs.Headers, "n", "spread")
+		abs.Right = append(abs.Right, true, true)
+		rel.Headers = append(rel.Headers, "n")
+		rel.Right = append(rel.Right, true)
+	}
+	noted, missed, tooFew := false, false, false
 	for _, row := range sr.Rows {
 		a := []string{runName(row.Run), row.Status}
 		l := []string{runName(row.Run), row.Status}
@@ -150,13 +159,34 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			if c.Key == "rate_avg" && v.OK {
 				noted = true
 			}
+			if st := row.Stats[c.Key]; st != nil && st.N > 1 {
+				t += " " + st.CIText()
+			}
+			rt := cell(rv, fmtRatio)
+			if cmp := row.Cmp[c.Key]; cmp != nil && row != sr.Rows[r.Base] && rv.OK {
+				rt += cmp.Mark()
+				tooFew = tooFew || cmp.P == nil
+			}
 			a = append(a, t)
-			l = append(l, cell(rv, fmtRatio))
+			l = append(l, rt)
 		}
 		if row.Status == StatusNotRun {
 			a = append(a, notRunText)
 		} else {
 			a = append(a, stallCell(row.Stalls[row.RateOp]))
+		}
+		if repeated {
+			n, spread := "1", notRunText
+			if row.Status == StatusNotRun {
+				n = "0"
+			}
+			if st := row.Stats["rate_avg"]; st != nil {
+				n, spread = strconv.Itoa(st.N), st.SpreadText()
+			} else if len(row.Run.Reps) > 0 {
+				n = "0"
+			}
+			a = append(a, n, spread)
+			l = append(l, n)
 		}
 		abs.Rows = append(abs.Rows, a)
 		rel.Rows = append(rel.Rows, l)
@@ -172,6 +202,13 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			if row.TargetMet != nil && !*row.TargetMet {
 				abs.Notes = append(abs.Notes, missedNote(row, sr))
 			}
+		}
+	}
+	if repeated {
+		abs.Notes = append(abs.Notes, fmt.Sprintf("Repeated runs: each figure is the median of the n repetitions that completed the step, ± the %.0f%% confidence interval of the median (distribution-free, from order statistics; ±∞ below 6 repetitions); spread: (max − min) / median of the headline rate; stalls are the median repetition's.", Confidence*100))
+		rel.Notes = append(rel.Notes, fmt.Sprintf("Ratios of medians. ~: not significantly different from the base at α = %.2f (Mann–Whitney U test, as benchstat); no mark: significant. n: repetitions of the run (the base's are in its row).", Alpha))
+		if tooFew {
+			rel.Notes = append(rel.Notes, "?: too few repetitions for the U test ever to reach significance (it needs at least 4 on each side): no p-value, no claim.")
 		}
 	}
 	out := []Table{abs}
@@ -195,7 +232,7 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 	}
 	any := false
 	for _, row := range sr.Rows {
-		s := row.Run.Bundle.Steps[sr.Name]
+		s := row.B.Steps[sr.Name]
 		if s == nil || s.Metrics == nil || s.Seconds <= 0 {
 			continue
 		}
