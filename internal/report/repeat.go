@@ -1,9 +1,12 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"sort"
+	"strings"
 
 	"rumbench/internal/results"
 
@@ -219,4 +222,54 @@ func (r *Report) Repeated() bool {
 		}
 	}
 	return false
+}
+
+// CompareMarkdown writes a two-run report (OLD as the base, NEW) as the
+// step tables and their ratios, the form `report --compare` prints.
+func CompareMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s → %s\n\n", runName(r.Runs[0]), runName(r.Runs[1]))
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "%s\n", n)
+	}
+	for _, sr := range r.Steps {
+		tables := r.StepTables(sr)
+		for i, t := range tables {
+			if i > 1 {
+				break // the step's table and its ratios; not the device rates
+			}
+			writeMDTable(&b, t, "###")
+		}
+	}
+	for _, c := range r.Caveats {
+		fmt.Fprintf(&b, "%s\n\n", c)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CompareJSON writes the reports of `report --compare` as one document:
+// each report's rows carry, per figure, the ratio of medians, the p-value
+// and whether the difference is significant (vs_base_test).
+func CompareJSON(w io.Writer, oldDir, newDir string, reps []*Report) error {
+	doc := struct {
+		Format      string            `json:"format"`
+		Old         string            `json:"old"`
+		New         string            `json:"new"`
+		Alpha       float64           `json:"alpha"`
+		Comparisons []json.RawMessage `json:"comparisons"`
+	}{Format: "rumbench-compare/1", Old: oldDir, New: newDir, Alpha: Alpha}
+	for _, r := range reps {
+		var b strings.Builder
+		if err := r.JSON(&b); err != nil {
+			return err
+		}
+		doc.Comparisons = append(doc.Comparisons, json.RawMessage(b.String()))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write json: %w", err)
+	}
+	return nil
 }
