@@ -154,7 +154,10 @@ func RepDirs(dir string) []string {
 	var reps []rep
 	for _, e := range entries {
 		k, err := strconv.Atoi(strings.TrimPrefix(e.Name(), RepPrefix))
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), RepPrefix) || err != nil || k < 1 {
+		if !strings.HasPrefix(e.Name(), RepPrefix) || err != nil || k < 1 {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(dir, e.Name())); err != nil || !st.IsDir() {
 			continue
 		}
 		reps = append(reps, rep{k, filepath.Join(dir, e.Name())})
