@@ -273,3 +273,12 @@ func CompareJSON(w io.Writer, oldDir, newDir string, reps []*Report) error {
 	}
 	return nil
 }
+
+// Bounds are what an error bar shows: the 95% interval of the median, or,
+// with too few repetitions for one, the min–max spread (ci false).
+func (st *Stat) Bounds() (lo, hi float64, ci bool) {
+	if st.Lo != nil {
+		return *st.Lo, *st.Hi, true
+	}
+	return st.Min, st.Max, false
+}

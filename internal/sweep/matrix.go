@@ -364,15 +364,21 @@ func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
 				sr := report.Series{Name: e, X: xs}
 				for _, k := range s.Indexes {
 					f := readFigures(filepath.Join(dir, Cell{Indexes: k, Pad: p, Clients: c}.Name(), e), step)
-					y := math.NaN()
+					y, lo, hi := math.NaN(), math.NaN(), math.NaN()
 					if f.ipsAvg.OK {
 						y = f.ipsAvg.V
 					}
-					sr.Y = append(sr.Y, y)
+					if st := f.stats["ips_avg"]; st != nil && st.N > 1 {
+						lo, hi, _ = st.Bounds()
+					}
+					sr.Y, sr.Lo, sr.Hi = append(sr.Y, y), append(sr.Lo, lo), append(sr.Hi, hi)
 				}
 				series = append(series, sr)
 			}
 			title := fmt.Sprintf("insert rate by secondary indexes (%s, pad %d B, %d client(s))", step, p, c)
+			if s.Reps() > 1 {
+				title += fmt.Sprintf(": medians of %d runs, bars 95%% CI (min–max below 6 runs)", s.Reps())
+			}
 			ch, err := report.LineChart(title, "secondary indexes", "inserted rows/s (ipsAvg)", xs, series)
 			if err != nil {
 				return nil, err
