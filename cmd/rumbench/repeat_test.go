@@ -114,8 +114,40 @@ func TestRepeatInterleaved(t *testing.T) {
 				i+1, order[i].name, order[i].at, i, order[i-1].name, order[i-1].at)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
-		t.Errorf("no summary over the repetitions: %v", err)
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary over the repetitions: %v", err)
+	}
+	var sum struct {
+		Runs []struct {
+			Repetitions []string `json:"repetitions"`
+		} `json:"runs"`
+		Steps []struct {
+			Rows []struct {
+				Stats map[string]struct {
+					N      int       `json:"n"`
+					Values []float64 `json:"values"`
+					Median float64   `json:"median"`
+				} `json:"stats"`
+			} `json:"rows"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(raw, &sum); err != nil || len(sum.Runs) != 2 || len(sum.Steps) != 1 {
+		t.Fatalf("summary.json: %v, %d runs, %d steps; want 2 engines and l.i0", err, len(sum.Runs), len(sum.Steps))
+	}
+	for i, row := range sum.Steps[0].Rows {
+		st := row.Stats["rate_avg"]
+		if len(sum.Runs[i].Repetitions) != 3 || st.N != 3 || len(st.Values) != 3 || st.Median <= 0 {
+			t.Errorf("run %d: repetitions %v, rate stats %+v; want 3 of each", i+1, sum.Runs[i].Repetitions, st)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(string(html), "median repetition") || !strings.Contains(string(html), "bars: 95% CI") {
+		t.Errorf("report.html (%v) lacks the repetitions' faint lines or error bars", err)
+	}
+	stdout, _, code := rb(t, "report", out)
+	if code != 0 || !strings.Contains(stdout, "±∞") || !strings.Contains(stdout, "| spread |") || !strings.Contains(stdout, "?: too few repetitions") {
+		t.Errorf("report of a repeated run (exit %d) lacks intervals, spread or the too-few note:\n%s", code, stdout)
 	}
 }
 
