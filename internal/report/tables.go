@@ -230,7 +230,7 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 		Headers: []string{"run", "r/s", "rMB/s", "wMB/s", "CPU(cores)", "secs"},
 		Right:   []bool{false, true, true, true, true, true},
 	}
-	any := false
+	any, noisy := false, false
 	for _, row := range sr.Rows {
 		s := row.B.Steps[sr.Name]
 		if s == nil || s.Metrics == nil || s.Seconds <= 0 {
@@ -250,12 +250,35 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 			x := float64(*v)
 			return per(&x, k)
 		}
-		t.Rows = append(t.Rows, []string{runName(row.Run), perInt(m.DevReads, 1), per(m.DevRKB, 1.0/1024), per(m.DevWKB, 1.0/1024),
-			perInt(m.CPUUs, 1e-6), fmtNum(secs)})
+		line := []string{runName(row.Run), perInt(m.DevReads, 1), per(m.DevRKB, 1.0/1024), per(m.DevWKB, 1.0/1024),
+			perInt(m.CPUUs, 1e-6), fmtNum(secs)}
+		noise := []string{naText, naText}
+		if m.OtherCPUCores != nil || m.StealCores != nil {
+			noisy = true
+			noise = []string{cell(optional(m.OtherCPUCores), fmtNum), cell(optional(m.StealCores), fmtNum)}
+		}
+		t.Rows = append(t.Rows, append(line, noise...))
 		any = true
 	}
 	t.Notes = []string{"r/s, rMB/s, wMB/s: the data dir's block device (MB = 2^20 bytes); CPU(cores): CPU seconds of the measured processes per second (1.00 = one core busy)."}
+	if noisy {
+		// Bundles from before the noise figures keep their table.
+		t.Headers = append(t.Headers, "others(cores)", "steal(cores)")
+		t.Right = append(t.Right, true, true)
+		t.Notes = append(t.Notes, fmt.Sprintf("others, steal: CPU the rest of the host used (processes outside the measured set and the client) and the hypervisor stole, in cores over the step and its end-of-step flush (noise_span_s); above %.1f the report warns.", NoiseCores))
+	} else {
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][:len(t.Headers)]
+		}
+	}
 	return t, any
+}
+
+func optional(v *float64) Value {
+	if v == nil {
+		return Value{}
+	}
+	return some(*v)
 }
 
 func missedNote(row *Row, sr *StepReport) string {
