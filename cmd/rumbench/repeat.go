@@ -43,8 +43,8 @@ func repeatDirs(out string, n int) []string {
 // repetition (A B A B ..., so slow drift of the machine spreads over every
 // engine alike), each repetition from scratch into its own directory; runOut
 // follows the current repetition (the memory-limit child writes there). It
-// stops at the first failure or interruption and reports over what
-// finished.
+// stops at the first failure or interruption and reports over what was
+// gathered.
 func runRepeated(ctx context.Context, ro *runner.Options, n int, out string, runOut *string, w io.Writer, summarize func() error) error {
 	var runErr error
 	done := 0
@@ -57,7 +57,9 @@ func runRepeated(ctx context.Context, ro *runner.Options, n int, out string, run
 		}
 		done++
 	}
-	if done > 0 || runErr == nil {
+	// As a single run does, an interrupted one reports what it gathered
+	// (unfinished steps are left out of the statistics).
+	if len(report.RepDirs(out)) > 0 {
 		if err := summarize(); err != nil {
 			fmt.Fprintf(w, "rumbench: could not write the summary: %v\n", err)
 		}
