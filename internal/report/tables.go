@@ -113,6 +113,11 @@ func stallCell(st *Stall) string {
 // of one step.
 func (r *Report) StepTables(sr *StepReport) []Table {
 	cols := columnsFor(sr)
+	if r.Repeated() {
+		// p99 is a headline figure of a repeated run (it has its interval);
+		// a single run's p99 is in the summary and the charts.
+		cols = append(cols[:len(cols)-1:len(cols)-1], column{"p99(ms)", "p99_ms"}, cols[len(cols)-1])
+	}
 	targetKey := "rate_avg"
 	if sr.Kind == KindQuery && sr.Write.Name != "" {
 		targetKey = "write_rate_avg"
