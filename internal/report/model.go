@@ -190,10 +190,10 @@ func BuildGroups(groups [][]*Bundle, o Options) (*Report, error) {
 	labelRuns(r.Runs)
 	r.checkSizes()
 	r.checkSettings()
-	r.checkNoise()
 	for _, name := range stepOrder(bundles) {
 		r.Steps = append(r.Steps, r.buildStep(name))
 	}
+	r.checkNoise()
 	return r, nil
 }
 
