@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,23 @@ func compareJSON(t *testing.T, oldDir, newDir string) compareDoc {
 	return doc
 }
 
+// startedAt reads a finished bundle's start time.
+func startedAt(t *testing.T, dir string) time.Time {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		StartedAt  time.Time  `json:"started_at"`
+		FinishedAt *time.Time `json:"finished_at"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || r.FinishedAt == nil {
+		t.Fatalf("%s: %v, finished %v", dir, err, r.FinishedAt)
+	}
+	return r.StartedAt
+}
+
 // TestRepeatInterleaved: --repeat runs whole rounds of the engines (A B A
 // B), each repetition into its own directory.
 func TestRepeatInterleaved(t *testing.T) {
@@ -94,18 +112,7 @@ func TestRepeatInterleaved(t *testing.T) {
 	var order []started
 	for k := 1; k <= 3; k++ {
 		for _, e := range []string{"null", "pebble"} {
-			raw, err := os.ReadFile(filepath.Join(out, "rep-"+string(rune('0'+k)), e, "run.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var r struct {
-				StartedAt  time.Time  `json:"started_at"`
-				FinishedAt *time.Time `json:"finished_at"`
-			}
-			if err := json.Unmarshal(raw, &r); err != nil || r.FinishedAt == nil {
-				t.Fatalf("rep %d %s: %v, finished %v", k, e, err, r.FinishedAt)
-			}
-			order = append(order, started{e, r.StartedAt})
+			order = append(order, started{e, startedAt(t, filepath.Join(out, fmt.Sprintf("rep-%d", k), e))})
 		}
 	}
 	for i := 1; i < len(order); i++ {
@@ -215,6 +222,18 @@ func TestRepeatAB(t *testing.T) {
 		t.Errorf("sweep output does not show its repetitions:\n%s", stdout)
 	}
 	x0, x3 := filepath.Join(out, "x0-pad20-c1"), filepath.Join(out, "x3-pad20-c1")
+	// Interleaved: x0 and x3 of repetition k both start before either of
+	// repetition k+1.
+	var prev time.Time
+	for k := 1; k <= 5; k++ {
+		for _, cell := range []string{x0, x3} {
+			at := startedAt(t, filepath.Join(cell, fmt.Sprintf("rep-%d", k), "pebble"))
+			if !at.After(prev) {
+				t.Errorf("%s rep-%d started at %s, not after the run before it (%s): want x0 x3 x0 x3 ...", filepath.Base(cell), k, at, prev)
+			}
+			prev = at
+		}
+	}
 	doc := compareJSON(t, x0, x3)
 	if len(doc.Comparisons) != 1 {
 		t.Fatalf("%d comparisons, want 1", len(doc.Comparisons))
