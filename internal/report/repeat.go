@@ -198,9 +198,6 @@ func (row *Row) repStats(step string, kind Kind) {
 		row.B, row.Stalls, row.IPSTarget, row.TargetMet, row.Error = med, m.Stalls, m.IPSTarget, m.TargetMet, m.Error
 		row.Status = m.Status
 	}
-	if row.Status == StatusIncomplete && len(row.Reps) > 0 {
-		row.Status = StatusOK
-	}
 }
 
 func (row *Row) valueOr(key string, kind Kind, s *results.Step) float64 {
