@@ -18,6 +18,7 @@ type reportFlags struct {
 	format    string
 	html      string
 	compareTo string
+	compare   bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -27,6 +28,12 @@ func newReportCmd() *cobra.Command {
 		Short: "Compare run bundles: per-step tables, ratios to a base run, throughput summary, HTML charts",
 		Long: `Report one or more runs. Each DIR is an engine's bundle (it holds run.json)
 or a directory of bundles (the --out of rumbench run, one <engine>/ each).
+
+A repeated run's --out (rep-1, rep-2, ... inside, from --repeat) is one
+run per engine over its repetitions: figures are medians with their 95%
+confidence interval, ratios are ratios of medians, marked ~ when the
+difference is not significant (Mann–Whitney U, α = 0.05). --compare OLD NEW
+compares two result dirs engine by engine.
 
 Per step it prints a row per run with the published columns (units in the
 headers), the same table relative to the base run, then a throughput summary
@@ -38,7 +45,8 @@ base are flagged.`,
 		Example: `  rumbench report rumbench-results/20260101-120000
   rumbench report results/pebble results/sqlite --base 2
   rumbench report results/* --format csv > steps.csv
-  rumbench report results/run1 --html report.html`,
+  rumbench report results/run1 --html report.html
+  rumbench report --compare results/before results/after`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &runner.BadInputError{Err: fmt.Errorf("report needs at least one DIR: a run bundle or a run's --out directory")}
@@ -52,6 +60,7 @@ base are flagged.`,
 	fl.StringVar(&f.format, "format", "md", "output format: md (markdown, aligned for terminals), csv (one line per step per run), json")
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report with charts to this file")
 	fl.StringVar(&f.compareTo, "compare-to", "", "with a sweep directory: also print each matrix relative to this earlier sweep's")
+	fl.BoolVar(&f.compare, "compare", false, "report --compare OLD NEW: compare two result dirs engine by engine (NEW / OLD, medians of their repetitions, ~ where the difference is not significant)")
 	return cmd
 }
 
@@ -64,6 +73,9 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	if f.base < 1 {
 		return &runner.BadInputError{Err: fmt.Errorf("--base %d is out of range: runs are numbered from 1", f.base)}
 	}
+	if f.compare {
+		return reportCompare(cmd, f, dirs)
+	}
 	if len(dirs) == 1 && sweep.IsSweep(dirs[0]) {
 		return reportSweep(cmd, f, dirs[0])
 	}
@@ -75,11 +87,11 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 			return &runner.BadInputError{Err: err}
 		}
 	}
-	bundles, err := report.Load(dirs)
+	groups, err := report.LoadGroups(dirs)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
-	rep, err := report.Build(bundles, report.Options{Base: f.base})
+	rep, err := report.BuildGroups(groups, report.Options{Base: f.base})
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
@@ -165,6 +177,64 @@ func reportSweep(cmd *cobra.Command, f *reportFlags, dir string) error {
 			return err
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "rumbench report: wrote %s (%d charts)\n", f.html, n)
+	}
+	return nil
+}
+
+// reportCompare compares two result dirs (runs, repeated runs) engine by
+// engine: one report per engine both hold, NEW relative to OLD. When each
+// holds one engine they are compared whatever their names.
+func reportCompare(cmd *cobra.Command, f *reportFlags, dirs []string) error {
+	bad := func(err error) error { return &runner.BadInputError{Err: err} }
+	if len(dirs) != 2 {
+		return bad(fmt.Errorf("--compare takes two result dirs, OLD and NEW; got %d", len(dirs)))
+	}
+	if f.format == "csv" || f.html != "" || f.base != 1 {
+		return bad(fmt.Errorf("--compare prints markdown or --format json only (no csv, --html or --base)"))
+	}
+	old, err := report.LoadGroups(dirs[:1])
+	if err != nil {
+		return bad(err)
+	}
+	cur, err := report.LoadGroups(dirs[1:])
+	if err != nil {
+		return bad(err)
+	}
+	name := func(g []*report.Bundle) string { return g[0].Run.Engine.Name }
+	var pairs [][][]*report.Bundle
+	if len(old) == 1 && len(cur) == 1 {
+		pairs = append(pairs, [][]*report.Bundle{old[0], cur[0]})
+	} else {
+		for _, o := range old {
+			for _, c := range cur {
+				if name(o) == name(c) {
+					pairs = append(pairs, [][]*report.Bundle{o, c})
+				}
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return bad(fmt.Errorf("%s and %s have no engine in common to compare", dirs[0], dirs[1]))
+	}
+	out := cmd.OutOrStdout()
+	var reps []*report.Report
+	for _, p := range pairs {
+		rep, err := report.BuildGroups(p, report.Options{})
+		if err != nil {
+			return bad(err)
+		}
+		rep.Runs[0].Label = "OLD " + rep.Runs[0].Label
+		rep.Runs[1].Label = "NEW " + rep.Runs[1].Label
+		reps = append(reps, rep)
+	}
+	if f.format == "json" {
+		return report.CompareJSON(out, dirs[0], dirs[1], reps)
+	}
+	fmt.Fprintf(out, "# rumbench comparison: NEW %s / OLD %s\n\n", dirs[1], dirs[0])
+	for _, rep := range reps {
+		if err := report.CompareMarkdown(out, rep); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -44,6 +44,7 @@ type commonFlags struct {
 	database   string
 	managed    managedFlags
 	mem        memFlags
+	repeat     int
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -84,6 +85,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
 	addManagedFlags(pf, &common.managed)
 	addMemFlags(pf, &common.mem, false)
+	addRepeatFlag(pf, &common.repeat)
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -193,6 +195,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if !(f.ratePct > 0 && f.ratePct <= 100) {
 		return &runner.BadInputError{Err: fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct)}
 	}
+	if err := checkRepeat(f.repeat); err != nil {
+		return err
+	}
 	if f.warmup < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
 	}
@@ -239,6 +244,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if out == "" {
 		out = filepath.Join("rumbench-results", time.Now().Format("20060102-150405"))
 	}
+	if childMode {
+		f.repeat = 1 // the parent runs the repetitions; --out is this one's
+	}
+	// Where the run (or the current repetition) writes its bundles.
+	runOut := out
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -263,11 +273,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		}
 		iso := &isolator{ms: ms, stdout: stdout, stderr: cmd.ErrOrStderr()}
 		isolate = func(ctx context.Context, engine, dataDir string) (bool, error) {
-			extra := []string{"--out", out}
+			extra := []string{"--out", runOut}
 			if dataDir != "" {
 				extra = append(extra, "--data-dir", dataDir)
 			}
-			return iso.run(ctx, engine, filepath.Join(out, engine), dataDir, extra...)
+			return iso.run(ctx, engine, filepath.Join(runOut, engine), dataDir, extra...)
 		}
 	}
 	ro := runner.Options{
@@ -301,8 +311,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	// Refuse bad input (engines, settings, --dsn, --out) before printing
 	// anything; Run checks again.
-	if err := runner.Check(&ro); err != nil {
-		return err
+	for _, dir := range repeatDirs(out, f.repeat) {
+		ro.Out = dir
+		if err := runner.Check(&ro); err != nil {
+			return err
+		}
 	}
 	if childMode {
 		// The parent prints the banner and the report.
@@ -311,6 +324,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
 		d.Name, f.preset, strings.Join(f.engines, ","), wr.Banner, out)
+	if f.repeat > 1 {
+		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() error {
+			return report.RepeatReport(stdout, out)
+		})
+	}
 	res, runErr := runner.Run(ctx, ro)
 	var bundles []*results.Bundle
 	for _, r := range res {

@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"rumbench/internal/report"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
 	"rumbench/internal/workload"
@@ -40,6 +42,8 @@ type sweepFlags struct {
 	verbose       bool
 	mem           memFlags
 	compareTo     string
+	repeat        int
+	childRep      int
 }
 
 func newSweepCmd() *cobra.Command {
@@ -83,6 +87,9 @@ to 0 indexes, and r/i and wKB/i by index count.`,
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
 	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
 	addMemFlags(fl, &f.mem, true)
+	addRepeatFlag(fl, &f.repeat)
+	fl.IntVar(&f.childRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
+	_ = fl.MarkHidden("child-rep")
 	return cmd
 }
 
@@ -90,6 +97,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
 	if f.out == "" {
 		return bad(fmt.Errorf("--out is required: the sweep's directory (a rerun resumes it)"))
+	}
+	if err := checkRepeat(f.repeat); err != nil {
+		return err
 	}
 	pads, err := sweep.ParsePadSizes(f.padSizes)
 	if err != nil {
@@ -158,6 +168,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset,
 			"cache_size": budgetConfig(budget)},
 	}
+	if f.repeat > 1 {
+		spec.Repeat = f.repeat
+	}
 	if ms.limit > 0 {
 		spec.Shared["memory_limit"] = ms.limit
 	}
@@ -216,7 +229,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		// One engine of one cell, in the parent's cgroup.
 		for _, c := range spec.Cells() {
 			if c.Name() == f.mem.childCell {
-				_, err := runner.Run(ctx, options(c, f.mem.childEngine, filepath.Join(f.out, c.Name())))
+				_, err := runner.Run(ctx, options(c, f.mem.childEngine, filepath.Dir(spec.RunDir(f.out, c, f.mem.childEngine, f.childRep))))
 				return err
 			}
 		}
@@ -238,7 +251,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		o := options(c, engine, filepath.Dir(dir))
 		if iso != nil {
 			o.Isolate = func(ctx context.Context, engine, _ string) (bool, error) {
-				return iso.run(ctx, engine, dir, "", "--child-cell", c.Name())
+				args := []string{"--child-cell", c.Name()}
+				if rep := filepath.Base(filepath.Dir(dir)); spec.Reps() > 1 {
+					args = append(args, "--child-rep", strings.TrimPrefix(rep, report.RepPrefix))
+				}
+				return iso.run(ctx, engine, dir, "", args...)
 			}
 		}
 		_, err := runner.Run(ctx, o)

@@ -137,12 +137,12 @@ func (r *Report) chartOps(sr *StepReport) []measure.OpSpec {
 	var out []measure.OpSpec
 	seen := map[string]bool{}
 	for _, row := range sr.Rows {
-		s := row.Run.Bundle.Steps[sr.Name]
+		s := row.B.Steps[sr.Name]
 		if s == nil {
 			continue
 		}
 		logged := map[string]bool{}
-		for _, iv := range stepIntervals(row.Run.Bundle.Intervals, sr.Name) {
+		for _, iv := range stepIntervals(row.B.Intervals, sr.Name) {
 			for op, o := range iv.Ops {
 				logged[op] = logged[op] || o.Ops > 0
 			}
@@ -163,8 +163,18 @@ func (r *Report) series(sr *StepReport, i int, spec measure.OpSpec) []IntervalPo
 	if row.Status == StatusNotRun {
 		return nil
 	}
-	s := row.Run.Bundle.Steps[sr.Name]
-	ivs := stepIntervals(row.Run.Bundle.Intervals, sr.Name)
+	s := row.B.Steps[sr.Name]
+	ivs := stepIntervals(row.B.Intervals, sr.Name)
+	return opSeries(ivs, spec, stallRule(s, spec.Name), nominalInterval(s, ivs))
+}
+
+// repSeries is one repetition's per-interval rate of an operation.
+func repSeries(b *Bundle, step string, spec measure.OpSpec) []IntervalPoint {
+	s := b.Steps[step]
+	if s == nil {
+		return nil
+	}
+	ivs := stepIntervals(b.Intervals, step)
 	return opSeries(ivs, spec, stallRule(s, spec.Name), nominalInterval(s, ivs))
 }
 
@@ -178,6 +188,31 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 		pts := r.series(sr, i, spec)
 		if pts == nil {
 			continue
+		}
+		// A repeated run: every repetition faint, the median one (pts)
+		// drawn over them.
+		faint := 0
+		for _, b := range sr.Rows[i].Reps {
+			if b == sr.Rows[i].B {
+				continue
+			}
+			rp := repSeries(b, sr.Name, spec)
+			if len(rp) < 2 {
+				continue
+			}
+			xys := make(plotter.XYs, len(rp))
+			for j, pt := range rp {
+				xys[j] = plotter.XY{X: pt.T, Y: pt.Rate}
+				ymax = math.Max(ymax, pt.Rate)
+			}
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			l.Color = faded(runColor(i), 70)
+			l.Width = vg.Points(0.8)
+			p.Add(l)
+			faint++
 		}
 		xys := make(plotter.XYs, len(pts))
 		var stalled plotter.XYs
@@ -219,7 +254,11 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
 			p.Add(s)
 		}
-		entries = append(entries, legendEntry{name: runName(sr.Rows[i].Run), thumbs: thumbs})
+		name := runName(sr.Rows[i].Run)
+		if faint > 0 {
+			name += fmt.Sprintf(" (median repetition; %d others faint)", faint)
+		}
+		entries = append(entries, legendEntry{name: name, thumbs: thumbs})
 	}
 	if len(entries) == 0 {
 		return nil, nil
@@ -294,6 +333,36 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 		if pts == nil {
 			continue
 		}
+		// A repeated run: every repetition's p99 faint, the median
+		// one's (pts) drawn over them.
+		faint := 0
+		for _, b := range sr.Rows[i].Reps {
+			if b == sr.Rows[i].B {
+				continue
+			}
+			rp := repSeries(b, sr.Name, spec)
+			if len(rp) < 2 {
+				continue
+			}
+			var xys plotter.XYs
+			for _, pt := range rp {
+				if pt.Present {
+					xys = append(xys, plotter.XY{X: pt.T, Y: math.Max(pt.P99Ms, floor)})
+					lo, hi = math.Min(lo, math.Max(pt.P99Ms, floor)), math.Max(hi, math.Max(pt.P99Ms, floor))
+				}
+			}
+			if len(xys) < 2 {
+				continue
+			}
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			l.Color = faded(runColor(i), 70)
+			l.Width = vg.Points(0.8)
+			p.Add(l)
+			faint++
+		}
 		var p99, mx plotter.XYs
 		for _, pt := range pts {
 			if !pt.Present {
@@ -322,7 +391,11 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 			p.Add(l, s)
 			thumbs = append(thumbs, l)
 		}
-		entries = append(entries, legendEntry{name: runName(sr.Rows[i].Run), thumbs: thumbs[:1]})
+		name := runName(sr.Rows[i].Run)
+		if faint > 0 {
+			name += fmt.Sprintf(" (median repetition; %d others' p99 faint)", faint)
+		}
+		entries = append(entries, legendEntry{name: name, thumbs: thumbs[:1]})
 	}
 	if len(entries) == 0 {
 		return nil, nil
@@ -347,7 +420,7 @@ func (r *Report) barChart(sr *StepReport) (*Chart, error) {
 	n := len(sr.Rows)
 	var names []string
 	var labels plotter.XYLabels
-	xmax := 0.0
+	xmax, repeated := 0.0, false
 	for i, row := range sr.Rows {
 		v, _ := row.Throughput(sr)
 		// Runs are listed top-down: the first run is the highest bar.
@@ -377,8 +450,25 @@ func (r *Report) barChart(sr *StepReport) (*Chart, error) {
 		if row.Status == StatusIncomplete {
 			text += " (incomplete)"
 		}
-		labels.XYs = append(labels.XYs, plotter.XY{X: v.V, Y: y})
+		at := v.V
+		if st := row.Stats["rate_avg"]; st != nil && st.N > 1 {
+			lo, hi, _ := st.Bounds()
+			eb, err := plotter.NewXErrorBars(errorPoints{plotter.XYs{{X: v.V, Y: y}}, plotter.XErrors{{Low: v.V - lo, High: hi - v.V}}})
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			eb.LineStyle.Width = vg.Points(1.2)
+			p.Add(eb)
+			at, xmax = math.Max(at, hi), math.Max(xmax, hi)
+			text += fmt.Sprintf(" (n=%d)", st.N)
+			repeated = true
+		}
+		labels.XYs = append(labels.XYs, plotter.XY{X: at, Y: y})
 		labels.Labels = append(labels.Labels, text)
+	}
+	if repeated {
+		title += " — median; bars: 95% CI (min–max below 6 runs)"
+		p.Title.Text = title
 	}
 	for i, row := range sr.Rows {
 		names[n-1-i] = runName(row.Run)
@@ -404,10 +494,23 @@ func (r *Report) barChart(sr *StepReport) (*Chart, error) {
 	return &Chart{Title: title, SVG: svg}, nil
 }
 
-// Series is one line of a LineChart.
+// errorPoints are points with error bars.
+type errorPoints struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+type yErrorPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// Series is one line of a LineChart. Lo and Hi, when set, bound each point
+// (an error bar; NaN for none).
 type Series struct {
-	Name string
-	X, Y []float64
+	Name   string
+	X, Y   []float64
+	Lo, Hi []float64
 }
 
 // LineChart draws one line with point markers per series (in the report's
@@ -435,6 +538,22 @@ func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) 
 		l.Color, l.Width = c, vg.Points(1.5)
 		sc.Color, sc.Shape, sc.Radius = c, draw.CircleGlyph{}, vg.Points(3)
 		p.Add(l, sc)
+		var ebs yErrorPoints
+		for j := range s.X {
+			if j < len(s.Lo) && j < len(s.Hi) && j < len(s.Y) && !math.IsNaN(s.Y[j]) && !math.IsNaN(s.Lo[j]) && !math.IsNaN(s.Hi[j]) {
+				ebs.XYs = append(ebs.XYs, plotter.XY{X: s.X[j], Y: s.Y[j]})
+				ebs.YErrors = append(ebs.YErrors, struct{ Low, High float64 }{s.Y[j] - s.Lo[j], s.Hi[j] - s.Y[j]})
+				ymax = math.Max(ymax, s.Hi[j])
+			}
+		}
+		if len(ebs.XYs) > 0 {
+			eb, err := plotter.NewYErrorBars(ebs)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			eb.Color, eb.Width = c, vg.Points(1.2)
+			p.Add(eb)
+		}
 		entries = append(entries, legendEntry{name: s.Name, thumbs: []plot.Thumbnailer{l, sc}})
 	}
 	var ticks []plot.Tick

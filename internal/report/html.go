@@ -1,12 +1,14 @@
 package report
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"rumbench/internal/results"
@@ -217,5 +219,41 @@ func RunReport(w io.Writer, bundles []*results.Bundle, htmlPath string) error {
 		return err
 	}
 	fmt.Fprintf(w, "\nHTML report with %d charts: %s\n", n, htmlPath)
+	return nil
+}
+
+// SummaryFile is a repeated run's summary over its repetitions, at the top
+// of its --out (the JSON report).
+const SummaryFile = "summary.json"
+
+// RepeatReport is what `rumbench run --repeat` prints at its end: the
+// report of the repetitions under out (medians, intervals, tests against
+// the first engine), also written as out/summary.json and out/report.html.
+func RepeatReport(w io.Writer, out string) error {
+	groups, err := LoadGroups([]string{out})
+	if err != nil {
+		return err
+	}
+	rep, err := BuildGroups(groups, Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := rep.Markdown(w); err != nil {
+		return err
+	}
+	var js strings.Builder
+	if err := rep.JSON(&js); err != nil {
+		return err
+	}
+	if err := results.WriteJSONAtomic(filepath.Join(out, SummaryFile), json.RawMessage(js.String())); err != nil {
+		return err
+	}
+	n, err := rep.WriteHTMLFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nsummary over %d repetitions: %s; HTML report with %d charts: %s\n",
+		len(RepDirs(out)), filepath.Join(out, SummaryFile), n, filepath.Join(out, "report.html"))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rumbench/internal/results"
@@ -128,6 +129,85 @@ func WrapBundle(b *results.Bundle) (*Bundle, error) {
 			name = strings.TrimSuffix(e.Name(), ".json")
 		}
 		out.Raw[name] = m
+	}
+	return out, nil
+}
+
+// RepPrefix names the repetition directories of a repeated run (--repeat):
+// <out>/rep-1, <out>/rep-2, ..., each laid out as one run's --out.
+const RepPrefix = "rep-"
+
+// RepDir is repetition k's directory (1-based) under out.
+func RepDir(out string, k int) string { return filepath.Join(out, fmt.Sprintf("%s%d", RepPrefix, k)) }
+
+// RepDirs lists dir's repetition directories in repetition order; none
+// when dir is not a repeated run.
+func RepDirs(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	type rep struct {
+		k   int
+		dir string
+	}
+	var reps []rep
+	for _, e := range entries {
+		k, err := strconv.Atoi(strings.TrimPrefix(e.Name(), RepPrefix))
+		if !strings.HasPrefix(e.Name(), RepPrefix) || err != nil || k < 1 {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(dir, e.Name())); err != nil || !st.IsDir() {
+			continue
+		}
+		reps = append(reps, rep{k, filepath.Join(dir, e.Name())})
+	}
+	sort.Slice(reps, func(i, j int) bool { return reps[i].k < reps[j].k })
+	out := make([]string, len(reps))
+	for i, r := range reps {
+		out[i] = r.dir
+	}
+	return out
+}
+
+// LoadGroups reads the runs named by paths as Load does, except that a
+// repeated run's directory (rep-1, rep-2, ... inside) gives one run per
+// engine made of its repetitions, in the order of the first repetition.
+func LoadGroups(paths []string) ([][]*Bundle, error) {
+	var out [][]*Bundle
+	for _, p := range paths {
+		reps := RepDirs(p)
+		if len(reps) == 0 {
+			bs, err := Load([]string{p})
+			if err != nil {
+				return nil, err
+			}
+			for _, b := range bs {
+				out = append(out, []*Bundle{b})
+			}
+			continue
+		}
+		var order []string
+		byName := map[string][]*Bundle{}
+		for _, rd := range reps {
+			bs, err := readSubBundles(rd)
+			if err != nil {
+				return nil, err
+			}
+			for _, b := range bs {
+				name := filepath.Base(b.Dir)
+				if byName[name] == nil {
+					order = append(order, name)
+				}
+				byName[name] = append(byName[name], b)
+			}
+		}
+		if len(order) == 0 {
+			return nil, fmt.Errorf("%s holds no run bundle in its repetitions (%s...)", p, filepath.Base(reps[0]))
+		}
+		for _, name := range order {
+			out = append(out, byName[name])
+		}
 	}
 	return out, nil
 }

@@ -75,6 +75,9 @@ type Run struct {
 	Num    int
 	Label  string
 	Bundle *Bundle
+	// Reps are the run's repetitions (--repeat), in the order they ran;
+	// Bundle is the first. Empty for a single run.
+	Reps []*Bundle
 	// Sizes are the workload sizes that must match for runs to compare.
 	Sizes map[string]string
 	// SizeDiffs lists the sizes that differ from the base run.
@@ -83,7 +86,18 @@ type Run struct {
 
 // Row is one run's line in a step table.
 type Row struct {
-	Run    *Run
+	Run *Run
+	// B is the bundle the row's step data come from: the run's, or for a
+	// repeated run the repetition whose headline rate is the median.
+	B *Bundle
+	// Reps are the repetitions that completed the step (repeated runs).
+	Reps []*Bundle
+	// Stats summarise each value over Reps (repeated runs only); Values
+	// then hold their medians.
+	Stats map[string]*Stat
+	// Cmp tests each value against the base row's over their
+	// repetitions (both repeated).
+	Cmp    map[string]*Comparison
 	Status string
 	Error  string
 	// Values and Ratios are indexed like Keys.
@@ -138,6 +152,24 @@ type Options struct {
 
 // Build assembles the report of bundles.
 func Build(bundles []*Bundle, o Options) (*Report, error) {
+	groups := make([][]*Bundle, len(bundles))
+	for i, b := range bundles {
+		groups[i] = []*Bundle{b}
+	}
+	return BuildGroups(groups, o)
+}
+
+// BuildGroups assembles the report of runs each made of one or more
+// repetitions of one configuration: a group of several is reported by the
+// medians of its figures.
+func BuildGroups(groups [][]*Bundle, o Options) (*Report, error) {
+	var bundles []*Bundle
+	for _, g := range groups {
+		if len(g) == 0 {
+			return nil, fmt.Errorf("a run without repetitions")
+		}
+		bundles = append(bundles, g[0])
+	}
 	if len(bundles) == 0 {
 		return nil, fmt.Errorf("no run bundle to report")
 	}
@@ -150,7 +182,11 @@ func Build(bundles []*Bundle, o Options) (*Report, error) {
 	}
 	r := &Report{Base: base - 1}
 	for i, b := range bundles {
-		r.Runs = append(r.Runs, &Run{Num: i + 1, Bundle: b, Sizes: workloadSizes(&b.Run)})
+		run := &Run{Num: i + 1, Bundle: b, Sizes: workloadSizes(&b.Run)}
+		if len(groups[i]) > 1 {
+			run.Reps = groups[i]
+		}
+		r.Runs = append(r.Runs, run)
 	}
 	labelRuns(r.Runs)
 	r.checkSizes()
@@ -159,6 +195,7 @@ func Build(bundles []*Bundle, o Options) (*Report, error) {
 	for _, name := range stepOrder(bundles) {
 		r.Steps = append(r.Steps, r.buildStep(name))
 	}
+	r.checkNoise()
 	return r, nil
 }
 
@@ -273,7 +310,10 @@ func (r *Report) buildStep(name string) *StepReport {
 			continue
 		}
 		for _, k := range valueKeys {
-			row.Values[k.Key] = k.get(row, sr.Kind, row.Run.Bundle.Steps[name])
+			row.Values[k.Key] = k.get(row, sr.Kind, row.B.Steps[name])
+		}
+		if len(row.Run.Reps) > 0 {
+			row.repStats(name, sr.Kind)
 		}
 	}
 	base := sr.Rows[r.Base]
@@ -281,6 +321,14 @@ func (r *Report) buildStep(name string) *StepReport {
 		row.Ratios = map[string]Value{}
 		for k, v := range row.Values {
 			row.Ratios[k] = ratio(v, base.Values[k])
+		}
+		if row.Stats != nil && base.Stats != nil {
+			row.Cmp = map[string]*Comparison{}
+			for k, st := range row.Stats {
+				if c := Compare(base.Stats[k], st); c != nil {
+					row.Cmp[k] = c
+				}
+			}
 		}
 	}
 	return sr
@@ -296,7 +344,7 @@ func specOf(ops measure.Ops, op string) measure.OpSpec {
 }
 
 func buildRow(run *Run, name string) *Row {
-	row := &Row{Run: run, Values: map[string]Value{}, Stalls: map[string]*Stall{}}
+	row := &Row{Run: run, B: run.Bundle, Values: map[string]Value{}, Stalls: map[string]*Stall{}}
 	s, ok := run.Bundle.Steps[name]
 	if !ok {
 		row.Status = StatusNotRun
@@ -430,7 +478,7 @@ var valueKeys = []valueKey{
 		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.Reads })
 	}, "storage reads per unit of the headline operation"},
 	{"rows_per_query", func(row *Row, _ Kind, s *results.Step) Value {
-		return num(row.Run.Bundle.Raw[s.Step], "rows_per_query")
+		return num(row.B.Raw[s.Step], "rows_per_query")
 	}, "rows returned per query"},
 	{"size_gb", scaled(func(m *results.Metrics) *int64 { return m.SizeBytes }, 1e-9), "database size at step end, GB (10^9 bytes)"},
 	{"pss_gb", scaled(func(m *results.Metrics) *int64 { return m.PSSBytes }, 1e-9), "memory (PSS) of the measured processes at step end, GB (10^9 bytes)"},

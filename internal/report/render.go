@@ -172,6 +172,8 @@ type jsonRun struct {
 	Complete  bool              `json:"complete"`
 	Sizes     map[string]string `json:"sizes"`
 	SizeDiffs []string          `json:"sizes_differ_from_base,omitempty"`
+	// Repetitions are the bundles of a repeated run, in the order they ran.
+	Repetitions []string `json:"repetitions,omitempty"`
 }
 
 type jsonRow struct {
@@ -187,6 +189,11 @@ type jsonRow struct {
 	Stalls    map[string]*Stall    `json:"stalls"`
 	IPSTarget jsonValue            `json:"ips_target"`
 	TargetMet *bool                `json:"target_met"`
+	// Repeated runs: each value over the repetitions (values holds the
+	// medians), and the test against the base run's repetitions.
+	Stats      map[string]*Stat       `json:"stats,omitempty"`
+	VsBaseTest map[string]*Comparison `json:"vs_base_test,omitempty"`
+	MedianRep  string                 `json:"median_repetition,omitempty"`
 }
 
 type jsonStep struct {
@@ -218,13 +225,20 @@ func (r *Report) JSON(w io.Writer) error {
 			Version: b.Engine.Version, Note: b.Engine.Note, Dir: run.Bundle.Dir, Complete: b.Complete,
 			Sizes: run.Sizes, SizeDiffs: run.SizeDiffs,
 		})
+		for _, rep := range run.Reps {
+			out.Runs[len(out.Runs)-1].Repetitions = append(out.Runs[len(out.Runs)-1].Repetitions, rep.Dir)
+		}
 	}
 	for _, sr := range r.Steps {
 		js := jsonStep{Step: sr.Name, Kind: sr.Kind}
 		for _, row := range sr.Rows {
 			jr := jsonRow{Run: row.Run.Num, Label: row.Run.Label, Status: row.Status, Error: row.Error,
 				MainOp: row.MainOp, RateOp: row.RateOp, WriteOp: row.WriteOp, Values: map[string]jsonValue{}, VsBase: map[string]jsonValue{},
-				Stalls: row.Stalls, IPSTarget: jsonValue(row.IPSTarget), TargetMet: row.TargetMet}
+				Stalls: row.Stalls, IPSTarget: jsonValue(row.IPSTarget), TargetMet: row.TargetMet,
+				Stats: row.Stats, VsBaseTest: row.Cmp}
+			if row.Stats != nil {
+				jr.MedianRep = row.B.Dir
+			}
 			for _, k := range valueKeys {
 				jr.Values[k.Key] = jsonValue(row.Values[k.Key])
 				jr.VsBase[k.Key] = jsonValue(row.Ratios[k.Key])

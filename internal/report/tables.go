@@ -115,6 +115,11 @@ func stallCell(st *Stall) string {
 // of one step.
 func (r *Report) StepTables(sr *StepReport) []Table {
 	cols := columnsFor(sr)
+	if r.Repeated() {
+		// p99 is a headline figure of a repeated run (it has its interval);
+		// a single run's p99 is in the summary and the charts.
+		cols = append(cols[:len(cols)-1:len(cols)-1], column{"p99(ms)", "p99_ms"}, cols[len(cols)-1])
+	}
 	targetKey := "rate_avg"
 	if sr.Kind == KindQuery && sr.Write.Name != "" {
 		targetKey = "write_rate_avg"
@@ -133,7 +138,16 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	}
 	abs.Headers = append(abs.Headers, "stalls(n,s)")
 	abs.Right = append(abs.Right, true)
-	noted, missed := false, false
+	repeated := r.Repeated()
+	if repeated {
+		// How many repetitions each figure is over, and how far apart
+		// the headline rates were.
+		abs.Headers = append(abs.Headers, "n", "spread")
+		abs.Right = append(abs.Right, true, true)
+		rel.Headers = append(rel.Headers, "n")
+		rel.Right = append(rel.Right, true)
+	}
+	noted, missed, tooFew := false, false, false
 	for _, row := range sr.Rows {
 		a := []string{runName(row.Run), row.Status}
 		l := []string{runName(row.Run), row.Status}
@@ -152,13 +166,34 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			if c.Key == "rate_avg" && v.OK {
 				noted = true
 			}
+			if st := row.Stats[c.Key]; st != nil && st.N > 1 {
+				t += " " + st.CIText()
+			}
+			rt := cell(rv, fmtRatio)
+			if cmp := row.Cmp[c.Key]; cmp != nil && row != sr.Rows[r.Base] && rv.OK {
+				rt += cmp.Mark()
+				tooFew = tooFew || cmp.P == nil
+			}
 			a = append(a, t)
-			l = append(l, cell(rv, fmtRatio))
+			l = append(l, rt)
 		}
 		if row.Status == StatusNotRun {
 			a = append(a, notRunText)
 		} else {
 			a = append(a, stallCell(row.Stalls[row.RateOp]))
+		}
+		if repeated {
+			n, spread := "1", notRunText
+			if row.Status == StatusNotRun {
+				n = "0"
+			}
+			if st := row.Stats["rate_avg"]; st != nil {
+				n, spread = strconv.Itoa(st.N), st.SpreadText()
+			} else if len(row.Run.Reps) > 0 {
+				n = "0"
+			}
+			a = append(a, n, spread)
+			l = append(l, n)
 		}
 		abs.Rows = append(abs.Rows, a)
 		rel.Rows = append(rel.Rows, l)
@@ -174,6 +209,13 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			if row.TargetMet != nil && !*row.TargetMet {
 				abs.Notes = append(abs.Notes, missedNote(row, sr))
 			}
+		}
+	}
+	if repeated {
+		abs.Notes = append(abs.Notes, fmt.Sprintf("Repeated runs: each figure is the median of the n repetitions that completed the step, ± the %.0f%% confidence interval of the median (distribution-free, from order statistics; ±∞ below 6 repetitions); spread: (max − min) / median of the headline rate; stalls are the median repetition's.", Confidence*100))
+		rel.Notes = append(rel.Notes, fmt.Sprintf("Ratios of medians. ~: not significantly different from the base at α = %.2f (Mann–Whitney U test, as benchstat); no mark: significant. n: repetitions of the run (the base's are in its row).", Alpha))
+		if tooFew {
+			rel.Notes = append(rel.Notes, "?: too few repetitions for the U test ever to reach significance (it needs at least 4 on each side): no p-value, no claim.")
 		}
 	}
 	out := []Table{abs}
@@ -195,9 +237,9 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 		Headers: []string{"run", "r/s", "rMB/s", "wMB/s", "CPU(cores)", "secs"},
 		Right:   []bool{false, true, true, true, true, true},
 	}
-	any := false
+	any, noisy := false, false
 	for _, row := range sr.Rows {
-		s := row.Run.Bundle.Steps[sr.Name]
+		s := row.B.Steps[sr.Name]
 		if s == nil || s.Metrics == nil || s.Seconds <= 0 {
 			continue
 		}
@@ -215,12 +257,35 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 			x := float64(*v)
 			return per(&x, k)
 		}
-		t.Rows = append(t.Rows, []string{runName(row.Run), perInt(m.DevReads, 1), per(m.DevRKB, 1.0/1024), per(m.DevWKB, 1.0/1024),
-			perInt(m.CPUUs, 1e-6), fmtNum(secs)})
+		line := []string{runName(row.Run), perInt(m.DevReads, 1), per(m.DevRKB, 1.0/1024), per(m.DevWKB, 1.0/1024),
+			perInt(m.CPUUs, 1e-6), fmtNum(secs)}
+		noise := []string{naText, naText}
+		if m.OtherCPUCores != nil || m.StealCores != nil {
+			noisy = true
+			noise = []string{cell(optional(m.OtherCPUCores), fmtNum), cell(optional(m.StealCores), fmtNum)}
+		}
+		t.Rows = append(t.Rows, append(line, noise...))
 		any = true
 	}
 	t.Notes = []string{"r/s, rMB/s, wMB/s: the data dir's block device (MB = 2^20 bytes); CPU(cores): CPU seconds of the measured processes per second (1.00 = one core busy)."}
+	if noisy {
+		// Bundles from before the noise figures keep their table.
+		t.Headers = append(t.Headers, "others(cores)", "steal(cores)")
+		t.Right = append(t.Right, true, true)
+		t.Notes = append(t.Notes, fmt.Sprintf("others, steal: CPU the rest of the host used (processes outside the measured set and the client) and the hypervisor stole, in cores over the step and its end-of-step flush (noise_span_s); above %.1f the report warns.", NoiseCores))
+	} else {
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][:len(t.Headers)]
+		}
+	}
 	return t, any
+}
+
+func optional(v *float64) Value {
+	if v == nil {
+		return Value{}
+	}
+	return some(*v)
 }
 
 func missedNote(row *Row, sr *StepReport) string {

@@ -293,3 +293,10 @@ func (b *Bundle) StepNames() []string {
 	sort.Strings(rest)
 	return append(out, rest...)
 }
+
+// WriteJSONAtomic writes v as indented JSON to path through a temp file and
+// a rename (reports written beside bundles, e.g. a repeated run's summary).
+func WriteJSONAtomic(path string, v any) error {
+	_, err := writeJSONAtomic(path, v)
+	return err
+}

@@ -314,6 +314,17 @@ type Metrics struct {
 	DevDiscards          *int64 `json:"dev_discards"`
 	LogicalBytesInserted *int64 `json:"logical_bytes_inserted"`
 	LogicalLiveBytes     *int64 `json:"logical_live_bytes"`
+	// Noise on the host during the step: CPU time of every process
+	// outside the measured set and the client (host busy time from
+	// /proc/stat minus theirs), and the hypervisor's steal time; µs, and
+	// per second in cores (1.0 = one core all the time) over the span
+	// from the step's first to its last sample (NoiseSpanS: the step plus
+	// its end-of-step flush).
+	NoiseSpanS    *float64 `json:"noise_span_s,omitempty"`
+	OtherCPUUs    *int64   `json:"other_cpu_us,omitempty"`
+	OtherCPUCores *float64 `json:"other_cpu_cores,omitempty"`
+	StealUs       *int64   `json:"steal_us,omitempty"`
+	StealCores    *float64 `json:"steal_cores,omitempty"`
 	// ClientCPUSource says how client CPU was measured.
 	ClientCPUSource string `json:"client_cpu_source,omitempty"`
 	// ProcessSet and Device say what was measured.

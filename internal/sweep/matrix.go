@@ -21,9 +21,91 @@ type figures struct {
 	readsPer, wkbPer  report.Value
 	status, stepShown string
 	percentile        float64
+	// stats hold each figure over a repeated sweep's repetitions (the
+	// fields are then their medians), by figure key.
+	stats map[string]*report.Stat
 }
 
+// figureKeys name the figures for stats and ratio cells.
+var figureKeys = []string{"ips_avg", "ips_pct", "size_gb", "pss_gb", "reads_per", "wkb_per"}
+
+func (f *figures) field(key string) *report.Value {
+	switch key {
+	case "ips_avg":
+		return &f.ipsAvg
+	case "ips_pct":
+		return &f.ipsPct
+	case "size_gb":
+		return &f.sizeGB
+	case "pss_gb":
+		return &f.pssGB
+	case "reads_per":
+		return &f.readsPer
+	}
+	return &f.wkbPer
+}
+
+// readFigures reads one engine's figures of a cell, dir = <cell>/<engine>;
+// in a repeated sweep the medians over <cell>/rep-*/<engine> of the
+// repetitions that completed the step.
 func readFigures(dir, step string) figures {
+	reps := report.RepDirs(filepath.Dir(dir))
+	if len(reps) == 0 {
+		return readRun(dir, step)
+	}
+	var all []figures
+	var done []figures
+	for _, r := range reps {
+		f := readRun(filepath.Join(r, filepath.Base(dir)), step)
+		all = append(all, f)
+		if f.ok {
+			done = append(done, f)
+		}
+	}
+	if len(done) == 0 {
+		// None completed it: the first one that ran it, as a single run.
+		for _, f := range all {
+			if f.status != "not run" {
+				return f
+			}
+		}
+		return all[0]
+	}
+	out := done[0]
+	out.stats = map[string]*report.Stat{}
+	for _, k := range figureKeys {
+		var vals []float64
+		for i := range done {
+			if v := *done[i].field(k); v.OK {
+				vals = append(vals, v.V)
+			}
+		}
+		*out.field(k) = report.Value{}
+		if st := report.NewStat(vals); st != nil {
+			out.stats[k] = st
+			*out.field(k) = report.Known(st.Median)
+		}
+	}
+	return out
+}
+
+// ratioCell is x's figure over y's, marked ~ (not significant) or ? (too
+// few repetitions to tell) when both are over repetitions.
+func ratioCell(x, y figures, key string) string {
+	r := report.Ratio(*x.field(key), *y.field(key))
+	t := report.CellText(r, report.FmtRatio)
+	if sx, sy := x.stats[key], y.stats[key]; r.OK && sx != nil && sy != nil {
+		t += report.Compare(sy, sx).Mark()
+	}
+	return t
+}
+
+// repsNote explains the marks of a repeated sweep's tables.
+func repsNote(s *Spec) string {
+	return fmt.Sprintf("Each figure is the median of the %d repetitions (those that completed the step); a ratio is of medians, marked ~ when the difference is not significant at α = %.2f (Mann–Whitney U) and ? when there were too few repetitions to tell (fewer than 4 a side).", s.Reps(), report.Alpha)
+}
+
+func readRun(dir, step string) figures {
 	b, err := results.Read(dir)
 	if err != nil {
 		return figures{status: "not run"}
@@ -114,7 +196,11 @@ func Tables(dir string, s *Spec) []report.Table {
 						cell += " (incomplete)"
 					}
 					a = append(a, cell)
-					r = append(r, report.CellText(report.Ratio(f.ipsAvg, base.ipsAvg), report.FmtRatio))
+					if k == 0 {
+						r = append(r, report.CellText(report.Ratio(f.ipsAvg, base.ipsAvg), report.FmtRatio))
+					} else {
+						r = append(r, ratioCell(f, base, "ips_avg"))
+					}
 					ri = append(ri, report.CellText(f.readsPer, report.FmtNum))
 					wi = append(wi, report.CellText(f.wkbPer, report.FmtNum))
 				}
@@ -125,6 +211,10 @@ func Tables(dir string, s *Spec) []report.Table {
 			}
 			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); size: data dir at step end; PSS: memory of the measured processes.", strconv.FormatFloat(pct, 'f', -1, 64))}
 			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
+			if s.Reps() > 1 {
+				abs.Notes = append(abs.Notes, repsNote(s))
+				rel.Notes = append(rel.Notes, repsNote(s))
+			}
 			out = append(out, abs, rel, rpi, wpi)
 		}
 	}
@@ -228,15 +318,17 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 						a, r, ri, wi = append(a, miss), append(r, miss), append(ri, miss), append(wi, miss)
 						continue
 					}
-					rt := func(x, y report.Value) string { return report.CellText(report.Ratio(x, y), report.FmtRatio) }
-					a = append(a, strings.Join([]string{rt(cur.ipsAvg, old.ipsAvg), rt(cur.ipsPct, old.ipsPct), rt(cur.sizeGB, old.sizeGB), rt(cur.pssGB, old.pssGB)}, "-"))
+					a = append(a, strings.Join([]string{ratioCell(cur, old, "ips_avg"), ratioCell(cur, old, "ips_pct"), ratioCell(cur, old, "size_gb"), ratioCell(cur, old, "pss_gb")}, "-"))
 					r = append(r, report.CellText(report.Ratio(report.Ratio(cur.ipsAvg, cur0.ipsAvg), report.Ratio(old.ipsAvg, old0.ipsAvg)), report.FmtRatio))
-					ri = append(ri, rt(cur.readsPer, old.readsPer))
-					wi = append(wi, rt(cur.wkbPer, old.wkbPer))
+					ri = append(ri, ratioCell(cur, old, "reads_per"))
+					wi = append(wi, ratioCell(cur, old, "wkb_per"))
 				}
 				abs.Rows, rel.Rows, rpi.Rows, wpi.Rows = append(abs.Rows, a), append(rel.Rows, r), append(rpi.Rows, ri), append(wpi.Rows, wi)
 			}
 			abs.Notes = []string{"Each figure of this sweep divided by the same cell's in the base sweep: above 1 is more (faster, bigger) than before; n/a where either did not measure it or the base is 0."}
+			if s.Reps() > 1 {
+				abs.Notes = append(abs.Notes, repsNote(s))
+			}
 			out = append(out, abs, rel, rpi, wpi)
 		}
 	}
@@ -272,15 +364,21 @@ func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
 				sr := report.Series{Name: e, X: xs}
 				for _, k := range s.Indexes {
 					f := readFigures(filepath.Join(dir, Cell{Indexes: k, Pad: p, Clients: c}.Name(), e), step)
-					y := math.NaN()
+					y, lo, hi := math.NaN(), math.NaN(), math.NaN()
 					if f.ipsAvg.OK {
 						y = f.ipsAvg.V
 					}
-					sr.Y = append(sr.Y, y)
+					if st := f.stats["ips_avg"]; st != nil && st.N > 1 {
+						lo, hi, _ = st.Bounds()
+					}
+					sr.Y, sr.Lo, sr.Hi = append(sr.Y, y), append(sr.Lo, lo), append(sr.Hi, hi)
 				}
 				series = append(series, sr)
 			}
 			title := fmt.Sprintf("insert rate by secondary indexes (%s, pad %d B, %d client(s))", step, p, c)
+			if s.Reps() > 1 {
+				title += fmt.Sprintf(": medians of %d runs, bars 95%% CI (min–max below 6 runs)", s.Reps())
+			}
 			ch, err := report.LineChart(title, "secondary indexes", "inserted rows/s (ipsAvg)", xs, series)
 			if err != nil {
 				return nil, err
@@ -295,20 +393,26 @@ func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
 // and the matrices first, then every run's per-step sections. It returns
 // the number of charts.
 func WriteHTMLFile(path, dir string, s *Spec) (int, error) {
-	var bundles []*report.Bundle
+	var groups [][]*report.Bundle
 	for _, c := range s.Cells() {
 		for _, e := range s.Engines {
-			b, err := report.ReadBundle(filepath.Join(dir, c.Name(), e))
-			if err != nil {
-				continue // not run (yet)
+			var g []*report.Bundle
+			for k := 1; k <= s.Reps(); k++ {
+				b, err := report.ReadBundle(s.RunDir(dir, c, e, k))
+				if err != nil {
+					continue // not run (yet)
+				}
+				g = append(g, b)
 			}
-			bundles = append(bundles, b)
+			if len(g) > 0 {
+				groups = append(groups, g)
+			}
 		}
 	}
-	if len(bundles) == 0 {
+	if len(groups) == 0 {
 		return 0, fmt.Errorf("sweep %s has no finished run to report", dir)
 	}
-	rep, err := report.Build(bundles, report.Options{})
+	rep, err := report.BuildGroups(groups, report.Options{})
 	if err != nil {
 		return 0, err
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"rumbench/internal/report"
 	"rumbench/internal/results"
 )
 
@@ -34,6 +35,22 @@ type Spec struct {
 	Steps []string `json:"steps"`
 	// Shared holds the remaining settings, recorded for the reader.
 	Shared map[string]any `json:"shared,omitempty"`
+	// Repeat is how many times each cell × engine runs (--repeat); with
+	// more than one, repetition k of a cell's engine is in
+	// <cell>/rep-k/<engine>.
+	Repeat int `json:"repeat,omitempty"`
+}
+
+// Reps is the number of repetitions (at least 1).
+func (s *Spec) Reps() int { return max(1, s.Repeat) }
+
+// RunDir is where one engine's run of a cell is, for repetition k
+// (1-based; ignored without --repeat).
+func (s *Spec) RunDir(out string, c Cell, engine string, k int) string {
+	if s.Reps() == 1 {
+		return filepath.Join(out, c.Name(), engine)
+	}
+	return filepath.Join(report.RepDir(filepath.Join(out, c.Name()), k), engine)
 }
 
 // Cell is one point of the grid (engines are run inside it).
@@ -132,17 +149,24 @@ func Run(ctx context.Context, spec *Spec, out string, run RunFunc, log io.Writer
 	type job struct {
 		cell   Cell
 		engine string
+		rep    int
+		dir    string
 	}
 	var todo []job
 	done := 0
-	for _, c := range spec.Cells() {
-		for _, e := range spec.Engines {
-			dir := filepath.Join(out, c.Name(), e)
-			if Finished(dir) {
-				done++
-				continue
+	// Repetitions are the outer loop: every cell and engine runs once
+	// before any runs again, so slow drift of the machine spreads over
+	// all of them.
+	for k := 1; k <= spec.Reps(); k++ {
+		for _, c := range spec.Cells() {
+			for _, e := range spec.Engines {
+				dir := spec.RunDir(out, c, e, k)
+				if Finished(dir) {
+					done++
+					continue
+				}
+				todo = append(todo, job{c, e, k, dir})
 			}
-			todo = append(todo, job{c, e})
 		}
 	}
 	total := done + len(todo)
@@ -151,7 +175,7 @@ func Run(ctx context.Context, spec *Spec, out string, run RunFunc, log io.Writer
 	}
 	start := time.Now()
 	for i, j := range todo {
-		dir := filepath.Join(out, j.cell.Name(), j.engine)
+		dir := j.dir
 		if _, err := os.Stat(dir); err == nil {
 			aside := fmt.Sprintf("%s.unfinished-%s", dir, time.Now().Format("20060102-150405"))
 			if err := os.Rename(dir, aside); err != nil {
@@ -171,7 +195,11 @@ func Run(ctx context.Context, spec *Spec, out string, run RunFunc, log io.Writer
 		if err != nil {
 			status = "FAILED: " + err.Error()
 		}
-		fmt.Fprintf(log, "sweep: run %d/%d %s %s %s in %s%s\n", done+i+1, total, j.cell.Name(), j.engine, status, took.Round(time.Second), left)
+		name := j.cell.Name()
+		if spec.Reps() > 1 {
+			name += fmt.Sprintf(" rep %d/%d", j.rep, spec.Reps())
+		}
+		fmt.Fprintf(log, "sweep: run %d/%d %s %s %s in %s%s\n", done+i+1, total, name, j.engine, status, took.Round(time.Second), left)
 		if err != nil {
 			return fmt.Errorf("sweep cell %s, engine %s: %w", j.cell.Name(), j.engine, err)
 		}

@@ -2,6 +2,7 @@ package sysmetrics
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"time"
@@ -25,6 +26,8 @@ const (
 	fDevWriteSect                // device sectors written (512 B)
 	fDevDiscards                 // device discards completed
 	fDevDiscardSect              // device sectors discarded (512 B)
+	fHostBusy                    // whole host, /proc/stat user+nice+system+irq+softirq, µs
+	fSteal                       // whole host, /proc/stat steal (the hypervisor's), µs
 	numFields
 )
 
@@ -32,7 +35,7 @@ const (
 var fieldKeys = [numFields]string{
 	"cpu_us", "cs", "proc_read_bytes", "proc_write_bytes", "client_cpu_us",
 	"dev_reads", "dev_read_sectors", "dev_writes", "dev_write_sectors",
-	"dev_discards", "dev_discard_sectors",
+	"dev_discards", "dev_discard_sectors", "host_busy_us", "steal_us",
 }
 
 // userHZ is the unit of utime/stime in /proc/PID/stat: USER_HZ is 100 on
@@ -186,7 +189,24 @@ func (r *reader) read(withPSS bool) *reading {
 		rd.errs[fClientCPU] = errClientShared
 	}
 	r.readDevice(rd)
+	r.readHost(rd)
 	return rd
+}
+
+// readHost reads the whole host's CPU time from /proc/stat: what every
+// process used (busy) and what the hypervisor gave other guests (steal).
+// Busy includes guest time (the kernel counts it in user).
+func (r *reader) readHost(rd *reading) {
+	st, err := r.fs.Stat()
+	if err != nil {
+		rd.errs[fHostBusy] = fmt.Errorf("read /proc/stat: %w", err)
+		rd.errs[fSteal] = rd.errs[fHostBusy]
+		return
+	}
+	c := st.CPUTotal
+	us := func(secs float64) map[key]uint64 { return map[key]uint64{{}: uint64(math.Round(secs * 1e6))} }
+	rd.vals[fHostBusy] = us(c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ)
+	rd.vals[fSteal] = us(c.Steal)
 }
 
 var (

@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/blockdevice"
@@ -103,6 +104,9 @@ type Sampler struct {
 	lastPSS     *uint64
 	lastRSS     *uint64
 	lastPSSOK   bool
+	// The step's first and last samples: the span the host's noise is
+	// measured over (past the clock's stop: the step-end flush).
+	spanFrom, spanTo time.Time
 }
 
 var _ runner.Observer = (*Sampler)(nil)
@@ -180,12 +184,17 @@ func (s *Sampler) StepStart(string, results.StepDesc) {
 	s.tr.reset()
 	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
 	s.lastPSS, s.lastRSS = nil, nil
+	s.spanFrom = time.Time{}
 	s.observe(s.rd.read(false))
 }
 
 // observe feeds one reading to the tracker and accumulates the step totals.
 func (s *Sampler) observe(r *reading) Deltas {
 	d := s.tr.observe(r)
+	if s.spanFrom.IsZero() {
+		s.spanFrom = r.at
+	}
+	s.spanTo = r.at
 	for f := range d.V {
 		if d.OK[f] {
 			s.totals[f] += d.V[f]
@@ -232,6 +241,7 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	if iv.Warmup {
 		// The step's figures start after its warm-up.
 		s.totals, s.have = [numFields]uint64{}, [numFields]bool{}
+		s.spanFrom = r.at
 	}
 	out := make(map[string]any, numFields+4)
 	for f := range d.V {
@@ -388,6 +398,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	}
 
 	s.perOp(m, sum, cpu, cs, devR)
+	s.noise(m)
 
 	// Levels at step end.
 	if size, err := AllocatedBytes(s.dataDir); err == nil {
@@ -583,4 +594,45 @@ func (s *Sampler) checkBundleDevice(bundleDir string) {
 	// Said when the first step starts, so input refused before that gets
 	// its one line alone.
 	s.warnings = append(s.warnings, fmt.Sprintf("WARNING: --out and the data dir are on the same device %s: the bundle's own writes (a few KB per interval) count in the device figures (wKB, write_amp); they are subtracted from the process figures only. Put --out on another device for exact device figures", s.rd.dev))
+}
+
+// noise records what the rest of the host did during the step: the CPU of
+// processes outside the measured set and the client, and steal time.
+func (s *Sampler) noise(m *results.Metrics) {
+	busy, busyWhy := s.total(fHostBusy)
+	steal, stealWhy := s.total(fSteal)
+	span := s.spanTo.Sub(s.spanFrom).Seconds()
+	m.NoiseSpanS = &span
+	cores := func(us float64) *float64 {
+		if span <= 0 {
+			return nil
+		}
+		x := math.Round(us/1e6/span*1000) / 1000
+		return &x
+	}
+	if steal != nil {
+		m.StealUs, m.StealCores = toInt(steal), cores(*steal)
+	} else {
+		m.NullReasons["steal_us"] = stealWhy
+	}
+	ours := m.CPUUs
+	if busy == nil || ours == nil {
+		why := busyWhy
+		if busy != nil {
+			why = "the measured processes' CPU is unknown"
+		}
+		m.NullReasons["other_cpu_us"] = why
+		return
+	}
+	other := *busy - float64(*ours)
+	if s.client == clientSeparate {
+		if m.ClientCPUUs == nil {
+			m.NullReasons["other_cpu_us"] = "the client's CPU is unknown"
+			return
+		}
+		other -= float64(*m.ClientCPUUs)
+	}
+	// Host and process counters tick apart (10 ms each): never below 0.
+	other = math.Max(0, other)
+	m.OtherCPUUs, m.OtherCPUCores = toInt(&other), cores(other)
 }
