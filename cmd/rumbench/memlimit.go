@@ -446,7 +446,11 @@ func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 			if mem.perEngine == nil {
 				mem.perEngine = map[string]int64{}
 			}
-			n := mp.LimitFor(wb)
+			var own int64
+			if o, ok := d.(model.OwnMemory); ok {
+				own = o.OwnMemoryBytes()
+			}
+			n := mp.LimitFor(wb, own)
 			mem.perEngine[e] = n
 			set[e+".memory_limit"] = n
 			most = max(most, n)

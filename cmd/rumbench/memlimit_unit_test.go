@@ -12,7 +12,7 @@ import (
 // key, not one the user gave), each engine's write-buffer key and a limit
 // per embedded engine.
 func TestApplyMemoryPreset(t *testing.T) {
-	mp := &workload.MemoryPreset{CacheBytes: 5 << 20, WriteBufferBytes: 8 << 20, ProcessBytes: 24 << 20}
+	mp := &workload.MemoryPreset{CacheBytes: 5 << 20, WriteBufferBytes: 8 << 20, RoomBytes: 16 << 20}
 	opts := map[string]string{"pebble.cache_size": "1MB"}
 	var mem memFlags
 	fl := pflag.NewFlagSet("t", pflag.ContinueOnError)
@@ -32,7 +32,8 @@ func TestApplyMemoryPreset(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, opts[k], v)
 		}
 	}
-	lim := map[string]int64{"sqlite": 29 << 20, "bbolt": 29 << 20, "pebble": 61 << 20}
+	// cache + own memory (+ 2 write buffers) + 16 MB room.
+	lim := map[string]int64{"sqlite": 29 << 20, "bbolt": 53 << 20, "pebble": 57 << 20}
 	if len(mem.perEngine) != len(lim) {
 		t.Errorf("limits %v, want %v", mem.perEngine, lim)
 	}
@@ -41,7 +42,7 @@ func TestApplyMemoryPreset(t *testing.T) {
 			t.Errorf("%s limit %d, want %d", e, mem.perEngine[e], n)
 		}
 	}
-	if mem.limit != "63963136" {
+	if mem.limit != "59768832" {
 		t.Errorf("--memory-limit %q, want the largest engine limit", mem.limit)
 	}
 	// An explicit --memory-limit wins: no per-engine limits.

@@ -136,6 +136,17 @@ type CacheOption interface {
 	CacheOption() string
 }
 
+// OwnMemory is implemented by embedded engines' drivers: the memory the
+// engine's process needs beside its cache and its write buffers (the
+// engine's own structures, allocator slack, the Go runtime and rumbench's
+// client), measured as the peak anonymous memory of its cgroup at the
+// iobound preset less cache and write buffers (docs/design.md). Memory
+// limits a preset sizes hold it, so every engine gets the same room for
+// the page cache beyond its own needs.
+type OwnMemory interface {
+	OwnMemoryBytes() int64
+}
+
 // NoCache is implemented by drivers of engines without a cache of their
 // own; it says where their reads are cached instead.
 type NoCache interface {

@@ -64,20 +64,22 @@ type Preset struct {
 type MemoryPreset struct {
 	CacheBytes       int64
 	WriteBufferBytes int64
-	// ProcessBytes is what the limit allows beyond the engine's cache and
-	// write buffers: the process itself and dirty pages in flight.
-	ProcessBytes int64
+	// RoomBytes is what the limit leaves every engine beyond its own
+	// memory: page cache for the files it reads and writes, dirty pages in
+	// flight. The same for every engine, so none gets more page cache to
+	// make up for a small engine cache.
+	RoomBytes int64
 }
 
-// LimitFor is the memory limit of an engine: its cache, four write buffers
-// when it has them (one filling, one flushing, and as much again for what
-// an LSM holds beside them: arena slack, table readers' index and filter
-// blocks, compaction buffers; RocksDB at 400k rows was OOM-killed with
-// two) and the process allowance.
-func (m *MemoryPreset) LimitFor(hasWriteBuffers bool) int64 {
-	n := m.CacheBytes + m.ProcessBytes
+// LimitFor is the memory limit of an engine, the same rule for every one:
+// its cache, two write buffers when it has them (one filling, one
+// flushing), the memory the engine needs beside them (own:
+// model.OwnMemory, measured per engine, Go runtime and client included),
+// and the room.
+func (m *MemoryPreset) LimitFor(hasWriteBuffers bool, own int64) int64 {
+	n := m.CacheBytes + own + m.RoomBytes
 	if hasWriteBuffers {
-		n += 4 * m.WriteBufferBytes
+		n += 2 * m.WriteBufferBytes
 	}
 	return n
 }

@@ -79,11 +79,14 @@ const IOBoundFactor = 5
 // client: the cache holds 1/5 of the three indexes; the write buffers
 // (memtables) are half the cache but at least 8 MB (smaller ones turn an
 // LSM's load into a stream of tiny flushes and L0 compactions, which is not
-// the IO-bound case); each engine's cgroup limit is its cache, four write
-// buffers if it has them (workload.MemoryPreset.LimitFor), and 24 MB for the process itself (Go runtime,
-// client buffers, dirty pages in flight), so the page cache cannot hold the
+// the IO-bound case); each engine's cgroup limit is its cache, two write
+// buffers if it has them, the memory it needs beside them, and 16 MB of
+// room (workload.MemoryPreset.LimitFor), so the page cache cannot hold the
 // index pages the engine cache does not.
 func IOBoundMemory(rows int64, clients int) *workload.MemoryPreset {
 	cache := max(rows*int64(clients)*IndexBytesPerRow/IOBoundFactor, 1<<20)
-	return &workload.MemoryPreset{CacheBytes: cache, WriteBufferBytes: max(cache/2, 8<<20), ProcessBytes: 24 << 20}
+	return &workload.MemoryPreset{CacheBytes: cache, WriteBufferBytes: max(cache/2, 8<<20), RoomBytes: IOBoundRoom}
 }
+
+// IOBoundRoom is the iobound limit's room beyond each engine's own memory.
+const IOBoundRoom = 16 << 20

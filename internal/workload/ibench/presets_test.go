@@ -3,16 +3,17 @@ package ibench
 import "testing"
 
 // The iobound rule: cache = rows × clients × 70 B / 5, write buffers half
-// the cache but at least 8 MB, limit = cache (+ 4 write buffers) + 24 MB.
+// the cache but at least 8 MB, limit = cache (+ 2 write buffers) + the
+// engine's own memory + 16 MB.
 func TestIOBoundMemory(t *testing.T) {
 	m := IOBoundMemory(400_000, 1)
-	if m.CacheBytes != 5_600_000 || m.WriteBufferBytes != 8<<20 || m.ProcessBytes != 24<<20 {
+	if m.CacheBytes != 5_600_000 || m.WriteBufferBytes != 8<<20 || m.RoomBytes != 16<<20 {
 		t.Errorf("400k rows: %+v", m)
 	}
-	if got := m.LimitFor(false); got != 5_600_000+24<<20 {
+	if got := m.LimitFor(false, 36<<20); got != 5_600_000+36<<20+16<<20 {
 		t.Errorf("limit without write buffers %d", got)
 	}
-	if got := m.LimitFor(true); got != 5_600_000+32<<20+24<<20 {
+	if got := m.LimitFor(true, 20<<20); got != 5_600_000+16<<20+20<<20+16<<20 {
 		t.Errorf("limit with write buffers %d", got)
 	}
 	m = IOBoundMemory(4_000_000, 2) // 112 MB cache, 56 MB buffers
