@@ -1,11 +1,30 @@
 #!/usr/bin/env bash
-# Builds bin/rumbench with the commit recorded in every run bundle, and the
-# cgo engines rocksdb and wiredtiger (their Debian packages are installed
-# when missing).
+# Builds bin/rumbench with the commit recorded in every run bundle.
+# Usage: scripts/build.sh [TAG ...]   (TAG: rocksdb, wiredtiger, or all)
+# The default build (pebble, sqlite, bbolt, the servers, null) needs no
+# extra system package. The cgo engines rocksdb and wiredtiger are built in
+# when asked for (their Debian packages are installed then), and stay in
+# later builds (bin/.tags remembers them), so a binary never loses an engine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh librocksdb-dev libwiredtiger-dev
+mkdir -p bin
+declare -A want=()
+if [ -f bin/.tags ]; then
+	for t in $(cat bin/.tags); do want[$t]=1; done
+fi
+for t in "$@"; do
+	case "$t" in
+	all) want[rocksdb]=1; want[wiredtiger]=1 ;;
+	rocksdb|wiredtiger) want[$t]=1 ;;
+	*) echo "build: unknown tag $t (rocksdb, wiredtiger or all)" >&2; exit 2 ;;
+	esac
+done
+pkgs=()
+[ -n "${want[rocksdb]:-}" ] && pkgs+=(librocksdb-dev)
+[ -n "${want[wiredtiger]:-}" ] && pkgs+=(libwiredtiger-dev)
+scripts/deps.sh "${pkgs[@]}"
+tags=$(printf '%s\n' "${!want[@]}" | sort | paste -sd, -)
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain 2>/dev/null | grep -v '^??' || true)" ]; then commit="$commit-dirty"; fi
-mkdir -p bin
-go build -tags rocksdb,wiredtiger -ldflags "-X rumbench/internal/version.Commit=$commit" -o bin/rumbench ./cmd/rumbench
+go build -tags "$tags" -ldflags "-X rumbench/internal/version.Commit=$commit" -o bin/rumbench ./cmd/rumbench
+echo "${tags//,/ }" > bin/.tags

@@ -10,6 +10,6 @@ import (
 func init() {
 	engine.RegisterUnbuilt(engine.Unbuilt{
 		Name: "rocksdb", Family: model.LSM, Kind: model.Embedded,
-		Reason: "build with -tags rocksdb (needs librocksdb-dev: scripts/deps.sh librocksdb-dev)",
+		Reason: "a cgo engine left out of this build: ./rumbench.sh run --engine rocksdb builds it in (installing librocksdb-dev), or scripts/build.sh rocksdb",
 	})
 }

@@ -10,6 +10,6 @@ import (
 func init() {
 	engine.RegisterUnbuilt(engine.Unbuilt{
 		Name: "wiredtiger", Family: model.CoWBTree, Kind: model.Embedded,
-		Reason: "build with -tags wiredtiger (needs libwiredtiger-dev: scripts/deps.sh libwiredtiger-dev)",
+		Reason: "a cgo engine left out of this build: ./rumbench.sh run --engine wiredtiger builds it in (installing libwiredtiger-dev), or scripts/build.sh wiredtiger",
 	})
 }

@@ -34,12 +34,12 @@ var Presets = map[string]Preset{
 		// so IPS.99 and load stalls mean something. The query steps'
 		// paced writers are judged over their batch period
 		// (docs/design.md, The quick preset).
-		Name: "quick", Description: "seconds per step: a first look and CI",
+		Name: "quick", Description: "seconds per step: a first look and CI (query steps at 100 and 1000 rows/s only, unless --steps says otherwise)",
 		Clients: 2, Rows: 1_000_000, ChurnRows: 50_000, Indexes: 3, QuerySeconds: 10,
 		Interval: 100 * time.Millisecond,
 	},
 	"iobound": {
-		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache + write buffers + 24 MB (needs root); see docs/design.md",
+		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache, write buffers and own memory + 16 MB (needs root); see docs/design.md",
 		Clients: 1, Rows: 400_000, ChurnRows: 100_000, Indexes: 3, QuerySeconds: 20, IOBound: true,
 	},
 	"small": {
