@@ -1,6 +1,14 @@
 package ibench
 
-import "testing"
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"rumbench/internal/workload"
+)
 
 // The iobound rule: cache = rows × clients × 70 B / 5, write buffers half
 // the cache but at least 8 MB, limit = cache (+ 2 write buffers) + the
@@ -63,5 +71,32 @@ func TestQueryStepPeriods(t *testing.T) {
 		if _, ok := p[OpDelete]; ok == c.noDeletes {
 			t.Errorf("%s, deletes=%v: delete period declared %v", c.step, !c.noDeletes, ok)
 		}
+	}
+}
+
+// The quick preset leaves out the 500 rows/s query steps unless --steps
+// names them; the other presets keep every query step.
+func TestQuickPresetSteps(t *testing.T) {
+	steps := func(preset string, args ...string) []string {
+		t.Helper()
+		fs := pflag.NewFlagSet("ibench", pflag.ContinueOnError)
+		configure := addFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		c, err := configure(workload.Common{Preset: preset, Seed: 1, Interval: time.Second, Changed: func(n string) bool { return fs.Changed(n) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Config.(Config).Steps
+	}
+	if got := steps("quick"); slices.Contains(got, StepQR500) || slices.Contains(got, StepQP500) || !slices.Contains(got, StepQR1000) || !slices.Contains(got, StepQR100) {
+		t.Errorf("quick preset steps %v: want qr100 and qr1000 without the 500 pair", got)
+	}
+	if got := steps("quick", "--steps", "l.i0,qr500"); !slices.Equal(got, []string{StepLoad, StepQR500}) {
+		t.Errorf("quick with --steps: %v", got)
+	}
+	if got := steps("small"); !slices.Contains(got, StepQR500) || !slices.Contains(got, StepQP500) {
+		t.Errorf("small preset steps %v: want the 500 pair", got)
 	}
 }
