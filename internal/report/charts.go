@@ -52,6 +52,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, 10)
 		a.Tick.Label.Font = font.From(sans, 9)
+		a.Tick.Marker = engTicks{plot.DefaultTicks{}}
 	}
 	p.Add(plotter.NewGrid())
 	return p
@@ -183,12 +184,13 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 	p := newPlot(title, "seconds since step start", spec.UnitLabel())
 	var entries []legendEntry
 	var bands []*plotter.Polygon
-	ymax, stalls := 0.0, false
+	ymax, stalls, points := 0.0, false, 0
 	for i := range sr.Rows {
 		pts := r.series(sr, i, spec)
 		if pts == nil {
 			continue
 		}
+		points += len(pts)
 		// A repeated run: every repetition faint, the median one (pts)
 		// drawn over them.
 		faint := 0
@@ -260,7 +262,7 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 		}
 		entries = append(entries, legendEntry{name: name, thumbs: thumbs})
 	}
-	if len(entries) == 0 {
+	if len(entries) == 0 || points < minChartPoints {
 		return nil, nil
 	}
 	top := ymax * 1.08
@@ -323,7 +325,7 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 	title := fmt.Sprintf("%s: %s latency per interval, p99 (solid) and max (dashed)", sr.Name, op)
 	p := newPlot(title, "seconds since step start", "ms (log scale)")
 	var entries []legendEntry
-	lo, hi := math.Inf(1), 0.0
+	lo, hi, points := math.Inf(1), 0.0, 0
 	// Log axes cannot show 0: sub-resolution latencies sit at the floor.
 	const floor = 0.001
 	spec := sr.Main
@@ -376,6 +378,7 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 		if len(p99) == 0 {
 			continue
 		}
+		points += len(p99)
 		var thumbs []plot.Thumbnailer
 		for k, xys := range []plotter.XYs{p99, mx} {
 			l, s, err := plotter.NewLinePoints(xys)
@@ -397,97 +400,15 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 		}
 		entries = append(entries, legendEntry{name: name, thumbs: thumbs[:1]})
 	}
-	if len(entries) == 0 {
+	if len(entries) == 0 || points < minChartPoints {
 		return nil, nil
 	}
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = engTicks{plot.LogTicks{Prec: -1}}
 	p.X.Min = 0
 	p.Y.Min = lo / 2
 	p.Y.Max = math.Max(hi*2, p.Y.Min*10)
 	svg, err := renderSVG(p, chartW, chartH, entries)
-	if err != nil {
-		return nil, err
-	}
-	return &Chart{Title: title, SVG: svg}, nil
-}
-
-// barChart draws one step's summary: a horizontal bar per run.
-func (r *Report) barChart(sr *StepReport) (*Chart, error) {
-	_, unit := sr.Rows[0].Throughput(sr)
-	title := fmt.Sprintf("%s: %s %s", sr.Name, sr.Rate.Name, unit)
-	p := newPlot(title, unit, "")
-	n := len(sr.Rows)
-	var names []string
-	var labels plotter.XYLabels
-	xmax, repeated := 0.0, false
-	for i, row := range sr.Rows {
-		v, _ := row.Throughput(sr)
-		// Runs are listed top-down: the first run is the highest bar.
-		y := float64(n - 1 - i)
-		names = append(names, "")
-		switch {
-		case row.Status == StatusNotRun:
-			labels.XYs = append(labels.XYs, plotter.XY{X: 0, Y: y})
-			labels.Labels = append(labels.Labels, " not run")
-			continue
-		case !v.OK:
-			labels.XYs = append(labels.XYs, plotter.XY{X: 0, Y: y})
-			labels.Labels = append(labels.Labels, " n/a")
-			continue
-		}
-		b, err := plotter.NewBarChart(plotter.Values{v.V}, vg.Points(14))
-		if err != nil {
-			return nil, fmt.Errorf("chart %s: %w", title, err)
-		}
-		b.Horizontal = true
-		b.XMin = y
-		b.Color = runColor(i)
-		b.LineStyle.Width = 0
-		p.Add(b)
-		xmax = math.Max(xmax, v.V)
-		text := " " + fmtNum(v.V)
-		if row.Status == StatusIncomplete {
-			text += " (incomplete)"
-		}
-		at := v.V
-		if st := row.Stats["rate_avg"]; st != nil && st.N > 1 {
-			lo, hi, _ := st.Bounds()
-			eb, err := plotter.NewXErrorBars(errorPoints{plotter.XYs{{X: v.V, Y: y}}, plotter.XErrors{{Low: v.V - lo, High: hi - v.V}}})
-			if err != nil {
-				return nil, fmt.Errorf("chart %s: %w", title, err)
-			}
-			eb.LineStyle.Width = vg.Points(1.2)
-			p.Add(eb)
-			at, xmax = math.Max(at, hi), math.Max(xmax, hi)
-			text += fmt.Sprintf(" (n=%d)", st.N)
-			repeated = true
-		}
-		labels.XYs = append(labels.XYs, plotter.XY{X: at, Y: y})
-		labels.Labels = append(labels.Labels, text)
-	}
-	if repeated {
-		title += " — median; bars: 95% CI (min–max below 6 runs)"
-		p.Title.Text = title
-	}
-	for i, row := range sr.Rows {
-		names[n-1-i] = runName(row.Run)
-	}
-	lb, err := plotter.NewLabels(labels)
-	if err != nil {
-		return nil, fmt.Errorf("chart %s: %w", title, err)
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font = font.From(sans, 9)
-		lb.TextStyle[i].YAlign = draw.YCenter
-	}
-	p.Add(lb)
-	p.NominalY(names...)
-	p.Y.Tick.Label.Font = font.From(sans, 9)
-	p.X.Min = 0
-	// Leave room right of the longest bar for its value.
-	p.X.Max = math.Max(xmax*1.25, 1)
-	svg, err := renderSVG(p, chartW/2, vg.Length(70+22*n), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -515,10 +436,11 @@ type Series struct {
 
 // LineChart draws one line with point markers per series (in the report's
 // run colours), x ticks at xticks. Missing points are left out of a line.
+// It returns nil when there are fewer than 3 points in all.
 func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) (*Chart, error) {
 	p := newPlot(title, xlabel, ylabel)
 	var entries []legendEntry
-	ymax := 0.0
+	ymax, points := 0.0, 0
 	for i, s := range series {
 		var pts plotter.XYs
 		for j := range s.X {
@@ -530,6 +452,7 @@ func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) 
 		if len(pts) == 0 {
 			continue
 		}
+		points += len(pts)
 		l, sc, err := plotter.NewLinePoints(pts)
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: %w", title, err)
@@ -556,9 +479,12 @@ func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) 
 		}
 		entries = append(entries, legendEntry{name: s.Name, thumbs: []plot.Thumbnailer{l, sc}})
 	}
+	if points < minChartPoints {
+		return nil, nil
+	}
 	var ticks []plot.Tick
 	for _, x := range xticks {
-		ticks = append(ticks, plot.Tick{Value: x, Label: fmtNum(x)})
+		ticks = append(ticks, plot.Tick{Value: x, Label: fmtEng(x)})
 	}
 	if len(ticks) > 0 {
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
@@ -567,6 +493,89 @@ func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) 
 	p.Y.Min = 0
 	p.Y.Max = math.Max(ymax*1.1, 1)
 	svg, err := renderSVG(p, chartW, chartH, entries)
+	if err != nil {
+		return nil, err
+	}
+	return &Chart{Title: title, SVG: svg}, nil
+}
+
+// summaryChart draws every step's headline rate in one chart: a row per
+// step, a marker per run (its colour, legend below), on a log axis since
+// the steps' rates span orders of magnitude (a load at millions of rows/s,
+// a query step's writers at hundreds). A repeated run's marker is its
+// median with the 95% interval as an error bar. It returns nil when there
+// are fewer than 3 points in all.
+func (r *Report) summaryChart() (*Chart, error) {
+	title := "headline rate of each step (its main operation; log scale)"
+	p := newPlot(title, "rate (unit per step, at left)", "")
+	n, runs := len(r.Steps), len(r.Runs)
+	names := make([]string, n)
+	points, lo, hi := 0, math.Inf(1), 0.0
+	repeated := false
+	entries := make([]legendEntry, runs)
+	for i := range r.Runs {
+		entries[i].name = runName(r.Runs[i])
+	}
+	for si, sr := range r.Steps {
+		// Steps are listed top-down; each run's marker sits a little above
+		// or below the step's line so that equal rates stay visible.
+		y0 := float64(n - 1 - si)
+		_, unit := sr.Rows[0].Throughput(sr)
+		names[n-1-si] = fmt.Sprintf("%s (%s)", sr.Name, unit)
+		for i, row := range sr.Rows {
+			v, _ := row.Throughput(sr)
+			if row.Status == StatusNotRun || !v.OK || v.V <= 0 {
+				continue
+			}
+			y := y0
+			if runs > 1 {
+				y += 0.5 * (0.5 - float64(i)/float64(runs-1))
+			}
+			s, err := plotter.NewScatter(plotter.XYs{{X: v.V, Y: y}})
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", title, err)
+			}
+			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+			p.Add(s)
+			if entries[i].thumbs == nil {
+				entries[i].thumbs = []plot.Thumbnailer{s}
+			}
+			points++
+			lo, hi = math.Min(lo, v.V), math.Max(hi, v.V)
+			if st := row.Stats["rate_avg"]; st != nil && st.N > 1 {
+				l, h, _ := st.Bounds()
+				if l > 0 && !math.IsInf(h, 0) {
+					eb, err := plotter.NewXErrorBars(errorPoints{plotter.XYs{{X: v.V, Y: y}}, plotter.XErrors{{Low: v.V - l, High: h - v.V}}})
+					if err != nil {
+						return nil, fmt.Errorf("chart %s: %w", title, err)
+					}
+					eb.Color, eb.LineStyle.Width = runColor(i), vg.Points(1.2)
+					p.Add(eb)
+					lo, hi = math.Min(lo, l), math.Max(hi, h)
+					repeated = true
+				}
+			}
+		}
+	}
+	if points < minChartPoints {
+		return nil, nil
+	}
+	if repeated {
+		title += " — medians; bars: 95% CI (min–max below 6 runs)"
+		p.Title.Text = title
+	}
+	var used []legendEntry
+	for _, e := range entries {
+		if e.thumbs != nil {
+			used = append(used, e)
+		}
+	}
+	p.NominalY(names...)
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = engTicks{plot.LogTicks{Prec: -1}}
+	p.X.Min, p.X.Max = lo/2, math.Max(hi*2, lo*10)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
+	svg, err := renderSVG(p, chartW, vg.Length(60+26*n), used)
 	if err != nil {
 		return nil, err
 	}

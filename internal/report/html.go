@@ -36,7 +36,6 @@ type htmlPage struct {
 	Notes      []string
 	Steps      []htmlSection
 	Throughput Table
-	Bars       []htmlChart
 	Stalls     Table
 	Legend     []string
 }
@@ -50,10 +49,21 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		Runs: r.RunsTable(), Notes: r.Notes, Throughput: r.ThroughputTable(),
 		Stalls: r.StallsTable(), Legend: Legend, LeadTables: r.LeadTables,
 	}
-	for _, c := range r.Lead {
+	lead := r.Lead
+	if len(lead) == 0 {
+		// A run report's summary chart; a sweep brings its own.
+		c, err := r.summaryChart()
+		if err != nil {
+			return 0, err
+		}
+		if c != nil {
+			lead = append(lead, *c)
+		}
+	}
+	for _, c := range lead {
 		page.Lead = append(page.Lead, htmlChart{Title: c.Title, SVG: template.HTML(c.SVG)})
 	}
-	charts := len(r.Lead)
+	charts := len(lead)
 	for i, sr := range r.Steps {
 		sec := htmlSection{ID: fmt.Sprintf("step-%d", i), Name: sr.Name, Tables: r.StepTables(sr)}
 		cs, err := r.stepCharts(sr)
@@ -65,12 +75,6 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		}
 		charts += len(cs)
 		page.Steps = append(page.Steps, sec)
-		b, err := r.barChart(sr)
-		if err != nil {
-			return 0, err
-		}
-		page.Bars = append(page.Bars, htmlChart{Title: b.Title, SVG: template.HTML(b.SVG)})
-		charts++
 	}
 	if err := pageTemplate.Execute(w, page); err != nil {
 		return 0, fmt.Errorf("write html report: %w", err)
@@ -145,9 +149,7 @@ th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: ta
 tr:nth-child(even) td { background: #fafafa; }
 .note { margin: 0.2em 0; font-size: 0.85em; } .warn { color: #a33; }
 .charts { display: flex; flex-direction: column; gap: 1em; }
-.bars { display: flex; flex-wrap: wrap; gap: 1em; }
 figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
-.bars svg.chart { max-width: 520px; }
 .scroll { overflow-x: auto; }
 </style>
 </head>
@@ -162,14 +164,16 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 </table></div>{{end}}
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}{{end}}
-{{if or .Lead .LeadTables}}<section id="overview">
-<h2>Overview</h2>
+<section id="summary">
+<h2>Summary</h2>
 <div class="charts">
 {{range .Lead}}<figure>{{.SVG}}</figure>
 {{end}}</div>
 {{range .LeadTables}}{{template "table" .}}{{end}}
+{{template "table" .Throughput}}
+{{template "table" .Stalls}}
 </section>
-{{end}}<h2>Runs</h2>
+<h2>Runs</h2>
 {{template "table" .Runs}}
 {{range .Notes}}<p class="note warn">{{.}}</p>
 {{end}}
@@ -178,17 +182,10 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 {{range .Tables}}{{template "table" .}}{{end}}
 <div class="charts">
 {{range .Charts}}<figure>{{.SVG}}</figure>
-{{else}}<p class="note">No interval data for this step.</p>
+{{else}}<p class="note">No interval chart for this step: it has fewer than 3 intervals with data (its table says it).</p>
 {{end}}</div>
 </section>
 {{end}}
-<h2>Summary</h2>
-{{template "table" .Throughput}}
-<div class="bars">
-{{range .Bars}}<figure>{{.SVG}}</figure>
-{{end}}</div>
-<h2>Stalls</h2>
-{{template "table" .Stalls}}
 <h2>Legend</h2>
 <ul>{{range .Legend}}<li class="note">{{.}}</li>{{end}}</ul>
 </body>

@@ -15,6 +15,9 @@ import (
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", r.Title())
+	// The summary first: which engine, by how much, and where it stalled.
+	writeMDTable(&b, r.ThroughputTable(), "##")
+	writeMDTable(&b, r.StallsTable(), "##")
 	writeMDTable(&b, r.RunsTable(), "##")
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s\n", n)
@@ -31,8 +34,6 @@ func (r *Report) Markdown(w io.Writer) error {
 			writeMDTable(&b, t, level)
 		}
 	}
-	writeMDTable(&b, r.ThroughputTable(), "##")
-	writeMDTable(&b, r.StallsTable(), "##")
 	b.WriteString("Legend:\n")
 	for _, l := range Legend {
 		fmt.Fprintf(&b, "- %s\n", l)

@@ -179,10 +179,23 @@ func TestHTMLCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Per step: l.i0 insert+latency, l.x latency, l.i1 insert+delete+latency,
-	// qr100 and qp100 insert+delete+query+latency; plus a bar chart per step.
-	if want := 2 + 1 + 3 + 4 + 4 + 5; n != want {
+	// The summary chart of every step's headline rate, then per step:
+	// l.i0 insert+latency, l.i1 insert+delete+latency, qr100 and qp100
+	// insert+delete+query+latency. l.x has one interval per run: fewer
+	// than 3 points, so no chart (its table row says it).
+	if want := 1 + 2 + 3 + 4 + 4; n != want {
 		t.Errorf("charts = %d, want %d", n, want)
+	}
+	html := b.String()
+	sum, runs, steps := strings.Index(html, `<section id="summary">`), strings.Index(html, "<h2>Runs</h2>"), strings.Index(html, `<section id="step-0">`)
+	if sum < 0 || !(sum < runs && runs < steps) {
+		t.Errorf("summary at %d, runs at %d, steps at %d: want the summary first", sum, runs, steps)
+	}
+	lead := html[sum:runs]
+	for _, want := range []string{"headline rate of each step", "throughput summary", "<h3>stalls"} {
+		if !strings.Contains(lead, want) {
+			t.Errorf("summary section lacks %q", want)
+		}
 	}
 	if got := strings.Count(b.String(), "<svg"); got != n {
 		t.Errorf("<svg> elements = %d, want %d", got, n)

@@ -383,7 +383,9 @@ func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, *ch)
+			if ch != nil {
+				out = append(out, *ch)
+			}
 		}
 	}
 	return out, nil

@@ -96,12 +96,12 @@ func TestSweepHTML(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(path)
 	html := string(raw)
-	ov, runs := strings.Index(html, `<section id="overview">`), strings.Index(html, "<h2>Runs</h2>")
+	ov, runs := strings.Index(html, `<section id="summary">`), strings.Index(html, "<h2>Runs</h2>")
 	if ov < 0 || runs < ov || n < 1 {
 		t.Fatalf("overview at %d, runs at %d, %d charts", ov, runs, n)
 	}
 	lead := html[ov:runs]
-	for _, want := range []string{"<svg", "insert rate by secondary indexes (l.i0x, pad 20 B, 1 client(s))", "pebble", "sqlite", "relative to 0 indexes"} {
+	for _, want := range []string{"<svg", "insert rate by secondary indexes (l.i0x, pad 20 B, 1 client(s))", "pebble", "sqlite", "relative to 0 indexes", "throughput summary", "stalls"} {
 		if !strings.Contains(lead, want) {
 			t.Errorf("overview lacks %q", want)
 		}
