@@ -36,9 +36,6 @@ const (
 	// sessionMax bounds the open sessions: one per concurrent operation,
 	// plus WiredTiger's own threads.
 	sessionMax = 512
-	// commitRetries is how often a batch is retried after WT_ROLLBACK (a
-	// conflict or cache pressure): its writes are blind, so a retry is safe.
-	commitRetries = 10
 )
 
 func init() { engine.Register(Driver{}) }
@@ -749,23 +746,25 @@ func (b *batch) Close() error {
 	return nil
 }
 
+// Commit applies the batch in one transaction. After WT_ROLLBACK (a write
+// conflict, or WiredTiger rolling the transaction back to relieve cache
+// pressure) the batch keeps its writes: the kv layer commits it again
+// after a backoff (kv.Batch).
 func (b *batch) Commit() error {
-	defer b.Reset()
 	if len(b.ops) == 0 {
 		return nil
 	}
 	ss, err := b.st.get()
 	if err != nil {
+		b.Reset()
 		return err
 	}
-	defer b.st.put(ss)
-	for try := 0; ; try++ {
-		err = ss.apply(b.data, b.ops, b.spaces)
-		if err == nil || !isCode(err, wtRollback) || try == commitRetries {
-			return err
-		}
-		time.Sleep(time.Duration(try+1) * time.Millisecond)
+	err = ss.apply(b.data, b.ops, b.spaces)
+	b.st.put(ss)
+	if err == nil || !isCode(err, wtRollback) {
+		b.Reset()
 	}
+	return err
 }
 
 // txn is a WiredTiger transaction on its own session.
