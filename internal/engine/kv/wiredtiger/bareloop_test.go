@@ -104,9 +104,10 @@ func bareLoad(b *testing.B, s settings, rows int) (rate, worst float64) {
 	gen := ibench.NewRowGen(1, 0, 10, 20, 50)
 	batch := ibench.NewBatch(perTxn, 20)
 	var (
-		data []byte
-		ops  []int64
-		bc   cursors
+		data      []byte
+		ops       []int64
+		bc        cursors
+		rollbacks int
 	)
 	start := time.Now()
 	winStart := start
@@ -133,8 +134,18 @@ func bareLoad(b *testing.B, s settings, rows int) (rate, worst float64) {
 				bc = append(bc, cs[i+1].c)
 			}
 		}
-		if err := ss.applyCursors(bc, data, ops); err != nil {
-			b.Fatalf("rows %d..: %v", pk, err)
+		// WT_ROLLBACK under cache pressure: applied again, as MongoDB's
+		// writeConflictRetry and the kv layer do.
+		for {
+			err := ss.applyCursors(bc, data, ops)
+			if err == nil {
+				break
+			}
+			if !isCode(err, wtRollback) {
+				b.Fatalf("rows %d..: %v", pk, err)
+			}
+			rollbacks++
+			time.Sleep(time.Millisecond)
 		}
 		if done := pk + int64(n) - 1; done%bareWindow == 0 {
 			now := time.Now()
@@ -160,8 +171,8 @@ func bareLoad(b *testing.B, s settings, rows int) (rate, worst float64) {
 			evicted = v
 		}
 	})
-	b.Logf("%d rows in %.2fs: %.0f rows/s, slowest %d rows at %.0f rows/s; modified pages evicted %d, restored in memory %d",
-		rows, secs, float64(rows)/secs, bareWindow, worst, evicted, restored)
+	b.Logf("%d rows in %.2fs: %.0f rows/s, slowest %d rows at %.0f rows/s; modified pages evicted %d, restored in memory %d; WT_ROLLBACK retried %d",
+		rows, secs, float64(rows)/secs, bareWindow, worst, evicted, restored, rollbacks)
 	return float64(rows) / secs, worst
 }
 
