@@ -126,5 +126,5 @@ func engineRetries(s *results.Step) int64 {
 
 // retriesText explains a step's engine retries.
 func retriesText(n int64) string {
-	return fmt.Sprintf("%d writes rolled back by the engine (WiredTiger's WT_ROLLBACK, RocksDB's Busy/TryAgain/TimedOut) and run again after a backoff (engine_retries); each is one blind batch or one whole delete transaction, none failed the step", n)
+	return fmt.Sprintf("%d writes rolled back by the engine (WiredTiger's WT_ROLLBACK, RocksDB's Busy/TryAgain/TimedOut) and run again after a backoff (engine_retries); each is one blind batch or one whole delete transaction, and only the end of the step's context stops them", n)
 }
