@@ -534,9 +534,15 @@ type recBatch struct {
 	b kv.Batch
 }
 
-func (b *recBatch) Len() int      { return b.b.Len() }
-func (b *recBatch) Commit() error { return b.committed(b.b.Commit()) }
-func (b *recBatch) Close() error  { return b.b.Close() }
+func (b *recBatch) Len() int { return b.b.Len() }
+func (b *recBatch) Commit() error {
+	err := b.b.Commit()
+	if errors.Is(err, kv.ErrConflict) {
+		return err // the batch keeps its writes for the kv layer's retry (kv.Batch), and so does the record
+	}
+	return b.committed(err)
+}
+func (b *recBatch) Close() error { return b.b.Close() }
 func (b *recBatch) Reset() {
 	b.b.Reset()
 	b.drop()

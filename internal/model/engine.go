@@ -298,6 +298,17 @@ type StatsReporter interface {
 	Stats(ctx context.Context) (map[string]any, error)
 }
 
+// RetryReporter is implemented by engines that run a write again themselves
+// when the engine rolled it back to make progress (WiredTiger's WT_ROLLBACK
+// under cache pressure or a write conflict, RocksDB's Busy, TryAgain or lock
+// TimedOut): the retried unit is one a retry cannot get wrong (a blind
+// batch, or a transaction re-run whole from its reads), so the caller never
+// sees the error. Retries counts them since the engine was opened; each
+// step reports its share (results.DetailEngineRetries).
+type RetryReporter interface {
+	Retries() int64
+}
+
 // Maintainer is implemented by engines with a maintenance action worth timing
 // between steps (vacuum, flush, compaction).
 type Maintainer interface {

@@ -206,3 +206,35 @@ func TestHTMLCharts(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineRetries: a step's engine retries (details.engine_retries, as
+// read back from JSON) are noted under its table and in the run summary;
+// steps without retries get no note.
+func TestEngineRetries(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := bs[0].Steps["l.i1"]
+	if s == nil {
+		t.Fatal("fixture lacks l.i1")
+	}
+	s.Details = map[string]any{"engine_retries": float64(12)}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, sum bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	StepSummary(&sum, bs[0].Bundle)
+	for name, out := range map[string]string{"report": md.String(), "summary": sum.String()} {
+		if n := strings.Count(out, "writes rolled back by the engine"); n != 1 {
+			t.Errorf("%s notes engine retries %d times, want once (l.i1):\n%s", name, n, out)
+		}
+		if !strings.Contains(out, "12 writes rolled back") {
+			t.Errorf("%s lacks the count 12", name)
+		}
+	}
+}

@@ -83,6 +83,11 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "main: the operation each step is judged by; p99/max: its latency per operation (per transaction for writes), ms.")
+	for _, name := range b.StepNames() {
+		if n := engineRetries(b.Steps[name]); n > 0 {
+			fmt.Fprintf(w, "%s: %s.\n", name, retriesText(n))
+		}
+	}
 }
 
 // plural names a count of an operation: inserts, queries, indexes.
@@ -101,4 +106,25 @@ func fmtRate(v *float64) string {
 		return ""
 	}
 	return fmt.Sprintf("%.0f", *v)
+}
+
+// engineRetries is a step's engine_retries detail (0 when absent).
+func engineRetries(s *results.Step) int64 {
+	if s == nil {
+		return 0
+	}
+	switch v := s.Details[results.DetailEngineRetries].(type) {
+	case int64:
+		return v
+	case float64: // read back from JSON
+		return int64(v)
+	case int:
+		return int64(v)
+	}
+	return 0
+}
+
+// retriesText explains a step's engine retries.
+func retriesText(n int64) string {
+	return fmt.Sprintf("%d writes rolled back by the engine (WiredTiger's WT_ROLLBACK, RocksDB's Busy/TryAgain/TimedOut) and run again after a backoff (engine_retries); each is one blind batch or one whole delete transaction, and only the end of the step's context stops them", n)
 }

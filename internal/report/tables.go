@@ -200,6 +200,9 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		if row.Error != "" {
 			abs.Notes = append(abs.Notes, fmt.Sprintf("%s: %s: %s", runName(row.Run), row.Status, row.Error))
 		}
+		if n := engineRetries(row.Run.Bundle.Steps[sr.Name]); n > 0 {
+			abs.Notes = append(abs.Notes, fmt.Sprintf("%s: %s", runName(row.Run), retriesText(n)))
+		}
 	}
 	if noted && sr.Rate.Note != "" {
 		abs.Notes = append(abs.Notes, sr.Rate.Note)

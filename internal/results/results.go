@@ -27,6 +27,12 @@ const (
 	DetailLogicalLiveBytes = "logical_live_bytes"
 )
 
+// DetailEngineRetries is the Details key of the writes the engine rolled
+// back and rumbench ran again during the step (model.RetryReporter; an
+// int64, present for engines that report it, 0 included). The step never
+// failed for them; each cost a backoff pause.
+const DetailEngineRetries = "engine_retries"
+
 // Tool identifies the rumbench build that produced a bundle.
 type Tool struct {
 	Name      string `json:"name"`

@@ -568,6 +568,11 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 	for _, ob := range observers {
 		ob.StepStart(s.Name, desc)
 	}
+	rr, _ := db.(model.RetryReporter)
+	var retries0 int64
+	if rr != nil {
+		retries0 = rr.Retries()
+	}
 	dog.start()
 	clock.Start()
 	err := s.Run(stepCtx, env)
@@ -595,6 +600,12 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 	if len(env.Details) > 0 {
 		sum.Details = env.Details
 		PromoteDetails(sum)
+	}
+	if rr != nil {
+		if sum.Details == nil {
+			sum.Details = map[string]any{}
+		}
+		sum.Details[results.DetailEngineRetries] = rr.Retries() - retries0
 	}
 	// Engine reports use a fresh context so an interrupted step still gets
 	// them; after a hang they get no longer than the op timeout.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/model"
@@ -176,7 +175,7 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 		c.batch.Reset()
 		return err
 	}
-	if err := c.batch.Commit(); err != nil {
+	if err := c.db.commitBatch(ctx, c.batch); err != nil {
 		return fmt.Errorf("insert into %s: commit: %w", t.Name, err)
 	}
 	return nil
@@ -350,27 +349,30 @@ func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row,
 	}
 	// A try deletes nothing only when a row was written below the keys it
 	// read (or a concurrent delete took them); the next try sees that row.
-	for try := 0; ; try++ {
+	empty, conflicts := 0, 0
+	for {
 		deleted, found, err := c.deleteOldestOnce(st, n)
-		if errors.Is(err, ErrConflict) && try < conflictRetries {
-			// A concurrent Update of a row it read (ConcurrentStore):
-			// nothing was deleted; read again after a pause, or the two
-			// may keep failing each other (each wrote a key first).
-			time.Sleep(time.Duration(try+1) * 100 * time.Microsecond)
+		if errors.Is(err, ErrConflict) {
+			// The store rolled the try back (a concurrent Update of a
+			// row it read on a ConcurrentStore, or WT_ROLLBACK under
+			// cache pressure): nothing was deleted. The try is run
+			// again whole, from its reads, after a backoff, or the two
+			// writers may keep failing each other.
+			if werr := c.db.retryWait(ctx, conflicts, err); werr != nil {
+				return 0, fmt.Errorf("delete from %s: %w", t.Name, werr)
+			}
+			conflicts++
 			continue
 		}
 		if err != nil {
 			return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 		}
-		if deleted > 0 || found == 0 || try == 2 {
+		if deleted > 0 || found == 0 || empty == 2 {
 			return deleted, nil
 		}
+		empty++
 	}
 }
-
-// conflictRetries bounds the tries of a DeleteOldest that keeps losing
-// conflicts with concurrent Updates of its rows.
-const conflictRetries = 100
 
 // deleteOldestOnce is one try of DeleteOldest from c.from; it returns the
 // rows deleted and the keys found by the lock-free pass.

@@ -57,6 +57,9 @@ type DB struct {
 	// gen changes with every published schema, so Conns can cache lookups.
 	gen    atomic.Uint64
 	closed atomic.Bool
+	// retries counts writes rolled back by the store and run again
+	// (retry.go).
+	retries atomic.Int64
 }
 
 // Open loads the schemas stored in store and returns the DB. info is what

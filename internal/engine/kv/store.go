@@ -49,7 +49,11 @@ type Batch interface {
 	// Len is the number of writes buffered.
 	Len() int
 	// Commit applies the writes atomically and durably per the store's sync
-	// setting, and leaves the batch empty and reusable, also on error.
+	// setting, and leaves the batch empty and reusable, also on error,
+	// except one: when the store rolled the whole batch back and the
+	// error matches ErrConflict (WiredTiger's WT_ROLLBACK, RocksDB's Busy,
+	// TryAgain or lock TimedOut), the writes stay, so that the kv layer
+	// can commit the batch again (DB.commitBatch) or Reset it.
 	Commit() error
 	// Reset discards the buffered writes.
 	Reset()

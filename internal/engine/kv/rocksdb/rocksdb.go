@@ -852,9 +852,14 @@ func (b *batch) Delete(key []byte) error {
 func (b *batch) Len() int { return b.wb.Count() }
 func (b *batch) Reset()   { b.wb.Clear() }
 
+// Commit writes the batch. A write that lost to a transaction's lock or
+// conflict (Busy, TryAgain, TimedOut: kv.ErrConflict) wrote nothing and
+// keeps the batch, which the kv layer commits again (kv.Batch).
 func (b *batch) Commit() error {
 	err := b.s.write(b.wb)
-	b.wb.Clear()
+	if err == nil || !errors.Is(err, kv.ErrConflict) {
+		b.wb.Clear()
+	}
 	return err
 }
 

@@ -328,3 +328,46 @@ func TestConcurrentTx(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertRetriesLockTimeout: an insert batch that times out on a row
+// lock another transaction holds (RocksDB's TimedOut, a kv.ErrConflict; a
+// blind batch, so safe to write again) is retried after a backoff and
+// counted in Retries, and goes through once the holder commits, instead of
+// failing the insert.
+func TestInsertRetriesLockTimeout(t *testing.T) {
+	ctx := context.Background()
+	db := open(nil)(t, t.TempDir())
+	defer db.Close()
+	tbl := kvtest.IbenchTable("pi1")
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st := db.(*DB).st
+	holder, err := st.BeginUpdate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The PK entry of row 7 of table 1, locked but not written.
+	if _, _, err := holder.GetForUpdate(keyenc.AppendInt([]byte{0, 0, 0, 1, 0}, 7), nil); err != nil {
+		t.Fatal(err)
+	}
+	hold := (lockTimeoutMS + 300) * time.Millisecond
+	go func() {
+		time.Sleep(hold)
+		holder.Commit()
+	}()
+	rr := db.(model.RetryReporter)
+	before := rr.Retries()
+	start := time.Now()
+	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)}); err != nil {
+		t.Fatalf("insert of a row locked past the lock timeout: %v; want it retried", err)
+	}
+	if took, n := time.Since(start), rr.Retries()-before; n < 1 || took < hold*9/10 {
+		t.Fatalf("insert went through after %v with %d retries; want ≥ 1 retry after the %v lock hold", took, n, hold)
+	}
+}

@@ -350,7 +350,7 @@ type session struct {
 	idle  map[uint64][]*iter      // closed iterators whose cursors are kept open for reuse
 	gen   uint64                  // the store's drop generation the cursors were checked at
 	inTxn bool
-	cs    []*C.WT_CURSOR // per-op cursors of a batch
+	cs    cursors // per-op cursors of a batch
 }
 
 func (c *conn) openSession(st *store) (*session, error) {
@@ -523,7 +523,21 @@ func (s *session) apply(data []byte, ops []int64, spaces []uint64) error {
 		}
 		s.cs = append(s.cs, c)
 	}
-	r := C.rb_apply(s.s, (**C.WT_CURSOR)(unsafe.Pointer(&s.cs[0])), (*C.char)(bytesPtr(data)), (*C.int64_t)(unsafe.Pointer(&ops[0])), C.int64_t(len(ops)/2))
+	return s.applyCursors(s.cs, data, ops)
+}
+
+// cursors is a list of cursors, one per op of a batch.
+type cursors []*C.WT_CURSOR
+
+// cursorPtr is a cursor, for Go code that cannot name C types (tests).
+type cursorPtr = *C.WT_CURSOR
+
+// applyCursors applies a batch whose op i writes through cs[i] (rb_apply).
+func (s *session) applyCursors(cs cursors, data []byte, ops []int64) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	r := C.rb_apply(s.s, (**C.WT_CURSOR)(unsafe.Pointer(&cs[0])), (*C.char)(bytesPtr(data)), (*C.int64_t)(unsafe.Pointer(&ops[0])), C.int64_t(len(ops)/2))
 	if r != 0 {
 		return newError("batch commit", r)
 	}

@@ -21,7 +21,7 @@ func TestValidateConfig(t *testing.T) {
 		{"wiredtiger", model.Config{}, ""},
 		{"wiredtiger", model.Config{Options: map[string]string{"sync": "maybe"}}, "sync"},
 		{"wiredtiger", model.Config{Options: map[string]string{"eviction_dirty_target": "30", "eviction_dirty_trigger": "60"}}, ""},
-		{"wiredtiger", model.Config{Options: map[string]string{"eviction_dirty_target": "30"}}, "trigger must be above the target"},
+		{"wiredtiger", model.Config{Options: map[string]string{"eviction_dirty_target": "95"}}, "trigger must be above the target"},
 		{"wiredtiger", model.Config{Options: map[string]string{"eviction_dirty_target": "0"}}, "eviction_dirty_target"},
 		{"wiredtiger", model.Config{Options: map[string]string{"eviction_threads": "many"}}, "eviction_threads"},
 	}

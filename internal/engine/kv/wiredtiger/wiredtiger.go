@@ -36,9 +36,6 @@ const (
 	// sessionMax bounds the open sessions: one per concurrent operation,
 	// plus WiredTiger's own threads.
 	sessionMax = 512
-	// commitRetries is how often a batch is retried after WT_ROLLBACK (a
-	// conflict or cache pressure): its writes are blind, so a retry is safe.
-	commitRetries = 10
 )
 
 func init() { engine.Register(Driver{}) }
@@ -68,8 +65,8 @@ func (Driver) Options() []model.Option {
 		{Key: "prefix_compression", Default: "indexes", Help: "compress key prefixes within leaf pages: indexes (MongoDB's layout: its indexes are prefix-compressed, its collections are not), true (every table's primary key too), false; applies to tables and indexes created from then on"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
 		{Key: "log", Default: "true", Help: "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"},
-		{Key: "eviction_dirty_target", Default: "5", Help: "percent of the cache that may be dirty before eviction threads write dirty pages (WiredTiger's and MongoDB's default 5); with a small cache and random index inserts this bounds how long a leaf page stays dirty, and so the bytes written per insert"},
-		{Key: "eviction_dirty_trigger", Default: "20", Help: "percent of the cache dirty at which application threads must help evict (default 20); above eviction_dirty_target"},
+		{Key: "eviction_dirty_target", Default: "50", Help: "percent of the cache that may be dirty before eviction threads write dirty pages; WiredTiger's and MongoDB's default is 5, sized for caches of gigabytes: with this engine's 256MB cache, random index inserts keep more than 5% of it dirty, and WiredTiger 3.2's eviction threads then rewrite the same hot pages over and over (docs/design.md); checkpoints write dirty pages anyway. 5 with eviction_dirty_trigger=20 gives MongoDB's settings"},
+		{Key: "eviction_dirty_trigger", Default: "90", Help: "percent of the cache dirty at which application threads must help evict (WiredTiger's and MongoDB's default 20; InnoDB's innodb_max_dirty_pages_pct is 90); above eviction_dirty_target"},
 		{Key: "eviction_threads", Default: "4", Help: "eviction worker threads (threads_min = threads_max, as MongoDB configures them)"},
 		{Key: "sync", Default: "false", Help: "fsync the log at every commit (true: durable against power loss); the default false writes the log to the OS at every commit (transaction_sync method=none), durable against a process crash"},
 	}, kv.Options()...)
@@ -749,23 +746,25 @@ func (b *batch) Close() error {
 	return nil
 }
 
+// Commit applies the batch in one transaction. After WT_ROLLBACK (a write
+// conflict, or WiredTiger rolling the transaction back to relieve cache
+// pressure) the batch keeps its writes: the kv layer commits it again
+// after a backoff (kv.Batch).
 func (b *batch) Commit() error {
-	defer b.Reset()
 	if len(b.ops) == 0 {
 		return nil
 	}
 	ss, err := b.st.get()
 	if err != nil {
+		b.Reset()
 		return err
 	}
-	defer b.st.put(ss)
-	for try := 0; ; try++ {
-		err = ss.apply(b.data, b.ops, b.spaces)
-		if err == nil || !isCode(err, wtRollback) || try == commitRetries {
-			return err
-		}
-		time.Sleep(time.Duration(try+1) * time.Millisecond)
+	err = ss.apply(b.data, b.ops, b.spaces)
+	b.st.put(ss)
+	if err == nil || !isCode(err, wtRollback) {
+		b.Reset()
 	}
+	return err
 }
 
 // txn is a WiredTiger transaction on its own session.

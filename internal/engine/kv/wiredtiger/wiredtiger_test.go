@@ -50,13 +50,15 @@ func TestDefaults(t *testing.T) {
 
 // TestEvictionSettings: the dirty-eviction thresholds and thread count
 // reach wiredtiger_open (a value it rejected would fail the open) and
-// run.json; the defaults are MongoDB's.
+// run.json; the thread count is MongoDB's, the dirty thresholds are raised
+// for the small default cache (MongoDB's 5 and 20 stay one option away).
 func TestEvictionSettings(t *testing.T) {
 	for _, c := range []struct {
 		opts                     map[string]string
 		target, trigger, threads string
 	}{
-		{nil, "5", "20", "4"},
+		{nil, "50", "90", "4"},
+		{map[string]string{"eviction_dirty_target": "5", "eviction_dirty_trigger": "20"}, "5", "20", "4"}, // MongoDB's
 		{map[string]string{"eviction_dirty_target": "30", "eviction_dirty_trigger": "60", "eviction_threads": "2"}, "30", "60", "2"},
 	} {
 		db := open(c.opts)(t, t.TempDir())
