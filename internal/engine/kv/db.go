@@ -41,6 +41,12 @@ type DB struct {
 	// cc is store when it isolates concurrent updates itself: Update then
 	// takes no row lock (see ConcurrentStore).
 	cc ConcurrentStore
+	// bulk is the store's bulk path when index_build=bulk (bulk.go);
+	// buildMemory bounds its sort; lastBulk is the last build's account
+	// (under ddlMu), for tests.
+	bulk        BulkLoader
+	buildMemory int64
+	lastBulk    bulkStats
 
 	// ddlMu serializes schema changes (and guards nextID).
 	ddlMu  sync.Mutex
@@ -65,6 +71,13 @@ type DB struct {
 func Open(store Store, info model.Info, cfg Config) (*DB, error) {
 	d := &DB{store: store, info: info, nextID: 1, uniqueCheck: cfg.UniqueCheck}
 	d.cc, _ = store.(ConcurrentStore)
+	if bl, ok := store.(BulkLoader); ok && cfg.IndexBuild != "online" {
+		d.bulk = bl
+	}
+	d.buildMemory = cfg.IndexBuildMemory
+	if d.buildMemory <= 0 {
+		d.buildMemory = defaultBuildMemory
+	}
 	tables := map[string]*tableState{}
 	v, err := store.NewView()
 	if err != nil {
@@ -391,6 +404,12 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		if err != nil {
 			return fmt.Errorf("create indexes: clear index range: %w", err)
 		}
+	}
+	if d.bulk != nil {
+		if err := d.createIndexesBulk(ctx, st, todo, ids, d.bulk); err != nil {
+			return fmt.Errorf("create indexes on %s: %w", t.Name, err)
+		}
+		return nil
 	}
 	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)
 	if err != nil {

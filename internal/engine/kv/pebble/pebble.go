@@ -251,6 +251,7 @@ func openStore(dir string, s settings) (*store, error) {
 	}
 	st.db = db
 	st.view = &view{db: db}
+	st.opts, st.dir = opts, dir // for the bulk path's SSTs (bulk.go)
 	return st, nil
 }
 
@@ -342,6 +343,8 @@ type store struct {
 	fail   *failure
 	view   *view
 	stalls stallClock
+	opts   *pdb.Options
+	dir    string
 }
 
 func (s *store) NewView() (kv.View, error) { return s.view, nil }

@@ -1,0 +1,566 @@
+package kv
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"rumbench/internal/model"
+)
+
+// The bulk index build (index_build=bulk), as databases build an index:
+// read the table once, sort the new indexes' entries in memory chunks of at
+// most index_build_memory, spill each sorted chunk (a run) to a file under
+// the data dir, merge the runs and hand the entries, in key order, to the
+// store's bulk path (BulkLoader). The whole build holds the transaction
+// lock exclusively: writers and Txs wait, readers do not (they cannot see
+// the new indexes until they are published). That is PostgreSQL's CREATE
+// INDEX, not CREATE INDEX CONCURRENTLY: l.x runs with no other traffic, and
+// index_build=online keeps the concurrent copy for callers that need it.
+
+const (
+	defaultBuildMemory = 64 << 20
+	minBuildMemory     = 64 << 10
+	maxBuildMemory     = 3 << 30 // sortEnt offsets are 32-bit
+	// sortEntrySize is the memory of a buffered entry besides its key.
+	sortEntrySize = 16
+	// runReadBuf is the read buffer of each run in a merge.
+	runReadBuf = 64 << 10
+)
+
+// sortEnt is a buffered key: its place in the sorter's buffer and its first
+// bytes after the index's common prefix, so most comparisons are one
+// integer compare instead of a bytes.Compare through cache-cold memory.
+type sortEnt struct {
+	head uint64
+	off  uint32
+	n    uint32
+}
+
+// sorter sorts the entries of several indexes with one memory budget.
+// Entries of index i sort before those of index i+1 (their key prefixes do),
+// so a run is the indexes' sorted entries one after another.
+type sorter struct {
+	budget int64
+	buf    []byte
+	ents   [][]sortEnt // per index, in the order of their key prefixes
+	dir    string      // where runs are spilled
+	runs   []string
+}
+
+func newSorter(budget int64, indexes int, dir string) *sorter {
+	return &sorter{budget: budget, ents: make([][]sortEnt, indexes), dir: dir}
+}
+
+func (s *sorter) used() int64 {
+	n := int64(len(s.buf))
+	for _, e := range s.ents {
+		n += int64(len(e)) * sortEntrySize
+	}
+	return n
+}
+
+// add buffers the key just appended to s.buf (grown is the result of that
+// append) for index i, spilling a run first when the budget is spent.
+func (s *sorter) add(i int, grown []byte, start int) error {
+	s.buf = grown
+	s.ents[i] = append(s.ents[i], sortEnt{off: uint32(start), n: uint32(len(grown) - start)})
+	if s.used() < s.budget {
+		return nil
+	}
+	return s.spill()
+}
+
+// sortIndex sorts one index's buffered entries.
+func (s *sorter) sortIndex(ents []sortEnt) {
+	if len(ents) == 0 {
+		return
+	}
+	key := func(e sortEnt) []byte { return s.buf[e.off : e.off+e.n] }
+	// The index's keys share a prefix (table and index id, and often the
+	// leading bytes of the first column): take the head after it.
+	first := key(ents[0])
+	cp := len(first)
+	for _, e := range ents[1:] {
+		k := key(e)
+		n := 0
+		for n < cp && n < len(k) && k[n] == first[n] {
+			n++
+		}
+		cp = n
+		if cp == 0 {
+			break
+		}
+	}
+	for i := range ents {
+		var h [8]byte
+		copy(h[:], key(ents[i])[cp:])
+		ents[i].head = binary.BigEndian.Uint64(h[:])
+	}
+	slices.SortFunc(ents, func(a, b sortEnt) int {
+		if a.head != b.head {
+			if a.head < b.head {
+				return -1
+			}
+			return 1
+		}
+		return bytes.Compare(s.buf[a.off+uint32(cp):a.off+a.n], s.buf[b.off+uint32(cp):b.off+b.n])
+	})
+}
+
+func (s *sorter) sortAll() {
+	for _, e := range s.ents {
+		s.sortIndex(e)
+	}
+}
+
+// spill sorts the buffered entries and writes them to a new run file.
+func (s *sorter) spill() error {
+	s.sortAll()
+	f, err := os.CreateTemp(s.dir, "run-*")
+	if err != nil {
+		return fmt.Errorf("spill sorted run: %w", err)
+	}
+	s.runs = append(s.runs, f.Name())
+	w := bufio.NewWriterSize(f, 256<<10)
+	var lenBuf [binary.MaxVarintLen64]byte
+	for _, ents := range s.ents {
+		for _, e := range ents {
+			n := binary.PutUvarint(lenBuf[:], uint64(e.n))
+			w.Write(lenBuf[:n])
+			w.Write(s.buf[e.off : e.off+e.n])
+		}
+	}
+	err = w.Flush()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("spill sorted run %s: %w", f.Name(), err)
+	}
+	s.buf = s.buf[:0]
+	for i := range s.ents {
+		s.ents[i] = s.ents[i][:0]
+	}
+	return nil
+}
+
+// source is one sorted input of the merge: a run file or the entries left
+// in memory.
+type source interface {
+	// next advances; key is valid until the following call.
+	next() (key []byte, ok bool, err error)
+	close() error
+}
+
+type memSource struct {
+	s    *sorter
+	ix   int
+	pos  int
+	done bool
+}
+
+func (m *memSource) next() ([]byte, bool, error) {
+	for m.ix < len(m.s.ents) {
+		if m.pos < len(m.s.ents[m.ix]) {
+			e := m.s.ents[m.ix][m.pos]
+			m.pos++
+			return m.s.buf[e.off : e.off+e.n], true, nil
+		}
+		m.ix, m.pos = m.ix+1, 0
+	}
+	return nil, false, nil
+}
+
+func (m *memSource) close() error { return nil }
+
+type fileSource struct {
+	f   *os.File
+	r   *bufio.Reader
+	key []byte
+}
+
+func openRun(path string) (*fileSource, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read sorted run: %w", err)
+	}
+	return &fileSource{f: f, r: bufio.NewReaderSize(f, runReadBuf)}, nil
+}
+
+func (fs *fileSource) next() ([]byte, bool, error) {
+	n, err := binary.ReadUvarint(fs.r)
+	if err == io.EOF {
+		return nil, false, nil
+	}
+	if err == nil {
+		fs.key = slices.Grow(fs.key[:0], int(n))[:n]
+		_, err = io.ReadFull(fs.r, fs.key)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read sorted run %s: %w", fs.f.Name(), err)
+	}
+	return fs.key, true, nil
+}
+
+func (fs *fileSource) close() error { return fs.f.Close() }
+
+// merger yields the keys of its sources in order: a binary heap of the
+// sources by current key (few sources: runs are index_build_memory each).
+type merger struct {
+	srcs []source
+	keys [][]byte
+	heap []int // source indexes, the smallest current key first
+}
+
+func newMerger(srcs []source) (*merger, error) {
+	m := &merger{srcs: srcs, keys: make([][]byte, len(srcs))}
+	for i, s := range srcs {
+		k, ok, err := s.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			m.keys[i] = k
+			m.heap = append(m.heap, i)
+		}
+	}
+	for i := len(m.heap)/2 - 1; i >= 0; i-- {
+		m.down(i)
+	}
+	return m, nil
+}
+
+func (m *merger) less(a, b int) bool {
+	return bytes.Compare(m.keys[m.heap[a]], m.keys[m.heap[b]]) < 0
+}
+
+func (m *merger) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(m.heap) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(m.heap) && m.less(r, l) {
+			c = r
+		}
+		if !m.less(c, i) {
+			return
+		}
+		m.heap[i], m.heap[c] = m.heap[c], m.heap[i]
+		i = c
+	}
+}
+
+// next returns the smallest key, valid until the call after next.
+// Callers copy what they keep.
+func (m *merger) next(scratch []byte) ([]byte, bool, error) {
+	if len(m.heap) == 0 {
+		return scratch, false, nil
+	}
+	top := m.heap[0]
+	out := append(scratch[:0], m.keys[top]...)
+	k, ok, err := m.srcs[top].next()
+	if err != nil {
+		return scratch, false, err
+	}
+	if ok {
+		m.keys[top] = k
+	} else {
+		last := len(m.heap) - 1
+		m.heap[0] = m.heap[last]
+		m.heap = m.heap[:last]
+	}
+	m.down(0)
+	return out, true, nil
+}
+
+// mergeFanIn is how many runs one merge reads at once within the budget
+// (each has a read buffer); more runs are merged in passes first.
+func mergeFanIn(budget int64) int {
+	n := int(budget / (2 * runReadBuf))
+	if n < 4 {
+		n = 4 // a tiny budget is exceeded by a few read buffers
+	}
+	return n
+}
+
+// reduceRuns merges runs in groups until at most fanIn are left.
+func (s *sorter) reduceRuns(fanIn int) error {
+	for len(s.runs) > fanIn {
+		group := s.runs[:fanIn]
+		var srcs []source
+		closeAll := func() {
+			for _, src := range srcs {
+				src.close()
+			}
+		}
+		for _, p := range group {
+			fs, err := openRun(p)
+			if err != nil {
+				closeAll()
+				return err
+			}
+			srcs = append(srcs, fs)
+		}
+		m, err := newMerger(srcs)
+		if err != nil {
+			closeAll()
+			return err
+		}
+		f, err := os.CreateTemp(s.dir, "run-*")
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("merge sorted runs: %w", err)
+		}
+		w := bufio.NewWriterSize(f, 256<<10)
+		var key []byte
+		var lenBuf [binary.MaxVarintLen64]byte
+		for {
+			var ok bool
+			if key, ok, err = m.next(key); err != nil || !ok {
+				break
+			}
+			n := binary.PutUvarint(lenBuf[:], uint64(len(key)))
+			w.Write(lenBuf[:n])
+			w.Write(key)
+		}
+		if err == nil {
+			err = w.Flush()
+		}
+		closeAll()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("merge sorted runs: %w", err)
+		}
+		for _, p := range group {
+			os.Remove(p)
+		}
+		s.runs = append(s.runs[fanIn:], f.Name())
+	}
+	return nil
+}
+
+// bulkStats says how a bulk build went, for tests.
+type bulkStats struct {
+	entries int64
+	runs    int // sorted runs spilled to files
+}
+
+// createIndexesBulk builds the new indexes todo (key ids ids) of table st
+// through bl and publishes them. The caller has created their keyspaces
+// and cleared their ranges.
+func (d *DB) createIndexesBulk(ctx context.Context, st *tableState, todo []model.Index, ids []byte, bl BulkLoader) error {
+	d.txMu.Lock()
+	defer d.txMu.Unlock()
+	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)
+	if err != nil {
+		return err
+	}
+	newIxs := building.ixs[len(building.ixs)-len(todo):]
+	stats, err := d.bulkBuild(ctx, building, newIxs, bl)
+	d.lastBulk = stats
+	if err != nil {
+		return err
+	}
+	schema := copyTable(st.schema)
+	schema.Indexes = append(schema.Indexes, todo...)
+	done, err := newTableState(st.id, schema, append(indexIDs(st), ids...), nil, nil)
+	if err != nil {
+		return err
+	}
+	b := d.store.NewBatch()
+	defer b.Close()
+	if err := d.writeMeta(b, done); err != nil {
+		return err
+	}
+	if err := b.Commit(); err != nil {
+		d.dropBuilt(newIxs)
+		return fmt.Errorf("record schema: %w", err)
+	}
+	tables := d.tablesCopy()
+	tables[st.schema.Name] = done
+	// Published before the lock is released: a writer reloads the table
+	// under the lock and so maintains the new indexes from its first write.
+	d.publish(tables)
+	return nil
+}
+
+// dropBuilt removes the entries of indexes whose build failed after some
+// were loaded.
+func (d *DB) dropBuilt(ixs []indexState) {
+	for i := range ixs {
+		d.store.DeleteRange(ixs[i].start, ixs[i].end)
+	}
+}
+
+// bulkBuild sorts the entries of ixs for every row of st and loads them.
+func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl BulkLoader) (bulkStats, error) {
+	var stats bulkStats
+	tmp, err := os.MkdirTemp(bl.BulkDir(), "rumbench-index-build-")
+	if err != nil {
+		return stats, fmt.Errorf("temporary directory for the index build: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	s := newSorter(d.buildMemory, len(ixs), tmp)
+	if stats.entries, err = d.scanEntries(ctx, st, ixs, s); err != nil {
+		return stats, err
+	}
+	stats.runs = len(s.runs)
+	s.sortAll()
+	if err := s.reduceRuns(mergeFanIn(d.buildMemory) - 1); err != nil {
+		return stats, err
+	}
+	srcs := []source{&memSource{s: s}}
+	defer func() {
+		for _, src := range srcs {
+			src.close()
+		}
+	}()
+	for _, p := range s.runs {
+		fs, err := openRun(p)
+		if err != nil {
+			return stats, err
+		}
+		srcs = append(srcs, fs)
+	}
+	m, err := newMerger(srcs)
+	if err != nil {
+		return stats, err
+	}
+	loads := make([]BulkLoad, len(ixs))
+	abort := func() {
+		for _, l := range loads {
+			if l != nil {
+				l.Abort()
+			}
+		}
+	}
+	for i := range ixs {
+		if loads[i], err = bl.NewBulkLoad(ixs[i].start, ixs[i].end, tmp); err != nil {
+			abort()
+			return stats, fmt.Errorf("start bulk load of index %s: %w", ixs[i].name, err)
+		}
+	}
+	if err := loadMerged(ctx, m, ixs, loads); err != nil {
+		abort()
+		return stats, err
+	}
+	for i, l := range loads {
+		loads[i] = nil
+		if err := l.Finish(); err != nil {
+			abort()
+			d.dropBuilt(ixs[:i])
+			return stats, fmt.Errorf("bulk load of index %s: %w", ixs[i].name, err)
+		}
+	}
+	return stats, nil
+}
+
+// scanEntries reads every row of st once and adds the entries of ixs to s.
+func (d *DB) scanEntries(ctx context.Context, st *tableState, ixs []indexState, s *sorter) (int64, error) {
+	v, err := d.store.NewView()
+	if err != nil {
+		return 0, fmt.Errorf("read table: %w", err)
+	}
+	// Closed before anything is loaded: bbolt cannot grow its file while
+	// a read view is open.
+	defer v.Close()
+	it, err := v.NewIter(st.pk.start, st.pk.end)
+	if err != nil {
+		return 0, fmt.Errorf("read table: %w", err)
+	}
+	defer it.Close()
+	row := make(model.Row, len(st.schema.Columns))
+	var scratch []byte
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		if n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return n, err
+			}
+		}
+		scratch, err = st.pk.decodeKey(it.Key(), row, true, scratch[:0])
+		if err == nil {
+			err = st.decodeValue(it.Value(), row)
+		}
+		if err != nil {
+			return n, fmt.Errorf("read table: %w", err)
+		}
+		for i := range ixs {
+			start := len(s.buf)
+			if err := s.add(i, ixs[i].appendKey(s.buf, row), start); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	if err := it.Error(); err != nil {
+		return n, fmt.Errorf("read table: %w", err)
+	}
+	return n, nil
+}
+
+// loadMerged hands the merged entries to each index's load, checking that
+// keys strictly increase and that unique indexes hold each prefix once.
+func loadMerged(ctx context.Context, m *merger, ixs []indexState, loads []BulkLoad) error {
+	var key, prev []byte
+	cur := 0
+	var n int64
+	for {
+		var ok bool
+		var err error
+		if key, ok, err = m.next(key); err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if n++; n&65535 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for cur < len(ixs) && !bytes.HasPrefix(key, ixs[cur].start) {
+			cur, prev = cur+1, prev[:0]
+		}
+		if cur == len(ixs) {
+			return fmt.Errorf("index build: entry %x belongs to no new index (or entries are out of order)", key)
+		}
+		ix := &ixs[cur]
+		if len(prev) > 0 && bytes.Compare(prev, key) >= 0 {
+			return fmt.Errorf("index build: entries of index %s out of order or repeated", ix.name)
+		}
+		if ix.unique && !ix.prefixIsKey() && len(prev) > 0 {
+			pn, err := ix.uniquePrefixLen(prev)
+			if err != nil {
+				return err
+			}
+			if kn, err := ix.uniquePrefixLen(key); err != nil {
+				return err
+			} else if kn == pn && bytes.Equal(prev[:pn], key[:kn]) {
+				return fmt.Errorf("%w: unique index %s has two rows with the same %d-column prefix", model.ErrDuplicateKey, ix.name, len(ix.cols))
+			}
+		}
+		if err := loads[cur].Add(key, nil); err != nil {
+			return fmt.Errorf("bulk load of index %s: %w", ix.name, err)
+		}
+		prev = append(prev[:0], key...)
+	}
+}
+
+// LastBulkBuild reports the entries and spilled runs of the last bulk
+// index build (zero if none ran), for tests.
+func (d *DB) LastBulkBuild() (entries int64, runs int) {
+	d.ddlMu.Lock()
+	defer d.ddlMu.Unlock()
+	return d.lastBulk.entries, d.lastBulk.runs
+}
