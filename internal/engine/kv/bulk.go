@@ -390,6 +390,13 @@ func (d *DB) createIndexesBulk(ctx context.Context, st *tableState, todo []model
 		return err
 	}
 	newIxs := building.ixs[len(building.ixs)-len(todo):]
+	// Clearing a crashed build's leftovers drops a keyspace object
+	// (Keyspaces stores): make each exist again.
+	for i := range newIxs {
+		if err := d.createKeyspace(newIxs[i].start, st.schema.Name+"."+newIxs[i].name); err != nil {
+			return err
+		}
+	}
 	stats, err := d.bulkBuild(ctx, building, newIxs, bl)
 	d.lastBulk = stats
 	if err != nil {

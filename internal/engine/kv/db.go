@@ -328,8 +328,10 @@ func (d *DB) Tables(ctx context.Context) ([]*model.Table, error) {
 }
 
 // CreateIndexes implements model.DB. It builds the indexes of t.Indexes that
-// are not built yet. Writers run concurrently: once the new indexes are
-// published they maintain them, and the build copies the older rows in
+// are not built yet: by sorting them and loading them through the store's
+// bulk path, with writes blocked (createIndexesBulk), or, without one or
+// with index_build=online, beside concurrent writers: once the new indexes
+// are published they maintain them, and the build copies the older rows in
 // chunks, each under the exclusive transaction lock so no row changes
 // between being read and being indexed.
 func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
