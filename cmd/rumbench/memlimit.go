@@ -397,6 +397,10 @@ func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 			return false
 		}
 		pick(cacheKeys, mp.CacheBytes)
+		// The kv engines' index build sorts in memory of its own: as
+		// much as the cache (SQLite's sorter lives in its page cache),
+		// so the build stays inside the limit.
+		pick([]string{"index_build_memory"}, max(mp.CacheBytes, 64<<10))
 		wb := pick(writeBufferKeys, mp.WriteBufferBytes)
 		if !limitGiven && d.Kind() == model.Embedded {
 			if mem.perEngine == nil {

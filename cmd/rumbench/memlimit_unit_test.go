@@ -6,14 +6,16 @@ import (
 	"rumbench/internal/workload"
 )
 
-// A memory preset sets each engine's own cache and write-buffer keys (not
-// one the user gave) and a limit per embedded engine.
+// A memory preset sets each engine's own cache, write-buffer and index
+// build memory keys (not one the user gave) and a limit per embedded engine.
 func TestApplyMemoryPreset(t *testing.T) {
 	mp := &workload.MemoryPreset{CacheBytes: 5 << 20, WriteBufferBytes: 8 << 20, ProcessBytes: 24 << 20}
 	opts := map[string]string{"pebble.cache_size": "1MB"}
 	var mem memFlags
 	applyMemoryPreset(mp, []string{"sqlite", "pebble", "bbolt", "postgres"}, opts, &mem, false)
-	want := map[string]string{"pebble.cache_size": "1MB", "pebble.memtable_size": "8388608", "sqlite.cache_size": "5242880"}
+	want := map[string]string{"pebble.cache_size": "1MB", "pebble.memtable_size": "8388608", "sqlite.cache_size": "5242880",
+		// the kv engines' sort memory for index builds, as large as the cache
+		"pebble.index_build_memory": "5242880", "bbolt.index_build_memory": "5242880"}
 	if len(opts) != len(want) {
 		t.Errorf("opts %v, want %v", opts, want)
 	}

@@ -54,7 +54,10 @@ type sorter struct {
 }
 
 func newSorter(budget int64, indexes int, dir string) *sorter {
-	return &sorter{budget: budget, ents: make([][]sortEnt, indexes), dir: dir}
+	// The key buffer gets its whole budget at once: grown by append it
+	// would briefly hold old and new arrays (1.5x the budget). Pages are
+	// only resident once written.
+	return &sorter{budget: budget, buf: make([]byte, 0, budget), ents: make([][]sortEnt, indexes), dir: dir}
 }
 
 func (s *sorter) used() int64 {
