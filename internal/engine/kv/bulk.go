@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"sync"
 
 	"rumbench/internal/model"
 )
@@ -42,22 +44,23 @@ type sortEnt struct {
 	n    uint32
 }
 
-// sorter sorts the entries of several indexes with one memory budget.
-// Entries of index i sort before those of index i+1 (their key prefixes do),
-// so a run is the indexes' sorted entries one after another.
+// sorter sorts the entries of several indexes with one memory budget. A
+// spill writes a run file per index, so each index is merged and loaded on
+// its own, beside the others.
 type sorter struct {
 	budget int64
 	buf    []byte
-	ents   [][]sortEnt // per index, in the order of their key prefixes
+	ents   [][]sortEnt // per index
 	dir    string      // where runs are spilled
-	runs   []string
+	runs   [][]string  // per index
+	spills int
 }
 
 func newSorter(budget int64, indexes int, dir string) *sorter {
 	// The key buffer gets its whole budget at once: grown by append it
 	// would briefly hold old and new arrays (1.5x the budget). Pages are
 	// only resident once written.
-	return &sorter{budget: budget, buf: make([]byte, 0, budget), ents: make([][]sortEnt, indexes), dir: dir}
+	return &sorter{budget: budget, buf: make([]byte, 0, budget), ents: make([][]sortEnt, indexes), runs: make([][]string, indexes), dir: dir}
 }
 
 func (s *sorter) used() int64 {
@@ -146,35 +149,58 @@ func (s *sorter) sortAll() {
 	}
 }
 
-// spill sorts the buffered entries and writes them to a new run file.
+// spill sorts the buffered entries and writes each index's to a new run
+// file.
 func (s *sorter) spill() error {
 	s.sortAll()
-	f, err := os.CreateTemp(s.dir, "run-*")
-	if err != nil {
-		return fmt.Errorf("spill sorted run: %w", err)
+	s.spills++
+	for i, ents := range s.ents {
+		if len(ents) == 0 {
+			continue
+		}
+		path, err := writeRun(s.dir, func(emit func([]byte) error) error {
+			for _, e := range ents {
+				if err := emit(s.buf[e.off : e.off+e.n]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		s.runs[i] = append(s.runs[i], path)
+		s.ents[i] = ents[:0]
 	}
-	s.runs = append(s.runs, f.Name())
+	s.buf = s.buf[:0]
+	return nil
+}
+
+// writeRun writes the keys fill emits, length-prefixed, to a new run file.
+func writeRun(dir string, fill func(emit func([]byte) error) error) (string, error) {
+	f, err := os.CreateTemp(dir, "run-*")
+	if err != nil {
+		return "", fmt.Errorf("spill sorted run: %w", err)
+	}
 	w := bufio.NewWriterSize(f, 256<<10)
 	var lenBuf [binary.MaxVarintLen64]byte
-	for _, ents := range s.ents {
-		for _, e := range ents {
-			n := binary.PutUvarint(lenBuf[:], uint64(e.n))
-			w.Write(lenBuf[:n])
-			w.Write(s.buf[e.off : e.off+e.n])
-		}
+	err = fill(func(key []byte) error {
+		n := binary.PutUvarint(lenBuf[:], uint64(len(key)))
+		w.Write(lenBuf[:n])
+		_, err := w.Write(key)
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
 	}
-	err = w.Flush()
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("spill sorted run %s: %w", f.Name(), err)
+		os.Remove(f.Name())
+		return "", fmt.Errorf("spill sorted run %s: %w", f.Name(), err)
 	}
-	s.buf = s.buf[:0]
-	for i := range s.ents {
-		s.ents[i] = s.ents[i][:0]
-	}
-	return nil
+	return f.Name(), nil
 }
 
 // source is one sorted input of the merge: a run file or the entries left
@@ -185,23 +211,20 @@ type source interface {
 	close() error
 }
 
+// memSource yields sorted buffered entries.
 type memSource struct {
-	s    *sorter
-	ix   int
+	buf  []byte
+	ents []sortEnt
 	pos  int
-	done bool
 }
 
 func (m *memSource) next() ([]byte, bool, error) {
-	for m.ix < len(m.s.ents) {
-		if m.pos < len(m.s.ents[m.ix]) {
-			e := m.s.ents[m.ix][m.pos]
-			m.pos++
-			return m.s.buf[e.off : e.off+e.n], true, nil
-		}
-		m.ix, m.pos = m.ix+1, 0
+	if m.pos == len(m.ents) {
+		return nil, false, nil
 	}
-	return nil, false, nil
+	e := m.ents[m.pos]
+	m.pos++
+	return m.buf[e.off : e.off+e.n], true, nil
 }
 
 func (m *memSource) close() error { return nil }
@@ -318,68 +341,70 @@ func mergeFanIn(budget int64) int {
 	return n
 }
 
-// reduceRuns merges runs in groups until at most fanIn are left.
-func (s *sorter) reduceRuns(fanIn int) error {
-	for len(s.runs) > fanIn {
-		group := s.runs[:fanIn]
-		var srcs []source
-		closeAll := func() {
-			for _, src := range srcs {
-				src.close()
-			}
-		}
-		for _, p := range group {
-			fs, err := openRun(p)
-			if err != nil {
-				closeAll()
-				return err
-			}
-			srcs = append(srcs, fs)
+// reduceRuns merges runs in groups until at most fanIn are left, and
+// returns them.
+func reduceRuns(dir string, runs []string, fanIn int) ([]string, error) {
+	fanIn = max(fanIn, 2) // a group of one would never shrink the list
+	for len(runs) > fanIn {
+		group := runs[:fanIn]
+		srcs, err := openRuns(group)
+		if err != nil {
+			return runs, err
 		}
 		m, err := newMerger(srcs)
-		if err != nil {
-			closeAll()
-			return err
-		}
-		f, err := os.CreateTemp(s.dir, "run-*")
-		if err != nil {
-			closeAll()
-			return fmt.Errorf("merge sorted runs: %w", err)
-		}
-		w := bufio.NewWriterSize(f, 256<<10)
-		var key []byte
-		var lenBuf [binary.MaxVarintLen64]byte
-		for {
-			var ok bool
-			if key, ok, err = m.next(key); err != nil || !ok {
-				break
-			}
-			n := binary.PutUvarint(lenBuf[:], uint64(len(key)))
-			w.Write(lenBuf[:n])
-			w.Write(key)
-		}
 		if err == nil {
-			err = w.Flush()
+			var path string
+			path, err = writeRun(dir, func(emit func([]byte) error) error {
+				var key []byte
+				for {
+					var ok bool
+					var err error
+					if key, ok, err = m.next(key); err != nil || !ok {
+						return err
+					}
+					if err := emit(key); err != nil {
+						return err
+					}
+				}
+			})
+			if err == nil {
+				runs = append(runs[fanIn:], path)
+			}
 		}
-		closeAll()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		closeSources(srcs)
 		if err != nil {
-			return fmt.Errorf("merge sorted runs: %w", err)
+			return runs, fmt.Errorf("merge sorted runs: %w", err)
 		}
 		for _, p := range group {
 			os.Remove(p)
 		}
-		s.runs = append(s.runs[fanIn:], f.Name())
 	}
-	return nil
+	return runs, nil
+}
+
+func openRuns(paths []string) ([]source, error) {
+	var srcs []source
+	for _, p := range paths {
+		fs, err := openRun(p)
+		if err != nil {
+			closeSources(srcs)
+			return nil, err
+		}
+		srcs = append(srcs, fs)
+	}
+	return srcs, nil
+}
+
+func closeSources(srcs []source) {
+	for _, src := range srcs {
+		src.close()
+	}
 }
 
 // bulkStats says how a bulk build went, for tests.
 type bulkStats struct {
 	entries int64
-	runs    int // sorted runs spilled to files
+	runs    int // spills of the sort buffer (each a run file per index)
 }
 
 // createIndexesBulk builds the new indexes todo (key ids ids) of table st
@@ -448,28 +473,8 @@ func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl
 	if stats.entries, err = d.scanEntries(ctx, st, ixs, s); err != nil {
 		return stats, err
 	}
-	stats.runs = len(s.runs)
+	stats.runs = s.spills
 	s.sortAll()
-	if err := s.reduceRuns(mergeFanIn(d.buildMemory) - 1); err != nil {
-		return stats, err
-	}
-	srcs := []source{&memSource{s: s}}
-	defer func() {
-		for _, src := range srcs {
-			src.close()
-		}
-	}()
-	for _, p := range s.runs {
-		fs, err := openRun(p)
-		if err != nil {
-			return stats, err
-		}
-		srcs = append(srcs, fs)
-	}
-	m, err := newMerger(srcs)
-	if err != nil {
-		return stats, err
-	}
 	loads := make([]BulkLoad, len(ixs))
 	abort := func() {
 		for _, l := range loads {
@@ -484,7 +489,21 @@ func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl
 			return stats, fmt.Errorf("start bulk load of index %s: %w", ixs[i].name, err)
 		}
 	}
-	if err := loadMerged(ctx, m, ixs, loads); err != nil {
+	// Each index is merged and loaded by a goroutine of its own: the
+	// store's writing (block compression, bloom filters, pages) is most of
+	// the work, and the indexes are independent.
+	fanIn := max(3, (mergeFanIn(d.buildMemory)-1)/len(ixs))
+	errs := make([]error, len(ixs))
+	var wg sync.WaitGroup
+	for i := range ixs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = d.mergeIndex(ctx, s, i, &ixs[i], loads[i], fanIn)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		abort()
 		return stats, err
 	}
@@ -497,6 +516,26 @@ func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl
 		}
 	}
 	return stats, nil
+}
+
+// mergeIndex merges the runs of index i of s and the entries left in
+// memory into load.
+func (d *DB) mergeIndex(ctx context.Context, s *sorter, i int, ix *indexState, load BulkLoad, fanIn int) error {
+	runs, err := reduceRuns(s.dir, s.runs[i], fanIn-1)
+	if err != nil {
+		return err
+	}
+	srcs, err := openRuns(runs)
+	if err != nil {
+		return err
+	}
+	srcs = append(srcs, &memSource{buf: s.buf, ents: s.ents[i]})
+	defer closeSources(srcs)
+	m, err := newMerger(srcs)
+	if err != nil {
+		return err
+	}
+	return loadMerged(ctx, m, ix, load)
 }
 
 // scanEntries reads every row of st once and adds the entries of ixs to s.
@@ -543,13 +582,11 @@ func (d *DB) scanEntries(ctx context.Context, st *tableState, ixs []indexState, 
 	return n, nil
 }
 
-// loadMerged hands the merged entries to each index's load, checking that
-// keys strictly increase and that unique indexes hold each prefix once.
-func loadMerged(ctx context.Context, m *merger, ixs []indexState, loads []BulkLoad) error {
+// loadMerged hands the merged entries of ix to load, checking that keys
+// strictly increase and that a unique index holds each prefix once.
+func loadMerged(ctx context.Context, m *merger, ix *indexState, load BulkLoad) error {
 	var key, prev []byte
-	cur := 0
-	var n int64
-	for {
+	for n := 1; ; n++ {
 		var ok bool
 		var err error
 		if key, ok, err = m.next(key); err != nil {
@@ -558,20 +595,13 @@ func loadMerged(ctx context.Context, m *merger, ixs []indexState, loads []BulkLo
 		if !ok {
 			return nil
 		}
-		if n++; n&65535 == 0 {
+		if n&65535 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		for cur < len(ixs) && !bytes.HasPrefix(key, ixs[cur].start) {
-			cur, prev = cur+1, prev[:0]
-		}
-		if cur == len(ixs) {
-			return fmt.Errorf("index build: entry %x belongs to no new index (or entries are out of order)", key)
-		}
-		ix := &ixs[cur]
-		if len(prev) > 0 && bytes.Compare(prev, key) >= 0 {
-			return fmt.Errorf("index build: entries of index %s out of order or repeated", ix.name)
+		if !bytes.HasPrefix(key, ix.start) || (len(prev) > 0 && bytes.Compare(prev, key) >= 0) {
+			return fmt.Errorf("index build: entries of index %s out of order, repeated or outside it (%x)", ix.name, key)
 		}
 		if ix.unique && !ix.prefixIsKey() && len(prev) > 0 {
 			pn, err := ix.uniquePrefixLen(prev)
@@ -584,7 +614,7 @@ func loadMerged(ctx context.Context, m *merger, ixs []indexState, loads []BulkLo
 				return fmt.Errorf("%w: unique index %s has two rows with the same %d-column prefix", model.ErrDuplicateKey, ix.name, len(ix.cols))
 			}
 		}
-		if err := loads[cur].Add(key, nil); err != nil {
+		if err := load.Add(key, nil); err != nil {
 			return fmt.Errorf("bulk load of index %s: %w", ix.name, err)
 		}
 		prev = append(prev[:0], key...)

@@ -39,39 +39,42 @@ func TestSorterOrder(t *testing.T) {
 		}
 		slices.SortFunc(want, bytes.Compare)
 		s.sortAll()
-		if err := s.reduceRuns(3); err != nil {
-			t.Fatal(err)
-		}
-		if budget < 1<<20 && len(s.runs) != 3 {
-			t.Fatalf("budget %d: %d runs after reduceRuns(3), want 3", budget, len(s.runs))
-		}
-		srcs := []source{&memSource{s: s}}
-		for _, p := range s.runs {
-			fs, err := openRun(p)
+		var got [][]byte
+		for ix := range s.ents {
+			runs, err := reduceRuns(s.dir, s.runs[ix], 3)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer fs.close()
-			srcs = append(srcs, fs)
-		}
-		m, err := newMerger(srcs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var key []byte
-		for i := 0; ; i++ {
-			var ok bool
-			if key, ok, err = m.next(key); err != nil {
+			if budget < 1<<20 && len(runs) != 3 {
+				t.Fatalf("budget %d: %d runs after reduceRuns(3), want 3", budget, len(runs))
+			}
+			srcs, err := openRuns(runs)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if !ok {
-				if i != len(want) {
-					t.Fatalf("budget %d: merged %d keys, want %d", budget, i, len(want))
-				}
-				break
+			srcs = append(srcs, &memSource{buf: s.buf, ents: s.ents[ix]})
+			m, err := newMerger(srcs)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !bytes.Equal(key, want[i]) {
-				t.Fatalf("budget %d: key %d is %x, want %x", budget, i, key, want[i])
+			for {
+				key, ok, err := m.next(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				got = append(got, key)
+			}
+			closeSources(srcs)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("budget %d: merged %d keys, want %d", budget, len(got), len(want))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("budget %d: key %d is %x, want %x", budget, i, got[i], want[i])
 			}
 		}
 	}

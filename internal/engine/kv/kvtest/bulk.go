@@ -10,8 +10,8 @@ import (
 	"rumbench/internal/model"
 )
 
-// bulkRows is the table size of BulkBuild: with index_build_memory=64KB its
-// 4 indexes' entries are sorted in a few dozen runs, merged in passes.
+// bulkRows is the table size of BulkBuild: with index_build_memory=256KB
+// its 5 indexes' entries are sorted in about ten runs, merged in passes.
 const bulkRows = 10000
 
 // BulkBuild checks the bulk index build (index_build=bulk) against the
@@ -35,7 +35,7 @@ func BulkBuild(t *testing.T, open func(opts map[string]string) Opener, base map[
 	}{
 		{"online", map[string]string{"index_build": "online"}, false},
 		{"bulk", map[string]string{"index_build": "bulk"}, false},
-		{"bulk-64KB", map[string]string{"index_build": "bulk", "index_build_memory": "64KB"}, true},
+		{"bulk-256KB", map[string]string{"index_build": "bulk", "index_build_memory": "256KB"}, true},
 	}
 	var want [][][2][]byte // per keyspace: the online build's contents
 	for _, m := range modes {
@@ -127,7 +127,7 @@ func sameContents(want, got [][2][]byte) error {
 // usable; a later build of a valid index succeeds.
 func bulkUniqueViolation(t *testing.T, open func(opts map[string]string) Opener, base map[string]string) {
 	ctx := context.Background()
-	opts := map[string]string{"index_build": "bulk", "index_build_memory": "64KB"}
+	opts := map[string]string{"index_build": "bulk", "index_build_memory": "256KB"}
 	for k, v := range base {
 		opts[k] = v
 	}
