@@ -143,34 +143,41 @@ func (s *sorter) sortIndex(ents []sortEnt) {
 	})
 }
 
-func (s *sorter) sortAll() {
-	for _, e := range s.ents {
-		s.sortIndex(e)
-	}
-}
-
 // spill sorts the buffered entries and writes each index's to a new run
-// file.
+// file, the indexes in parallel (sorting is most of a spill's work).
 func (s *sorter) spill() error {
-	s.sortAll()
 	s.spills++
+	errs := make([]error, len(s.ents))
+	var wg sync.WaitGroup
 	for i, ents := range s.ents {
 		if len(ents) == 0 {
 			continue
 		}
-		path, err := writeRun(s.dir, func(emit func([]byte) error) error {
-			for _, e := range ents {
-				if err := emit(s.buf[e.off : e.off+e.n]); err != nil {
-					return err
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.sortIndex(ents)
+			path, err := writeRun(s.dir, func(emit func([]byte) error) error {
+				for _, e := range ents {
+					if err := emit(s.buf[e.off : e.off+e.n]); err != nil {
+						return err
+					}
 				}
+				return nil
+			})
+			if err != nil {
+				errs[i] = err
+				return
 			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		s.runs[i] = append(s.runs[i], path)
-		s.ents[i] = ents[:0]
+			s.runs[i] = append(s.runs[i], path)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i := range s.ents {
+		s.ents[i] = s.ents[i][:0]
 	}
 	s.buf = s.buf[:0]
 	return nil
@@ -474,7 +481,6 @@ func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl
 		return stats, err
 	}
 	stats.runs = s.spills
-	s.sortAll()
 	loads := make([]BulkLoad, len(ixs))
 	abort := func() {
 		for _, l := range loads {
@@ -521,6 +527,7 @@ func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl
 // mergeIndex merges the runs of index i of s and the entries left in
 // memory into load.
 func (d *DB) mergeIndex(ctx context.Context, s *sorter, i int, ix *indexState, load BulkLoad, fanIn int) error {
+	s.sortIndex(s.ents[i])
 	runs, err := reduceRuns(s.dir, s.runs[i], fanIn-1)
 	if err != nil {
 		return err

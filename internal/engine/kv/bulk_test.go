@@ -38,9 +38,9 @@ func TestSorterOrder(t *testing.T) {
 			want = append(want, k)
 		}
 		slices.SortFunc(want, bytes.Compare)
-		s.sortAll()
 		var got [][]byte
 		for ix := range s.ents {
+			s.sortIndex(s.ents[ix])
 			runs, err := reduceRuns(s.dir, s.runs[ix], 3)
 			if err != nil {
 				t.Fatal(err)
