@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -33,6 +34,8 @@ const (
 	sortEntrySize = 16
 	// runReadBuf is the read buffer of each run in a merge.
 	runReadBuf = 64 << 10
+	// buildDirPrefix names a build's temporary directory in BulkDir.
+	buildDirPrefix = "rumbench-index-build-"
 )
 
 // sortEnt is a buffered key: its place in the sorter's buffer and its first
@@ -471,7 +474,14 @@ func (d *DB) dropBuilt(ixs []indexState) {
 // bulkBuild sorts the entries of ixs for every row of st and loads them.
 func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl BulkLoader) (bulkStats, error) {
 	var stats bulkStats
-	tmp, err := os.MkdirTemp(bl.BulkDir(), "rumbench-index-build-")
+	// A build that crashed left its directory: builds of one DB run one at
+	// a time (ddlMu) and the engine owns its data dir, so any is stale.
+	if old, _ := filepath.Glob(filepath.Join(bl.BulkDir(), buildDirPrefix+"*")); len(old) > 0 {
+		for _, dir := range old {
+			os.RemoveAll(dir)
+		}
+	}
+	tmp, err := os.MkdirTemp(bl.BulkDir(), buildDirPrefix)
 	if err != nil {
 		return stats, fmt.Errorf("temporary directory for the index build: %w", err)
 	}

@@ -154,6 +154,8 @@ type BulkLoader interface {
 	// NewBulkLoad starts filling [start, end): one index, one keyspace on a
 	// Keyspaces store, holding no key. tmp is a directory under BulkDir
 	// for the load's files; the caller removes it after Finish or Abort.
+	// The loads of one build are fed concurrently (a goroutine each) and
+	// finished one after another.
 	NewBulkLoad(start, end []byte, tmp string) (BulkLoad, error)
 }
 

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"rumbench/internal/engine/kv"
 	"rumbench/internal/model"
 )
 
@@ -163,9 +166,21 @@ func bulkUniqueViolation(t *testing.T, open func(opts map[string]string) Opener,
 	if got := keyspaceOrNil(t, db, 1); len(got) != 0 {
 		t.Fatalf("the failed unique index left %d entries", len(got))
 	}
+	// A crashed build's directory is removed by the next build, which
+	// leaves none of its own.
+	bl, ok := storeOf(t, db).(kv.BulkLoader)
+	if !ok {
+		t.Fatalf("%T is not a kv.BulkLoader", storeOf(t, db))
+	}
+	stale := filepath.Join(bl.BulkDir(), "rumbench-index-build-stale")
+	must(t, os.MkdirAll(stale, 0o755))
+	must(t, os.WriteFile(filepath.Join(stale, "run-1"), []byte("x"), 0o644))
 	good := *tbl
 	good.Indexes = []model.Index{{Name: "uq_reg_id", Columns: []int{cRegister, cData, cID}, Unique: true}}
 	must(t, db.CreateIndexes(ctx, &good))
+	if left, _ := filepath.Glob(filepath.Join(bl.BulkDir(), "rumbench-index-build-*")); len(left) > 0 {
+		t.Fatalf("build directories left behind: %v", left)
+	}
 	must(t, c.Insert(ctx, &good, []model.Row{IbenchRow(nil, 5000)}))
 	n := 0
 	_, err = c.Scan(ctx, &good, model.ScanSpec{Index: 0}, func(model.Row) bool { n++; return true })
