@@ -50,20 +50,29 @@ type sortEnt struct {
 // sorter sorts the entries of several indexes with one memory budget. A
 // spill writes a run file per index, so each index is merged and loaded on
 // its own, beside the others.
+//
+// It has two buffers of half the budget each: while one is sorted and
+// spilled in the background, the scan fills the other.
 type sorter struct {
-	budget int64
+	budget int64 // of one buffer
 	buf    []byte
 	ents   [][]sortEnt // per index
 	dir    string      // where runs are spilled
 	runs   [][]string  // per index
 	spills int
+	// spare is the other buffer, owned by the spill in flight (pending)
+	// until wait returns.
+	spare     []byte
+	spareEnts [][]sortEnt
+	pending   chan error
 }
 
 func newSorter(budget int64, indexes int, dir string) *sorter {
-	// The key buffer gets its whole budget at once: grown by append it
-	// would briefly hold old and new arrays (1.5x the budget). Pages are
-	// only resident once written.
-	return &sorter{budget: budget, buf: make([]byte, 0, budget), ents: make([][]sortEnt, indexes), runs: make([][]string, indexes), dir: dir}
+	// Each key buffer gets its whole size at once: grown by append it
+	// would briefly hold old and new arrays (1.5x). Pages are only
+	// resident once written.
+	half := max(budget/2, minBuildMemory/2)
+	return &sorter{budget: half, buf: make([]byte, 0, half), ents: make([][]sortEnt, indexes), runs: make([][]string, indexes), dir: dir}
 }
 
 func (s *sorter) used() int64 {
@@ -82,19 +91,51 @@ func (s *sorter) add(i int, grown []byte, start int) error {
 	if s.used() < s.budget {
 		return nil
 	}
-	return s.spill()
+	return s.rotate()
+}
+
+// rotate hands the full buffer to a background spill (after the previous
+// one finished) and continues in the other.
+func (s *sorter) rotate() error {
+	if err := s.wait(); err != nil {
+		return err
+	}
+	buf, ents := s.buf, s.ents
+	if s.spare == nil {
+		s.spare, s.spareEnts = make([]byte, 0, s.budget), make([][]sortEnt, len(ents))
+	}
+	s.buf, s.ents = s.spare[:0], s.spareEnts
+	for i := range s.ents {
+		s.ents[i] = s.ents[i][:0]
+	}
+	s.spare, s.spareEnts = buf, ents
+	s.spills++
+	done := make(chan error, 1)
+	s.pending = done
+	go func() { done <- s.spill(buf, ents) }()
+	return nil
+}
+
+// wait waits for the spill in flight, if any.
+func (s *sorter) wait() error {
+	if s.pending == nil {
+		return nil
+	}
+	err := <-s.pending
+	s.pending = nil
+	return err
 }
 
 // headScan is how many leading bytes of each key sortIndex examines for
 // the positions where keys differ.
 const headScan = 64
 
-// sortIndex sorts one index's buffered entries.
-func (s *sorter) sortIndex(ents []sortEnt) {
+// sortIndex sorts one index's entries of buf.
+func sortIndex(buf []byte, ents []sortEnt) {
 	if len(ents) == 0 {
 		return
 	}
-	key := func(e sortEnt) []byte { return s.buf[e.off : e.off+e.n] }
+	key := func(e sortEnt) []byte { return buf[e.off : e.off+e.n] }
 	// An index's keys agree on many byte positions (the table and index
 	// id, the high bytes of small integers: productid < 10000 leaves 6 of
 	// its 8 bytes constant), so the head is made of the first 8 positions
@@ -142,27 +183,27 @@ func (s *sorter) sortIndex(ents []sortEnt) {
 			}
 			return 1
 		}
-		return bytes.Compare(s.buf[a.off+uint32(from):a.off+a.n], s.buf[b.off+uint32(from):b.off+b.n])
+		return bytes.Compare(buf[a.off+uint32(from):a.off+a.n], buf[b.off+uint32(from):b.off+b.n])
 	})
 }
 
-// spill sorts the buffered entries and writes each index's to a new run
-// file, the indexes in parallel (sorting is most of a spill's work).
-func (s *sorter) spill() error {
-	s.spills++
-	errs := make([]error, len(s.ents))
+// spill sorts the entries of buf and writes each index's to a new run
+// file, the indexes in parallel (sorting is most of a spill's work). It
+// runs beside the scan: it touches only buf, ents and s.runs.
+func (s *sorter) spill(buf []byte, all [][]sortEnt) error {
+	errs := make([]error, len(all))
 	var wg sync.WaitGroup
-	for i, ents := range s.ents {
+	for i, ents := range all {
 		if len(ents) == 0 {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.sortIndex(ents)
+			sortIndex(buf, ents)
 			path, err := writeRun(s.dir, func(emit func([]byte) error) error {
 				for _, e := range ents {
-					if err := emit(s.buf[e.off : e.off+e.n]); err != nil {
+					if err := emit(buf[e.off : e.off+e.n]); err != nil {
 						return err
 					}
 				}
@@ -176,14 +217,7 @@ func (s *sorter) spill() error {
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for i := range s.ents {
-		s.ents[i] = s.ents[i][:0]
-	}
-	s.buf = s.buf[:0]
-	return nil
+	return errors.Join(errs...)
 }
 
 // writeRun writes the keys fill emits, length-prefixed, to a new run file.
@@ -487,7 +521,12 @@ func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl
 	}
 	defer os.RemoveAll(tmp)
 	s := newSorter(d.buildMemory, len(ixs), tmp)
-	if stats.entries, err = d.scanEntries(ctx, st, ixs, s); err != nil {
+	defer s.wait() // before the directory is removed
+	stats.entries, err = d.scanEntries(ctx, st, ixs, s)
+	if werr := s.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		return stats, err
 	}
 	stats.runs = s.spills
@@ -537,7 +576,7 @@ func (d *DB) bulkBuild(ctx context.Context, st *tableState, ixs []indexState, bl
 // mergeIndex merges the runs of index i of s and the entries left in
 // memory into load.
 func (d *DB) mergeIndex(ctx context.Context, s *sorter, i int, ix *indexState, load BulkLoad, fanIn int) error {
-	s.sortIndex(s.ents[i])
+	sortIndex(s.buf, s.ents[i])
 	runs, err := reduceRuns(s.dir, s.runs[i], fanIn-1)
 	if err != nil {
 		return err

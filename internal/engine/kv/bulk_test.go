@@ -38,9 +38,12 @@ func TestSorterOrder(t *testing.T) {
 			want = append(want, k)
 		}
 		slices.SortFunc(want, bytes.Compare)
+		if err := s.wait(); err != nil {
+			t.Fatal(err)
+		}
 		var got [][]byte
 		for ix := range s.ents {
-			s.sortIndex(s.ents[ix])
+			sortIndex(s.buf, s.ents[ix])
 			runs, err := reduceRuns(s.dir, s.runs[ix], 3)
 			if err != nil {
 				t.Fatal(err)
