@@ -442,6 +442,17 @@ func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 		if co, ok := d.(model.CacheOption); ok {
 			set[e+"."+co.CacheOption()] = mp.CacheBytes
 		}
+		// The kv engines' index build sorts in memory of its own: as
+		// much as the cache (SQLite's sorter lives in its page cache),
+		// so the build stays inside the limit.
+		if has["index_build_memory"] {
+			_, given := opts["index_build_memory"]
+			if _, scoped := opts[e+".index_build_memory"]; !given && !scoped {
+				v := max(mp.CacheBytes, 64<<10)
+				opts[e+".index_build_memory"] = strconv.FormatInt(v, 10)
+				set[e+".index_build_memory"] = v
+			}
+		}
 		if !limitGiven && d.Kind() == model.Embedded {
 			if mem.perEngine == nil {
 				mem.perEngine = map[string]int64{}

@@ -9,8 +9,8 @@ import (
 )
 
 // A memory preset sizes the run's cache budget (each engine's own cache
-// key, not one the user gave), each engine's write-buffer key and a limit
-// per embedded engine.
+// key, not one the user gave), each engine's write-buffer and index build
+// memory keys and a limit per embedded engine.
 func TestApplyMemoryPreset(t *testing.T) {
 	mp := &workload.MemoryPreset{CacheBytes: 5 << 20, WriteBufferBytes: 8 << 20, RoomBytes: 16 << 20}
 	opts := map[string]string{"pebble.cache_size": "1MB"}
@@ -23,7 +23,9 @@ func TestApplyMemoryPreset(t *testing.T) {
 		t.Fatalf("budget %+v (%v): want 5MB from the preset, pebble's own kept", b, err)
 	}
 	applyMemoryPreset(mp, engines, opts, &mem, false)
-	want := map[string]string{"pebble.cache_size": "1MB", "pebble.memtable_size": "8388608", "sqlite.cache_size": "5242880"}
+	want := map[string]string{"pebble.cache_size": "1MB", "pebble.memtable_size": "8388608", "sqlite.cache_size": "5242880",
+		// the kv engines' sort memory for index builds, as large as the cache
+		"pebble.index_build_memory": "5242880", "bbolt.index_build_memory": "5242880"}
 	if len(opts) != len(want) {
 		t.Errorf("opts %v, want %v", opts, want)
 	}

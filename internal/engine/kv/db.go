@@ -41,6 +41,12 @@ type DB struct {
 	// cc is store when it isolates concurrent updates itself: Update then
 	// takes no row lock (see ConcurrentStore).
 	cc ConcurrentStore
+	// bulk is the store's bulk path when index_build=bulk (bulk.go);
+	// buildMemory bounds its sort; lastBulk is the last build's account
+	// (under ddlMu), for tests.
+	bulk        BulkLoader
+	buildMemory int64
+	lastBulk    bulkStats
 
 	// ddlMu serializes schema changes (and guards nextID).
 	ddlMu  sync.Mutex
@@ -68,6 +74,13 @@ type DB struct {
 func Open(store Store, info model.Info, cfg Config) (*DB, error) {
 	d := &DB{store: store, info: info, nextID: 1, uniqueCheck: cfg.UniqueCheck}
 	d.cc, _ = store.(ConcurrentStore)
+	if bl, ok := store.(BulkLoader); ok && cfg.IndexBuild != "online" {
+		d.bulk = bl
+	}
+	d.buildMemory = cfg.IndexBuildMemory
+	if d.buildMemory <= 0 {
+		d.buildMemory = defaultBuildMemory
+	}
 	tables := map[string]*tableState{}
 	v, err := store.NewView()
 	if err != nil {
@@ -318,8 +331,10 @@ func (d *DB) Tables(ctx context.Context) ([]*model.Table, error) {
 }
 
 // CreateIndexes implements model.DB. It builds the indexes of t.Indexes that
-// are not built yet. Writers run concurrently: once the new indexes are
-// published they maintain them, and the build copies the older rows in
+// are not built yet: by sorting them and loading them through the store's
+// bulk path, with writes blocked (createIndexesBulk), or, without one or
+// with index_build=online, beside concurrent writers: once the new indexes
+// are published they maintain them, and the build copies the older rows in
 // chunks, each under the exclusive transaction lock so no row changes
 // between being read and being indexed.
 func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
@@ -394,6 +409,12 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		if err != nil {
 			return fmt.Errorf("create indexes: clear index range: %w", err)
 		}
+	}
+	if d.bulk != nil {
+		if err := d.createIndexesBulk(ctx, st, todo, ids, d.bulk); err != nil {
+			return fmt.Errorf("create indexes on %s: %w", t.Name, err)
+		}
+		return nil
 	}
 	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)
 	if err != nil {

@@ -109,10 +109,19 @@
 //     wait timeout" for the kv layer's insert lock. The caller rolls the Tx
 //     back and may run it again (linkbench retries it).
 //
-// CreateIndexes runs while writers run: once the new indexes are published,
-// writers maintain them, and the build copies the older rows in chunks of
-// about 4096 entries per commit, each chunk under the exclusive transaction
-// lock so that no row changes between being read and being indexed.
+// CreateIndexes builds new indexes the way databases do, by sorting
+// (bulk.go, index_build=bulk, the default on stores with a BulkLoader): it
+// holds the transaction lock exclusively for the whole build (writers and
+// Txs wait, reads go on, as under PostgreSQL's CREATE INDEX), reads the
+// table once, sorts the entries in runs of at most index_build_memory,
+// spilled to files under the data dir and merged, checks unique indexes in
+// the merged order, and hands the entries to the store's bulk path (SST
+// ingestion, a WiredTiger bulk cursor, bbolt's sequential fill). Stores
+// without one, and index_build=online, copy the older rows while writers
+// run: once the new indexes are published, writers maintain them, and the
+// build copies the rows in chunks of about 4096 entries per commit, each
+// chunk under the exclusive transaction lock so that no row changes
+// between being read and being indexed.
 //
 // # Allocation
 //

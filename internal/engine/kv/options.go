@@ -136,12 +136,22 @@ type Config struct {
 	// blindly and a duplicate overwrites the row (leaving its old index
 	// entries behind).
 	UniqueCheck bool
+	// IndexBuild is how CreateIndexes fills new indexes: "bulk" sorts
+	// their entries and loads them through the store's bulk path
+	// (BulkLoader), with writes blocked meanwhile; "online" copies rows in
+	// chunks while writers run (also the fallback of stores without one).
+	IndexBuild string
+	// IndexBuildMemory bounds the bulk build's sort buffer: entries beyond
+	// it are sorted in runs spilled to files under the data dir and merged.
+	IndexBuildMemory int64
 }
 
 // Options are the engine options every kv engine lists after its own.
 func Options() []model.Option {
 	return []model.Option{
 		{Key: "unique_check", Default: "true", Help: "read the primary key before each insert and fail on a duplicate, as SQL engines do (for an LSM the one read an insert cannot avoid); false writes blindly, like MyRocks with unique_checks=0"},
+		{Key: "index_build", Default: "bulk", Help: "how l.x (CreateIndexes) fills new indexes: bulk sorts the entries (in runs spilled under the data dir when they exceed index_build_memory) and loads them through the engine's bulk path (Pebble and RocksDB ingest SSTs, WiredTiger a bulk cursor, bbolt sequential full pages), blocking writes meanwhile like CREATE INDEX; online copies rows in chunks of 4096 entries while writers run (CREATE INDEX CONCURRENTLY)"},
+		{Key: "index_build_memory", Default: "64MB", Help: "memory for the bulk index build's sort (keys plus 16 bytes each); more entries are sorted in runs spilled to files and merged (at least 64KB)"},
 	}
 }
 
@@ -153,10 +163,43 @@ func ParseConfig(get func(string) string) (Config, error) {
 	if c.UniqueCheck, err = ParseBool("unique_check", get("unique_check")); err != nil {
 		return c, err
 	}
+	if c.IndexBuild, err = parseIndexBuild(get); err != nil {
+		return c, err
+	}
+	if c.IndexBuildMemory, err = parseIndexBuildMemory(get); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// parseIndexBuild and parseIndexBuildMemory take the default when an
+// engine's option list predates the options (get returns "").
+func parseIndexBuild(get func(string) string) (string, error) {
+	v := get("index_build")
+	if v == "" {
+		return "bulk", nil
+	}
+	return ParseChoice("index_build", v, "bulk", "online")
+}
+
+func parseIndexBuildMemory(get func(string) string) (int64, error) {
+	v := get("index_build_memory")
+	if v == "" {
+		return defaultBuildMemory, nil
+	}
+	n, err := ParseSize("index_build_memory", v)
+	if err != nil {
+		return 0, err
+	}
+	if n < minBuildMemory || n > maxBuildMemory {
+		return 0, fmt.Errorf("engine option index_build_memory=%q: want a size from 64KB to 3GB", v)
+	}
+	return n, nil
 }
 
 // Record adds the settings to an engine's Info.Settings (run.json).
 func (c Config) Record(settings map[string]string) {
 	settings["unique_check"] = strconv.FormatBool(c.UniqueCheck)
+	settings["index_build"] = c.IndexBuild
+	settings["index_build_memory"] = strconv.FormatInt(c.IndexBuildMemory, 10)
 }

@@ -145,3 +145,30 @@ type UpdateTxn interface {
 // engine's own (WT_ROLLBACK, RocksDB's Busy or TimedOut), which is how
 // workloads classify it.
 var ErrConflict = errors.New("kv: transaction conflict")
+
+// BulkLoader is implemented by stores with a bulk path for filling a new,
+// empty keyspace range from sorted keys: Pebble and RocksDB write SSTs and
+// ingest them, WiredTiger opens a bulk cursor on a new object, bbolt
+// appends to full pages. CreateIndexes uses it (index_build=bulk) with
+// writes blocked, so nothing else writes the range meanwhile.
+type BulkLoader interface {
+	// BulkDir is a directory on the data dir's filesystem for the build's
+	// temporary files (sorted runs, SSTs to be linked into the store).
+	BulkDir() string
+	// NewBulkLoad starts filling [start, end): one index, one keyspace on a
+	// Keyspaces store, holding no key. tmp is a directory under BulkDir
+	// for the load's files; the caller removes it after Finish or Abort.
+	// The loads of one build are fed concurrently (a goroutine each) and
+	// finished one after another.
+	NewBulkLoad(start, end []byte, tmp string) (BulkLoad, error)
+}
+
+// BulkLoad fills one range. Its keys become readable by Finish at the
+// latest (bbolt commits as it goes); Abort removes every key it added.
+type BulkLoad interface {
+	// Add appends a key and its value; keys must be strictly increasing.
+	// Add copies them.
+	Add(key, value []byte) error
+	Finish() error
+	Abort() error
+}

@@ -255,6 +255,7 @@ func openStore(dir string, s settings) (*store, error) {
 	st.db = db
 	st.view = &view{db: db}
 	st.memtable, st.memtables = opts.MemTableSize, opts.MemTableStopWritesThreshold
+	st.opts, st.dir = opts, dir // for the bulk path's SSTs (bulk.go)
 	return st, nil
 }
 
@@ -373,6 +374,8 @@ type store struct {
 	cache     *pdb.Cache
 	memtable  uint64
 	memtables int
+	opts      *pdb.Options
+	dir       string
 }
 
 func (s *store) NewView() (kv.View, error) { return s.view, nil }

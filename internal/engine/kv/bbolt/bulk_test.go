@@ -1,0 +1,13 @@
+package bbolt
+
+import (
+	"testing"
+
+	"rumbench/internal/engine/kv/kvtest"
+)
+
+// TestBulkBuild: the sequential full-page fill builds the same indexes as
+// the online copy.
+func TestBulkBuild(t *testing.T) {
+	kvtest.BulkBuild(t, open, nil)
+}

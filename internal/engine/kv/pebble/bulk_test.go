@@ -1,0 +1,12 @@
+package pebble
+
+import (
+	"testing"
+
+	"rumbench/internal/engine/kv/kvtest"
+)
+
+// TestBulkBuild: SST ingestion builds the same indexes as the online copy.
+func TestBulkBuild(t *testing.T) {
+	kvtest.BulkBuild(t, open, map[string]string{"memtable_size": "1MB", "cache_size": "8MB"})
+}
