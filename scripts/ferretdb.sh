@@ -129,8 +129,12 @@ start() {
 	build >/dev/null
 	local dir port
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/rumbench-ferretdb.XXXXXX")
+	# Below the kernel's ephemeral range, so that no outgoing connection
+	# (the tests open many) takes the port between the check and the bind.
+	local eph
+	eph=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 	for _ in $(seq 50); do
-		port=$((20000 + RANDOM % 40000))
+		port=$((10000 + RANDOM % (eph - 10000)))
 		port_free "$port" && break
 	done
 	local args=(--listen-addr="127.0.0.1:$port" --debug-addr=- --state-dir="$dir" --telemetry=disable --log-level=warn)

@@ -104,7 +104,8 @@ func startedAt(t *testing.T, dir string) time.Time {
 func TestRepeatInterleaved(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
-	runTiny(t, out, "--engine", "null,pebble", "--repeat", "3", "--steps", "l.i0")
+	// Two steps, so the summary chart has its 3 points (2 runs × 2 steps).
+	runTiny(t, out, "--engine", "null,pebble", "--repeat", "3", "--steps", "l.i0,l.i2")
 	type started struct {
 		name string
 		at   time.Time
@@ -139,8 +140,8 @@ func TestRepeatInterleaved(t *testing.T) {
 			} `json:"rows"`
 		} `json:"steps"`
 	}
-	if err := json.Unmarshal(raw, &sum); err != nil || len(sum.Runs) != 2 || len(sum.Steps) != 1 {
-		t.Fatalf("summary.json: %v, %d runs, %d steps; want 2 engines and l.i0", err, len(sum.Runs), len(sum.Steps))
+	if err := json.Unmarshal(raw, &sum); err != nil || len(sum.Runs) != 2 || len(sum.Steps) != 2 {
+		t.Fatalf("summary.json: %v, %d runs, %d steps; want 2 engines and l.i0, l.i2", err, len(sum.Runs), len(sum.Steps))
 	}
 	for i, row := range sum.Steps[0].Rows {
 		st := row.Stats["rate_avg"]

@@ -37,7 +37,7 @@ func TestSweepSmall(t *testing.T) {
 		!strings.Contains(so.String(), "relative to "+out) || !strings.Contains(so.String(), "| pebble | 1.00-1.00-") {
 		t.Errorf("report --compare-to: exit %d\n%s", code, so.String())
 	}
-	if raw, err := os.ReadFile(html); err != nil || !strings.Contains(string(raw), `<section id="overview">`) {
+	if raw, err := os.ReadFile(html); err != nil || !strings.Contains(string(raw), `<section id="summary">`) {
 		t.Errorf("sweep HTML: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
