@@ -193,29 +193,11 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 		points += len(pts)
 		// A repeated run: every repetition faint, the median one (pts)
 		// drawn over them.
-		faint := 0
-		for _, b := range sr.Rows[i].Reps {
-			if b == sr.Rows[i].B {
-				continue
-			}
-			rp := repSeries(b, sr.Name, spec)
-			if len(rp) < 2 {
-				continue
-			}
-			xys := make(plotter.XYs, len(rp))
-			for j, pt := range rp {
-				xys[j] = plotter.XY{X: pt.T, Y: pt.Rate}
-				ymax = math.Max(ymax, pt.Rate)
-			}
-			l, err := plotter.NewLine(xys)
-			if err != nil {
-				return nil, fmt.Errorf("chart %s: %w", title, err)
-			}
-			l.Color = faded(runColor(i), 70)
-			l.Width = vg.Points(0.8)
-			p.Add(l)
-			faint++
+		faint, _, hiRep, err := addFaintReps(p, sr, i, spec, func(pt IntervalPoint) (float64, bool) { return pt.Rate, true })
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", title, err)
 		}
+		ymax = math.Max(ymax, hiRep)
 		xys := make(plotter.XYs, len(pts))
 		var stalled plotter.XYs
 		for j, pt := range pts {
@@ -289,6 +271,40 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 	return &Chart{Title: title, SVG: svg}, nil
 }
 
+// addFaintReps draws, for a repeated run (row i), every repetition but the
+// median one as a faint line of y over the step's time (points where y is
+// not ok are left out), and returns how many it drew and the range of the
+// values it drew (+Inf, -Inf for none).
+func addFaintReps(p *plot.Plot, sr *StepReport, i int, spec measure.OpSpec, y func(IntervalPoint) (float64, bool)) (n int, lo, hi float64, err error) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, b := range sr.Rows[i].Reps {
+		if b == sr.Rows[i].B {
+			continue
+		}
+		var xys plotter.XYs
+		for _, pt := range repSeries(b, sr.Name, spec) {
+			if v, ok := y(pt); ok {
+				xys = append(xys, plotter.XY{X: pt.T, Y: v})
+			}
+		}
+		if len(xys) < 2 {
+			continue
+		}
+		for _, xy := range xys {
+			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return 0, lo, hi, err
+		}
+		l.Color = faded(runColor(i), 70)
+		l.Width = vg.Points(0.8)
+		p.Add(l)
+		n++
+	}
+	return n, lo, hi, nil
+}
+
 // stallBand shades one stalled interval, unit height (scaled later).
 func stallBand(pt IntervalPoint, c color.RGBA) *plotter.Polygon {
 	x0 := pt.T - pt.Seconds
@@ -337,34 +353,11 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 		}
 		// A repeated run: every repetition's p99 faint, the median
 		// one's (pts) drawn over them.
-		faint := 0
-		for _, b := range sr.Rows[i].Reps {
-			if b == sr.Rows[i].B {
-				continue
-			}
-			rp := repSeries(b, sr.Name, spec)
-			if len(rp) < 2 {
-				continue
-			}
-			var xys plotter.XYs
-			for _, pt := range rp {
-				if pt.Present {
-					xys = append(xys, plotter.XY{X: pt.T, Y: math.Max(pt.P99Ms, floor)})
-					lo, hi = math.Min(lo, math.Max(pt.P99Ms, floor)), math.Max(hi, math.Max(pt.P99Ms, floor))
-				}
-			}
-			if len(xys) < 2 {
-				continue
-			}
-			l, err := plotter.NewLine(xys)
-			if err != nil {
-				return nil, fmt.Errorf("chart %s: %w", title, err)
-			}
-			l.Color = faded(runColor(i), 70)
-			l.Width = vg.Points(0.8)
-			p.Add(l)
-			faint++
+		faint, loRep, hiRep, err := addFaintReps(p, sr, i, spec, func(pt IntervalPoint) (float64, bool) { return math.Max(pt.P99Ms, floor), pt.Present })
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", title, err)
 		}
+		lo, hi = math.Min(lo, loRep), math.Max(hi, hiRep)
 		var p99, mx plotter.XYs
 		for _, pt := range pts {
 			if !pt.Present {

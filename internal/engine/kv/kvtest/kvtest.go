@@ -34,6 +34,23 @@ const (
 	cData
 )
 
+// TableConn creates the ibench table pi1 in db and opens a connection,
+// closed when the test ends: the start of most single-engine tests.
+func TableConn(t testing.TB, db model.DB) (*model.Table, model.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	tbl := IbenchTable("pi1")
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return tbl, c
+}
+
 // IbenchTable is the design §4.1 table with its three secondary indexes.
 func IbenchTable(name string) *model.Table {
 	return &model.Table{

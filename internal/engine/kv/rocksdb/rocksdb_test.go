@@ -338,15 +338,7 @@ func TestInsertRetriesLockTimeout(t *testing.T) {
 	ctx := context.Background()
 	db := open(nil)(t, t.TempDir())
 	defer db.Close()
-	tbl := kvtest.IbenchTable("pi1")
-	if err := db.CreateTable(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	tbl, c := kvtest.TableConn(t, db)
 	st := db.(*DB).st
 	holder, err := st.BeginUpdate()
 	if err != nil {

@@ -24,15 +24,7 @@ func TestInsertRetriesRollback(t *testing.T) {
 	ctx := context.Background()
 	db := open(map[string]string{"cache_size": "16MB"})(t, t.TempDir())
 	defer db.Close()
-	tbl := kvtest.IbenchTable("pi1")
-	if err := db.CreateTable(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	tbl, c := kvtest.TableConn(t, db)
 	rr := db.(model.RetryReporter)
 	st := db.(*DB).st
 	// hold writes, uncommitted, the PK entry of row pk of table 1 (the
@@ -53,7 +45,7 @@ func TestInsertRetriesRollback(t *testing.T) {
 	h := hold(7)
 	before := rr.Retries()
 	dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	err = c.Insert(dctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)})
+	err := c.Insert(dctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)})
 	cancel()
 	if !errors.Is(err, kv.ErrConflict) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("insert of a row another transaction is writing, 50ms deadline: %v; want WT_ROLLBACK and the deadline", err)
