@@ -3,6 +3,7 @@ package floorbench
 import (
 	"context"
 	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
@@ -110,28 +112,58 @@ type bareConn interface {
 	close()
 }
 
+// target is one engine's server and its bare loops: each bare is a way of
+// driving the server with no rumbench code, named for the report.
 type target struct {
 	engine string
 	dsn    string
 	d      sqleng.Dialect
-	dial   func(ctx context.Context) (bareConn, error)
+	bares  []bare
+}
+
+type bare struct {
+	name string
+	dial func(ctx context.Context) (bareConn, error)
 }
 
 func targetFor(b *testing.B, eng string) target {
 	switch eng {
 	case "postgres":
 		dsn := sqleng.DSN("", pgeng.EnvDSN, pgeng.DefaultDSN)
-		return target{engine: eng, dsn: dsn, d: pgeng.Dialect{}, dial: func(ctx context.Context) (bareConn, error) {
+		config := func() (*pgx.ConnConfig, error) {
 			cfg, err := pgx.ParseConfig(dsn)
 			if err != nil {
 				return nil, err
 			}
 			cfg.Database = dbName
-			c, err := pgx.ConnectConfig(ctx, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return &pgBare{c: c}, nil
+			return cfg, nil
+		}
+		// Two bare loops: pgx's own interface, as an application would
+		// use it, and the floor under it, pgconn with prepared statements
+		// and binary arguments (what rumbench's workers use).
+		return target{engine: eng, dsn: dsn, d: pgeng.Dialect{}, bares: []bare{
+			{"pgx", func(ctx context.Context) (bareConn, error) {
+				cfg, err := config()
+				if err != nil {
+					return nil, err
+				}
+				c, err := pgx.ConnectConfig(ctx, cfg)
+				if err != nil {
+					return nil, err
+				}
+				return &pgBare{c: c}, nil
+			}},
+			{"pgconn", func(ctx context.Context) (bareConn, error) {
+				cfg, err := config()
+				if err != nil {
+					return nil, err
+				}
+				c, err := pgconn.ConnectConfig(ctx, &cfg.Config)
+				if err != nil {
+					return nil, err
+				}
+				return &pgWire{c: c, stmts: map[string]*pgconn.StatementDescription{}, rfmts: map[string][]int16{}}, nil
+			}},
 		}}
 	case "innodb", "myrocks":
 		dsn := sqleng.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN)
@@ -139,7 +171,7 @@ func targetFor(b *testing.B, eng string) target {
 		if eng == "myrocks" {
 			en = "ROCKSDB"
 		}
-		return target{engine: eng, dsn: dsn, d: mysqleng.Dialect{Engine: en}, dial: func(ctx context.Context) (bareConn, error) {
+		return target{engine: eng, dsn: dsn, d: mysqleng.Dialect{Engine: en}, bares: []bare{{"driver", func(ctx context.Context) (bareConn, error) {
 			cfg, err := mysql.ParseDSN(dsn)
 			if err != nil {
 				return nil, err
@@ -156,7 +188,7 @@ func targetFor(b *testing.B, eng string) target {
 				return nil, err
 			}
 			return &myBare{c: c}, nil
-		}}
+		}}}}
 	}
 	b.Fatalf("no floor target for engine %s", eng)
 	return target{}
@@ -228,6 +260,110 @@ func (p *pgBare) query(ctx context.Context, q string, types []model.Type, args .
 }
 
 func (p *pgBare) close() { p.c.Close(context.Background()) }
+
+// pgWire is the floor under pgx: pgconn, each statement prepared once,
+// int8 arguments and results in binary, strings as bytes, results decoded
+// in place without copies.
+type pgWire struct {
+	c      *pgconn.PgConn
+	stmts  map[string]*pgconn.StatementDescription
+	rfmts  map[string][]int16 // per statement: every result column binary
+	params [][]byte
+	ints   []byte
+	fmts   []int16
+}
+
+func (p *pgWire) prepared(ctx context.Context, q string) (*pgconn.StatementDescription, error) {
+	if sd, ok := p.stmts[q]; ok {
+		return sd, nil
+	}
+	sd, err := p.c.Prepare(ctx, fmt.Sprintf("f%d", len(p.stmts)), q, nil)
+	if err != nil {
+		return nil, err
+	}
+	p.stmts[q] = sd
+	rfmt := make([]int16, len(sd.Fields))
+	for i := range rfmt {
+		rfmt[i] = 1
+	}
+	p.rfmts[q] = rfmt
+	return sd, nil
+}
+
+// bind encodes n values: str(i) gives value i's bytes when it is a string,
+// num(i) its integer otherwise.
+func (p *pgWire) bind(n int, str func(i int) ([]byte, bool), num func(i int) int64) {
+	p.params, p.ints, p.fmts = p.params[:0], p.ints[:0], p.fmts[:0]
+	for i := range n {
+		if _, ok := str(i); !ok {
+			p.ints = binary.BigEndian.AppendUint64(p.ints, uint64(num(i)))
+		}
+	}
+	off := 0
+	for i := range n {
+		p.fmts = append(p.fmts, 1)
+		if b, ok := str(i); ok {
+			p.params = append(p.params, b)
+			continue
+		}
+		p.params = append(p.params, p.ints[off:off+8:off+8])
+		off += 8
+	}
+}
+
+func (p *pgWire) insert(ctx context.Context, q string, t *model.Table, rows []model.Row) error {
+	sd, err := p.prepared(ctx, q)
+	if err != nil {
+		return err
+	}
+	ncol := len(t.Columns)
+	p.bind(len(rows)*ncol, func(i int) ([]byte, bool) {
+		if t.Columns[i%ncol].Type != model.String {
+			return nil, false
+		}
+		return rows[i/ncol][i%ncol].Bytes, true
+	}, func(i int) int64 { return rows[i/ncol][i%ncol].Int })
+	_, err = p.c.ExecStatement(ctx, sd, p.params, p.fmts, nil).Close()
+	return err
+}
+
+func (p *pgWire) intArgs(args []int64) {
+	p.bind(len(args), func(int) ([]byte, bool) { return nil, false }, func(i int) int64 { return args[i] })
+}
+
+func (p *pgWire) exec(ctx context.Context, q string, args ...int64) (int64, error) {
+	sd, err := p.prepared(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	p.intArgs(args)
+	tag, err := p.c.ExecStatement(ctx, sd, p.params, p.fmts, nil).Close()
+	return tag.RowsAffected(), err
+}
+
+func (p *pgWire) query(ctx context.Context, q string, types []model.Type, args ...int64) (int, error) {
+	sd, err := p.prepared(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	p.intArgs(args)
+	rr := p.c.ExecStatement(ctx, sd, p.params, p.fmts, p.rfmts[q])
+	n := 0
+	var sum int64
+	for rr.NextRow() {
+		for i, v := range rr.Values() {
+			if types[i] != model.String && len(v) == 8 {
+				sum += int64(binary.BigEndian.Uint64(v))
+			}
+		}
+		n++
+	}
+	_, err = rr.Close()
+	_ = sum
+	return n, err
+}
+
+func (p *pgWire) close() { p.c.Close(context.Background()) }
 
 // myBare is go-sql-driver/mysql's driver.Conn itself (no database/sql),
 // with client-side interpolation: one text query per statement.
@@ -334,42 +470,49 @@ func floorEngine(b *testing.B, eng string) {
 				}
 			}
 		}
-		var bare, stepR, ratio []float64
+		nb := len(tg.bares)
+		bareUs, ratio := make([][]float64, nb), make([][]float64, nb)
+		var stepUs []float64
 		for r := range s.rounds {
-			var br, sr result
-			phases := []func() error{
-				func() (err error) { br, err = runBare(ctx, db, tg, t, s, step); return },
-				func() (err error) { sr, err = runStep(ctx, db, s, step); return },
+			// Every bare loop and the step, in an order rotated each round.
+			brs := make([]result, nb)
+			var sr result
+			phases := []func() error{func() (err error) { sr, err = runStep(ctx, db, s, step); return }}
+			for i, bl := range tg.bares {
+				phases = append(phases, func() (err error) { brs[i], err = runBare(ctx, db, tg, bl, t, s, step); return })
 			}
-			if r%2 == 1 {
-				phases[0], phases[1] = phases[1], phases[0]
-			}
-			for _, p := range phases {
-				if err := p(); err != nil {
+			for k := range phases {
+				if err := phases[(k+r)%len(phases)](); err != nil {
 					b.Fatalf("%s %s: %v", eng, step, err)
 				}
 			}
 			if step == ibench.StepLoad {
 				loaded = true
 			}
-			b.Logf("%s %s round %d: bare %.2f µs/op (%d ops), step %.2f µs/op (%d ops)", eng, step, r+1, br.perOp(), br.ops, sr.perOp(), sr.ops)
-			bare, stepR = append(bare, br.perOp()), append(stepR, sr.perOp())
-			ratio = append(ratio, sr.perOp()/br.perOp())
+			stepUs = append(stepUs, sr.perOp())
+			for i, bl := range tg.bares {
+				b.Logf("%s %s round %d: bare %s %.2f µs/op (%d ops), step %.2f µs/op (%d ops)", eng, step, r+1, bl.name, brs[i].perOp(), brs[i].ops, sr.perOp(), sr.ops)
+				bareUs[i] = append(bareUs[i], brs[i].perOp())
+				ratio[i] = append(ratio[i], sr.perOp()/brs[i].perOp())
+			}
 		}
-		mb, ms, mr := median(bare), median(stepR), median(ratio)
+		ms := median(stepUs)
 		b.ReportMetric(0, "ns/op")
-		b.ReportMetric(mb, step+"-bare-µs/op")
 		b.ReportMetric(ms, step+"-step-µs/op")
-		b.ReportMetric(mr, step+"-ratio")
 		unit := "row"
 		if step[0] == 'q' {
 			unit = "query"
 		}
-		rowsOut = append(rowsOut, fmt.Sprintf("| %-8s | %-6s | %-5s | %8.2f | %8.2f | %5.2f | %s |", eng, step, unit, mb, ms, mr, fmtList(ratio)))
+		for i, bl := range tg.bares {
+			mb, mr := median(bareUs[i]), median(ratio[i])
+			b.ReportMetric(mb, step+"-bare-"+bl.name+"-µs/op")
+			b.ReportMetric(mr, step+"-ratio-"+bl.name)
+			rowsOut = append(rowsOut, fmt.Sprintf("| %-8s | %-6s | %-5s | %-6s | %8.2f | %8.2f | %5.2f | %s |", eng, step, unit, bl.name, mb, ms, mr, fmtList(ratio[i])))
+		}
 	}
 	fmt.Printf("\nclient CPU per op (µs, median of %d rounds; load %s)\n", s.rounds, loadAvg())
-	fmt.Println("| engine   | step   | per   |     bare |     step | ratio | ratios per round |")
-	fmt.Println("| -------- | ------ | ----- | -------: | -------: | ----: | ---------------- |")
+	fmt.Println("| engine   | step   | per   | bare   |     bare |     step | ratio | ratios per round |")
+	fmt.Println("| -------- | ------ | ----- | ------ | -------: | -------: | ----: | ---------------- |")
 	for _, l := range rowsOut {
 		fmt.Println(l)
 	}
@@ -448,7 +591,7 @@ func pkRange(ctx context.Context, db model.DB, t *model.Table) (lo, next int64, 
 }
 
 // runBare runs the bare driver loop of one step on the same table.
-func runBare(ctx context.Context, db model.DB, tg target, t *model.Table, s settings, step string) (result, error) {
+func runBare(ctx context.Context, db model.DB, tg target, bl bare, t *model.Table, s settings, step string) (result, error) {
 	if step == ibench.StepLoad {
 		if err := db.CreateTable(ctx, t); err != nil {
 			return result{}, err
@@ -465,7 +608,7 @@ func runBare(ctx context.Context, db model.DB, tg target, t *model.Table, s sett
 		}
 	}()
 	for range 3 {
-		c, err := tg.dial(ctx)
+		c, err := bl.dial(ctx)
 		if err != nil {
 			return result{}, err
 		}
