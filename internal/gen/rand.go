@@ -71,8 +71,12 @@ func (r *Rand) Pad(dst []byte, n, randomPct int) []byte {
 		}
 	}
 	fill := padAlphabet[r.pcg.Uint64()&63]
-	for ; i < n; i++ {
+	if i < n {
+		// The repeated character by doubling copies, not byte by byte.
 		dst[i] = fill
+		for done := i + 1; done < n; {
+			done += copy(dst[done:], dst[i:done])
+		}
 	}
 	return dst
 }

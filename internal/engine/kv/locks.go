@@ -68,8 +68,74 @@ func shardOf(h uint64) int { return int(h >> (64 - lockShardBits)) }
 
 // sortHashes sorts hs and removes repeats, for lockSet.
 func sortHashes(hs []uint64) []uint64 {
-	slices.Sort(hs)
+	if len(hs) >= radixMin {
+		sortByTopBits(hs)
+	} else {
+		slices.Sort(hs)
+	}
 	return slices.Compact(hs)
+}
+
+// radixMin is the set size from which sortByTopBits beats a comparison
+// sort (BenchmarkSortHashes).
+const radixMin = 256
+
+// sortByTopBits sorts hashes, which are uniform, in place: one pass
+// distributes them into buckets by their top bits, about 4 hashes to a
+// bucket (swapping each into its bucket), then an insertion sort orders
+// each bucket's few.
+func sortByTopBits(hs []uint64) {
+	bits := min(max(bitsLen(len(hs)/4), 1), 10)
+	shift := 64 - bits
+	var count, next [1 << 10]int32
+	for _, h := range hs {
+		count[h>>shift]++
+	}
+	at := int32(0)
+	for b := range 1 << bits {
+		next[b] = at
+		at += count[b]
+		count[b] = at // now the bucket's end
+	}
+	start := int32(0)
+	for b := range 1 << bits {
+		end := count[b]
+		for next[b] < end {
+			h := hs[next[b]]
+			d := h >> shift
+			if int(d) == b {
+				next[b]++
+				continue
+			}
+			hs[next[b]], hs[next[d]] = hs[next[d]], h
+			next[d]++
+		}
+		if end-start <= 32 {
+			insertionSort(hs[start:end])
+		} else { // not for uniform hashes, but never quadratic
+			slices.Sort(hs[start:end])
+		}
+		start = end
+	}
+}
+
+func bitsLen(n int) int {
+	b := 0
+	for ; n > 1; n >>= 1 {
+		b++
+	}
+	return b
+}
+
+func insertionSort(hs []uint64) {
+	for i := 1; i < len(hs); i++ {
+		h := hs[i]
+		j := i
+		for ; j > 0 && hs[j-1] > h; j-- {
+			hs[j] = hs[j-1]
+		}
+		hs[j] = h
+	}
 }
 
 // init allocates every shard at once, on first use, so that no operation
