@@ -63,6 +63,7 @@ func (Driver) Options() []model.Option {
 		{Key: "cache_size", Default: model.DefaultCacheSize, Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; --cache-size sets it; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
 		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); fixed when the data dir is created, for all its tables"},
 		{Key: "prefix_compression", Default: "indexes", Help: "compress key prefixes within leaf pages: indexes (MongoDB's layout: its indexes are prefix-compressed, its collections are not), true (every table's primary key too), false; applies to tables and indexes created from then on"},
+		{Key: "leaf_page_max", Default: "auto", Help: "largest B-tree leaf page, 4KB to 32KB in powers of two; auto: WiredTiger's default 32KB, smaller when the cache holds fewer than 1024 such pages (cache_size/1024 rounded down to a power of two, at least 4KB, the allocation unit). WiredTiger 3.2 cannot evict a page an open transaction changed, and a 100-row batch over 3 random-order indexes changes about 300 leaf pages: with 32KB pages in a 5.6MB cache (the iobound preset) they do not fit and the load stops (docs/design.md); applies to tables created from then on"},
 		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
 		{Key: "log", Default: "true", Help: "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"},
 		{Key: "eviction_dirty_target", Default: "50", Help: "percent of the cache that may be dirty before eviction threads write dirty pages; WiredTiger's and MongoDB's default is 5, sized for caches of gigabytes: with this engine's 256MB cache, random index inserts keep more than 5% of it dirty, and WiredTiger 3.2's eviction threads then rewrite the same hot pages over and over (docs/design.md); checkpoints write dirty pages anyway. 5 with eviction_dirty_trigger=20 gives MongoDB's settings"},
@@ -79,6 +80,10 @@ type settings struct {
 	kv         kv.Config // the kv layer's own options (unique_check)
 	cacheSize  int64
 	compressor string
+	// leafPage is leaf_page_max in bytes; leafPageFrom says where it
+	// came from ("auto (cache_size/1024)" or "option").
+	leafPage     int64
+	leafPageFrom string
 	// prefixCompression is "indexes", "true" or "false": which keyspaces
 	// are created with prefix_compression=true.
 	prefixCompression   string
@@ -100,6 +105,9 @@ func parseOptions(opts map[string]string) (settings, error) {
 	}
 	if s.cacheSize < 1<<20 || s.cacheSize > 10<<40 {
 		return s, fmt.Errorf("engine option cache_size=%q: want a size from 1MB to 10TB", get("cache_size"))
+	}
+	if s.leafPage, s.leafPageFrom, err = leafPageMax(get("leaf_page_max"), s.cacheSize); err != nil {
+		return s, err
 	}
 	if s.compressor, err = kv.ParseChoice("block_compressor", get("block_compressor"), "none", "snappy", "zlib"); err != nil {
 		return s, err
@@ -229,6 +237,8 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		Version: version(),
 		Settings: map[string]string{
 			"cache_size":             strconv.FormatInt(s.cacheSize, 10),
+			"leaf_page_max":          strconv.FormatInt(s.leafPage, 10),
+			"leaf_page_max_source":   s.leafPageFrom,
 			"block_compressor":       compressor,
 			"prefix_compression":     s.prefixCompression,
 			"checkpoint_wait":        strconv.Itoa(s.checkpointWait),
@@ -306,6 +316,7 @@ func openStore(dir string, s settings) (*store, string, error) {
 	if compressor == "none" {
 		st.tableConfig = "key_format=u,value_format=u"
 	}
+	st.tableConfig += ",leaf_page_max=" + strconv.FormatInt(s.leafPage, 10)
 	st.prefixCompression = s.prefixCompression
 	st.put(ss)
 	return st, compressor, nil
@@ -426,6 +437,32 @@ func (d *DB) Maintain(ctx context.Context) error {
 	}
 	defer d.st.put(ss)
 	return ss.checkpoint()
+}
+
+// Leaf page bounds: WiredTiger's allocation unit and its default.
+const (
+	minLeafPage = 4 << 10
+	maxLeafPage = 32 << 10
+)
+
+// leafPageMax parses the leaf_page_max option: a power of two from 4KB to
+// 32KB, or auto, which keeps at least 1024 leaf pages in the cache.
+func leafPageMax(v string, cacheSize int64) (int64, string, error) {
+	if v == "auto" {
+		p := int64(maxLeafPage)
+		for p > minLeafPage && p > cacheSize/1024 {
+			p /= 2
+		}
+		return p, "auto (cache_size/1024)", nil
+	}
+	n, err := kv.ParseSize("leaf_page_max", v)
+	if err != nil {
+		return 0, "", err
+	}
+	if n < minLeafPage || n > maxLeafPage || n&(n-1) != 0 {
+		return 0, "", fmt.Errorf("engine option leaf_page_max=%q: want auto or a power of two from 4KB to 32KB", v)
+	}
+	return n, "option", nil
 }
 
 // ---- kv.Store on WiredTiger ----

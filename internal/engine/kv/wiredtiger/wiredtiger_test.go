@@ -15,6 +15,7 @@ import (
 	"rumbench/internal/engine/kv/kvtest"
 	"rumbench/internal/model"
 	"rumbench/internal/workload/hotrow"
+	"rumbench/internal/workload/ibench"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
@@ -424,4 +425,78 @@ func TestPrefixCompressionLayout(t *testing.T) {
 		st.put(ss)
 		st.Close()
 	}
+}
+
+// TestLeafPageMax: auto keeps 1024 leaf pages in the cache (4KB at the
+// iobound preset's 5.6MB, WiredTiger's 32KB at the 256MB default), an
+// explicit size wins, the size reaches the tables' metadata and run.json,
+// and bad sizes are one-line errors.
+func TestLeafPageMax(t *testing.T) {
+	for _, c := range []struct {
+		cache, opt string
+		want       int64
+		source     string
+	}{
+		{"5600000", "", 4 << 10, "auto (cache_size/1024)"},
+		{"1MB", "", 4 << 10, "auto (cache_size/1024)"},
+		{"8MB", "", 8 << 10, "auto (cache_size/1024)"},
+		{"20MB", "", 16 << 10, "auto (cache_size/1024)"},
+		{"", "", 32 << 10, "auto (cache_size/1024)"},
+		{"5600000", "32KB", 32 << 10, "option"},
+	} {
+		opts := map[string]string{}
+		if c.cache != "" {
+			opts["cache_size"] = c.cache
+		}
+		if c.opt != "" {
+			opts["leaf_page_max"] = c.opt
+		}
+		dir := t.TempDir()
+		db := open(opts)(t, dir)
+		set := db.Info().Settings
+		if set["leaf_page_max"] != fmt.Sprint(c.want) || set["leaf_page_max_source"] != c.source {
+			t.Errorf("cache %s, leaf_page_max %q: settings %s (%s), want %d (%s)", c.cache, c.opt, set["leaf_page_max"], set["leaf_page_max_source"], c.want, c.source)
+		}
+		tb := ibench.Table("t", 1, 20)
+		if err := db.CreateTable(context.Background(), tb); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateIndexes(context.Background(), tb); err != nil {
+			t.Fatal(err)
+		}
+		meta := tableMetadata(t, db.(*DB).st)
+		db.Close()
+		if want := fmt.Sprintf("leaf_page_max=%d,", c.want); strings.Count(meta, want) != 2 {
+			t.Errorf("cache %s, leaf_page_max %q: the table and its index lack %s: %s", c.cache, c.opt, want, meta)
+		}
+	}
+	for _, v := range []string{"2KB", "64KB", "12KB", "big"} {
+		_, err := engine.Open(context.Background(), "wiredtiger", model.Config{DataDir: t.TempDir(), Options: map[string]string{"leaf_page_max": v}})
+		if err == nil || !strings.Contains(err.Error(), "leaf_page_max") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("leaf_page_max=%s: error %v; want one line naming the option", v, err)
+		}
+	}
+}
+
+// tableMetadata returns the metadata of every keyspace table of st but
+// the catalog's, joined.
+func tableMetadata(t *testing.T, st *store) string {
+	t.Helper()
+	ss, err := st.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.put(ss)
+	var all []string
+	for _, uri := range st.spaces {
+		if uri == metaURI {
+			continue
+		}
+		meta, err := ss.metadata("file:" + strings.TrimPrefix(uri, "table:") + ".wt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, meta)
+	}
+	return strings.Join(all, "\n")
 }
