@@ -153,7 +153,7 @@ func (j *Job) Build() (*batchv1.Job, error) {
 							},
 						}},
 					}},
-					Containers:    []corev1.Container{c},
+					Containers: []corev1.Container{c},
 					Volumes: []corev1.Volume{
 						{Name: "results", VolumeSource: corev1.VolumeSource{
 							PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: j.PVC}}},
