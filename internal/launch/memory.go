@@ -93,7 +93,7 @@ func SetupMemory(req MemoryRequest) (*Memory, error) {
 	}
 	if req.Pod {
 		if ms.Limit > 0 {
-			ms.statsCgroup = ownCgroupV2()
+			ms.statsCgroup = podCgroup()
 		}
 		return ms, nil
 	}
@@ -108,6 +108,19 @@ func SetupMemory(req MemoryRequest) (*Memory, error) {
 		ms.Ctl = ctl
 	}
 	return ms, nil
+}
+
+// podCgroup is the memory cgroup of this pod's container: its own in a
+// unified (v2) hierarchy, else the v1 memory hierarchy a container sees as
+// its own; "" when there is none to read.
+func podCgroup() string {
+	if dir := ownCgroupV2(); dir != "" {
+		return dir
+	}
+	if _, err := os.Stat("/sys/fs/cgroup/memory/memory.limit_in_bytes"); err == nil {
+		return "/sys/fs/cgroup/memory"
+	}
+	return ""
 }
 
 // ownCgroupV2 is this process's cgroup directory in a unified (v2)
