@@ -1,8 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
+	"net/url"
 	"path"
 	"strings"
 
@@ -24,6 +25,7 @@ type kubeFlags struct {
 	image       string
 	pvc         string
 	jobName     string
+	dsnSecret   string
 	parallelism int
 	backoff     int
 	// shards is run's number of shards (indexes of the Job).
@@ -31,7 +33,7 @@ type kubeFlags struct {
 }
 
 // kubeFlagNames are the flags that shape the manifest, not the pods' run.
-var kubeFlagNames = []string{"kubernetes", "image", "pvc", "job-name", "parallelism", "backoff-limit-per-index", "shards"}
+var kubeFlagNames = []string{"kubernetes", "image", "pvc", "job-name", "parallelism", "backoff-limit-per-index", "shards", "dsn-secret"}
 
 // addKubeFlags adds --kubernetes and its settings; what is "sweep" or
 // "run".
@@ -45,6 +47,7 @@ func addKubeFlags(fl *pflag.FlagSet, k *kubeFlags, what string) {
 	fl.StringVar(&k.image, "image", "rumbench:"+version.Version, "with --kubernetes: the container image, with rumbench on its PATH")
 	fl.StringVar(&k.pvc, "pvc", "", "with --kubernetes: the ReadWriteMany PersistentVolumeClaim every pod writes its results to, mounted at --out (under "+kube.DefaultResults+" when --out is relative)")
 	fl.StringVar(&k.jobName, "job-name", "rumbench-"+what, "with --kubernetes: the Job's name")
+	fl.StringVar(&k.dsnSecret, "dsn-secret", "", "with --kubernetes: a Secret whose key \"dsn\" is the server address the pods use (instead of --dsn, whose password the manifest would show)")
 	fl.IntVar(&k.backoff, "backoff-limit-per-index", backoff, "with --kubernetes: how many times Kubernetes retries the pod of one "+index)
 	if what == "run" {
 		fl.IntVar(&k.shards, "shards", 1, "with --kubernetes: the number of shards, each a pod running --shard i/N (all run at once)")
@@ -54,9 +57,14 @@ func addKubeFlags(fl *pflag.FlagSet, k *kubeFlags, what string) {
 }
 
 // podArgs is the command line of a pod: cmd's path and the flags given,
-// without the manifest's own flags and those in skip, then extra.
-func podArgs(cmd *cobra.Command, skip []string, extra ...string) []string {
+// without the manifest's own flags and those in skip, then extra. With
+// --dsn-secret the pods' --dsn comes from the Secret.
+func podArgs(cmd *cobra.Command, k *kubeFlags, skip []string, extra ...string) []string {
 	drop := map[string]bool{"config": true, podFlag: true}
+	if k.dsnSecret != "" {
+		drop["dsn"] = true
+		extra = append([]string{"--dsn=$(" + kube.DSNEnv + ")"}, extra...)
+	}
 	for _, n := range append(append([]string(nil), kubeFlagNames...), skip...) {
 		drop[n] = true
 	}
@@ -68,9 +76,13 @@ func podArgs(cmd *cobra.Command, skip []string, extra ...string) []string {
 }
 
 // writeJob writes the manifest and says how to start it and read it.
-func writeJob(w io.Writer, j *kube.Job, file, next string) error {
+func writeJob(cmd *cobra.Command, j *kube.Job, file, next string) error {
+	w := cmd.OutOrStdout()
 	if err := j.Check(); err != nil {
 		return &runner.BadInputError{Err: err}
+	}
+	if dsn, _ := cmd.Flags().GetString("dsn"); j.DSNSecret == "" && dsnHasPassword(dsn) {
+		return &runner.BadInputError{Err: errors.New("--dsn holds a password, which the manifest would carry in plain text: put the DSN in a Secret (key \"dsn\") and give --dsn-secret NAME instead")}
 	}
 	if err := j.WriteFile(file); err != nil {
 		return err
@@ -92,14 +104,14 @@ func writeSweepJob(cmd *cobra.Command, k *kubeFlags, out string, cells int, memo
 	mount := kube.MountPath(out)
 	j := &kube.Job{
 		Name: k.jobName, Component: "sweep", Image: k.image,
-		Args:        podArgs(cmd, []string{"out", "cell", "compare-to"}, "--out="+mount, "--cell="+kube.IndexArg),
+		Args:        podArgs(cmd, k, []string{"out", "cell", "compare-to"}, "--out="+mount, "--cell="+kube.IndexArg),
 		Completions: cells, Parallelism: min(k.parallelism, cells), BackoffLimitPerIndex: k.backoff,
-		PVC: k.pvc, MountPath: mount, MemoryBytes: memory,
+		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret,
 	}
 	if k.parallelism < 1 {
 		j.Parallelism = k.parallelism // refused by Check, with the flag's name
 	}
-	return writeJob(cmd.OutOrStdout(), j, k.file, "then, with the volume mounted:  rumbench sweep collect "+mount)
+	return writeJob(cmd, j, k.file, "then, with the volume mounted:  rumbench sweep collect "+mount)
 }
 
 // writeRunJob writes the Indexed Job of a sharded run: N pods at once, pod
@@ -120,11 +132,11 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, out string, m *memFlags) erro
 	shardOut := path.Join(mount, "shard-"+kube.IndexArg)
 	j := &kube.Job{
 		Name: k.jobName, Component: "run", Image: k.image,
-		Args:        podArgs(cmd, []string{"out", "shard"}, "--out="+shardOut, fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)),
+		Args:        podArgs(cmd, k, []string{"out", "shard"}, "--out="+shardOut, fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)),
 		Completions: k.shards, Parallelism: k.shards, BackoffLimitPerIndex: k.backoff,
-		PVC: k.pvc, MountPath: mount, MemoryBytes: memory,
+		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret,
 	}
-	return writeJob(cmd.OutOrStdout(), j, k.file, fmt.Sprintf("each shard writes %s/shard-<i>; then merge them:  rumbench merge %s/shard-*", mount, mount))
+	return writeJob(cmd, j, k.file, fmt.Sprintf("each shard writes %s/shard-<i>; then merge them:  rumbench merge %s/shard-*", mount, mount))
 }
 
 // podMemory is the pods' memory limit: --memory-limit (or the largest a
@@ -147,4 +159,22 @@ func checkKubeFlags(fl *pflag.FlagSet, k *kubeFlags) error {
 		}
 	}
 	return nil
+}
+
+// dsnHasPassword reports whether a server address carries a password: a
+// URL's user:password@, a MySQL user:password@tcp(...), or password=...
+func dsnHasPassword(dsn string) bool {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		_, ok := u.User.Password()
+		return ok
+	}
+	if at := strings.LastIndex(dsn, "@"); at > 0 && strings.Contains(dsn[:at], ":") {
+		return true
+	}
+	for _, f := range strings.Fields(dsn) {
+		if strings.HasPrefix(strings.ToLower(f), "password=") {
+			return true
+		}
+	}
+	return false
 }

@@ -247,6 +247,18 @@ func TestRunShardsManifest(t *testing.T) {
 	if lim := c.Resources.Limits[corev1.ResourceMemory]; lim.Value() != 512<<20 || c.VolumeMounts[0].MountPath != "/data/r1" {
 		t.Errorf("limit %s, mount %s", lim.String(), c.VolumeMounts[0].MountPath)
 	}
+	// A DSN with a password comes from a Secret, not the manifest.
+	if _, se, code := rb(t, "run", "--engine", "postgres", "--dsn", "postgres://bench:s3cret@db/test", "--shards", "2", "--kubernetes", manifest,
+		"--pvc", "shared", "--dsn-secret", "bench-dsn"); code != 0 {
+		t.Fatalf("--dsn-secret: exit %d %s", code, se)
+	}
+	raw, _ := os.ReadFile(manifest)
+	c = readJob(t, manifest).Spec.Template.Spec.Containers[0]
+	env := c.Env[len(c.Env)-1]
+	if strings.Contains(string(raw), "s3cret") || !contains(c.Args, "--dsn=$(RUMBENCH_DSN)") || env.Name != "RUMBENCH_DSN" ||
+		env.ValueFrom == nil || env.ValueFrom.SecretKeyRef == nil || env.ValueFrom.SecretKeyRef.Name != "bench-dsn" || env.ValueFrom.SecretKeyRef.Key != "dsn" {
+		t.Errorf("--dsn-secret: args %q env %+v", c.Args, c.Env)
+	}
 	// A workload's own subcommand and flags are kept.
 	if _, se, code := rb(t, "run", "hotrow", "--engine", "sqlite", "--shards", "2", "--kubernetes", manifest, "--pvc", "shared"); code != 0 {
 		t.Fatalf("run hotrow: exit %d %s", code, se)
@@ -270,6 +282,9 @@ func TestKubernetesRefusals(t *testing.T) {
 	wantBadInput(t, []string{"JOB_COMPLETION_INDEX is not set"}, append(sw, "--cell", "env")...)
 	wantBadInput(t, []string{"--shards", "add --kubernetes"}, "run", "--engine", "pebble", "--shards", "2")
 	wantBadInput(t, []string{"--shards must be at least 1"}, "run", "--engine", "pebble", "--shards", "0", "--kubernetes", m, "--pvc", "p")
+	wantBadInput(t, []string{"--dsn holds a password", "--dsn-secret"}, "run", "--engine", "postgres", "--dsn", "postgres://u:pw@db/x", "--kubernetes", m, "--pvc", "p")
+	wantBadInput(t, []string{"--dsn holds a password"}, "run", "--engine", "innodb", "--dsn", "u:pw@tcp(db:3306)/x", "--kubernetes", m, "--pvc", "p")
+	wantBadInput(t, []string{"--dsn-secret", "add --kubernetes"}, "run", "--engine", "postgres", "--dsn-secret", "s")
 	wantBadInput(t, []string{"is not a sweep directory"}, "sweep", "collect", dir)
 	wantBadInput(t, []string{"takes one sweep directory"}, "sweep", "collect")
 	if _, err := os.Stat(m); err == nil {

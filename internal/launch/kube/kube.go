@@ -58,7 +58,14 @@ type Job struct {
 	PVC, MountPath string
 	// MemoryBytes is the container's memory request and limit (0: none).
 	MemoryBytes int64
+	// DSNSecret names a Secret whose key "dsn" becomes the pods' DSNEnv,
+	// so a password stays out of the manifest ("" for none).
+	DSNSecret string
 }
+
+// DSNEnv is the pods' variable holding the server address from DSNSecret;
+// their arguments give --dsn=$(RUMBENCH_DSN).
+const DSNEnv = "RUMBENCH_DSN"
 
 // Check refuses a Job Kubernetes would refuse, naming the flag to fix.
 func (j *Job) Check() error {
@@ -70,6 +77,11 @@ func (j *Job) Check() error {
 	}
 	if errs := validation.IsDNS1123Subdomain(j.PVC); len(errs) > 0 {
 		return fmt.Errorf("--pvc %q is not a PersistentVolumeClaim name (%s)", j.PVC, strings.Join(errs, "; "))
+	}
+	if j.DSNSecret != "" {
+		if errs := validation.IsDNS1123Subdomain(j.DSNSecret); len(errs) > 0 {
+			return fmt.Errorf("--dsn-secret %q is not a Secret name (%s)", j.DSNSecret, strings.Join(errs, "; "))
+		}
 	}
 	if strings.TrimSpace(j.Image) == "" {
 		return errors.New("--image is empty: give the container image that holds rumbench")
@@ -118,6 +130,10 @@ func (j *Job) Build() (*batchv1.Job, error) {
 			{Name: "results", MountPath: j.MountPath},
 			{Name: "scratch", MountPath: ScratchDir},
 		},
+	}
+	if j.DSNSecret != "" {
+		c.Env = append(c.Env, corev1.EnvVar{Name: DSNEnv, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: j.DSNSecret}, Key: "dsn"}}})
 	}
 	if j.MemoryBytes > 0 {
 		// Request = limit: the scheduler places the pod where that much is
