@@ -76,3 +76,21 @@ func TestFlagArgs(t *testing.T) {
 		t.Errorf("reparse: %v, engine-opt %q", err, *e)
 	}
 }
+
+// In a pod the container's limit is Kubernetes': the limit is parsed and
+// kept for the budget and run.json, no cgroup is made or checked.
+func TestSetupMemoryInPod(t *testing.T) {
+	ms, err := SetupMemory(MemoryRequest{Limit: "64MB", Pod: true})
+	if err != nil || ms.Limit != 64<<20 || ms.Ctl != nil || ms.Child {
+		t.Fatalf("pod: %+v, %v", ms, err)
+	}
+	if c := ms.Config(); c["memory_limit_bytes"] != int64(64<<20) {
+		t.Errorf("config %v", c)
+	}
+	if _, err := SetupMemory(MemoryRequest{Limit: "1MB", Pod: true}); err == nil || !strings.Contains(err.Error(), "at least 16MB") {
+		t.Errorf("1MB: %v", err)
+	}
+	if _, err := SetupMemory(MemoryRequest{Child: ChildArgs{Cell: "x0-pad20-c1"}}); err == nil || !strings.Contains(err.Error(), "go with --child-engine") {
+		t.Errorf("a child's flags without --child-engine: %v", err)
+	}
+}
