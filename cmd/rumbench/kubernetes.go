@@ -105,11 +105,11 @@ func writeSweepJob(cmd *cobra.Command, k *kubeFlags, out string, cells int, memo
 	j := &kube.Job{
 		Name: k.jobName, Component: "sweep", Image: k.image,
 		Args:        podArgs(cmd, k, []string{"out", "cell", "compare-to"}, "--out="+mount, "--cell="+kube.IndexArg),
-		Completions: cells, Parallelism: min(k.parallelism, cells), BackoffLimitPerIndex: k.backoff,
+		Completions: cells, Parallelism: k.parallelism, BackoffLimitPerIndex: k.backoff,
 		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret,
 	}
-	if k.parallelism < 1 {
-		j.Parallelism = k.parallelism // refused by Check, with the flag's name
+	if j.Parallelism > cells {
+		j.Parallelism = cells // more pods would have no cell to run
 	}
 	return writeJob(cmd, j, k.file, "then, with the volume mounted:  rumbench sweep collect "+mount)
 }
