@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/cliconfig"
+	"rumbench/internal/launch"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
@@ -45,6 +46,7 @@ type commonFlags struct {
 	managed    managedFlags
 	mem        memFlags
 	repeat     int
+	kube       kubeFlags
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -86,6 +88,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addManagedFlags(pf, &common.managed)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
+	addKubeFlags(pf, &common.kube, "run")
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -198,6 +201,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if err := checkRepeat(f.repeat); err != nil {
 		return err
 	}
+	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
+		return err
+	}
 	if f.warmup < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
 	}
@@ -236,6 +242,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	f.mem.budget = budget
 	presetMemory := applyMemoryPreset(wr.Memory, f.engines, opts, &f.mem, cmd.Flags().Changed("memory-limit"))
+	if f.kube.file != "" {
+		return writeRunJob(cmd, &f.kube, f.out, &f.mem)
+	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
@@ -266,18 +275,18 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		}
 	}
 	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
-	if ms.ctl != nil {
+	if ms.Ctl != nil {
 		managedList, _ := managedCfg["engines"].([]string)
-		if err := checkLimitable(f.engines, func(e string) bool { return contains(managedList, e) }); err != nil {
+		if err := launch.CheckLimitable(f.engines, func(e string) bool { return contains(managedList, e) }); err != nil {
 			return &runner.BadInputError{Err: err}
 		}
-		iso := &isolator{ms: ms, stdout: stdout, stderr: cmd.ErrOrStderr()}
+		iso := newIsolator(ms, stdout, cmd.ErrOrStderr())
 		isolate = func(ctx context.Context, engine, dataDir string) (bool, error) {
 			extra := []string{"--out", runOut}
 			if dataDir != "" {
 				extra = append(extra, "--data-dir", dataDir)
 			}
-			return iso.run(ctx, engine, filepath.Join(runOut, engine), dataDir, extra...)
+			return iso.Run(ctx, engine, filepath.Join(runOut, engine), dataDir, extra...)
 		}
 	}
 	ro := runner.Options{
@@ -296,13 +305,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
 			"op_timeout_s": f.opTimeout.Seconds(),
 			"data_dir":     recordedDataDir, "database": f.database, "dsn_given": f.dsn != "",
-			"managed": managedCfg, "memory": ms.config(), "preset_memory": presetMemory, "cache_size": budgetConfig(budget),
+			"managed": managedCfg, "memory": ms.Config(), "preset_memory": presetMemory, "cache_size": budgetConfig(budget),
 		},
 		Cache:        budget,
 		StartServer:  startServer,
 		Isolate:      isolate,
-		MemoryCgroup: ms.childStats(&f.mem),
-		DropCaches:   ms.drop,
+		MemoryCgroup: ms.ChildStats(),
+		DropCaches:   ms.Drop,
 		Sizes:        wr.Sizes,
 		NewWorkload:  wr.New,
 		Observers:    observers(),

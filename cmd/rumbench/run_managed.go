@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/launch"
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
@@ -49,7 +50,7 @@ func runArgs(cmd *cobra.Command, f *commonFlags, args []string) error {
 // managedRun checks the managed flags against the run and returns the
 // runner hook that starts the servers (nil without --managed) and what
 // run.json records about them.
-func managedRun(cmd *cobra.Command, f *commonFlags, ms *memSetup, log io.Writer) (runner.ServerStarter, map[string]any, error) {
+func managedRun(cmd *cobra.Command, f *commonFlags, ms *launch.Memory, log io.Writer) (runner.ServerStarter, map[string]any, error) {
 	m := &f.managed
 	fl := cmd.Flags()
 	if !fl.Changed("managed") {
@@ -126,7 +127,7 @@ func managedRun(cmd *cobra.Command, f *commonFlags, ms *memSetup, log io.Writer)
 		st := srv.Settings()
 		return &runner.Server{DSN: srv.DSN(), Settings: st, Stop: srv.Stop}, nil
 	}
-	return managedMemory(ms, starter), cfg, nil
+	return launch.ManagedMemory(ms, starter), cfg, nil
 }
 
 // budgetServers gives each managed server the run's cache (its own

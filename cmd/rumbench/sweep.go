@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rumbench/internal/launch"
 	"rumbench/internal/report"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
@@ -44,6 +45,8 @@ type sweepFlags struct {
 	compareTo     string
 	repeat        int
 	childRep      int
+	cell          string
+	kube          kubeFlags
 }
 
 func newSweepCmd() *cobra.Command {
@@ -59,9 +62,21 @@ One progress line per run with the sweep's ETA. A rerun with the same flags
 skips the finished runs (an unfinished one is moved aside and run again).
 At the end, and with ` + "`rumbench report <out>`" + `, it prints per row size and client
 count the matrix of ipsAvg-ipsP-size-PSS by index count, the same relative
-to 0 indexes, and r/i and wKB/i by index count.`,
+to 0 indexes, and r/i and wKB/i by index count.
+
+Past one machine (docs/scale-out.md): --cell I runs only cell I (numbered
+from 0 in the order of the cells, clients then row size then index count
+slowest to fastest; --cell env takes I from JOB_COMPLETION_INDEX), so
+cells can run as separate processes, at once, into one --out; a finished
+cell is not run again. --kubernetes FILE writes a Kubernetes Indexed Job
+whose pod i runs --cell i into a shared volume instead of running, and
+` + "`rumbench sweep collect <out>`" + ` prints the matrices of the cells present and lists
+those missing.`,
 		Example: `  rumbench sweep --engine pebble,sqlite --indexes 0,1,2,3 --out sweep1
-  rumbench sweep --engine rocksdb,innodb --indexes 0,3 --pad-sizes 256,10KB --clients 1,4 --rows 1000000 --out sweep2`,
+  rumbench sweep --engine rocksdb,innodb --indexes 0,3 --pad-sizes 256,10KB --clients 1,4 --rows 1000000 --out sweep2
+  rumbench sweep --engine pebble,rocksdb --indexes 0,1,2,3 --memory-limit 2GB --out /results/s1 \
+      --kubernetes sweep-job.yaml --pvc rumbench-results --parallelism 4
+  rumbench sweep collect /results/s1`,
 		Args: argsNone,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
 	}
@@ -88,8 +103,11 @@ to 0 indexes, and r/i and wKB/i by index count.`,
 	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
 	addMemFlags(fl, &f.mem, true)
 	addRepeatFlag(fl, &f.repeat)
+	fl.StringVar(&f.cell, "cell", "", "run only this cell: its index (0 to cells-1, in the order the sweep runs them), or \"env\" for $JOB_COMPLETION_INDEX (a pod of an Indexed Job)")
+	addKubeFlags(fl, &f.kube, "sweep")
 	fl.IntVar(&f.childRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
 	_ = fl.MarkHidden("child-rep")
+	cmd.AddCommand(newSweepCollectCmd())
 	return cmd
 }
 
@@ -100,6 +118,12 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	if err := checkRepeat(f.repeat); err != nil {
 		return err
+	}
+	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
+		return err
+	}
+	if f.kube.file != "" && f.cell != "" {
+		return bad(fmt.Errorf("--cell and --kubernetes: the manifest gives each pod its cell; leave --cell out"))
 	}
 	pads, err := sweep.ParsePadSizes(f.padSizes)
 	if err != nil {
@@ -158,7 +182,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if mp != nil {
 		presetMemory = applyMemoryPreset(mp, engines, opts, &f.mem, fl.Changed("memory-limit"))
 	}
-	ms, err := setupMemory(&f.mem)
+	setup := setupMemory
+	if f.kube.file != "" {
+		setup = podMemory // only a manifest is written: Kubernetes limits the pods
+	}
+	ms, err := setup(&f.mem)
 	if err != nil {
 		return bad(err)
 	}
@@ -171,13 +199,13 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if f.repeat > 1 {
 		spec.Repeat = f.repeat
 	}
-	if ms.limit > 0 {
-		spec.Shared["memory_limit"] = ms.limit
+	if ms.Limit > 0 {
+		spec.Shared["memory_limit"] = ms.Limit
 	}
 	if presetMemory != nil {
 		spec.Shared["preset_memory"] = presetMemory
 	}
-	if ms.drop != nil {
+	if ms.Drop != nil {
 		spec.Shared["drop_caches"] = true
 	}
 	if err := spec.Validate(); err != nil {
@@ -193,6 +221,15 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		cfg := config(c)
 		if err := cfg.Validate(); err != nil {
 			return bad(fmt.Errorf("cell %s: %w", c.Name(), err))
+		}
+	}
+	if f.kube.file != "" {
+		return writeSweepJob(cmd, &f.kube, f.out, len(spec.Cells()), ms.Limit)
+	}
+	cell := -1
+	if f.cell != "" {
+		if cell, err = launch.CompletionIndex("cell", f.cell, len(spec.Cells())); err != nil {
+			return bad(err)
 		}
 	}
 	stdout := cmd.OutOrStdout()
@@ -213,8 +250,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			Observers:    observers(),
 			Live:         live,
 			Log:          live,
-			MemoryCgroup: ms.childStats(&f.mem),
-			DropCaches:   ms.drop,
+			MemoryCgroup: ms.ChildStats(),
+			DropCaches:   ms.Drop,
 			Cache:        budget,
 		}
 	}
@@ -235,18 +272,17 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 		return bad(fmt.Errorf("--child-cell %s is not a cell of this sweep", f.mem.childCell))
 	}
-	var iso *isolator
-	if ms.ctl != nil {
-		if err := checkLimitable(f.engines, func(string) bool { return false }); err != nil {
+	var iso *launch.Isolator
+	if ms.Ctl != nil {
+		if err := launch.CheckLimitable(f.engines, func(string) bool { return false }); err != nil {
 			return bad(err)
 		}
-		iso = &isolator{ms: ms, stdout: stdout, stderr: cmd.ErrOrStderr()}
+		iso = newIsolator(ms, stdout, cmd.ErrOrStderr())
 	}
 	if f.compareTo != "" && !sweep.IsSweep(f.compareTo) {
 		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", f.compareTo, sweep.SpecFile))
 	}
-	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
-	err = sweep.Run(ctx, spec, f.out, func(ctx context.Context, c sweep.Cell, engine, dir string) error {
+	runCell := func(ctx context.Context, c sweep.Cell, engine, dir string) error {
 		// The runner writes Out/<engine>.
 		o := options(c, engine, filepath.Dir(dir))
 		if iso != nil {
@@ -255,29 +291,31 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 				if rep := filepath.Base(filepath.Dir(dir)); spec.Reps() > 1 {
 					args = append(args, "--child-rep", strings.TrimPrefix(rep, report.RepPrefix))
 				}
-				return iso.run(ctx, engine, dir, "", args...)
+				return iso.Run(ctx, engine, dir, "", args...)
 			}
 		}
 		_, err := runner.Run(ctx, o)
 		return err
-	}, stdout)
+	}
+	if cell >= 0 {
+		c := spec.Cells()[cell]
+		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(f.engines), f.steps, f.out)
+		err = sweep.RunCell(ctx, spec, f.out, cell, runCell, stdout)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stdout, "sweep cell interrupted: rerun the same command to resume it")
+			return runner.ErrInterrupted
+		}
+		if err == nil {
+			fmt.Fprintf(stdout, "cell %d (%s) is finished; the matrices of the cells present: rumbench sweep collect %s\n", cell, c.Name(), f.out)
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
+	err = sweep.Run(ctx, spec, f.out, runCell, stdout)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stdout, "sweep interrupted: rerun the same command to resume")
 		return runner.ErrInterrupted
 	}
-	if perr := sweep.Markdown(stdout, f.out, spec); perr != nil {
-		fmt.Fprintf(stdout, "rumbench: could not print the matrices: %v\n", perr)
-	}
-	if f.compareTo != "" {
-		if perr := sweep.CompareMarkdown(stdout, f.out, spec, f.compareTo); perr != nil {
-			fmt.Fprintf(stdout, "rumbench: could not print the comparison: %v\n", perr)
-		}
-	}
-	html := filepath.Join(f.out, "report.html")
-	if n, herr := sweep.WriteHTMLFile(html, f.out, spec); herr == nil {
-		fmt.Fprintf(stdout, "\nHTML report with %d charts: %s\n", n, html)
-	} else {
-		fmt.Fprintf(stdout, "rumbench: could not write the HTML report: %v\n", herr)
-	}
+	printSweepReport(stdout, f.out, spec, f.compareTo)
 	return err
 }

@@ -137,6 +137,23 @@ type RunFunc func(ctx context.Context, cell Cell, engine, dir string) error
 // when its bundle says complete; an unfinished one is moved aside and run
 // again. It stops at the first failure or interruption (a rerun resumes).
 func Run(ctx context.Context, spec *Spec, out string, run RunFunc, log io.Writer) error {
+	return runCells(ctx, spec, out, func(Cell) bool { return true }, run, log)
+}
+
+// RunCell runs one cell (every engine and repetition of it) as Run does:
+// what is finished is not run again, an unfinished run is moved aside and
+// redone. Cells of one sweep may run at once in separate processes (the
+// pods of a Kubernetes Indexed Job) sharing out.
+func RunCell(ctx context.Context, spec *Spec, out string, index int, run RunFunc, log io.Writer) error {
+	cells := spec.Cells()
+	if index < 0 || index >= len(cells) {
+		return fmt.Errorf("cell %d is out of range: this sweep has %d cells, indexed 0 to %d", index, len(cells), len(cells)-1)
+	}
+	want := cells[index]
+	return runCells(ctx, spec, out, func(c Cell) bool { return c == want }, run, log)
+}
+
+func runCells(ctx context.Context, spec *Spec, out string, pick func(Cell) bool, run RunFunc, log io.Writer) error {
 	if err := spec.Validate(); err != nil {
 		return err
 	}
@@ -159,6 +176,9 @@ func Run(ctx context.Context, spec *Spec, out string, run RunFunc, log io.Writer
 	// all of them.
 	for k := 1; k <= spec.Reps(); k++ {
 		for _, c := range spec.Cells() {
+			if !pick(c) {
+				continue
+			}
 			for _, e := range spec.Engines {
 				dir := spec.RunDir(out, c, e, k)
 				if Finished(dir) {
@@ -220,32 +240,94 @@ func Finished(dir string) bool {
 }
 
 // checkSpec writes the spec, or checks that a rerun asks for the same grid.
+// Processes that start at once (the cells of an Indexed Job) agree on one
+// sweep.json: it appears whole (linked into place) or not at all.
 func checkSpec(spec *Spec, out string) error {
 	path := filepath.Join(out, SpecFile)
 	want, err := json.MarshalIndent(spec, "", "  ")
 	if err != nil {
 		return err
 	}
-	have, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		entries, _ := os.ReadDir(out)
-		if len(entries) > 0 {
-			return fmt.Errorf("%s is not empty and holds no %s: choose another --out for the sweep", out, SpecFile)
+	for attempt := 0; ; attempt++ {
+		have, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			created, err := createSpec(out, path, append(want, '\n'))
+			if err != nil {
+				return err
+			}
+			if created {
+				return nil
+			}
+			if attempt > 0 {
+				return fmt.Errorf("%s appeared and vanished while this sweep started: is another process removing it?", path)
+			}
+			continue // another process wrote it first: compare with it
+		case err != nil:
+			return fmt.Errorf("read %s: %w", path, err)
 		}
-		return os.WriteFile(path, append(want, '\n'), 0o644)
+		var old Spec
+		if err := json.Unmarshal(have, &old); err != nil {
+			return fmt.Errorf("%s is not a sweep description: %w", path, err)
+		}
+		oldJSON, _ := json.MarshalIndent(&old, "", "  ")
+		if string(oldJSON) != string(want) {
+			return fmt.Errorf("%s holds a different sweep (its %s differs from these flags): resume it with the same flags, or choose another --out", out, SpecFile)
+		}
+		return nil
+	}
+}
+
+// specTempPrefix names a sweep.json being written.
+const specTempPrefix = "." + SpecFile + ".tmp-"
+
+// createSpec writes a new sweep's spec; false when another process wrote
+// one first. out must hold nothing else but what a fresh volume holds.
+func createSpec(out, path string, data []byte) (bool, error) {
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", out, err)
+	}
+	for _, e := range entries {
+		switch n := e.Name(); {
+		case n == SpecFile:
+			return false, nil
+		case n == "lost+found" || strings.HasPrefix(n, specTempPrefix):
+			// A fresh ext4 volume's own directory; another process's spec
+			// being written.
+		default:
+			return false, fmt.Errorf("%s is not empty and holds no %s: choose another --out for the sweep", out, SpecFile)
+		}
+	}
+	tmp, err := os.CreateTemp(out, specTempPrefix)
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	// A link, unlike a rename, fails when the name exists.
+	err = os.Link(tmp.Name(), path)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return false, nil
 	case err != nil:
-		return fmt.Errorf("read %s: %w", path, err)
+		// A file system without hard links: a rename is still atomic, and
+		// processes of one sweep write the same bytes.
+		if err := os.Rename(tmp.Name(), path); err != nil {
+			return false, fmt.Errorf("write %s: %w", path, err)
+		}
 	}
-	var old Spec
-	if err := json.Unmarshal(have, &old); err != nil {
-		return fmt.Errorf("%s is not a sweep description: %w", path, err)
-	}
-	oldJSON, _ := json.MarshalIndent(&old, "", "  ")
-	if string(oldJSON) != string(want) {
-		return fmt.Errorf("%s holds a different sweep (its %s differs from these flags): resume it with the same flags, or choose another --out", out, SpecFile)
-	}
-	return nil
+	return true, nil
 }
 
 // Load reads a sweep directory's spec.
@@ -265,4 +347,35 @@ func Load(dir string) (*Spec, error) {
 func IsSweep(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, SpecFile))
 	return err == nil
+}
+
+// CellStatus is what a sweep directory holds of one cell.
+type CellStatus struct {
+	// Index is the cell's place in Cells (what --cell takes).
+	Index int
+	Cell  Cell
+	// Missing lists the engines (with " rep k" in a repeated sweep) whose
+	// runs of the cell are not finished; empty when the cell is complete.
+	Missing []string
+}
+
+// Status lists every cell of the sweep in out and what of it is missing.
+func Status(spec *Spec, out string) []CellStatus {
+	var all []CellStatus
+	for i, c := range spec.Cells() {
+		st := CellStatus{Index: i, Cell: c}
+		for k := 1; k <= spec.Reps(); k++ {
+			for _, e := range spec.Engines {
+				if Finished(spec.RunDir(out, c, e, k)) {
+					continue
+				}
+				if spec.Reps() > 1 {
+					e = fmt.Sprintf("%s rep %d", e, k)
+				}
+				st.Missing = append(st.Missing, e)
+			}
+		}
+		all = append(all, st)
+	}
+	return all
 }

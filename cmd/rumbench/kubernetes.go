@@ -1,0 +1,180 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"rumbench/internal/launch"
+	"rumbench/internal/launch/kube"
+	"rumbench/internal/runner"
+	"rumbench/internal/version"
+)
+
+// podFlag marks a process started by a --kubernetes manifest.
+const podFlag = "kubernetes-pod"
+
+// kubeFlags are --kubernetes and the settings of the Job it writes.
+type kubeFlags struct {
+	file        string
+	image       string
+	pvc         string
+	jobName     string
+	dsnSecret   string
+	parallelism int
+	backoff     int
+	// shards is run's number of shards (indexes of the Job).
+	shards int
+}
+
+// kubeFlagNames are the flags that shape the manifest, not the pods' run.
+var kubeFlagNames = []string{"kubernetes", "image", "pvc", "job-name", "parallelism", "backoff-limit-per-index", "shards", "dsn-secret"}
+
+// addKubeFlags adds --kubernetes and its settings; what is "sweep" or
+// "run".
+func addKubeFlags(fl *pflag.FlagSet, k *kubeFlags, what string) {
+	index, backoff := "cell", 2
+	if what == "run" {
+		// A shard retried alone cannot meet the others at a step's start.
+		index, backoff = "shard", 0
+	}
+	fl.StringVar(&k.file, "kubernetes", "", "write a Kubernetes Job manifest (batch/v1, Indexed: one pod per "+index+") to this file instead of running; apply it with kubectl apply -f FILE (docs/scale-out.md)")
+	fl.StringVar(&k.image, "image", "rumbench:"+version.Version, "with --kubernetes: the container image, with rumbench on its PATH")
+	fl.StringVar(&k.pvc, "pvc", "", "with --kubernetes: the ReadWriteMany PersistentVolumeClaim every pod writes its results to, mounted at --out (under "+kube.DefaultResults+" when --out is relative)")
+	fl.StringVar(&k.jobName, "job-name", "rumbench-"+what, "with --kubernetes: the Job's name")
+	fl.StringVar(&k.dsnSecret, "dsn-secret", "", "with --kubernetes: a Secret whose key \"dsn\" is the server address the pods use (instead of --dsn, whose password the manifest would show)")
+	fl.IntVar(&k.backoff, "backoff-limit-per-index", backoff, "with --kubernetes: how many times Kubernetes retries the pod of one "+index)
+	if what == "run" {
+		fl.IntVar(&k.shards, "shards", 1, "with --kubernetes: the number of shards, each a pod running --shard i/N (all run at once)")
+	} else {
+		fl.IntVar(&k.parallelism, "parallelism", 1, "with --kubernetes: how many cells run at once (pods are spread over nodes when there are enough)")
+	}
+}
+
+// podArgs is the command line of a pod: cmd's path and the flags given,
+// without the manifest's own flags and those in skip, then extra. With
+// --dsn-secret the pods' --dsn comes from the Secret.
+func podArgs(cmd *cobra.Command, k *kubeFlags, skip []string, extra ...string) []string {
+	drop := map[string]bool{"config": true, podFlag: true}
+	if k.dsnSecret != "" {
+		drop["dsn"] = true
+		extra = append([]string{"--dsn=$(" + kube.DSNEnv + ")"}, extra...)
+	}
+	for _, n := range append(append([]string(nil), kubeFlagNames...), skip...) {
+		drop[n] = true
+	}
+	args := strings.Fields(cmd.CommandPath())[1:]
+	args = append(args, launch.FlagArgs(cmd.Flags(), func(name string) bool {
+		return drop[name] || strings.HasPrefix(name, "child-")
+	})...)
+	return append(append(args, extra...), "--"+podFlag)
+}
+
+// writeJob writes the manifest and says how to start it and read it.
+func writeJob(cmd *cobra.Command, j *kube.Job, file, next string) error {
+	w := cmd.OutOrStdout()
+	if err := j.Check(); err != nil {
+		return &runner.BadInputError{Err: err}
+	}
+	if dsn, _ := cmd.Flags().GetString("dsn"); j.DSNSecret == "" && dsnHasPassword(dsn) {
+		return &runner.BadInputError{Err: errors.New("--dsn holds a password, which the manifest would carry in plain text: put the DSN in a Secret (key \"dsn\") and give --dsn-secret NAME instead")}
+	}
+	if err := j.WriteFile(file); err != nil {
+		return err
+	}
+	mem := "no memory limit"
+	if j.MemoryBytes > 0 {
+		mem = fmt.Sprintf("%s memory each", fmtMiB(j.MemoryBytes))
+	}
+	fmt.Fprintf(w, "rumbench: wrote Job %s to %s: %d indexes, %d at a time, %s, results on PVC %s at %s\n", j.Name, file, j.Completions, j.Parallelism, mem, j.PVC, j.MountPath)
+	fmt.Fprintf(w, "start it:  kubectl apply -f %s\nwatch it:  kubectl get job %s -w\n%s\n", file, j.Name, next)
+	return nil
+}
+
+func fmtMiB(n int64) string { return fmt.Sprintf("%.0fMiB", float64(n)/(1<<20)) }
+
+// writeSweepJob writes the Indexed Job whose pod i runs cell i of the
+// sweep (--cell $(JOB_COMPLETION_INDEX)) into the shared volume.
+func writeSweepJob(cmd *cobra.Command, k *kubeFlags, out string, cells int, memory int64) error {
+	mount := kube.MountPath(out)
+	j := &kube.Job{
+		Name: k.jobName, Component: "sweep", Image: k.image,
+		Args:        podArgs(cmd, k, []string{"out", "cell", "compare-to"}, "--out="+mount, "--cell="+kube.IndexArg),
+		Completions: cells, Parallelism: k.parallelism, BackoffLimitPerIndex: k.backoff,
+		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret,
+	}
+	if j.Parallelism > cells {
+		j.Parallelism = cells // more pods would have no cell to run
+	}
+	return writeJob(cmd, j, k.file, "then, with the volume mounted:  rumbench sweep collect "+mount)
+}
+
+// writeRunJob writes the Indexed Job of a sharded run: N pods at once, pod
+// i running the same run with --shard i/N into <out>/shard-i.
+func writeRunJob(cmd *cobra.Command, k *kubeFlags, out string, m *memFlags) error {
+	if k.shards < 1 {
+		return &runner.BadInputError{Err: fmt.Errorf("--shards must be at least 1, got %d", k.shards)}
+	}
+	ms, err := podMemory(m)
+	if err != nil {
+		return &runner.BadInputError{Err: err}
+	}
+	memory := ms.Limit
+	if out == "" {
+		out = "."
+	}
+	mount := kube.MountPath(out)
+	shardOut := path.Join(mount, "shard-"+kube.IndexArg)
+	j := &kube.Job{
+		Name: k.jobName, Component: "run", Image: k.image,
+		Args:        podArgs(cmd, k, []string{"out", "shard"}, "--out="+shardOut, fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)),
+		Completions: k.shards, Parallelism: k.shards, BackoffLimitPerIndex: k.backoff,
+		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret,
+	}
+	return writeJob(cmd, j, k.file, fmt.Sprintf("each shard writes %s/shard-<i>; then merge them:  rumbench merge %s/shard-*", mount, mount))
+}
+
+// podMemory is the pods' memory limit: --memory-limit (or the largest a
+// preset sized), checked as a run checks it but with no cgroup made here,
+// and no cache dropped.
+func podMemory(m *memFlags) (*launch.Memory, error) {
+	pm := *m
+	pm.pod, pm.dropCaches = true, false
+	return setupMemory(&pm)
+}
+
+// checkKubeFlags refuses the manifest's flags without --kubernetes.
+func checkKubeFlags(fl *pflag.FlagSet, k *kubeFlags) error {
+	if k.file != "" {
+		return nil
+	}
+	for _, n := range kubeFlagNames[1:] {
+		if f := fl.Lookup(n); f != nil && f.Changed {
+			return &runner.BadInputError{Err: fmt.Errorf("--%s shapes the Kubernetes Job: add --kubernetes FILE (or leave --%s out)", n, n)}
+		}
+	}
+	return nil
+}
+
+// dsnHasPassword reports whether a server address carries a password: a
+// URL's user:password@, a MySQL user:password@tcp(...), or password=...
+func dsnHasPassword(dsn string) bool {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		_, ok := u.User.Password()
+		return ok
+	}
+	if at := strings.LastIndex(dsn, "@"); at > 0 && strings.Contains(dsn[:at], ":") {
+		return true
+	}
+	for _, f := range strings.Fields(dsn) {
+		if strings.HasPrefix(strings.ToLower(f), "password=") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"rumbench/internal/results"
+	"rumbench/internal/sweep"
+)
+
+// readJob decodes a manifest strictly into the Kubernetes Job type.
+func readJob(t *testing.T, path string) *batchv1.Job {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict(raw, &job); err != nil {
+		t.Fatalf("strict decode of %s: %v\n%s", path, err, raw)
+	}
+	return &job
+}
+
+// podEnv expands $(VAR) in a container's arguments as the kubelet does,
+// from the pod's environment.
+func podEnv(args []string, env map[string]string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		for k, v := range env {
+			a = strings.ReplaceAll(a, "$("+k+")", v)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// rbEnv runs the binary with JOB_COMPLETION_INDEX set (when index != "").
+func rbEnv(t *testing.T, index string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = os.Environ()
+	if index != "" {
+		cmd.Env = append(cmd.Env, "JOB_COMPLETION_INDEX="+index)
+	}
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return so.String(), se.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return so.String(), se.String(), 0
+}
+
+// A sweep's cells as the pods of its --kubernetes Job: the manifest decodes
+// into the Job type with the Indexed settings; each pod's command line (its
+// $(JOB_COMPLETION_INDEX) expanded) run as its own process, two at a time,
+// into one directory, then `sweep collect`, gives the cells and figures of
+// the same sweep run in one process. A cell run again writes nothing; a
+// missing cell is listed by collect; an unfinished one is redone.
+func TestSweepCellsAsIndexedJob(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shared := filepath.Join(dir, "pvc") // the volume every pod mounts
+	flags := []string{"--engine", "pebble", "--indexes", "0,1,2", "--pad-sizes", "100", "--rows", "2000", "--interval", "200ms"}
+	manifest := filepath.Join(dir, "job.yaml")
+	so, se, code := rb(t, append([]string{"sweep", "--out", shared, "--kubernetes", manifest, "--pvc", "rumbench-results",
+		"--parallelism", "2", "--backoff-limit-per-index", "3", "--memory-limit", "1GB", "--image", "registry.example/rumbench:t"}, flags...)...)
+	if code != 0 || !strings.Contains(so, "kubectl apply -f "+manifest) {
+		t.Fatalf("--kubernetes: exit %d\n%s\n%s", code, so, se)
+	}
+	if _, err := os.Stat(shared); err == nil {
+		t.Errorf("--kubernetes ran the sweep: %s exists", shared)
+	}
+	job := readJob(t, manifest)
+	s := job.Spec
+	if *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 3 || *s.Parallelism != 2 || *s.BackoffLimitPerIndex != 3 {
+		t.Errorf("job spec: mode %v completions %d parallelism %d backoff %d", *s.CompletionMode, *s.Completions, *s.Parallelism, *s.BackoffLimitPerIndex)
+	}
+	pod := s.Template.Spec
+	c := pod.Containers[0]
+	if c.Image != "registry.example/rumbench:t" || c.Env[0].Name != "JOB_COMPLETION_INDEX" || c.Env[0].ValueFrom.FieldRef == nil {
+		t.Errorf("container %s env %+v", c.Image, c.Env)
+	}
+	if lim := c.Resources.Limits[corev1.ResourceMemory]; lim.Value() != 1<<30 {
+		t.Errorf("memory limit %s, want 1Gi (--memory-limit 1GB)", lim.String())
+	}
+	if pod.Volumes[0].PersistentVolumeClaim == nil || pod.Volumes[0].PersistentVolumeClaim.ClaimName != "rumbench-results" ||
+		c.VolumeMounts[0].Name != pod.Volumes[0].Name || c.VolumeMounts[0].MountPath != shared {
+		t.Errorf("volume %+v mounted %+v, want the PVC at --out", pod.Volumes[0], c.VolumeMounts[0])
+	}
+	for _, want := range []string{"sweep", "--out=" + shared, "--cell=$(JOB_COMPLETION_INDEX)", "--rows=2000", "--memory-limit=1GB", "--kubernetes-pod"} {
+		if !contains(c.Args, want) {
+			t.Errorf("pod args %q lack %q", c.Args, want)
+		}
+	}
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--pvc") || strings.HasPrefix(a, "--kubernetes=") || strings.HasPrefix(a, "--parallelism") {
+			t.Errorf("pod args %q carry the manifest's flag %s", c.Args, a)
+		}
+	}
+	// The pods, two at a time, as the Job runs them (without the memory
+	// limit: the container's limit is Kubernetes' to enforce).
+	var args []string
+	for _, a := range c.Args {
+		if !strings.HasPrefix(a, "--memory-limit") {
+			args = append(args, a)
+		}
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, int(*s.Parallelism))
+	outs := make([]string, *s.Completions)
+	for i := range int(*s.Completions) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			idx := string(rune('0' + i))
+			so, se, code := rbEnv(t, idx, podEnv(args, map[string]string{"JOB_COMPLETION_INDEX": idx})...)
+			if code != 0 {
+				t.Errorf("pod %d: exit %d\n%s\n%s", i, code, so, se)
+			}
+			outs[i] = so
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	if !strings.Contains(outs[1], "cell 1 of 3 (x1-pad100-c1)") {
+		t.Errorf("pod 1 output:\n%s", outs[1])
+	}
+	so, se, code = rb(t, "sweep", "collect", shared)
+	if code != 0 || !strings.Contains(so, "3 of 3 cells finished") || strings.Contains(so, "missing") {
+		t.Fatalf("collect: exit %d\n%s\n%s", code, so, se)
+	}
+	// The same sweep in one process.
+	seq := filepath.Join(dir, "seq")
+	sso, sse, code := rb(t, append([]string{"sweep", "--out", seq}, flags...)...)
+	if code != 0 {
+		t.Fatalf("sequential sweep: exit %d\n%s\n%s", code, sso, sse)
+	}
+	a, _ := os.ReadFile(filepath.Join(shared, sweep.SpecFile))
+	b, _ := os.ReadFile(filepath.Join(seq, sweep.SpecFile))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("sweep.json differs:\n%s\n%s", a, b)
+	}
+	spec, err := sweep.Load(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cell := range spec.Cells() {
+		x, err1 := results.Read(filepath.Join(shared, cell.Name(), "pebble"))
+		y, err2 := results.Read(filepath.Join(seq, cell.Name(), "pebble"))
+		if err1 != nil || err2 != nil {
+			t.Fatalf("cell %s: %v %v", cell.Name(), err1, err2)
+		}
+		sx, sy := x.Steps["l.i0x"], y.Steps["l.i0x"]
+		cx, _ := x.Run.Config.(map[string]any)
+		cy, _ := y.Run.Config.(map[string]any)
+		if sx == nil || sy == nil || sx.Inserted != 2000 || sx.Inserted != sy.Inserted || !x.Run.Complete || cx == nil ||
+			!reflect.DeepEqual(cx["ibench"], cy["ibench"]) || cx["sweep_cell"] != cell.Name() {
+			t.Errorf("cell %s: the pod's bundle differs from the sweep's: %+v vs %+v", cell.Name(), sx, sy)
+		}
+	}
+	// The matrices: the same tables, rows and columns, every cell present.
+	shape := func(out string) []string {
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "## ") || strings.HasPrefix(l, "| engine") {
+				lines = append(lines, strings.Join(strings.Fields(l), " "))
+			} else if strings.HasPrefix(l, "| pebble") {
+				lines = append(lines, "| pebble", strings.Repeat("|", strings.Count(l, "|")))
+			}
+		}
+		return lines
+	}
+	if got, want := shape(so), shape(sso); len(want) < 4 || !reflect.DeepEqual(got, want) {
+		t.Errorf("collect's tables %q\nsweep's tables %q", got, want)
+	}
+	if strings.Contains(so, "not run") {
+		t.Errorf("collect shows a cell not run:\n%s", so)
+	}
+
+	// Written twice (a retried pod): the finished cell is not run again.
+	run0 := filepath.Join(shared, "x0-pad100-c1", "pebble", results.RunFile)
+	before, _ := os.ReadFile(run0)
+	so, se, code = rbEnv(t, "0", append([]string{"sweep", "--out", shared, "--cell", "env"}, flags...)...)
+	after, _ := os.ReadFile(run0)
+	if code != 0 || !strings.Contains(so, "1 of 1 runs already finished") || !bytes.Equal(before, after) {
+		t.Errorf("cell 0 again: exit %d, run.json rewritten %v\n%s\n%s", code, !bytes.Equal(before, after), so, se)
+	}
+	// A pod killed mid-cell left an unfinished bundle: its retry moves it
+	// aside and runs the cell again.
+	run2 := filepath.Join(shared, "x2-pad100-c1", "pebble")
+	if err := os.WriteFile(filepath.Join(run2, results.RunFile), []byte(`{"schema_version": 2, "complete": false}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	so, se, code = rb(t, "sweep", "collect", shared)
+	if code != 1 || !strings.Contains(so, "missing: cell 2 x2-pad100-c1 (pebble)") ||
+		strings.TrimSpace(se) != "rumbench: 1 of 3 cells missing: 2 x2-pad100-c1 (rerun one with --cell INDEX and the sweep's flags)" {
+		t.Errorf("collect with a cell missing: exit %d\n%s\n%s", code, so, se)
+	}
+	so, se, code = rbEnv(t, "2", append([]string{"sweep", "--out", shared, "--cell", "env"}, flags...)...)
+	if code != 0 || !strings.Contains(so, "moved the unfinished run") || !sweep.Finished(run2) {
+		t.Errorf("redo of an unfinished cell: exit %d\n%s\n%s", code, so, se)
+	}
+	if _, _, code := rb(t, "sweep", "collect", shared); code != 0 {
+		t.Errorf("collect after the redo: exit %d", code)
+	}
+}
+
+// A sharded run's manifest: N pods at once, each the same run with
+// --shard $(JOB_COMPLETION_INDEX)/N into its own directory of the volume.
+func TestRunShardsManifest(t *testing.T) {
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "run.yaml")
+	so, se, code := rb(t, "run", "--engine", "postgres", "--dsn", "postgres://bench@db:5432/test", "--rows", "5000", "--clients", "8",
+		"--memory-limit", "512MB", "--out", "/data/r1", "--shards", "4", "--kubernetes", manifest, "--pvc", "shared")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	job := readJob(t, manifest)
+	s := job.Spec
+	if *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 4 || *s.Parallelism != 4 || *s.BackoffLimitPerIndex != 0 {
+		t.Errorf("job spec: completions %d parallelism %d backoff %d", *s.Completions, *s.Parallelism, *s.BackoffLimitPerIndex)
+	}
+	c := s.Template.Spec.Containers[0]
+	want := []string{"run", "--clients=8", "--dsn=postgres://bench@db:5432/test", "--engine=postgres", "--memory-limit=512MB", "--rows=5000",
+		"--out=/data/r1/shard-$(JOB_COMPLETION_INDEX)", "--shard=$(JOB_COMPLETION_INDEX)/4", "--kubernetes-pod"}
+	if !reflect.DeepEqual(c.Args, want) {
+		t.Errorf("pod args\n%q\nwant\n%q", c.Args, want)
+	}
+	if lim := c.Resources.Limits[corev1.ResourceMemory]; lim.Value() != 512<<20 || c.VolumeMounts[0].MountPath != "/data/r1" {
+		t.Errorf("limit %s, mount %s", lim.String(), c.VolumeMounts[0].MountPath)
+	}
+	// A DSN with a password comes from a Secret, not the manifest.
+	if _, se, code := rb(t, "run", "--engine", "postgres", "--dsn", "postgres://bench:s3cret@db/test", "--shards", "2", "--kubernetes", manifest,
+		"--pvc", "shared", "--dsn-secret", "bench-dsn"); code != 0 {
+		t.Fatalf("--dsn-secret: exit %d %s", code, se)
+	}
+	raw, _ := os.ReadFile(manifest)
+	c = readJob(t, manifest).Spec.Template.Spec.Containers[0]
+	env := c.Env[len(c.Env)-1]
+	if strings.Contains(string(raw), "s3cret") || !contains(c.Args, "--dsn=$(RUMBENCH_DSN)") || env.Name != "RUMBENCH_DSN" ||
+		env.ValueFrom == nil || env.ValueFrom.SecretKeyRef == nil || env.ValueFrom.SecretKeyRef.Name != "bench-dsn" || env.ValueFrom.SecretKeyRef.Key != "dsn" {
+		t.Errorf("--dsn-secret: args %q env %+v", c.Args, c.Env)
+	}
+	// A workload's own subcommand and flags are kept.
+	if _, se, code := rb(t, "run", "hotrow", "--engine", "sqlite", "--shards", "2", "--kubernetes", manifest, "--pvc", "shared"); code != 0 {
+		t.Fatalf("run hotrow: exit %d %s", code, se)
+	}
+	if c := readJob(t, manifest).Spec.Template.Spec.Containers[0]; c.Args[0] != "run" || c.Args[1] != "hotrow" || !contains(c.Args, "--engine=sqlite") {
+		t.Errorf("hotrow pod args %q", c.Args)
+	}
+}
+
+// Refusals are one line, exit 2, naming the fix.
+func TestKubernetesRefusals(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "j.yaml")
+	sw := []string{"sweep", "--engine", "pebble", "--indexes", "0,1", "--rows", "1000", "--out", filepath.Join(dir, "s")}
+	wantBadInput(t, []string{"--pvc is required"}, append(sw, "--kubernetes", m)...)
+	wantBadInput(t, []string{"--parallelism", "add --kubernetes"}, append(sw, "--parallelism", "4")...)
+	wantBadInput(t, []string{"--parallelism must be at least 1"}, append(sw, "--kubernetes", m, "--pvc", "p", "--parallelism", "0")...)
+	wantBadInput(t, []string{"--job-name"}, append(sw, "--kubernetes", m, "--pvc", "p", "--job-name", "Bad_Name")...)
+	wantBadInput(t, []string{"--cell and --kubernetes"}, append(sw, "--kubernetes", m, "--pvc", "p", "--cell", "0")...)
+	wantBadInput(t, []string{"--cell 2 is out of range", "indexed 0 to 1"}, append(sw, "--cell", "2")...)
+	wantBadInput(t, []string{"JOB_COMPLETION_INDEX is not set"}, append(sw, "--cell", "env")...)
+	wantBadInput(t, []string{"--shards", "add --kubernetes"}, "run", "--engine", "pebble", "--shards", "2")
+	wantBadInput(t, []string{"--shards must be at least 1"}, "run", "--engine", "pebble", "--shards", "0", "--kubernetes", m, "--pvc", "p")
+	wantBadInput(t, []string{"--dsn holds a password", "--dsn-secret"}, "run", "--engine", "postgres", "--dsn", "postgres://u:pw@db/x", "--kubernetes", m, "--pvc", "p")
+	wantBadInput(t, []string{"--dsn holds a password"}, "run", "--engine", "innodb", "--dsn", "u:pw@tcp(db:3306)/x", "--kubernetes", m, "--pvc", "p")
+	wantBadInput(t, []string{"--dsn-secret", "add --kubernetes"}, "run", "--engine", "postgres", "--dsn-secret", "s")
+	wantBadInput(t, []string{"is not a sweep directory"}, "sweep", "collect", dir)
+	wantBadInput(t, []string{"takes one sweep directory"}, "sweep", "collect")
+	if _, err := os.Stat(m); err == nil {
+		t.Errorf("a refused command wrote %s", m)
+	}
+}

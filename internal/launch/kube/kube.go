@@ -1,0 +1,216 @@
+// Package kube writes the Kubernetes Job that runs rumbench's sweep cells or
+// a run's shards as pods of one Indexed Job: pod i runs index i (the
+// JOB_COMPLETION_INDEX Kubernetes gives it), all of them write into one
+// shared volume. The manifest is built from the Kubernetes API types and
+// written as YAML for kubectl apply.
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+
+	"rumbench/internal/launch"
+)
+
+// IndexArg is the pod's completion index in container arguments: Kubernetes
+// expands $(VAR) from the container's environment.
+const IndexArg = "$(" + launch.IndexEnv + ")"
+
+// indexAnnotation is where the Job controller puts each pod's index.
+const indexAnnotation = "batch.kubernetes.io/job-completion-index"
+
+// Container paths of the two volumes.
+const (
+	// ScratchDir holds the engines' temporary data dirs (TMPDIR): node
+	// disk, not the container's layer and not the shared volume.
+	ScratchDir = "/scratch"
+	// DefaultResults is where the shared volume is mounted when --out is
+	// a relative path.
+	DefaultResults = "/results"
+)
+
+// Job describes the Indexed Job.
+type Job struct {
+	// Name is metadata.name and the pods' name prefix.
+	Name string
+	// Component labels the pods: "sweep" or "run".
+	Component string
+	Image     string
+	// Args follow the command "rumbench"; they may use IndexArg.
+	Args []string
+	// Completions is the number of indexes; Parallelism how many pods run
+	// at once.
+	Completions, Parallelism int
+	// BackoffLimitPerIndex is how many times one index's pod is retried.
+	BackoffLimitPerIndex int
+	// PVC is the ReadWriteMany PersistentVolumeClaim every pod mounts at
+	// MountPath.
+	PVC, MountPath string
+	// MemoryBytes is the container's memory request and limit (0: none).
+	MemoryBytes int64
+	// DSNSecret names a Secret whose key "dsn" becomes the pods' DSNEnv,
+	// so a password stays out of the manifest ("" for none).
+	DSNSecret string
+}
+
+// DSNEnv is the pods' variable holding the server address from DSNSecret;
+// their arguments give --dsn=$(RUMBENCH_DSN).
+const DSNEnv = "RUMBENCH_DSN"
+
+// Check refuses a Job Kubernetes would refuse, naming the flag to fix.
+func (j *Job) Check() error {
+	if errs := validation.IsDNS1123Label(j.Name); len(errs) > 0 {
+		return fmt.Errorf("--job-name %q is not a Kubernetes Job name (%s): use lower-case letters, digits and '-', e.g. rumbench-sweep", j.Name, strings.Join(errs, "; "))
+	}
+	if j.PVC == "" {
+		return errors.New("--pvc is required with --kubernetes: the ReadWriteMany PersistentVolumeClaim every pod writes its results to")
+	}
+	if errs := validation.IsDNS1123Subdomain(j.PVC); len(errs) > 0 {
+		return fmt.Errorf("--pvc %q is not a PersistentVolumeClaim name (%s)", j.PVC, strings.Join(errs, "; "))
+	}
+	if j.DSNSecret != "" {
+		if errs := validation.IsDNS1123Subdomain(j.DSNSecret); len(errs) > 0 {
+			return fmt.Errorf("--dsn-secret %q is not a Secret name (%s)", j.DSNSecret, strings.Join(errs, "; "))
+		}
+	}
+	if strings.TrimSpace(j.Image) == "" {
+		return errors.New("--image is empty: give the container image that holds rumbench")
+	}
+	if j.Completions < 1 {
+		return fmt.Errorf("the Job needs at least one index, got %d", j.Completions)
+	}
+	if j.Parallelism < 1 {
+		return fmt.Errorf("--parallelism must be at least 1, got %d", j.Parallelism)
+	}
+	if j.BackoffLimitPerIndex < 0 {
+		return fmt.Errorf("--backoff-limit-per-index must be 0 or more, got %d", j.BackoffLimitPerIndex)
+	}
+	if !path.IsAbs(j.MountPath) {
+		return fmt.Errorf("the results volume's mount path %q is not absolute", j.MountPath)
+	}
+	return nil
+}
+
+// Build returns the Job as the Kubernetes API type.
+func (j *Job) Build() (*batchv1.Job, error) {
+	if err := j.Check(); err != nil {
+		return nil, err
+	}
+	i32 := func(n int) *int32 { v := int32(n); return &v }
+	indexed := batchv1.IndexedCompletion
+	// A pod is replaced only once it has stopped: two pods of one index
+	// never write its directory at the same time.
+	replace := batchv1.Failed
+	labels := map[string]string{
+		"app.kubernetes.io/name":      "rumbench",
+		"app.kubernetes.io/component": j.Component,
+		"app.kubernetes.io/instance":  j.Name,
+	}
+	c := corev1.Container{
+		Name:    "rumbench",
+		Image:   j.Image,
+		Command: []string{"rumbench"},
+		Args:    j.Args,
+		Env: []corev1.EnvVar{
+			{Name: launch.IndexEnv, ValueFrom: &corev1.EnvVarSource{
+				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + indexAnnotation + "']"}}},
+			{Name: "TMPDIR", Value: ScratchDir},
+		},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: "results", MountPath: j.MountPath},
+			{Name: "scratch", MountPath: ScratchDir},
+		},
+	}
+	if j.DSNSecret != "" {
+		c.Env = append(c.Env, corev1.EnvVar{Name: DSNEnv, ValueFrom: &corev1.EnvVarSource{
+			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: j.DSNSecret}, Key: "dsn"}}})
+	}
+	if j.MemoryBytes > 0 {
+		// Request = limit: the scheduler places the pod where that much is
+		// free, and the container's cgroup holds the engine to it, page
+		// cache included, as --memory-limit does on one machine.
+		q := *resource.NewQuantity(j.MemoryBytes, resource.BinarySI)
+		c.Resources = corev1.ResourceRequirements{
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: q},
+			Requests: corev1.ResourceList{corev1.ResourceMemory: q},
+		}
+	}
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: j.Name, Labels: labels},
+		Spec: batchv1.JobSpec{
+			CompletionMode:       &indexed,
+			Completions:          i32(j.Completions),
+			Parallelism:          i32(j.Parallelism),
+			BackoffLimitPerIndex: i32(j.BackoffLimitPerIndex),
+			PodReplacementPolicy: &replace,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					// Pods of one Job on one node would disturb each
+					// other's measurements: spread them when nodes allow.
+					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+						PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+							Weight: 100,
+							PodAffinityTerm: corev1.PodAffinityTerm{
+								LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": j.Name}},
+								TopologyKey:   "kubernetes.io/hostname",
+							},
+						}},
+					}},
+					Containers: []corev1.Container{c},
+					Volumes: []corev1.Volume{
+						{Name: "results", VolumeSource: corev1.VolumeSource{
+							PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: j.PVC}}},
+						{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+					},
+				},
+			},
+		},
+	}, nil
+}
+
+// Manifest is the Job as YAML for kubectl apply.
+func (j *Job) Manifest() ([]byte, error) {
+	job, err := j.Build()
+	if err != nil {
+		return nil, err
+	}
+	out, err := yaml.Marshal(job)
+	if err != nil {
+		return nil, fmt.Errorf("write the Job as YAML: %w", err)
+	}
+	return out, nil
+}
+
+// WriteFile writes the manifest to path.
+func (j *Job) WriteFile(path string) error {
+	out, err := j.Manifest()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		return fmt.Errorf("write the Job manifest: %w", err)
+	}
+	return nil
+}
+
+// MountPath is where the shared volume goes for an --out directory: out
+// itself when absolute, else under DefaultResults.
+func MountPath(out string) string {
+	if path.IsAbs(out) {
+		return path.Clean(out)
+	}
+	return path.Join(DefaultResults, out)
+}
