@@ -713,7 +713,11 @@ func testConcurrent(t *testing.T, open Opener) {
 			t.Fatal(err)
 		default:
 		}
-		if done := inserted.Load() + deleted.Load(); done != lastDone {
+		done := inserted.Load() + deleted.Load()
+		if built.Load() {
+			done++
+		}
+		if done != lastDone {
 			lastDone, lastAt = done, time.Now()
 		} else if time.Since(lastAt) > 30*time.Second {
 			close(stop)
