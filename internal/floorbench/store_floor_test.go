@@ -66,6 +66,10 @@ func loadFloor(b *testing.B, eng string) {
 	lc.Nodes = envInt("FLOOR_NODES", 1_000_000)
 	lc.Steps = []string{linkbench.StepLoad}
 	var lbModel, lbStore, li0Model, li0Store []float64
+	// CPU per row, store alone ÷ rumbench, per round: the same share as
+	// the rates' ratio when both are CPU-bound, without the rates' noise
+	// (compaction and flush timing, the disk's other users).
+	var lbCPU, li0CPU []float64
 	for r := range envInt("FLOOR_ROUNDS", 3) {
 		// ~130 B of keys and values per row, 5.2 rows per node.
 		lb := recordLoad(b, eng, nil, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
@@ -82,6 +86,7 @@ func loadFloor(b *testing.B, eng string) {
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
 				l.modelRate, l.modelCPU, l.recordedRate, l.recordedCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.modelRate/l.rawRate())
 		}
+		lbCPU, li0CPU = append(lbCPU, lb.cpuShare()), append(li0CPU, li0.cpuShare())
 		b.Logf("round %d: %s: LinkBench load / l.i0 rows/s: rumbench %.2f, store alone %.2f (load average %s)",
 			r+1, eng, lb.modelRate/li0.modelRate, lb.rawRate()/li0.rawRate(), loadAvg())
 		lbModel, lbStore = append(lbModel, lb.modelRate), append(lbStore, lb.rawRate())
@@ -96,11 +101,15 @@ func loadFloor(b *testing.B, eng string) {
 	}
 	b.Logf("%s, medians of %d rounds: load rumbench %.0f, store alone %.0f rows/s; l.i0 rumbench %.0f, store alone %.0f rows/s; load/l.i0 rumbench %.2f, store alone %.2f",
 		eng, len(lbModel), median(lbModel), median(lbStore), median(li0Model), median(li0Store), ratios(lbModel, li0Model), ratios(lbStore, li0Store))
+	b.Logf("%s, medians of %d rounds: rumbench/store in rows/s: load %.2f, l.i0 %.2f; store/rumbench in CPU per row: load %.2f (%s), l.i0 %.2f (%s)",
+		eng, len(lbModel), ratios(lbModel, lbStore), ratios(li0Model, li0Store), median(lbCPU), fmtList(lbCPU), median(li0CPU), fmtList(li0CPU))
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(ratios(lbModel, li0Model), "rumbench-load/l.i0")
 	b.ReportMetric(ratios(lbStore, li0Store), "store-load/l.i0")
 	b.ReportMetric(ratios(lbModel, lbStore), "load-rumbench/store")
 	b.ReportMetric(ratios(li0Model, li0Store), "l.i0-rumbench/store")
+	b.ReportMetric(median(lbCPU), "load-cpu-store/rumbench")
+	b.ReportMetric(median(li0CPU), "l.i0-cpu-store/rumbench")
 }
 
 // floorLoad is one load, through rumbench and replayed.
@@ -116,6 +125,9 @@ type floorLoad struct {
 }
 
 func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
+
+// cpuShare is the store's CPU per row over rumbench's.
+func (l *floorLoad) cpuShare() float64 { return l.rawCPU / float64(l.rows) / l.modelCPU }
 
 // recordLoad runs step of the workload on eng through the runner with the
 // kv layer's writes recorded, then replays them into a fresh store.
