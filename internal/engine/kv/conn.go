@@ -37,7 +37,7 @@ type conn struct {
 	arena                  keyArena
 	pks                    keyArena // PK keys of an Insert (unique check)
 	pkIdx                  []int    // indexes of c.pks in key order
-	pkCmp                  func(a, b int) int
+	pkSort                 []keyWords
 	upper                  []byte   // the unique check's range bound
 	pkDone                 bool     // insert: c.pks holds the rows' PK keys
 	insLocks, delLocks     []uint64 // Insert's and DeleteOldest's key locks (sorted)
@@ -48,9 +48,7 @@ type conn struct {
 }
 
 func newConn(d *DB) *conn {
-	c := &conn{db: d, batch: d.store.NewBatch()}
-	c.pkCmp = func(a, b int) int { return bytes.Compare(c.pks.key(a), c.pks.key(b)) }
-	return c
+	return &conn{db: d, batch: d.store.NewBatch()}
 }
 
 var _ model.Conn = (*conn)(nil)
@@ -202,7 +200,7 @@ func (c *conn) pkKeys(st *tableState, rows []model.Row) error {
 	if sorted {
 		return nil // strictly ascending (ibench's batches): no duplicate
 	}
-	slices.SortFunc(c.pkIdx, c.pkCmp)
+	c.pkSort = sortKeys(&c.pks, c.pkSort, c.pkIdx)
 	for i := 1; i < len(c.pkIdx); i++ {
 		if bytes.Equal(c.pks.key(c.pkIdx[i-1]), c.pks.key(c.pkIdx[i])) {
 			return c.duplicate(st, rows[c.pkIdx[i]], "twice in the batch")
