@@ -45,6 +45,7 @@ type commonFlags struct {
 	managed    managedFlags
 	mem        memFlags
 	repeat     int
+	shard      shardFlags
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -86,6 +87,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addManagedFlags(pf, &common.managed)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
+	addShardFlags(pf, &common.shard)
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -308,6 +310,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Observers:    observers(),
 		Live:         stdout,
 		Log:          stdout,
+	}
+	if ro.Shard, err = f.shard.options(cmd, d.Name); err != nil {
+		return err
 	}
 	// Refuse bad input (engines, settings, --dsn, --out) before printing
 	// anything; Run checks again.
