@@ -81,7 +81,20 @@ func (e *TimeoutError) Error() string {
 	if len(e.Missing) > 1 {
 		s = "shards"
 	}
-	return fmt.Sprintf("%s %s did not arrive at step %s within --shard-timeout %s: they stopped or lost the server; this shard's results so far are kept", s, strings.Join(e.Missing, ", "), e.Step, e.Timeout)
+	return fmt.Sprintf("%s %s did not arrive at %s within --shard-timeout %s: they stopped or lost the server; this shard's results so far are kept", s, strings.Join(e.Missing, ", "), stepLabel(e.Step), e.Timeout)
+}
+
+// stepLabel names a barrier's step for users.
+func stepLabel(step string) string {
+	switch step {
+	case "~prepare":
+		return "the start of the run"
+	case "~prepared":
+		return "the end of shard 0's table creation"
+	case "~end":
+		return "the end of the run"
+	}
+	return "step " + step
 }
 
 // FailedError is returned by Wait when shards ended early with an error of
@@ -92,7 +105,7 @@ type FailedError struct {
 }
 
 func (e *FailedError) Error() string {
-	return fmt.Sprintf("shard %s failed before step %s (its own output has the error): this shard stops too; its results so far are kept", strings.Join(e.Shards, ", "), e.Step)
+	return fmt.Sprintf("shard %s failed before %s (its own output has the error): this shard stops too; its results so far are kept", strings.Join(e.Shards, ", "), stepLabel(e.Step))
 }
 
 // Open creates the barrier table when missing, registers this shard under a
