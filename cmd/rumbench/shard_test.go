@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	stdsql "database/sql"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -16,9 +17,11 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	mysqldrv "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	sqleng "rumbench/internal/engine/sql"
+	mysqleng "rumbench/internal/engine/sql/mysql"
 	"rumbench/internal/engine/sql/postgres"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/measure"
@@ -458,5 +461,92 @@ func TestShardBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("refused runs left %s behind", out)
+	}
+}
+
+// TestShardedRunMariaDB runs 2 shards of a small run on the local MariaDB
+// (innodb, through the same database/sql path): the merged bundle has the
+// whole run's counts, every table its rows, verify accepts the database and
+// the barrier table is left empty.
+func TestShardedRunMariaDB(t *testing.T) {
+	t.Parallel()
+	mc, err := mysqldrv.ParseDSN(sqleng.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.DBName = ""
+	dsn := mc.FormatDSN()
+	db, err := stdsql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		if enginetest.RequireServers() {
+			t.Fatalf("mariadb unreachable: %v", err)
+		}
+		t.Skipf("mariadb unreachable (set RUMBENCH_REQUIRE_SERVERS=1 to fail): %v", err)
+	}
+	const database = "rb_shard_maria"
+	drop := func() { db.Exec("DROP DATABASE IF EXISTS " + database) }
+	drop()
+	t.Cleanup(drop)
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make([]string, 2)
+	outs := []string{filepath.Join(dir, "0"), filepath.Join(dir, "1")}
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := exec.Command(binary, "run", "--engine", "innodb", "--dsn", dsn, "--database", database,
+				"--clients", "4", "--rows", "1000", "--churn-rows", "500", "--indexes", "1", "--query-seconds", "1",
+				"--steps", "l.i0,l.x,l.i1,maint,qr100", "--interval", "250ms",
+				"--shard", fmt.Sprintf("%d/2", i), "--shard-timeout", "30s", "--out", outs[i]).CombinedOutput()
+			if err != nil {
+				errs[i] = fmt.Sprintf("shard %d: %v\n%s", i, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			t.Fatal(e)
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	if _, stderr, code := rb(t, "merge", outs[0], outs[1], "--out", merged); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	m := readBundle(t, filepath.Join(merged, "innodb"))
+	for _, c := range []struct {
+		step, op    string
+		count, rows int64
+	}{
+		{"l.i0", "insert", 40, 4000}, // 100 rows per transaction
+		{"l.x", "index", 4, 4000},    // one build per table
+		{"l.i1", "insert", 32, 1600}, // 4/5 of 500 rows per client, 50 per transaction
+		{"l.i1", "delete", 32, 1600},
+		{"maint", "maintain", 1, 1},
+	} {
+		o := m.Steps[c.step].Ops[c.op]
+		if o == nil || o.Count != c.count || o.Rows != c.rows {
+			t.Fatalf("merged %s %s = %+v, want %d operations of %d rows", c.step, c.op, o, c.count, c.rows)
+		}
+	}
+	for i := 1; i <= 4; i++ {
+		var n int64
+		if err := db.QueryRow(fmt.Sprintf("SELECT count(*) FROM %s.pi%d", database, i)).Scan(&n); err != nil || n != 1000 {
+			t.Fatalf("pi%d: %d rows (%v), want 1000", i, n, err)
+		}
+	}
+	var left int64
+	if err := db.QueryRow("SELECT count(*) FROM " + database + ".rumbench_barrier").Scan(&left); err != nil || left != 0 {
+		t.Fatalf("barrier table: %d rows left (%v), want 0", left, err)
+	}
+	if stdout, stderr, code := rb(t, "verify", "--engine", "innodb", "--dsn", dsn, "--database", database); code != 0 {
+		t.Fatalf("verify: exit %d: %s%s", code, stdout, stderr)
 	}
 }

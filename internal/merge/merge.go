@@ -571,6 +571,22 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 			m.NullReasons = map[string]string{}
 		}
 		m.ProcessSet = fmt.Sprintf("%s (from shard %d on host %s)", src.ProcessSet, from.Run.Shard.Index, from.Run.Host.Hostname)
+		// The other shards on the server's host were "other processes"
+		// to it: they are the run's clients, not noise.
+		if m.OtherCPUUs != nil {
+			other := *m.OtherCPUUs
+			for i, p := range parts {
+				if have[i] != from && have[i].Run.Host.Hostname == from.Run.Host.Hostname && p.Metrics != nil && p.Metrics.ClientCPUUs != nil {
+					other -= *p.Metrics.ClientCPUUs
+				}
+			}
+			other = max(other, 0)
+			m.OtherCPUUs = &other
+			if m.NoiseSpanS != nil && *m.NoiseSpanS > 0 {
+				c := round4(float64(other) / 1e6 / *m.NoiseSpanS)
+				m.OtherCPUCores = &c
+			}
+		}
 	} else {
 		var hosts []string
 		for _, b := range have {
