@@ -63,6 +63,8 @@ type Barrier struct {
 	token   string
 	// Lead is how far ahead of its setting a step's start lies.
 	Lead time.Duration
+	// joinedUs is when this shard registered, by the server's clock.
+	joinedUs int64
 
 	hbStop chan struct{}
 	hbDone chan struct{}
@@ -123,16 +125,81 @@ func Open(ctx context.Context, db *sql.DB, flavor Flavor, run string, spec Spec,
 	if err := b.createTable(ctx); err != nil {
 		return nil, err
 	}
+	if err := b.checkNotUnderWay(ctx); err != nil {
+		return nil, err
+	}
 	// This shard's rows of an earlier run with the same id go.
 	if _, err := b.exec(ctx, "DELETE FROM "+b.table+" WHERE run_id = ? AND shard = ? AND token <> ?", run, spec.Index, b.token); err != nil {
 		return nil, fmt.Errorf("shard barrier: clear old rows: %w", err)
 	}
-	if err := b.upsert(ctx, stepAlive); err != nil {
-		return nil, err
+	// The heartbeat row's set_us is when the shard joined.
+	q := "INSERT INTO " + b.table + " (run_id, step, shard, token, at_us, set_us) SELECT ?, ?, ?, ?, n, n FROM (SELECT " + b.nowUs() + " AS n) AS now "
+	if flavor == Postgres {
+		q += "ON CONFLICT (run_id, step, shard) DO UPDATE SET token = excluded.token, at_us = excluded.at_us, set_us = excluded.set_us"
+	} else {
+		q += "ON DUPLICATE KEY UPDATE token = VALUES(token), at_us = VALUES(at_us), set_us = VALUES(set_us)"
+	}
+	if _, err := b.exec(ctx, q, run, stepAlive, spec.Index, b.token); err != nil {
+		return nil, fmt.Errorf("shard barrier: register shard %s: %w", spec, err)
+	}
+	if err := b.db.QueryRowContext(ctx, b.bind("SELECT at_us FROM "+b.table+" WHERE run_id = ? AND step = ? AND shard = ?"), run, stepAlive, spec.Index).Scan(&b.joinedUs); err != nil {
+		return nil, fmt.Errorf("shard barrier: read this shard's registration: %w", err)
 	}
 	b.hbStop, b.hbDone = make(chan struct{}), make(chan struct{})
 	go b.heartbeat()
 	return b, nil
+}
+
+// checkNotUnderWay refuses to join a run that is under way without this
+// shard: an earlier process of this shard registered, and another shard
+// is alive (heartbeat within the timeout, not failed). A shard restarted
+// mid-run would redo steps the others finished; the run must start over.
+func (b *Barrier) checkNotUnderWay(ctx context.Context) error {
+	rows, err := b.db.QueryContext(ctx, b.bind("SELECT step, shard, token, at_us, set_us, "+b.nowUs()+" FROM "+b.table+" WHERE run_id = ? AND step IN (?, ?)"), b.run, stepAlive, stepFail)
+	if err != nil {
+		return fmt.Errorf("shard barrier: read run %s: %w", b.run, err)
+	}
+	defer rows.Close()
+	type alive struct {
+		token        string
+		atUs, joined int64
+	}
+	seen := map[int]alive{}
+	failed := map[string]bool{}
+	var now int64
+	for rows.Next() {
+		var step, token string
+		var shard int
+		var at, joined int64
+		if err := rows.Scan(&step, &shard, &token, &at, &joined, &now); err != nil {
+			return fmt.Errorf("shard barrier: read run %s: %w", b.run, err)
+		}
+		if step == stepFail {
+			failed[token] = true
+		} else {
+			seen[shard] = alive{token, at, joined}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("shard barrier: read run %s: %w", b.run, err)
+	}
+	me, rejoin := seen[b.spec.Index]
+	if !rejoin {
+		return nil
+	}
+	// Shards alive now that were alive with this shard's earlier process
+	// (joined before its last heartbeat) run the run it left.
+	var live []string
+	for s, a := range seen {
+		if s != b.spec.Index && !failed[a.token] && now-a.atUs <= b.timeout.Microseconds() && a.joined <= me.atUs {
+			live = append(live, fmt.Sprintf("%d/%d", s, b.spec.Count))
+		}
+	}
+	if len(live) == 0 {
+		return nil // an earlier run with this id that ended
+	}
+	sort.Strings(live)
+	return fmt.Errorf("shard %s cannot join run %s: it is under way (shard %s alive) and an earlier process of this shard left it; a shard cannot rejoin a run mid-way: start every shard again with another --shard-run, or wait --shard-timeout (%s) after the old run's shards stopped", b.spec, b.run, strings.Join(live, ", "), b.timeout)
 }
 
 func (b *Barrier) createTable(ctx context.Context) error {
@@ -296,7 +363,8 @@ func (b *Barrier) Wait(ctx context.Context, step string) (time.Time, error) {
 		}
 		var failed []string
 		for _, r := range rows {
-			if r.step == stepFail && alive[r.shard].token == r.token {
+			// Failures before this shard joined are an earlier run's.
+			if r.step == stepFail && alive[r.shard].token == r.token && r.atUs >= b.joinedUs {
 				failed = append(failed, fmt.Sprintf("%d/%d", r.shard, b.spec.Count))
 			}
 		}
@@ -313,7 +381,10 @@ func (b *Barrier) Wait(ctx context.Context, step string) (time.Time, error) {
 			case r.shard == startRow:
 				r := r
 				start = &r
-			case r.shard < b.spec.Count && alive[r.shard].token == r.token:
+			// An arrival counts under its shard's current token and
+			// while the shard is alive: an earlier run's shard that
+			// stopped is not.
+			case r.shard < b.spec.Count && alive[r.shard].token == r.token && serverUs-alive[r.shard].atUs <= b.timeout.Microseconds():
 				arrived[r.shard] = true
 				lastArrival = max(lastArrival, r.atUs)
 			}
@@ -340,9 +411,11 @@ func (b *Barrier) Wait(ctx context.Context, step string) (time.Time, error) {
 			}
 			a, seen := alive[s]
 			switch {
+			case time.Since(waitStart) <= b.timeout:
+				// Every shard gets the whole timeout to arrive.
 			case seen && serverUs-a.atUs > b.timeout.Microseconds():
 				missing = append(missing, fmt.Sprintf("%d/%d (not seen for %s)", s, b.spec.Count, (time.Duration(serverUs-a.atUs)*time.Microsecond).Round(100*time.Millisecond)))
-			case !seen && time.Since(waitStart) > b.timeout:
+			case !seen:
 				missing = append(missing, fmt.Sprintf("%d/%d (never joined run %s)", s, b.spec.Count, b.run))
 			}
 		}
