@@ -527,8 +527,14 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		if err != nil {
 			sum := results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())
 			sum.Unfinished, sum.Error = false, err.Error()
+			if ctx.Err() != nil {
+				sum.Error = "interrupted"
+			}
 			bw.WriteStep(sum)
 			finish(false)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return fmt.Errorf("step %s: %w", s.Name, err)
 		}
 		if bar.leaves(s.Name) {
