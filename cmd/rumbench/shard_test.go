@@ -315,7 +315,7 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 			if stdout, stderr, code := rb(t, "verify", "--engine", "postgres", "--dsn", pgDSN(), "--database", database); code != 0 {
 				t.Fatalf("verify: exit %d: %s%s", code, stdout, stderr)
 			}
-			if stdout, stderr, code := rb(t, "report", merged); code != 0 || !strings.Contains(stdout, "qp100") {
+			if stdout, stderr, code := rb(t, "report", merged); code != 0 || !strings.Contains(stdout, "qp100") || !strings.Contains(stdout, fmt.Sprintf("merged from %d shards", n)) {
 				t.Fatalf("report of the merged bundle: exit %d: %s%s", code, stdout, stderr)
 			}
 		})
