@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,15 @@ func (s *shardFlags) options(cmd *cobra.Command, workloadName string) (*runner.S
 	for _, n := range []string{"managed", "memory-limit", "repeat"} {
 		if fl.Changed(n) {
 			return nil, &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --%s: the shards share one server that rumbench does not start; run each shard with --dsn", n)}
+		}
+	}
+	// One shard dropping the database at its end would end the others'.
+	if v, _ := fl.GetStringArray("engine-opt"); len(v) > 0 {
+		for _, kv := range v {
+			k, val, _ := strings.Cut(kv, "=")
+			if (k == "drop_database" || strings.HasSuffix(k, ".drop_database")) && strings.EqualFold(strings.TrimSpace(val), "true") {
+				return nil, &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --engine-opt %s: one shard would drop the database the others still use; drop it after the run", kv)}
+			}
 		}
 	}
 	id := s.runID
