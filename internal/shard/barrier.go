@@ -29,8 +29,15 @@ const (
 // enough for every shard's next poll to see the start time before it comes.
 const DefaultLead = 500 * time.Millisecond
 
-// pollEvery is how often a waiting shard reads the barrier table.
-const pollEvery = 20 * time.Millisecond
+// A waiting shard reads the barrier table every pollFirst at first, then
+// less often, up to every pollMax: a long wait (the others wait while shard
+// 0 builds the indexes) costs the measured server a few queries a second per
+// shard. pollMax stays well under DefaultLead, so every shard sees a step's
+// start before it comes.
+const (
+	pollFirst = 20 * time.Millisecond
+	pollMax   = 200 * time.Millisecond
+)
 
 // Reserved step names of the table's bookkeeping rows.
 const (
@@ -344,6 +351,7 @@ func (b *Barrier) Wait(ctx context.Context, step string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	waitStart := time.Now()
+	poll := pollFirst
 	var best time.Duration = -1
 	var offset time.Duration // server clock minus this host's
 	for {
@@ -426,8 +434,9 @@ func (b *Barrier) Wait(ctx context.Context, step string) (time.Time, error) {
 		select {
 		case <-ctx.Done():
 			return time.Time{}, ctx.Err()
-		case <-time.After(pollEvery):
+		case <-time.After(poll):
 		}
+		poll = min(poll*3/2, pollMax)
 	}
 }
 
