@@ -47,6 +47,7 @@ type commonFlags struct {
 	mem        memFlags
 	repeat     int
 	kube       kubeFlags
+	shard      shardFlags
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -89,6 +90,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
 	addKubeFlags(pf, &common.kube, "run")
+	addShardFlags(pf, &common.shard)
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -317,6 +319,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Observers:    observers(),
 		Live:         stdout,
 		Log:          stdout,
+	}
+	if ro.Shard, err = f.shard.options(cmd, d.Name); err != nil {
+		return err
 	}
 	// Refuse bad input (engines, settings, --dsn, --out) before printing
 	// anything; Run checks again.

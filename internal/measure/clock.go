@@ -124,8 +124,14 @@ func (c *Clock) SetWarmup(d time.Duration) {
 func (c *Clock) Warmup() time.Duration { return c.warmup }
 
 // Start starts ticking.
-func (c *Clock) Start() {
-	c.start = time.Now()
+func (c *Clock) Start() { c.StartFrom(time.Now()) }
+
+// StartFrom starts ticking with interval boundaries at t + k×interval: the
+// shards of one run (--shard) start every step's clock at the start time
+// they agreed on, so their intervals cover the same spans and add by index.
+// t is at most a moment in the past.
+func (c *Clock) StartFrom(t time.Time) {
+	c.start = t
 	c.measured = c.start.Add(c.warmup)
 	c.last = c.start
 	c.stop = make(chan struct{})

@@ -86,3 +86,21 @@ func (r *Recorder) giveBack(c []opCounts) {
 	r.spare = c
 	r.mu.Unlock()
 }
+
+// Add counts a whole interval's worth of op at once: ops operations, of which
+// errors failed, rows rows, latencies h. It replays interval logs (rumbench
+// merge adds the shards' intervals through a clock).
+func (r *Recorder) Add(op Op, ops, rows, errors int64, h *hdr.Histogram) {
+	r.mu.Lock()
+	c := &r.cur[op]
+	if c.hist == nil {
+		c.hist = NewHistogram()
+	}
+	c.ops += ops
+	c.rows += rows
+	c.errors += errors
+	if h != nil {
+		c.hist.Merge(h)
+	}
+	r.mu.Unlock()
+}

@@ -206,6 +206,13 @@ func (r *Report) checkSizes() {
 		if e.Note != "" {
 			r.Notes = append(r.Notes, fmt.Sprintf("‡ #%d %s: %s", run.Num, e.Name, e.Note))
 		}
+		if m := run.Bundle.Run.MergedFrom; m != nil {
+			var hosts []string
+			for _, s := range m.Shards {
+				hosts = append(hosts, fmt.Sprintf("%d on %s", s.Index, s.Host))
+			}
+			r.Notes = append(r.Notes, fmt.Sprintf("#%d %s: merged from %d shards of one run (rumbench merge; shard %s)", run.Num, e.Name, m.Count, strings.Join(hosts, ", ")))
+		}
 	}
 	base := r.Runs[r.Base]
 	var keys []string

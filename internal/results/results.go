@@ -86,6 +86,36 @@ type Run struct {
 	// DropCaches is true when the kernel's caches were dropped before each
 	// step (--drop-caches).
 	DropCaches bool `json:"drop_caches,omitempty"`
+	// Shard is set in the bundle of one shard of a sharded run (--shard).
+	Shard *Shard `json:"shard,omitempty"`
+	// MergedFrom is set in a bundle `rumbench merge` made of the shards'.
+	MergedFrom *Merged `json:"merged_from,omitempty"`
+}
+
+// Shard is one process's part of a sharded run: shard Index of Count, the
+// run id the shards' barrier used, and the steps shard 0 ran alone for all
+// of them (the other shards' bundles hold an empty summary of those).
+type Shard struct {
+	Index     int      `json:"index"`
+	Count     int      `json:"count"`
+	RunID     string   `json:"run_id"`
+	OnceSteps []string `json:"once_steps,omitempty"`
+}
+
+// Merged says which shard bundles a merged bundle was made of.
+type Merged struct {
+	RunID  string        `json:"run_id"`
+	Count  int           `json:"count"`
+	Shards []MergedShard `json:"shards"`
+}
+
+// MergedShard is one shard bundle of a merge.
+type MergedShard struct {
+	Index int    `json:"index"`
+	Dir   string `json:"dir"`
+	Host  string `json:"host"`
+	// Complete is the shard bundle's own run.json complete.
+	Complete bool `json:"complete"`
 }
 
 // MemoryCgroup is a memory cgroup an engine (its process, page cache

@@ -100,6 +100,9 @@ type Options struct {
 	// DropCaches, when set, runs before each step (--drop-caches); steps
 	// record that it did.
 	DropCaches func() error
+	// Shard, when set, makes this process one shard of a sharded run
+	// (--shard): see sharded.go.
+	Shard *ShardOptions
 	// Live receives one line per interval; Log receives progress notes.
 	Live io.Writer
 	Log  io.Writer
@@ -163,6 +166,9 @@ func Check(o *Options) error {
 func CheckEngines(o *Options) error {
 	if len(o.Engines) == 0 {
 		return badInput("no engine given: use --engine with one of %s", strings.Join(engine.Names(), ", "))
+	}
+	if err := o.checkShard(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, name := range o.Engines {
@@ -361,6 +367,10 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	if err != nil {
 		return &BadInputError{Err: err}
 	}
+	sharder, err := o.shardWorkload(w)
+	if err != nil {
+		return err
+	}
 	dataDir, cleanup, err := o.dataDirFor(name)
 	if err != nil {
 		return err
@@ -459,6 +469,15 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		run.MemoryLimit = cgroup()
 	}
 	run.DropCaches = o.DropCaches != nil
+	var bar *barrier
+	if o.Shard != nil {
+		run.Shard = o.Shard.record(name, sharder, steps)
+		if bar, err = o.Shard.open(ctx, db, name, run.Shard); err != nil {
+			return err
+		}
+		// The last barrier passed: the run's barrier rows can go.
+		defer func() { bar.close(err == nil) }()
+	}
 	if err := readMemory(ctx, o, db, d.Kind() == model.Embedded || srv != nil, run); err != nil {
 		return err
 	}
@@ -480,7 +499,12 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	}
 
 	fmt.Fprintf(o.Log, "== %s (%s, %s %s) data dir %s\n", name, run.Engine.Family, run.Engine.Kind, run.Engine.Version, dataDir)
-	if err := w.Prepare(ctx, db); err != nil {
+	if err := bar.prepare(ctx, func() error { return w.Prepare(ctx, db) }); err != nil {
+		var be *barrierError
+		if errors.As(err, &be) {
+			finish(false)
+			return be.err
+		}
 		finish(false)
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -497,13 +521,36 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 				return err
 			}
 		}
+		// In a sharded run every shard starts the step at one time; the
+		// other shards leave a step shard 0 does alone to it.
+		startAt, err := bar.wait(ctx, s.Name)
+		if err != nil {
+			sum := results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())
+			sum.Unfinished, sum.Error = false, err.Error()
+			if ctx.Err() != nil {
+				sum.Error = "interrupted"
+			}
+			bw.WriteStep(sum)
+			finish(false)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("step %s: %w", s.Name, err)
+		}
+		if bar.leaves(s.Name) {
+			if err := bw.WriteStep(onceSummary(s, o, startAt)); err != nil {
+				finish(false)
+				return fmt.Errorf("step %s: %w", s.Name, err)
+			}
+			continue
+		}
 		// A placeholder marks the step unfinished until its summary
 		// replaces it, so a bundle left by a killed rumbench says so.
 		if err := bw.WriteStep(results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())); err != nil {
 			finish(false)
 			return fmt.Errorf("step %s: %w", s.Name, err)
 		}
-		sum, stepErr := runStep(ctx, o, name, dataDirOf(db, dataDir, srv != nil), w, db, bw, observers, ops, s)
+		sum, stepErr := runStep(ctx, o, name, dataDirOf(db, dataDir, srv != nil), w, db, bw, observers, ops, s, startAt)
 		sum.CachesDropped = o.DropCaches != nil
 		if err := bw.WriteStep(sum); err != nil {
 			finish(false)
@@ -517,10 +564,17 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 			return fmt.Errorf("step %s: %w", s.Name, stepErr)
 		}
 	}
+	if _, err := bar.wait(ctx, "~end"); err != nil {
+		finish(false)
+		return err
+	}
 	return finish(true)
 }
 
-func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.Workload, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step) (*results.Step, error) {
+// runStep runs one step; startAt, when set, is the start the shards of a
+// sharded run agreed on: the step waits for it and its intervals start
+// there.
+func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.Workload, db model.DB, bw *results.Writer, observers []Observer, ops measure.Ops, s workload.Step, startAt time.Time) (*results.Step, error) {
 	nominal := o.nominalInterval()
 	desc := s.Desc()
 	live := newLivePrinter(o.Live, name, s.Name, ops, desc, nominal)
@@ -564,6 +618,13 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 		},
 	}
 	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
+	if !startAt.IsZero() {
+		if err := sleepUntil(ctx, startAt); err != nil {
+			sum := results.Placeholder(s.Name, desc, o.ratePercentile(), nominal.Seconds(), time.Now())
+			sum.Unfinished, sum.Error = false, "interrupted"
+			return sum, err
+		}
+	}
 	bundleBefore := bw.BytesWritten()
 	for _, ob := range observers {
 		ob.StepStart(s.Name, desc)
@@ -574,7 +635,11 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 		retries0 = rr.Retries()
 	}
 	dog.start()
-	clock.Start()
+	if startAt.IsZero() {
+		clock.Start()
+	} else {
+		clock.StartFrom(startAt)
+	}
 	err := s.Run(stepCtx, env)
 	clock.Stop()
 	if terr := dog.fired(stepCtx); terr != nil && ctx.Err() == nil {

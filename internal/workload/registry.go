@@ -37,6 +37,11 @@ type Definition struct {
 	// linkbench's counts). It prints what it checked to w and reports
 	// whether everything held.
 	Verify VerifyFunc
+	// AdditiveDetails are the step Details keys whose numbers add up over
+	// the shards of a sharded run (rows inserted, missed transactions);
+	// `rumbench merge` sums them, keeps every other key whose value is the
+	// same in all shards, and lists the keys that differ.
+	AdditiveDetails []string
 	// Table, when set, is the workload's own table that `rumbench report`
 	// prints after the generic step tables (markdown), one row per run
 	// named by labels[i].

@@ -44,6 +44,20 @@ type Calibrator interface {
 	ClientPath(step string) (run func(ctx context.Context, db model.DB, rec *measure.Recorder, units int64) (int64, error), ok bool)
 }
 
+// Sharder is implemented by workloads whose clients can be split over
+// several rumbench processes driving one server (--shard i/N): each process
+// runs a part of the clients on data derived from the seed, so the parts
+// together do exactly the work of one process running them all.
+type Sharder interface {
+	// Shard restricts the workload to shard i of n (0 <= i < n). Called
+	// once, before Prepare; an error is the user's input (e.g. fewer
+	// clients than shards).
+	Shard(i, n int) error
+	// Once reports whether step runs on shard 0 alone (an index build or
+	// maintenance of the whole database) while the other shards wait.
+	Once(step string) bool
+}
+
 // Step is one named, separately measured phase of a workload.
 type Step struct {
 	Name string

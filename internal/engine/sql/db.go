@@ -27,7 +27,14 @@ type DB struct {
 // New wraps an opened *sql.DB and creates the catalog table if missing. The
 // DB takes ownership of db: Close closes it.
 func New(ctx context.Context, db *stdsql.DB, d Dialect, info model.Info) (*DB, error) {
-	if _, err := db.ExecContext(ctx, d.CatalogDDL()); err != nil {
+	_, err := db.ExecContext(ctx, d.CatalogDDL())
+	if err != nil {
+		// Processes opening one database at once (the shards of a run)
+		// can collide in the server's catalog: PostgreSQL's IF NOT EXISTS
+		// is not atomic. The table exists by the second try.
+		_, err = db.ExecContext(ctx, d.CatalogDDL())
+	}
+	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", CatalogTable, err)
 	}
 	return &DB{db: db, d: d, info: info}, nil

@@ -196,6 +196,7 @@ func (c *Config) NumTables() int {
 // per table, whatever the number of its clients.
 type tableState struct {
 	schema  *model.Table
+	index   int // the table's number (pi<index+1>), the same in every shard
 	clients int // clients writing the table
 	minPK   atomic.Int64
 	nextPK  atomic.Int64 // next PK to reserve
@@ -252,13 +253,23 @@ func (t *tableState) deletable() int64 { return t.committed.Load() - t.minPK.Loa
 type clientState struct {
 	t   *tableState
 	gen *RowGen
+	// index is the client's number among all --clients (the same in every
+	// shard); table is its table's position in Bench.tables.
+	index, table int
 }
 
 // Bench is the configured insert benchmark.
 type Bench struct {
-	cfg     Config
+	cfg Config
+	// tables and clients are the ones this process runs: all of them, or
+	// a shard's part (Shard).
 	tables  []*tableState
 	clients []*clientState
+	// shard of shards (Shard; shards is 0 when not sharded); all holds
+	// every table, for what shard 0 does alone (Prepare's CREATE TABLE,
+	// the once steps).
+	shard, shards int
+	all           []*tableState
 }
 
 // New validates cfg and returns the workload.
@@ -272,7 +283,7 @@ func New(cfg Config) (*Bench, error) {
 		if cfg.UniqueIndex != "" {
 			MakeUnique(schema, cfg.UniqueIndex)
 		}
-		ts := &tableState{schema: schema, ahead: map[int64]int64{}}
+		ts := &tableState{schema: schema, index: i, ahead: map[int64]int64{}}
 		ts.minPK.Store(1)
 		ts.nextPK.Store(1)
 		ts.committed.Store(1)
@@ -281,9 +292,77 @@ func New(cfg Config) (*Bench, error) {
 	for c := 0; c < cfg.Clients; c++ {
 		i := c % len(b.tables)
 		b.tables[i].clients++
-		b.clients = append(b.clients, &clientState{t: b.tables[i], gen: NewRowGen(cfg.Seed, i, cfg.PadMin, cfg.PadMax, cfg.PadRandomPct)})
+		b.clients = append(b.clients, &clientState{t: b.tables[i], table: i, index: c, gen: NewRowGen(cfg.Seed, i, cfg.PadMin, cfg.PadMax, cfg.PadRandomPct)})
 	}
+	b.all = b.tables
 	return b, nil
+}
+
+// Shard implements workload.Sharder: shard i of n owns the tables whose
+// number is i mod n and runs all their clients (a table's clients share
+// its PK sequence and its deleter, so a table is never split). With one
+// table per client (the default) that is clients i, i+n, i+2n, ...; each
+// shard needs at least one table.
+func (b *Bench) Shard(i, n int) error {
+	if nt := len(b.all); n > nt {
+		return fmt.Errorf("--shard %d/%d: the run has %d tables (one per --clients, or --tables) and each shard runs whole tables: use at most %d shards or more --clients", i, n, nt, nt)
+	}
+	b.shard, b.shards = i, n
+	b.tables = nil
+	local := map[*tableState]int{}
+	for _, t := range b.all {
+		if t.index%n == i {
+			local[t] = len(b.tables)
+			b.tables = append(b.tables, t)
+		}
+	}
+	var mine []*clientState
+	for _, c := range b.clients {
+		if k, ok := local[c.t]; ok {
+			c.table = k
+			mine = append(mine, c)
+		}
+	}
+	b.clients = mine
+	return nil
+}
+
+// Once implements workload.Sharder: the index build, the maintenance and
+// the scan work on every table at once, so shard 0 does them for all.
+func (b *Bench) Once(step string) bool {
+	return step == StepIndex || step == StepMaintain || step == StepScan
+}
+
+// sharded reports whether this process runs a part of the clients.
+func (b *Bench) sharded() bool { return b.shards > 1 }
+
+// onceTables returns the tables a once step works on: all of them. In a
+// sharded run shard 0 first reads the PK ranges of the other shards' tables
+// from db (they are idle at the barrier), so row counts are right.
+func (b *Bench) onceTables(ctx context.Context, db model.DB) ([]*tableState, error) {
+	if !b.sharded() {
+		return b.tables, nil
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	for _, t := range b.all {
+		if t.index%b.shards == b.shard {
+			continue
+		}
+		lo, hi, ok, err := pkBounds(ctx, conn, t.schema)
+		if err != nil {
+			return nil, fmt.Errorf("read PK range of %s: %w", t.schema.Name, err)
+		}
+		if ok {
+			t.minPK.Store(lo)
+			t.nextPK.Store(hi + 1)
+		}
+		t.settle()
+	}
+	return b.all, nil
 }
 
 // Name implements workload.Workload.
@@ -316,7 +395,7 @@ func (b *Bench) Steps() []workload.Step {
 // step describes step s: the operation it is judged by, its planned work
 // or its length.
 func (b *Bench) step(s string) workload.Step {
-	st := workload.Step{Name: s, MainOp: OpInsert, Run: b.withLogicalBytes(stepFuncs[s](b))}
+	st := workload.Step{Name: s, MainOp: OpInsert, Run: b.withLogicalBytes(s, stepFuncs[s](b))}
 	clients := int64(len(b.clients))
 	switch s {
 	case StepLoad, StepLoadIndexed:
@@ -351,7 +430,10 @@ func (b *Bench) step(s string) workload.Step {
 // their PK ranges.
 func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 	if len(b.cfg.Steps) > 0 && (b.cfg.Steps[0] == StepLoad || b.cfg.Steps[0] == StepLoadIndexed) {
-		for _, t := range b.tables {
+		if b.sharded() && b.shard != 0 {
+			return nil // shard 0 created every table before the others prepare
+		}
+		for _, t := range b.all {
 			if err := db.CreateTable(ctx, t.schema); err != nil {
 				return fmt.Errorf("create table %s: %w", t.schema.Name, err)
 			}
@@ -576,11 +658,15 @@ func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Record
 // createIndexes is l.x: build the first K secondary indexes on every table,
 // the tables in parallel.
 func (b *Bench) createIndexes(ctx context.Context, env *workload.Env) error {
+	tables, err := b.onceTables(ctx, env.DB)
+	if err != nil {
+		return err
+	}
 	var rows atomic.Int64
 	start := time.Now()
-	err := b.forEachTable(ctx, func(ctx context.Context, c int) error {
+	err = runAll(ctx, len(tables), func(ctx context.Context, c int) error {
 		rec := env.Clock.Recorder()
-		t := b.tables[c]
+		t := tables[c]
 		if len(t.schema.Indexes) == 0 {
 			return nil
 		}

@@ -16,13 +16,20 @@ import (
 //     since pad lengths are uniform in [pad_min, pad_max]. Deleted rows'
 //     pads are not regenerated, so this is an estimate with a relative error
 //     of about 1/sqrt(rows) in the pad part.
-func (b *Bench) withLogicalBytes(run func(context.Context, *workload.Env) error) func(context.Context, *workload.Env) error {
+//
+// A once step of a sharded run (done by shard 0 for every table) reports the
+// live bytes of every table; other steps those of the shard's own tables.
+func (b *Bench) withLogicalBytes(step string, run func(context.Context, *workload.Env) error) func(context.Context, *workload.Env) error {
 	return func(ctx context.Context, env *workload.Env) error {
 		before := b.filledLogicalBytes()
 		err := run(ctx, env)
 		if env.Details != nil {
+			tables := b.tables
+			if b.sharded() && b.Once(step) {
+				tables = b.all
+			}
 			env.Details[workload.DetailLogicalBytesInserted] = b.filledLogicalBytes() - before
-			env.Details[workload.DetailLogicalLiveBytes] = b.liveLogicalBytes()
+			env.Details[workload.DetailLogicalLiveBytes] = b.liveLogicalBytes(tables)
 		}
 		return err
 	}
@@ -41,9 +48,9 @@ func (b *Bench) ExpectedRowBytes() float64 {
 	return float64(8*(numCols-1)) + float64(b.cfg.PadMin+b.cfg.PadMax)/2
 }
 
-func (b *Bench) liveLogicalBytes() int64 {
+func (b *Bench) liveLogicalBytes(tables []*tableState) int64 {
 	var rows int64
-	for _, t := range b.tables {
+	for _, t := range tables {
 		rows += t.Rows()
 	}
 	return int64(float64(rows)*b.ExpectedRowBytes() + 0.5)

@@ -110,7 +110,7 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 		}
 		err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
 			if k < nc {
-				i := k % nt // the client's table (New)
+				i := b.clients[k].table
 				return b.queryClient(ctx, env, k, kind, rate, bs, start, end, &stats[k], &inserted[i], func() {
 					if writersLeft[i].Add(-1) == 0 {
 						close(writersDone[i])
@@ -131,7 +131,7 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 			// schedule ends with the step, so a last slot past it is left
 			// to the deleter's final catch-up rather than lengthening the
 			// step.
-			off := period*time.Duration(i)/time.Duration(nc) + period/2
+			off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
 			del := measure.NewSchedule(start.Add(off), end, bs, rate*float64(t.clients), backlog)
 			return b.pacedDeleter(ctx, env.DB, env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
 		})
@@ -194,7 +194,7 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind 
 	period := time.Duration(float64(bs) / rate * float64(time.Second))
 	// Stagger the clients' schedules across one period so their commits do
 	// not all land at the same instant.
-	off := period * time.Duration(c) / time.Duration(len(b.clients))
+	off := period * time.Duration(b.clients[c].index) / time.Duration(b.cfg.Clients)
 	backlog := measure.DefaultBacklog(period)
 	ins := measure.NewSchedule(start.Add(off), end, bs, rate, backlog)
 	st.backlogTxns = int64(backlog)

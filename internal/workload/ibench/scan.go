@@ -58,7 +58,11 @@ func (b *Bench) scan(ctx context.Context, env *workload.Env) error {
 			env.Details["scan_rows_per_s"] = math.Round(float64(total) / totalDur.Seconds())
 		}
 	}()
-	for _, t := range b.tables {
+	tables, err := b.onceTables(ctx, env.DB)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
 		want := t.Rows()
 		order := []int{-1}
 		for idx := range t.schema.Indexes {

@@ -252,8 +252,10 @@ func (d *DB) ensureDatabase(ctx context.Context) (string, error) {
 	// The name was checked to be a plain identifier.
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+sqleng.QuoteDouble(d.name)); err != nil {
 		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "42P04" {
-			return version, nil // created concurrently
+		// Created concurrently (shards of one run open it at once): 42P04,
+		// or 23505 when both passed the catalog's check at the same time.
+		if errors.As(err, &pe) && (pe.Code == "42P04" || pe.Code == "23505") {
+			return version, nil
 		}
 		return "", classify(fmt.Errorf("create database %s: %w", d.name, err), d.admin, d.name)
 	}

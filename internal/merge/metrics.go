@@ -1,0 +1,231 @@
+package merge
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"rumbench/internal/measure"
+	"rumbench/internal/results"
+)
+
+// serverProcessSet is how sysmetrics names a process set that is the
+// server's process tree (a shard on the server's host).
+const serverProcessSet = "server process tree"
+
+// serverShard is the shard whose step metrics are the server's (it ran
+// on the server's host), the lowest such; nil when none did.
+func serverShard(have []*results.Bundle, step string) *results.Bundle {
+	for _, b := range have {
+		if s := b.Steps[step]; s != nil && s.Metrics != nil && strings.HasPrefix(s.Metrics.ProcessSet, serverProcessSet) {
+			return b
+		}
+	}
+	return nil
+}
+
+// shardMetrics is one shard's own metrics in a merged step's details.
+type shardMetrics struct {
+	Shard   int              `json:"shard"`
+	Host    string           `json:"host"`
+	Metrics *results.Metrics `json:"metrics"`
+}
+
+// mergeMetrics is the merged step's system metrics: the server's (CPU,
+// IO, memory, size) from the shard on its host, with every per-operation
+// figure divided by the merged counts; the client's CPU summed over the
+// shards. Without a shard on the server's host the server's figures are
+// null with the reason. Every shard's own metrics go to
+// details.shard_metrics.
+func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bundle, from *results.Bundle) *results.Metrics {
+	var per []shardMetrics
+	var client int64
+	clientOK := true
+	for i, p := range parts {
+		per = append(per, shardMetrics{Shard: have[i].Run.Shard.Index, Host: have[i].Run.Host.Hostname, Metrics: p.Metrics})
+		if p.Metrics == nil || p.Metrics.ClientCPUUs == nil {
+			clientOK = false
+			continue
+		}
+		client += *p.Metrics.ClientCPUUs
+	}
+	// Through JSON, as a reader of the bundle sees it.
+	if raw, err := json.Marshal(per); err == nil {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			sum.Details[DetailShardMetrics] = v
+		}
+	}
+	m := &results.Metrics{NullReasons: map[string]string{}}
+	if from != nil {
+		src := from.Steps[sum.Step].Metrics
+		raw, err := json.Marshal(src)
+		if err == nil {
+			json.Unmarshal(raw, m)
+		}
+		if m.NullReasons == nil {
+			m.NullReasons = map[string]string{}
+		}
+		m.ProcessSet = fmt.Sprintf("%s (from shard %d on host %s)", src.ProcessSet, from.Run.Shard.Index, from.Run.Host.Hostname)
+		// The other shards on the server's host were "other processes"
+		// to it: they are the run's clients, not noise.
+		if m.OtherCPUUs != nil {
+			other := *m.OtherCPUUs
+			for i, p := range parts {
+				if have[i] != from && have[i].Run.Host.Hostname == from.Run.Host.Hostname && p.Metrics != nil && p.Metrics.ClientCPUUs != nil {
+					other -= *p.Metrics.ClientCPUUs
+				}
+			}
+			other = max(other, 0)
+			m.OtherCPUUs = &other
+			if m.NoiseSpanS != nil && *m.NoiseSpanS > 0 {
+				c := round4(float64(other) / 1e6 / *m.NoiseSpanS)
+				m.OtherCPUCores = &c
+			}
+		}
+	} else {
+		var hosts []string
+		for _, b := range have {
+			hosts = append(hosts, b.Run.Host.Hostname)
+		}
+		why := fmt.Sprintf("no shard ran on the server's host (shards on %s): the server's /proc counters were not read; details.shard_metrics has each shard's own figures", strings.Join(hosts, ", "))
+		for _, k := range []string{"cpu_us", "cs", "dev_reads", "dev_writes", "dev_rkb", "dev_wkb", "dev_discards", "dev_discard_kb", "proc_rkb", "proc_wkb", "size_bytes", "pss_bytes"} {
+			m.NullReasons[k] = why
+		}
+		m.ProcessSet = "none: " + why
+	}
+	m.ClientCPUUs = nil
+	delete(m.NullReasons, "client_cpu_us")
+	if clientOK {
+		m.ClientCPUUs = &client
+		m.ClientCPUSource = "rumbench processes' user+sys CPU, summed over the shards"
+	} else {
+		m.NullReasons["client_cpu_us"] = "a shard's client CPU was not measured (see details.shard_metrics)"
+	}
+	perOp(m, sum)
+	amplification(m, sum)
+	if len(m.NullReasons) == 0 {
+		m.NullReasons = nil
+	}
+	return m
+}
+
+// perOp divides the step's totals by the merged counts, as sysmetrics
+// does for one process (docs/metrics.md).
+func perOp(m *results.Metrics, sum *results.Step) {
+	div := func(v *float64, n int64) *float64 {
+		if v == nil || n <= 0 {
+			return nil
+		}
+		x := round4(*v / float64(n))
+		return &x
+	}
+	f := func(v *int64) *float64 {
+		if v == nil {
+			return nil
+		}
+		x := float64(*v)
+		return &x
+	}
+	m.PerOp = map[string]*results.OpCost{}
+	delete(m.NullReasons, "per_op")
+	main := sum.Ops[sum.MainOp]
+	switch {
+	case main == nil:
+		m.NullReasons["per_op"] = fmt.Sprintf("the step's main operation %s did not run", sum.MainOp)
+	case main.Role == measure.RoleNone:
+		m.NullReasons["per_op"] = fmt.Sprintf("the step's main operation %s is neither a read nor a write", sum.MainOp)
+	case main.Done() <= 0:
+		m.NullReasons["per_op"] = fmt.Sprintf("no %s completed", sum.MainOp)
+	default:
+		n := main.Done()
+		m.PerOp[sum.MainOp] = &results.OpCost{CPUUs: div(f(m.CPUUs), n), WKB: div(m.DevWKB, n), RKB: div(m.DevRKB, n),
+			Reads: div(f(m.DevReads), n), CS: div(f(m.ContextSwitches), n), ClientCPUUs: div(f(m.ClientCPUUs), n)}
+	}
+	for name, o := range sum.Ops {
+		if name == sum.MainOp || o.Role != measure.RoleWrite || o.Done() <= 0 {
+			continue
+		}
+		m.PerOp[name] = &results.OpCost{WKB: div(m.DevWKB, o.Done())}
+	}
+	m.ClientCPUUsPerOp = nil
+	delete(m.NullReasons, "client_cpu_us_per_op")
+	if c := m.PerOp[sum.MainOp]; c != nil {
+		m.ClientCPUUsPerOp = c.ClientCPUUs
+	}
+	if m.ClientCPUUsPerOp == nil {
+		m.NullReasons["client_cpu_us_per_op"] = "the step's main operation has no per-operation figures, or client CPU was not measured"
+	}
+	for _, k := range []string{"cpu_us_per_insert", "cs_per_insert", "reads_per_insert", "rkb_per_insert", "cpu_us_per_query", "rkb_per_query"} {
+		delete(m.NullReasons, k)
+	}
+	m.SetLegacyPerOp(sum.MainOp)
+}
+
+// amplification recomputes write and space amplification over the merged
+// logical bytes (sysmetrics' rules).
+func amplification(m *results.Metrics, sum *results.Step) {
+	num := func(k string) (int64, bool) {
+		switch v := sum.Details[k].(type) {
+		case int64:
+			return v, true
+		case float64:
+			return int64(v), true
+		}
+		return 0, false
+	}
+	m.LogicalBytesInserted, m.LogicalLiveBytes = nil, nil
+	m.WriteAmp, m.SpaceAmp = nil, nil
+	logIns, insOK := num(results.DetailLogicalBytesInserted)
+	live, liveOK := num(results.DetailLogicalLiveBytes)
+	if insOK {
+		m.LogicalBytesInserted = &logIns
+	}
+	if liveOK {
+		m.LogicalLiveBytes = &live
+	}
+	written := m.DevWKB
+	if m.WriteAmpSource == "process" || written == nil {
+		written, m.WriteAmpSource = m.ProcWKB, "process"
+	}
+	if m.DevWKB != nil && m.WriteAmpSource != "process" {
+		m.WriteAmpSource = "device"
+	}
+	delete(m.NullReasons, "write_amp")
+	switch {
+	case !insOK || logIns <= 0:
+		m.NullReasons["write_amp"] = "no logical bytes inserted in this step"
+	case written == nil:
+		m.NullReasons["write_amp"] = "the server's bytes written were not measured"
+	default:
+		x := round4(*written * 1024 / float64(logIns))
+		m.WriteAmp = &x
+	}
+	if m.WriteAmp == nil {
+		m.WriteAmpSource = ""
+	}
+	delete(m.NullReasons, "space_amp")
+	m.SpaceAmpSource = ""
+	switch {
+	case !liveOK || live <= 0:
+		m.NullReasons["space_amp"] = "no live rows"
+	case sum.EngineSize < 0:
+		m.NullReasons["space_amp"] = "the server engine did not report the size of rumbench's database"
+	default:
+		x := round4(float64(sum.EngineSize) / float64(live))
+		m.SpaceAmp, m.SpaceAmpSource = &x, "engine"
+	}
+}
+
+// round4 keeps four significant digits, as sysmetrics does.
+func round4(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+	if p < 1 {
+		return math.Round(v)
+	}
+	return math.Round(v*p) / p
+}
