@@ -10,9 +10,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/engine"
 	"rumbench/internal/launch"
 	"rumbench/internal/launch/kube"
 	"rumbench/internal/runner"
+	"rumbench/internal/shard"
 	"rumbench/internal/version"
 )
 
@@ -116,7 +118,7 @@ func writeSweepJob(cmd *cobra.Command, k *kubeFlags, out string, cells int, memo
 
 // writeRunJob writes the Indexed Job of a sharded run: N pods at once, pod
 // i running the same run with --shard i/N into <out>/shard-i.
-func writeRunJob(cmd *cobra.Command, k *kubeFlags, out string, m *memFlags) error {
+func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string, m *memFlags) error {
 	if k.shards < 1 {
 		return &runner.BadInputError{Err: fmt.Errorf("--shards must be at least 1, got %d", k.shards)}
 	}
@@ -130,11 +132,27 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, out string, m *memFlags) erro
 	}
 	mount := kube.MountPath(out)
 	shardOut := path.Join(mount, "shard-"+kube.IndexArg)
+	// The pods run what --shard accepts: server engines only, and no
+	// --memory-limit of their own (the container's limit holds them).
+	for _, e := range engines {
+		d, err := engine.Lookup(e)
+		if err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+		if err := shard.CheckDriver(d); err != nil {
+			return &runner.BadInputError{Err: fmt.Errorf("--shards: %w", err)}
+		}
+	}
+	extra := []string{"--out=" + shardOut, fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)}
+	if !cmd.Flags().Changed("shard-run") {
+		// One run id per Job: a second Job of the same flags is another run.
+		extra = append(extra, "--shard-run=$("+kube.JobUIDEnv+")")
+	}
 	j := &kube.Job{
 		Name: k.jobName, Component: "run", Image: k.image,
-		Args:        podArgs(cmd, k, []string{"out", "shard"}, "--out="+shardOut, fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)),
+		Args:        podArgs(cmd, k, []string{"out", "shard", "memory-limit"}, extra...),
 		Completions: k.shards, Parallelism: k.shards, BackoffLimitPerIndex: k.backoff,
-		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret,
+		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret, JobUIDEnv: true,
 	}
 	return writeJob(cmd, j, k.file, fmt.Sprintf("each shard writes %s/shard-<i>; then merge them:  rumbench merge %s/shard-*", mount, mount))
 }

@@ -239,10 +239,16 @@ func TestRunShardsManifest(t *testing.T) {
 		t.Errorf("job spec: completions %d parallelism %d backoff %d", *s.Completions, *s.Parallelism, *s.BackoffLimitPerIndex)
 	}
 	c := s.Template.Spec.Containers[0]
-	want := []string{"run", "--clients=8", "--dsn=postgres://bench@db:5432/test", "--engine=postgres", "--memory-limit=512MB", "--rows=5000",
-		"--out=/data/r1/shard-$(JOB_COMPLETION_INDEX)", "--shard=$(JOB_COMPLETION_INDEX)/4", "--kubernetes-pod"}
+	// --memory-limit is the container's limit, not the pods' flag (--shard
+	// refuses it); the run id is the Job's UID, one per Job.
+	want := []string{"run", "--clients=8", "--dsn=postgres://bench@db:5432/test", "--engine=postgres", "--rows=5000",
+		"--out=/data/r1/shard-$(JOB_COMPLETION_INDEX)", "--shard=$(JOB_COMPLETION_INDEX)/4", "--shard-run=$(RUMBENCH_JOB_UID)", "--kubernetes-pod"}
 	if !reflect.DeepEqual(c.Args, want) {
 		t.Errorf("pod args\n%q\nwant\n%q", c.Args, want)
+	}
+	if uid := envVar(c.Env, "RUMBENCH_JOB_UID"); uid == nil || uid.ValueFrom == nil || uid.ValueFrom.FieldRef == nil ||
+		uid.ValueFrom.FieldRef.FieldPath != "metadata.labels['batch.kubernetes.io/controller-uid']" {
+		t.Errorf("RUMBENCH_JOB_UID: %+v", uid)
 	}
 	if lim := c.Resources.Limits[corev1.ResourceMemory]; lim.Value() != 512<<20 || c.VolumeMounts[0].MountPath != "/data/r1" {
 		t.Errorf("limit %s, mount %s", lim.String(), c.VolumeMounts[0].MountPath)
@@ -254,18 +260,40 @@ func TestRunShardsManifest(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(manifest)
 	c = readJob(t, manifest).Spec.Template.Spec.Containers[0]
-	env := c.Env[len(c.Env)-1]
-	if strings.Contains(string(raw), "s3cret") || !contains(c.Args, "--dsn=$(RUMBENCH_DSN)") || env.Name != "RUMBENCH_DSN" ||
+	env := envVar(c.Env, "RUMBENCH_DSN")
+	if strings.Contains(string(raw), "s3cret") || !contains(c.Args, "--dsn=$(RUMBENCH_DSN)") || env == nil ||
 		env.ValueFrom == nil || env.ValueFrom.SecretKeyRef == nil || env.ValueFrom.SecretKeyRef.Name != "bench-dsn" || env.ValueFrom.SecretKeyRef.Key != "dsn" {
 		t.Errorf("--dsn-secret: args %q env %+v", c.Args, c.Env)
 	}
-	// A workload's own subcommand and flags are kept.
-	if _, se, code := rb(t, "run", "hotrow", "--engine", "sqlite", "--shards", "2", "--kubernetes", manifest, "--pvc", "shared"); code != 0 {
-		t.Fatalf("run hotrow: exit %d %s", code, se)
+	// An explicit --shard-run is kept, and no Job UID takes its place.
+	if _, se, code := rb(t, "run", "--engine", "innodb", "--clients", "2", "--shard-run", "nightly-7", "--shards", "2", "--kubernetes", manifest, "--pvc", "shared"); code != 0 {
+		t.Fatalf("--shard-run: exit %d %s", code, se)
 	}
-	if c := readJob(t, manifest).Spec.Template.Spec.Containers[0]; c.Args[0] != "run" || c.Args[1] != "hotrow" || !contains(c.Args, "--engine=sqlite") {
-		t.Errorf("hotrow pod args %q", c.Args)
+	if c := readJob(t, manifest).Spec.Template.Spec.Containers[0]; !contains(c.Args, "--shard-run=nightly-7") || contains(c.Args, "--shard-run=$(RUMBENCH_JOB_UID)") {
+		t.Errorf("--shard-run: pod args %q", c.Args)
 	}
+	// What the pods would refuse is refused before a manifest is written:
+	// an embedded engine, a workload that cannot be split, fewer clients
+	// than shards.
+	for _, bad := range [][]string{
+		{"run", "--engine", "sqlite", "--shards", "2"},
+		{"run", "hotrow", "--engine", "postgres", "--shards", "2"},
+		{"run", "--engine", "postgres", "--clients", "2", "--shards", "3"},
+	} {
+		wantBadInput(t, []string{"--shards"}, append(bad, "--kubernetes", filepath.Join(dir, "bad.yaml"), "--pvc", "shared")...)
+		if _, err := os.Stat(filepath.Join(dir, "bad.yaml")); err == nil {
+			t.Errorf("%v wrote a manifest", bad)
+		}
+	}
+}
+
+func envVar(env []corev1.EnvVar, name string) *corev1.EnvVar {
+	for i := range env {
+		if env[i].Name == name {
+			return &env[i]
+		}
+	}
+	return nil
 }
 
 // Refusals are one line, exit 2, naming the fix.

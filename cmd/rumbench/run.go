@@ -245,7 +245,22 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	f.mem.budget = budget
 	presetMemory := applyMemoryPreset(wr.Memory, f.engines, opts, &f.mem, cmd.Flags().Changed("memory-limit"))
 	if f.kube.file != "" {
-		return writeRunJob(cmd, &f.kube, f.out, &f.mem)
+		if f.kube.shards > 1 {
+			// The pods would refuse it: check the workload can be split and
+			// each shard's part is valid, before writing a manifest.
+			w, err := wr.New()
+			if err != nil {
+				return &runner.BadInputError{Err: err}
+			}
+			sh, ok := w.(workload.Sharder)
+			if !ok {
+				return &runner.BadInputError{Err: fmt.Errorf("--shards: workload %s cannot split its clients over shards (the insert benchmark can)", d.Name)}
+			}
+			if err := sh.Shard(0, f.kube.shards); err != nil {
+				return &runner.BadInputError{Err: fmt.Errorf("--shards: %w", err)}
+			}
+		}
+		return writeRunJob(cmd, &f.kube, f.engines, f.out, &f.mem)
 	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {

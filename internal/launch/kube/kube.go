@@ -61,7 +61,17 @@ type Job struct {
 	// DSNSecret names a Secret whose key "dsn" becomes the pods' DSNEnv,
 	// so a password stays out of the manifest ("" for none).
 	DSNSecret string
+	// JobUIDEnv gives the pods the Job's UID in JobUIDEnv: one id per
+	// Job, which a sharded run's pods share (--shard-run).
+	JobUIDEnv bool
 }
+
+// JobUIDEnv is the pods' variable holding their Job's UID (from the label
+// the Job controller puts on its pods).
+const JobUIDEnv = "RUMBENCH_JOB_UID"
+
+// jobUIDLabel is the label with the pod's Job's UID (Kubernetes 1.27+).
+const jobUIDLabel = "batch.kubernetes.io/controller-uid"
 
 // DSNEnv is the pods' variable holding the server address from DSNSecret;
 // their arguments give --dsn=$(RUMBENCH_DSN).
@@ -134,6 +144,10 @@ func (j *Job) Build() (*batchv1.Job, error) {
 	if j.DSNSecret != "" {
 		c.Env = append(c.Env, corev1.EnvVar{Name: DSNEnv, ValueFrom: &corev1.EnvVarSource{
 			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: j.DSNSecret}, Key: "dsn"}}})
+	}
+	if j.JobUIDEnv {
+		c.Env = append(c.Env, corev1.EnvVar{Name: JobUIDEnv, ValueFrom: &corev1.EnvVarSource{
+			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['" + jobUIDLabel + "']"}}})
 	}
 	if j.MemoryBytes > 0 {
 		// Request = limit: the scheduler places the pod where that much is
