@@ -154,7 +154,7 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string,
 		Completions: k.shards, Parallelism: k.shards, BackoffLimitPerIndex: k.backoff,
 		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret, JobUIDEnv: true,
 	}
-	return writeJob(cmd, j, k.file, fmt.Sprintf("each shard writes %s/shard-<i>; then merge them:  rumbench merge %s/shard-*", mount, mount))
+	return writeJob(cmd, j, k.file, fmt.Sprintf("each shard writes %s/shard-<i>; then merge them:  rumbench merge %s/shard-* --out %s/merged", mount, mount, mount))
 }
 
 // podMemory is the pods' memory limit: --memory-limit (or the largest a
