@@ -124,16 +124,7 @@ func TestShardedRunNetworkNamespaces(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for _, e := range errs {
-		if e != "" {
-			t.Fatal(e)
-		}
-	}
-	merged := filepath.Join(dir, "merged")
-	if _, stderr, code := rb(t, "merge", outs[0], outs[1], "--out", merged); code != 0 {
-		t.Fatalf("merge: exit %d: %s", code, stderr)
-	}
-	m := readBundle(t, filepath.Join(merged, "postgres"))
+	m := mergeShardsOf(t, errs, dir, outs, "postgres")
 	for _, c := range []struct {
 		step, op    string
 		count, rows int64

@@ -512,16 +512,7 @@ func TestShardedRunMariaDB(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for _, e := range errs {
-		if e != "" {
-			t.Fatal(e)
-		}
-	}
-	merged := filepath.Join(dir, "merged")
-	if _, stderr, code := rb(t, "merge", outs[0], outs[1], "--out", merged); code != 0 {
-		t.Fatalf("merge: exit %d: %s", code, stderr)
-	}
-	m := readBundle(t, filepath.Join(merged, "innodb"))
+	m := mergeShardsOf(t, errs, dir, outs, "innodb")
 	for _, c := range []struct {
 		step, op    string
 		count, rows int64
@@ -550,4 +541,20 @@ func TestShardedRunMariaDB(t *testing.T) {
 	if stdout, stderr, code := rb(t, "verify", "--engine", "innodb", "--dsn", dsn, "--database", database); code != 0 {
 		t.Fatalf("verify: exit %d: %s%s", code, stdout, stderr)
 	}
+}
+
+// mergeShardsOf fails on any shard's error, else merges the shards' bundles
+// under dir/merged and returns the merged bundle of engine.
+func mergeShardsOf(t *testing.T, errs []string, dir string, outs []string, engine string) *results.Bundle {
+	t.Helper()
+	for _, e := range errs {
+		if e != "" {
+			t.Fatal(e)
+		}
+	}
+	merged := filepath.Join(dir, "merged")
+	if _, stderr, code := rb(t, append(append([]string{"merge"}, outs...), "--out", merged)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	return readBundle(t, filepath.Join(merged, engine))
 }

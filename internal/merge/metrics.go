@@ -3,11 +3,11 @@ package merge
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/sysmetrics"
 )
 
 // serverProcessSet is how sysmetrics names a process set that is the
@@ -80,7 +80,7 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 			other = max(other, 0)
 			m.OtherCPUUs = &other
 			if m.NoiseSpanS != nil && *m.NoiseSpanS > 0 {
-				c := round4(float64(other) / 1e6 / *m.NoiseSpanS)
+				c := sysmetrics.Round(float64(other) / 1e6 / *m.NoiseSpanS)
 				m.OtherCPUCores = &c
 			}
 		}
@@ -118,7 +118,7 @@ func perOp(m *results.Metrics, sum *results.Step) {
 		if v == nil || n <= 0 {
 			return nil
 		}
-		x := round4(*v / float64(n))
+		x := sysmetrics.Round(*v / float64(n))
 		return &x
 	}
 	f := func(v *int64) *float64 {
@@ -199,7 +199,7 @@ func amplification(m *results.Metrics, sum *results.Step) {
 	case written == nil:
 		m.NullReasons["write_amp"] = "the server's bytes written were not measured"
 	default:
-		x := round4(*written * 1024 / float64(logIns))
+		x := sysmetrics.Round(*written * 1024 / float64(logIns))
 		m.WriteAmp = &x
 	}
 	if m.WriteAmp == nil {
@@ -213,19 +213,7 @@ func amplification(m *results.Metrics, sum *results.Step) {
 	case sum.EngineSize < 0:
 		m.NullReasons["space_amp"] = "the server engine did not report the size of rumbench's database"
 	default:
-		x := round4(float64(sum.EngineSize) / float64(live))
+		x := sysmetrics.Round(float64(sum.EngineSize) / float64(live))
 		m.SpaceAmp, m.SpaceAmpSource = &x, "engine"
 	}
-}
-
-// round4 keeps four significant digits, as sysmetrics does.
-func round4(v float64) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
-	if p < 1 {
-		return math.Round(v)
-	}
-	return math.Round(v*p) / p
 }

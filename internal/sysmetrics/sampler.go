@@ -441,7 +441,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	case written == nil:
 		null("write_amp", "neither device nor process bytes written are available: "+devWhy+"; "+pwWhy)
 	default:
-		x := round(*written * 1024 / float64(logIns))
+		x := Round(*written * 1024 / float64(logIns))
 		m.WriteAmp, m.WriteAmpSource = &x, src
 	}
 	// A server's data dir holds everything else on the server too: its
@@ -463,7 +463,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	case size == nil:
 		null("space_amp", sizeWhy)
 	default:
-		x := round(float64(*size) / float64(live))
+		x := Round(float64(*size) / float64(live))
 		m.SpaceAmp = &x
 	}
 	if m.SpaceAmp == nil {
@@ -486,7 +486,7 @@ func (s *Sampler) perOp(m *results.Metrics, sum *results.Step, cpu, cs, devR *fl
 		if v == nil || n <= 0 {
 			return nil
 		}
-		x := round(*v / float64(n))
+		x := Round(*v / float64(n))
 		return &x
 	}
 	m.PerOp = map[string]*results.OpCost{}
@@ -528,9 +528,9 @@ func (s *Sampler) perOp(m *results.Metrics, sum *results.Step, cpu, cs, devR *fl
 // Close implements runner.Observer.
 func (s *Sampler) Close() error { return nil }
 
-// round keeps four significant digits: enough for every published figure
+// Round keeps four significant digits: enough for every published figure
 // and short in JSON.
-func round(v float64) float64 {
+func Round(v float64) float64 {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return v
 	}
