@@ -210,11 +210,14 @@ func TestRepeatAA(t *testing.T) {
 // message, not a p-value.
 //
 // Not parallel: a difference is only as clear as the machine is quiet, and
-// the other tests' runs would be its noise.
+// the other tests' runs would be its noise. The churn is long enough
+// (150k rows: about 0.12 s at 0 indexes, 0.7 s at 3) that another
+// package's test taking a core for tens of milliseconds, as in CI, does not
+// make the two overlap.
 func TestRepeatAB(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sweep")
-	stdout, stderr, code := rb(t, "sweep", "--engine", "pebble", "--indexes", "0,3", "--repeat", "5", "--rows", "10000", "--churn-rows", "20000",
+	stdout, stderr, code := rb(t, "sweep", "--engine", "pebble", "--indexes", "0,3", "--repeat", "5", "--rows", "10000", "--churn-rows", "150000",
 		"--steps", "l.i0,l.x,l.i1", "--interval", "10ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, stdout, stderr)
@@ -247,7 +250,7 @@ func TestRepeatAB(t *testing.T) {
 		found = true
 		cmp := s.Rows[1].VsBaseTest["rate_avg"]
 		if cmp.P == nil || !cmp.Significant || *cmp.Ratio >= 1 || cmp.N != 5 || cmp.NBase != 5 {
-			t.Errorf("l.i1 with 3 indexes vs 0: %+v, want significantly slower over 5+5", cmp)
+			t.Errorf("l.i1 with 3 indexes vs 0: ratio %v, p %v, significant %v, n %d+%d; want significantly slower over 5+5", deref(cmp.Ratio), deref(cmp.P), cmp.Significant, cmp.N, cmp.NBase)
 		}
 	}
 	if !found {
@@ -277,4 +280,11 @@ func TestRepeatAB(t *testing.T) {
 	if !strings.Contains(stdout, "?: too few repetitions") {
 		t.Errorf("markdown comparison does not explain the ?:\n%s", stdout)
 	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
