@@ -52,7 +52,7 @@ func addKubeFlags(fl *pflag.FlagSet, k *kubeFlags, what string) {
 	fl.StringVar(&k.dsnSecret, "dsn-secret", "", "with --kubernetes: a Secret whose key \"dsn\" is the server address the pods use (instead of --dsn, whose password the manifest would show)")
 	fl.IntVar(&k.backoff, "backoff-limit-per-index", backoff, "with --kubernetes: how many times Kubernetes retries the pod of one "+index)
 	if what == "run" {
-		fl.IntVar(&k.shards, "shards", 1, "with --kubernetes: the number of shards, each a pod running --shard i/N (all run at once)")
+		fl.IntVar(&k.shards, "shards", 1, "with --kubernetes: the number of shards, each a pod running --shard i/N (all run at once); 1: one pod running the run as it is")
 	} else {
 		fl.IntVar(&k.parallelism, "parallelism", 1, "with --kubernetes: how many cells run at once (pods are spread over nodes when there are enough)")
 	}
@@ -116,8 +116,9 @@ func writeSweepJob(cmd *cobra.Command, k *kubeFlags, out string, cells int, memo
 	return writeJob(cmd, j, k.file, "then, with the volume mounted:  rumbench sweep collect "+mount)
 }
 
-// writeRunJob writes the Indexed Job of a sharded run: N pods at once, pod
-// i running the same run with --shard i/N into <out>/shard-i.
+// writeRunJob writes the Indexed Job of a run: with --shards N > 1, N pods
+// at once, pod i running the same run with --shard i/N into <out>/shard-i;
+// with 1, one pod running the run as it is into <out>.
 func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string, m *memFlags) error {
 	if k.shards < 1 {
 		return &runner.BadInputError{Err: fmt.Errorf("--shards must be at least 1, got %d", k.shards)}
@@ -126,12 +127,19 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string,
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
-	memory := ms.Limit
 	if out == "" {
 		out = "."
 	}
 	mount := kube.MountPath(out)
-	shardOut := path.Join(mount, "shard-"+kube.IndexArg)
+	j := &kube.Job{
+		Name: k.jobName, Component: "run", Image: k.image,
+		Completions: k.shards, Parallelism: k.shards, BackoffLimitPerIndex: k.backoff,
+		PVC: k.pvc, MountPath: mount, MemoryBytes: ms.Limit, DSNSecret: k.dsnSecret,
+	}
+	if k.shards == 1 {
+		j.Args = podArgs(cmd, k, []string{"out"}, "--out="+mount)
+		return writeJob(cmd, j, k.file, fmt.Sprintf("the run writes %s", mount))
+	}
 	// The pods run what --shard accepts: server engines only, and no
 	// --memory-limit of their own (the container's limit holds them).
 	for _, e := range engines {
@@ -143,17 +151,13 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string,
 			return &runner.BadInputError{Err: fmt.Errorf("--shards: %w", err)}
 		}
 	}
-	extra := []string{"--out=" + shardOut, fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)}
+	extra := []string{"--out=" + path.Join(mount, "shard-"+kube.IndexArg), fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)}
 	if !cmd.Flags().Changed("shard-run") {
 		// One run id per Job: a second Job of the same flags is another run.
 		extra = append(extra, "--shard-run=$("+kube.JobUIDEnv+")")
+		j.JobUIDEnv = true
 	}
-	j := &kube.Job{
-		Name: k.jobName, Component: "run", Image: k.image,
-		Args:        podArgs(cmd, k, []string{"out", "shard", "memory-limit"}, extra...),
-		Completions: k.shards, Parallelism: k.shards, BackoffLimitPerIndex: k.backoff,
-		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret, JobUIDEnv: true,
-	}
+	j.Args = podArgs(cmd, k, []string{"out", "shard", "memory-limit"}, extra...)
 	return writeJob(cmd, j, k.file, fmt.Sprintf("each shard writes %s/shard-<i>; then merge them:  rumbench merge %s/shard-* --out %s/merged", mount, mount, mount))
 }
 

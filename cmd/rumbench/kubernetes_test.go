@@ -272,6 +272,17 @@ func TestRunShardsManifest(t *testing.T) {
 	if c := readJob(t, manifest).Spec.Template.Spec.Containers[0]; !contains(c.Args, "--shard-run=nightly-7") || contains(c.Args, "--shard-run=$(RUMBENCH_JOB_UID)") {
 		t.Errorf("--shard-run: pod args %q", c.Args)
 	}
+	// One shard is one pod running the run as it is: any engine, no
+	// --shard, its own --memory-limit (the pod records its container's
+	// cgroup).
+	if _, se, code := rb(t, "run", "--engine", "pebble", "--memory-limit", "256MB", "--out", "/data/one", "--kubernetes", manifest, "--pvc", "shared"); code != 0 {
+		t.Fatalf("one pod: exit %d %s", code, se)
+	}
+	one := readJob(t, manifest)
+	if c := one.Spec.Template.Spec.Containers[0]; *one.Spec.Completions != 1 ||
+		!reflect.DeepEqual(c.Args, []string{"run", "--engine=pebble", "--memory-limit=256MB", "--out=/data/one", "--kubernetes-pod"}) || envVar(c.Env, "RUMBENCH_JOB_UID") != nil {
+		t.Errorf("one pod: completions %d, args %q, env %+v", *one.Spec.Completions, c.Args, c.Env)
+	}
 	// What the pods would refuse is refused before a manifest is written:
 	// an embedded engine, a workload that cannot be split, fewer clients
 	// than shards.
