@@ -140,8 +140,12 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string,
 		j.Args = podArgs(cmd, k, []string{"out"}, "--out="+mount)
 		return writeJob(cmd, j, k.file, fmt.Sprintf("the run writes %s", mount))
 	}
-	// The pods run what --shard accepts: server engines only, and no
-	// --memory-limit of their own (the container's limit holds them).
+	// The pods run what --shard accepts: server engines only, no flag it
+	// refuses, and no --memory-limit of their own (the container's limit
+	// holds them).
+	if err := checkShardFlags(cmd.Flags()); err != nil {
+		return err
+	}
 	for _, e := range engines {
 		d, err := engine.Lookup(e)
 		if err != nil {
@@ -186,17 +190,37 @@ func checkKubeFlags(fl *pflag.FlagSet, k *kubeFlags) error {
 // dsnHasPassword reports whether a server address carries a password: a
 // URL's user:password@, a MySQL user:password@tcp(...), or password=...
 func dsnHasPassword(dsn string) bool {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		_, ok := u.User.Password()
-		return ok
+	if u, err := url.Parse(dsn); err == nil && strings.Contains(dsn, "://") {
+		if u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				return true
+			}
+		}
+		for k := range u.Query() { // postgres://u@h/db?password=...
+			if isPasswordKey(k) {
+				return true
+			}
+		}
+		return false
 	}
+	// MySQL's user:pass@tcp(host)/db
 	if at := strings.LastIndex(dsn, "@"); at > 0 && strings.Contains(dsn[:at], ":") {
 		return true
 	}
+	// key=value DSNs: "host=h user=u password=p"
 	for _, f := range strings.Fields(dsn) {
-		if strings.HasPrefix(strings.ToLower(f), "password=") {
+		if k, _, ok := strings.Cut(f, "="); ok && isPasswordKey(k) {
 			return true
 		}
+	}
+	return false
+}
+
+// isPasswordKey reports whether a DSN parameter carries a secret.
+func isPasswordKey(k string) bool {
+	switch strings.ToLower(strings.TrimSpace(k)) {
+	case "password", "passwd", "sslpassword":
+		return true
 	}
 	return false
 }

@@ -290,8 +290,11 @@ func TestRunShardsManifest(t *testing.T) {
 		{"run", "--engine", "sqlite", "--shards", "2"},
 		{"run", "hotrow", "--engine", "postgres", "--shards", "2"},
 		{"run", "--engine", "postgres", "--clients", "2", "--shards", "3"},
+		{"run", "--engine", "postgres", "--shards", "2", "--repeat", "2"},
+		{"run", "--engine", "postgres", "--shards", "2", "--managed"},
+		{"run", "--engine", "postgres", "--shards", "2", "--engine-opt", "drop_database=1"},
 	} {
-		wantBadInput(t, []string{"--shards"}, append(bad, "--kubernetes", filepath.Join(dir, "bad.yaml"), "--pvc", "shared")...)
+		wantBadInput(t, []string{"--shard"}, append(bad, "--kubernetes", filepath.Join(dir, "bad.yaml"), "--pvc", "shared")...)
 		if _, err := os.Stat(filepath.Join(dir, "bad.yaml")); err == nil {
 			t.Errorf("%v wrote a manifest", bad)
 		}

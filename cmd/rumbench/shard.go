@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,28 +48,36 @@ func (s *shardFlags) options(cmd *cobra.Command, workloadName string) (*runner.S
 	if s.timeout <= 0 {
 		return nil, &runner.BadInputError{Err: fmt.Errorf("--shard-timeout must be positive, got %s", s.timeout)}
 	}
-	// Each shard is one process on its own host, against a server all
-	// of them reach: a private server or a child process per shard
-	// would not be shared.
-	for _, n := range []string{"managed", "memory-limit", "repeat"} {
-		if fl.Changed(n) {
-			return nil, &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --%s: the shards share one server that rumbench does not start; run each shard with --dsn", n)}
-		}
-	}
-	// One shard dropping the database at its end would end the others'.
-	if v, _ := fl.GetStringArray("engine-opt"); len(v) > 0 {
-		for _, kv := range v {
-			k, val, _ := strings.Cut(kv, "=")
-			if (k == "drop_database" || strings.HasSuffix(k, ".drop_database")) && strings.EqualFold(strings.TrimSpace(val), "true") {
-				return nil, &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --engine-opt %s: one shard would drop the database the others still use; drop it after the run", kv)}
-			}
-		}
+	if err := checkShardFlags(fl, "memory-limit"); err != nil {
+		return nil, err
 	}
 	id := s.runID
 	if id == "" {
 		id = defaultRunID(fl, workloadName, spec.Count)
 	}
 	return &runner.ShardOptions{Spec: spec, RunID: id, Timeout: s.timeout}, nil
+}
+
+// checkShardFlags refuses the flags a shard cannot run with (the flags
+// in also: of those that may be given, which are refused too).
+func checkShardFlags(fl *pflag.FlagSet, also ...string) error {
+	// Each shard is one process on its own host, against a server all
+	// of them reach: a private server or a child process per shard
+	// would not be shared.
+	for _, n := range append([]string{"managed", "repeat"}, also...) {
+		if fl.Changed(n) {
+			return &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --%s: the shards share one server that rumbench does not start; run each shard with --dsn", n)}
+		}
+	}
+	// One shard dropping the database at its end would end the others'.
+	v, _ := fl.GetStringArray("engine-opt")
+	for _, kv := range v {
+		k, val, _ := strings.Cut(kv, "=")
+		if drop, err := strconv.ParseBool(strings.TrimSpace(val)); err == nil && drop && (k == "drop_database" || strings.HasSuffix(k, ".drop_database")) {
+			return &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --engine-opt %s: one shard would drop the database the others still use; drop it after the run", kv)}
+		}
+	}
+	return nil
 }
 
 // defaultRunID hashes what all shards of a run are given alike.

@@ -446,6 +446,7 @@ func TestShardBadInput(t *testing.T) {
 		{"bad timeout", []string{"--shard-timeout"}, run("--shard", "0/2", "--shard-timeout", "0s")},
 		{"managed", []string{"--managed"}, run("--shard", "0/2", "--managed")},
 		{"drop database", []string{"drop_database=true", "drop it after the run"}, run("--shard", "0/2", "--engine-opt", "drop_database=true")},
+		{"drop database as 1", []string{"postgres.drop_database=1", "drop it after the run"}, run("--shard", "0/2", "--engine-opt", "postgres.drop_database=1")},
 		{"merge without out", []string{"--out"}, []string{"merge", notShard}},
 		{"merge of a plain run", []string{"not a shard's bundle"}, []string{"merge", notShard, "--out", filepath.Join(dir, "m")}},
 		{"merge of nothing", []string{"no such directory"}, []string{"merge", filepath.Join(dir, "nope"), "--out", filepath.Join(dir, "m")}},
