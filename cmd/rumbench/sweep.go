@@ -98,7 +98,7 @@ those missing.`,
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
-	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops")
+	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
 	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
 	addMemFlags(fl, &f.mem, true)
@@ -240,7 +240,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			live = stdout
 		}
 		return runner.Options{
-			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: f.database,
+			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: cellDatabase(f.database, c),
 			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct, OpTimeout: runner.DefaultOpTimeout,
 			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
 				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
@@ -318,4 +318,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	printSweepReport(stdout, f.out, spec, f.compareTo)
 	return err
+}
+
+// cellDatabase is the database of a cell on a server engine: its own, so
+// cells running at once against one server (pods of a --kubernetes sweep)
+// do not drop or fill each other's tables.
+func cellDatabase(base string, c sweep.Cell) string {
+	return base + "_" + strings.ReplaceAll(c.Name(), "-", "_")
 }
