@@ -26,7 +26,7 @@ type shardFlags struct {
 func addShardFlags(fl *pflag.FlagSet, s *shardFlags) {
 	fl.StringVar(&s.spec, "shard", "", "run shard INDEX/COUNT of the clients against one server (2/3; /3 takes INDEX from $"+shard.EnvIndex+"): shard i runs the tables i, i+N, ... with their clients (with one table per client, clients i, i+N, ...), every step starts on all shards at one time agreed through a table on the server, steps on all tables (l.x, maint, scan) run on shard 0; \"rumbench merge\" makes one bundle of the shards'")
 	fl.DurationVar(&s.timeout, "shard-timeout", time.Minute, "with --shard: end the step when another shard has not been heard from for this long (it died or lost the server), naming it; results so far are kept")
-	fl.StringVar(&s.runID, "shard-run", "", "with --shard: the id the shards of one run share in the barrier table (default: a hash of the run's flags other than --shard, --out, --data-dir and --dsn, so shards given the same arguments agree)")
+	fl.StringVar(&s.runID, "shard-run", "", "with --shard: the id the shards of one run share in the barrier table (default: a hash of the run's flags other than --shard, --shard-timeout, --out, --data-dir and --dsn, so shards given the same arguments agree)")
 }
 
 // options turns the flags into the runner's shard options (nil without

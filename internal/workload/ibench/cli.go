@@ -27,7 +27,7 @@ optional scan reads every index in full. Write steps are judged by their
 insert rate, query steps by their query rate.`,
 		// Figures of a shard's own clients and tables (query.go, ibench.go).
 		AdditiveDetails: []string{"tables", "indexed_rows", "ips_target", "target_rows", "missed_txns", "missed_rows",
-			"delete_missed_txns", "delete_catchup_rows", "table_growth_rows", "live_rows"},
+			"delete_missed_txns", "delete_catchup_rows", "table_growth_rows", "live_rows", "backlog_txns", "rows_found"},
 		Example: `  rumbench run
   rumbench run --engine pebble --preset small --indexes 1
   rumbench run ibench --engine sqlite --steps l.i0,l.x --rows 1000000 --data-dir /data/rb --engine-opt cache_size=1GB`,

@@ -183,6 +183,9 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 	b.growthDetails(d, tot.inserted-tot.deleted)
 	d["delete_catchup_rows"] = tot.delCatchupRows
 	if tot.queries > 0 {
+		// rows_found adds over shards; rumbench merge recomputes
+		// rows_per_query from it.
+		d["rows_found"] = tot.found
 		d["rows_per_query"] = math.Round(float64(tot.found)/float64(tot.queries)*100) / 100
 	}
 }
