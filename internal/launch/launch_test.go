@@ -87,6 +87,15 @@ func TestSetupMemoryInPod(t *testing.T) {
 	if c := ms.Config(); c["memory_limit_bytes"] != int64(64<<20) {
 		t.Errorf("config %v", c)
 	}
+	// A preset's per-engine limits: the container holds all of the pod's
+	// engines to the largest, and run.json says that, not the sizes.
+	ms, err = SetupMemory(MemoryRequest{Limit: "53MB", PerEngine: map[string]int64{"sqlite": 25 << 20, "pebble": 53 << 20}, Pod: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := ms.Config(); c["memory_limit_bytes"] != int64(53<<20) || c["memory_limit_scope"] == nil {
+		t.Errorf("per-engine limits in a pod: config %v", c)
+	}
 	if _, err := SetupMemory(MemoryRequest{Limit: "1MB", Pod: true}); err == nil || !strings.Contains(err.Error(), "at least 16MB") {
 		t.Errorf("1MB: %v", err)
 	}

@@ -57,6 +57,8 @@ type Memory struct {
 	// statsCgroup is the cgroup whose usage run.json records ("" for none):
 	// a child's own, or a pod's container cgroup.
 	statsCgroup string
+	// pod: the limit is the pod's container's, one for all its engines.
+	pod bool
 }
 
 // SetupMemory checks --memory-limit and --drop-caches; a refusal is one
@@ -92,6 +94,7 @@ func SetupMemory(req MemoryRequest) (*Memory, error) {
 		return nil, errors.New("--child-cgroup, --child-cell and --child-data-dir are internal: they go with --child-engine")
 	}
 	if req.Pod {
+		ms.pod = true
 		if ms.Limit > 0 {
 			ms.statsCgroup = podCgroup()
 		}
@@ -172,7 +175,12 @@ func (ms *Memory) Config() map[string]any {
 		return nil
 	}
 	out := map[string]any{}
-	if len(ms.PerEngine) > 0 {
+	if ms.pod && ms.Limit > 0 {
+		// The container holds every engine of the pod to one limit
+		// (the largest a preset sized), whatever it sized per engine.
+		out["memory_limit_bytes"] = ms.Limit
+		out["memory_limit_scope"] = "the pod's container, for every engine it runs"
+	} else if len(ms.PerEngine) > 0 {
 		out["memory_limit_bytes"] = ms.PerEngine
 	} else if ms.Limit > 0 {
 		out["memory_limit_bytes"] = ms.Limit
