@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,6 +284,12 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 			}
 			if q.Queries == 0 || q.Inserted == 0 {
 				t.Fatalf("qp100: %d queries, %d rows inserted", q.Queries, q.Inserted)
+			}
+			// rows_per_query over all shards: their rows found ÷ queries.
+			found, _ := q.Details["rows_found"].(float64)
+			rpq, _ := q.Details["rows_per_query"].(float64)
+			if found == 0 || !near(rpq, math.Round(found/float64(q.Queries)*100)/100) {
+				t.Fatalf("qp100: rows_per_query %v, rows_found %v, %d queries", q.Details["rows_per_query"], q.Details["rows_found"], q.Queries)
 			}
 			if q.Metrics == nil || q.Metrics.CPUUs == nil || q.Metrics.PerOp["query"] == nil || q.Metrics.PerOp["query"].CPUUs == nil {
 				t.Fatalf("qp100 metrics: the server's CPU (a shard runs on its host) and CPU per query are missing: %+v", q.Metrics)

@@ -38,3 +38,22 @@ func TestMergeDescAndDetails(t *testing.T) {
 		t.Errorf("details\n got %#v\nwant %#v", got, want)
 	}
 }
+
+// The server's metrics come from the shard on its host whose step lasted
+// longest: its window covers every shard's work.
+func TestServerShardEndedLast(t *testing.T) {
+	bundle := func(idx int, set string, secs float64) *results.Bundle {
+		return &results.Bundle{
+			Run:   results.Run{Shard: &results.Shard{Index: idx}},
+			Steps: map[string]*results.Step{"l.i0": {Step: "l.i0", Seconds: secs, Metrics: &results.Metrics{ProcessSet: set}}},
+		}
+	}
+	server := serverProcessSet + " (postgres)"
+	have := []*results.Bundle{bundle(0, server, 0.042), bundle(1, "rumbench process", 0.090), bundle(2, server, 0.050)}
+	if got := serverShard(have, "l.i0"); got != have[2] {
+		t.Errorf("server shard %d, want 2 (the server-host shard that ended last)", got.Run.Shard.Index)
+	}
+	if got := serverShard(have[1:2], "l.i0"); got != nil {
+		t.Errorf("no shard on the server's host: got shard %d", got.Run.Shard.Index)
+	}
+}

@@ -15,14 +15,22 @@ import (
 const serverProcessSet = "server process tree"
 
 // serverShard is the shard whose step metrics are the server's (it ran
-// on the server's host), the lowest such; nil when none did.
+// on the server's host): of those, the one whose step lasted longest, so
+// its measuring window covers the server's work for every shard (the
+// shards start together; a count-bounded step ends when each has done its
+// part); nil when none ran there.
 func serverShard(have []*results.Bundle, step string) *results.Bundle {
+	var best *results.Bundle
 	for _, b := range have {
-		if s := b.Steps[step]; s != nil && s.Metrics != nil && strings.HasPrefix(s.Metrics.ProcessSet, serverProcessSet) {
-			return b
+		s := b.Steps[step]
+		if s == nil || s.Metrics == nil || !strings.HasPrefix(s.Metrics.ProcessSet, serverProcessSet) {
+			continue
+		}
+		if best == nil || s.Seconds > best.Steps[step].Seconds {
+			best = b
 		}
 	}
-	return nil
+	return best
 }
 
 // shardMetrics is one shard's own metrics in a merged step's details.

@@ -161,6 +161,7 @@ func mergeStep(run *results.Run, shards []*results.Bundle, name string, additive
 	}
 	sum.Error = strings.Join(errs, "; ")
 	sum.Details = mergeDetails(parts, have, additive)
+	rowsPerQuery(sum)
 	if len(firstStart) > 1 {
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for _, ms := range firstStart {
@@ -210,6 +211,41 @@ func mergeDesc(parts []*results.Step) results.StepDesc {
 		}
 	}
 	return d
+}
+
+// rowsPerQuery recomputes the query steps' rows_per_query over all shards
+// from the summed rows_found (ibench records both) and the merged query
+// count, instead of keeping each shard's.
+func rowsPerQuery(sum *results.Step) {
+	found, ok := sum.Details["rows_found"]
+	q := sum.Ops["query"]
+	if !ok || q == nil || q.Count == 0 {
+		return
+	}
+	f, ok := number(found)
+	if !ok {
+		return
+	}
+	sum.Details["rows_per_query"] = math.Round(f/float64(q.Count)*100) / 100
+	if per, ok := sum.Details[DetailShardValues].(map[string]map[string]any); ok {
+		delete(per, "rows_per_query")
+		if len(per) == 0 {
+			delete(sum.Details, DetailShardValues)
+		}
+	}
+}
+
+// number is a JSON number's value.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	}
+	return 0, false
 }
 
 // mergeDetails sums the additive keys, keeps the others the shards agree
