@@ -64,8 +64,12 @@ lists the shards in merged_from. Every shard of the run must be given.`,
 			w := cmd.OutOrStdout()
 			for _, e := range engines {
 				dir := filepath.Join(out, e)
-				if err := merge.Write(dir, ordered[e]); err != nil {
+				warnings, err := merge.Write(dir, ordered[e])
+				if err != nil {
 					return fmt.Errorf("merge %s: %w", e, err)
+				}
+				for _, warn := range warnings {
+					fmt.Fprintf(cmd.ErrOrStderr(), "rumbench merge: warning: %s: %s\n", e, warn)
 				}
 				fmt.Fprintf(w, "rumbench merge: %s: %d shards of run %s merged into %s\n", e, len(ordered[e]), ordered[e][0].Run.Shard.RunID, dir)
 			}

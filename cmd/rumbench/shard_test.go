@@ -452,6 +452,7 @@ func TestShardBadInput(t *testing.T) {
 		{"timeout without shard", []string{"--shard-timeout", "--shard"}, run("--shard-timeout", "5s")},
 		{"bad timeout", []string{"--shard-timeout"}, run("--shard", "0/2", "--shard-timeout", "0s")},
 		{"managed", []string{"--managed"}, run("--shard", "0/2", "--managed")},
+		{"repeated step", []string{"step l.i1 is listed twice", "list each step once"}, run("--shard", "0/2", "--steps", "l.i0,l.i1,l.i1")},
 		{"drop database", []string{"drop_database=true", "drop it after the run"}, run("--shard", "0/2", "--engine-opt", "drop_database=true")},
 		{"drop database as 1", []string{"postgres.drop_database=1", "drop it after the run"}, run("--shard", "0/2", "--engine-opt", "postgres.drop_database=1")},
 		{"merge without out", []string{"--out"}, []string{"merge", notShard}},

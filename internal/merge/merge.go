@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"rumbench/internal/results"
+	"rumbench/internal/shard"
 	"rumbench/internal/workload"
 )
 
@@ -30,6 +31,9 @@ const (
 	// DetailStartSpreadMs is how far apart (ms, by each host's clock) the
 	// shards' first intervals of the step started.
 	DetailStartSpreadMs = "shard_start_spread_ms"
+	// DetailStartCaveat says the shards did not start the step together
+	// (their start spread exceeds the barrier's lead).
+	DetailStartCaveat = "shard_start_caveat"
 )
 
 // Find returns the shard bundles under dirs by engine: each dir is a
@@ -104,12 +108,14 @@ func Check(shards []*results.Bundle) ([]*results.Bundle, error) {
 }
 
 // Write merges the shards of one engine's run (Check's order) into a new
-// bundle in dir.
-func Write(dir string, shards []*results.Bundle) error {
+// bundle in dir. Its warnings (one line each) name steps the shards did
+// not start together; the bundle records them too (run notes, step
+// details).
+func Write(dir string, shards []*results.Bundle) (warnings []string, err error) {
 	run := mergeRun(shards)
 	w, err := results.Create(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer w.Close()
 	var additive []string
@@ -128,25 +134,41 @@ func Write(dir string, shards []*results.Bundle) error {
 		} else {
 			sum, ivs, err = mergeStep(run, shards, name, additive)
 			if err != nil {
-				return fmt.Errorf("step %s: %w", name, err)
+				return nil, fmt.Errorf("step %s: %w", name, err)
 			}
 		}
 		if sum == nil {
 			continue
 		}
+		if c := startCaveat(sum); c != "" {
+			sum.Details[DetailStartCaveat] = c
+			run.Notes = append(run.Notes, "step "+name+": "+c)
+			warnings = append(warnings, "step "+name+": "+c)
+		}
 		for _, iv := range ivs {
 			if err := w.AppendInterval(iv); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if err := w.WriteStep(sum); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := w.WriteRun(run); err != nil {
-		return err
+		return nil, err
 	}
-	return w.Close()
+	return warnings, w.Close()
+}
+
+// startCaveat says why a merged step's figures are not one run's when its
+// shards started further apart than the barrier's lead (a barrier that
+// worked starts them within a few ms): "" when they started together.
+func startCaveat(sum *results.Step) string {
+	spread, ok := sum.Details[DetailStartSpreadMs].(int64)
+	if !ok || spread <= shard.DefaultLead.Milliseconds() {
+		return ""
+	}
+	return fmt.Sprintf("the shards started %d ms apart, more than the barrier's %d ms lead: they did not run the step together, so its merged rates and latencies are not those of one run (clocks of the hosts apart, or a barrier that failed)", spread, shard.DefaultLead.Milliseconds())
 }
 
 // mergeRun is the merged run.json: shard 0's, with the shards' span,

@@ -1,8 +1,12 @@
 package merge
 
 import (
+	"fmt"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"rumbench/internal/results"
 )
@@ -55,5 +59,51 @@ func TestServerShardEndedLast(t *testing.T) {
 	}
 	if got := serverShard(have[1:2], "l.i0"); got != nil {
 		t.Errorf("no shard on the server's host: got shard %d", got.Run.Shard.Index)
+	}
+}
+
+// TestMergeStartSpreadWarns: shards that started a step further apart than
+// the barrier's lead (a barrier that let one through early) get a warning
+// and a caveat in the merged bundle; shards started together get none.
+func TestMergeStartSpreadWarns(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	bundle := func(i int, offsets map[string]time.Duration) *results.Bundle {
+		b := shardBundle(i)
+		b.Dir = fmt.Sprintf("shard%d", i)
+		b.Run.Workload, b.Run.SchemaVersion = "ibench", results.SchemaVersion
+		b.Run.Steps = []string{"together", "apart"}
+		b.Steps = map[string]*results.Step{}
+		for _, name := range b.Run.Steps {
+			start := t0.Add(offsets[name])
+			b.Steps[name] = &results.Step{Step: name, Complete: true, Interval: 1, Started: start}
+			b.Intervals = append(b.Intervals, results.IntervalRecord{Step: name, Index: 0, StartMs: start.UnixMilli(), Seconds: 1})
+		}
+		return b
+	}
+	shards := []*results.Bundle{
+		bundle(0, map[string]time.Duration{"together": 0, "apart": 10 * time.Second}),
+		bundle(1, map[string]time.Duration{"together": 20 * time.Millisecond, "apart": 13 * time.Second}),
+	}
+	dir := filepath.Join(t.TempDir(), "merged")
+	warnings, err := Write(dir, shards)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "step apart: the shards started 3000 ms apart, more than the barrier's 500 ms lead") {
+		t.Fatalf("warnings %q, want one for step apart (3000 ms)", warnings)
+	}
+	got, err := results.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := got.Steps["apart"].Details[DetailStartCaveat].(string); !strings.Contains(c, "3000 ms apart") {
+		t.Errorf("step apart: caveat %q", c)
+	}
+	if c, ok := got.Steps["together"].Details[DetailStartCaveat]; ok {
+		t.Errorf("step together (20 ms apart) has a caveat: %v", c)
+	}
+	notes := strings.Join(got.Run.Notes, "\n")
+	if !strings.Contains(notes, "step apart: the shards started 3000 ms apart") || strings.Contains(notes, "step together:") {
+		t.Errorf("run notes:\n%s", notes)
 	}
 }

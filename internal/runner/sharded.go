@@ -57,6 +57,15 @@ func (o *Options) shardWorkload(w workload.Workload) (workload.Sharder, error) {
 	if err := sh.Shard(o.Shard.Spec.Index, o.Shard.Spec.Count); err != nil {
 		return nil, &BadInputError{Err: err}
 	}
+	// The barrier keys its rows by step name: a step's second pass would
+	// count the first pass's arrivals and start without the other shards.
+	seen := map[string]bool{}
+	for _, s := range w.Steps() {
+		if seen[s.Name] {
+			return nil, badInput("--shard: step %s is listed twice in --steps; a sharded run meets at each step name once: list each step once, or run the repeat as a separate run", s.Name)
+		}
+		seen[s.Name] = true
+	}
 	return sh, nil
 }
 

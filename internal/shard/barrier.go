@@ -139,6 +139,15 @@ func Open(ctx context.Context, db *sql.DB, flavor Flavor, run string, spec Spec,
 	if _, err := b.exec(ctx, "DELETE FROM "+b.table+" WHERE run_id = ? AND shard = ? AND token <> ?", run, spec.Index, b.token); err != nil {
 		return nil, fmt.Errorf("shard barrier: clear old rows: %w", err)
 	}
+	// So do the arrivals and start times of processes that ended (failed
+	// or done): a new process of the run starts clean. Their ~alive,
+	// ~failed and ~done rows stay, so a shard of this run already waiting
+	// still sees a failure at once; Wait ignores ended tokens' rows.
+	// (The doubled subquery lets MySQL read the table it deletes from.)
+	if _, err := b.exec(ctx, "DELETE FROM "+b.table+" WHERE run_id = ? AND step NOT IN (?, ?, ?) AND token IN (SELECT token FROM (SELECT token FROM "+b.table+" WHERE run_id = ? AND step IN (?, ?)) AS ended)",
+		run, stepAlive, stepFail, stepDone, run, stepFail, stepDone); err != nil {
+		return nil, fmt.Errorf("shard barrier: clear the rows of ended shards: %w", err)
+	}
 	// The heartbeat row's set_us is when the shard joined.
 	q := "INSERT INTO " + b.table + " (run_id, step, shard, token, at_us, set_us) SELECT ?, ?, ?, ?, n, n FROM (SELECT " + b.nowUs() + " AS n) AS now "
 	if flavor == Postgres {
@@ -159,10 +168,10 @@ func Open(ctx context.Context, db *sql.DB, flavor Flavor, run string, spec Spec,
 
 // checkNotUnderWay refuses to join a run that is under way without this
 // shard: an earlier process of this shard registered, and another shard
-// is alive (heartbeat within the timeout, not failed). A shard restarted
+// is alive (heartbeat within the timeout, not failed or done). A shard restarted
 // mid-run would redo steps the others finished; the run must start over.
 func (b *Barrier) checkNotUnderWay(ctx context.Context) error {
-	rows, err := b.db.QueryContext(ctx, b.bind("SELECT step, shard, token, at_us, set_us, "+b.nowUs()+" FROM "+b.table+" WHERE run_id = ? AND step IN (?, ?)"), b.run, stepAlive, stepFail)
+	rows, err := b.db.QueryContext(ctx, b.bind("SELECT step, shard, token, at_us, set_us, "+b.nowUs()+" FROM "+b.table+" WHERE run_id = ? AND step IN (?, ?, ?)"), b.run, stepAlive, stepFail, stepDone)
 	if err != nil {
 		return fmt.Errorf("shard barrier: read run %s: %w", b.run, err)
 	}
@@ -172,7 +181,7 @@ func (b *Barrier) checkNotUnderWay(ctx context.Context) error {
 		atUs, joined int64
 	}
 	seen := map[int]alive{}
-	failed := map[string]bool{}
+	ended := map[string]bool{} // tokens of processes that failed or finished
 	var now int64
 	for rows.Next() {
 		var step, token string
@@ -181,8 +190,8 @@ func (b *Barrier) checkNotUnderWay(ctx context.Context) error {
 		if err := rows.Scan(&step, &shard, &token, &at, &joined, &now); err != nil {
 			return fmt.Errorf("shard barrier: read run %s: %w", b.run, err)
 		}
-		if step == stepFail {
-			failed[token] = true
+		if step != stepAlive {
+			ended[token] = true
 		} else {
 			seen[shard] = alive{token, at, joined}
 		}
@@ -198,7 +207,7 @@ func (b *Barrier) checkNotUnderWay(ctx context.Context) error {
 	// (joined before its last heartbeat) run the run it left.
 	var live []string
 	for s, a := range seen {
-		if s != b.spec.Index && !failed[a.token] && now-a.atUs <= b.timeout.Microseconds() && a.joined <= me.atUs {
+		if s != b.spec.Index && !ended[a.token] && now-a.atUs <= b.timeout.Microseconds() && a.joined <= me.atUs {
 			live = append(live, fmt.Sprintf("%d/%d", s, b.spec.Count))
 		}
 	}
@@ -311,11 +320,12 @@ type row struct {
 	atUs, setUs int64
 }
 
-// read returns the rows of step and the heartbeats, the server's time, and
+// read returns the rows of step, the heartbeats, failures and finishes, the
+// server's time, and
 // the local time at the middle of the query's round trip and the round trip.
 func (b *Barrier) read(ctx context.Context, step string) (rows []row, serverUs int64, mid time.Time, rtt time.Duration, err error) {
 	t0 := time.Now()
-	rs, err := b.db.QueryContext(ctx, b.bind("SELECT step, shard, token, at_us, set_us, "+b.nowUs()+" FROM "+b.table+" WHERE run_id = ? AND step IN (?, ?, ?)"), b.run, step, stepAlive, stepFail)
+	rs, err := b.db.QueryContext(ctx, b.bind("SELECT step, shard, token, at_us, set_us, "+b.nowUs()+" FROM "+b.table+" WHERE run_id = ? AND step IN (?, ?, ?, ?)"), b.run, step, stepAlive, stepFail, stepDone)
 	if err != nil {
 		return nil, 0, time.Time{}, 0, fmt.Errorf("shard barrier: read step %s: %w", step, err)
 	}
@@ -379,6 +389,15 @@ func (b *Barrier) Wait(ctx context.Context, step string) (time.Time, error) {
 		if len(failed) > 0 {
 			sort.Strings(failed)
 			return time.Time{}, &FailedError{Step: step, Shards: failed}
+		}
+		// A process that failed, or finished before this one joined, is
+		// an earlier run's: its heartbeat (fresh for the timeout after it
+		// stopped) and its arrivals do not count, or a run restarted
+		// within the timeout would pass barriers without that shard.
+		for _, r := range rows {
+			if (r.step == stepFail || r.step == stepDone && r.atUs < b.joinedUs) && alive[r.shard].token == r.token {
+				delete(alive, r.shard)
+			}
 		}
 		var start *row
 		arrived := map[int]bool{}

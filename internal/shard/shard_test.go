@@ -237,3 +237,75 @@ func (b *Barrier) hbStopNow() {
 		<-b.hbDone
 	})
 }
+
+// TestBarrierRestartAfterFailure restarts a failed run within the timeout
+// (the old heartbeats still fresh): the failed processes' arrivals must not
+// count, so a restarted shard 0 alone waits at a step the old shard 1
+// reached, and passes it only with the new shard 1.
+func TestBarrierRestartAfterFailure(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	const run, timeout = "restart-after-failure", time.Minute
+	db.Exec("DELETE FROM rumbench_shard.barrier WHERE run_id = $1", run)
+	t.Cleanup(func() { db.Exec("DELETE FROM rumbench_shard.barrier WHERE run_id = $1", run) })
+	open := func(i int) *Barrier {
+		t.Helper()
+		b, err := Open(ctx, db, Postgres, run, Spec{i, 2}, timeout)
+		if err != nil {
+			t.Fatalf("open shard %d: %v", i, err)
+		}
+		return b
+	}
+	both := func(bs [2]*Barrier, step string) {
+		t.Helper()
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, b := range bs {
+			wg.Add(1)
+			go func() { defer wg.Done(); _, errs[i] = b.Wait(ctx, step) }()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("step %s, shard %d: %v", step, i, err)
+			}
+		}
+	}
+	old := [2]*Barrier{open(0), open(1)}
+	both(old, "s1")
+	// Shard 1 reaches s2 and fails there; shard 0 fails too.
+	if err := old[1].upsert(ctx, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	old[1].Close(ctx, false)
+	old[0].Close(ctx, false)
+
+	// Shard 0 restarted at once, alone: the old shard 1's arrivals at s1
+	// and s2 (its heartbeat a moment old) must not let it pass.
+	new0 := open(0)
+	for _, step := range []string{"s1", "s2"} {
+		wctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+		_, err := new0.Wait(wctx, step)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("restarted shard 0 alone at %s: got %v, want it to wait for a live shard 1", step, err)
+		}
+	}
+	// Open cleared the failed processes' arrivals.
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM rumbench_shard.barrier WHERE run_id = $1 AND token = $2 AND step LIKE 's%'", run, old[1].token).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the failed shard 1's arrivals: %d rows left (%v)", n, err)
+	}
+	// With the restarted shard 1 the run goes on, and ends clean.
+	run2 := [2]*Barrier{new0, open(1)}
+	both(run2, "s1")
+	both(run2, "s2")
+	for _, b := range run2 {
+		if err := b.Close(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.QueryRow("SELECT count(*) FROM rumbench_shard.barrier WHERE run_id = $1", run).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the run left %d rows (%v)", n, err)
+	}
+}
