@@ -174,15 +174,7 @@ func perOp(m *results.Metrics, sum *results.Step) {
 // amplification recomputes write and space amplification over the merged
 // logical bytes (sysmetrics' rules).
 func amplification(m *results.Metrics, sum *results.Step) {
-	num := func(k string) (int64, bool) {
-		switch v := sum.Details[k].(type) {
-		case int64:
-			return v, true
-		case float64:
-			return int64(v), true
-		}
-		return 0, false
-	}
+	num := func(k string) (int64, bool) { return results.DetailInt(sum.Details, k) }
 	m.LogicalBytesInserted, m.LogicalLiveBytes = nil, nil
 	m.WriteAmp, m.SpaceAmp = nil, nil
 	logIns, insOK := num(results.DetailLogicalBytesInserted)

@@ -222,7 +222,7 @@ func rowsPerQuery(sum *results.Step) {
 	if !ok || q == nil || q.Count == 0 {
 		return
 	}
-	f, ok := number(found)
+	f, ok := results.Number(found)
 	if !ok {
 		return
 	}
@@ -233,19 +233,6 @@ func rowsPerQuery(sum *results.Step) {
 			delete(sum.Details, DetailShardValues)
 		}
 	}
-}
-
-// number is a JSON number's value.
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	}
-	return 0, false
 }
 
 // mergeDetails sums the additive keys, keeps the others the shards agree
@@ -299,17 +286,14 @@ func mergeDetails(parts []*results.Step, have []*results.Bundle, additive []stri
 func sumNumbers(vals []any) (any, bool) {
 	var s float64
 	for _, v := range vals {
-		switch x := v.(type) {
-		case nil:
-		case float64:
-			s += x
-		case int64:
-			s += float64(x)
-		case int:
-			s += float64(x)
-		default:
+		if v == nil {
+			continue
+		}
+		x, ok := results.Number(v)
+		if !ok {
 			return nil, false
 		}
+		s += x
 	}
 	if s == math.Trunc(s) && math.Abs(s) < 1<<53 {
 		return int64(s), true

@@ -548,14 +548,10 @@ func scaled(f func(*results.Metrics) *int64, k float64) func(*Row, Kind, *result
 
 // num reads a JSON number; null, absent or non-numeric values are unavailable.
 func num(m map[string]any, key string) Value {
-	switch v := m[key].(type) {
-	case float64:
+	if v, ok := results.Number(m[key]); ok {
 		return some(v)
-	case int64:
-		return some(float64(v))
-	case int:
-		return some(float64(v))
-	case map[string]any:
+	}
+	if v, ok := m[key].(map[string]any); ok {
 		// A metric may be reported with its reason: {"value": x, ...}.
 		return num(v, "value")
 	}

@@ -113,15 +113,8 @@ func engineRetries(s *results.Step) int64 {
 	if s == nil {
 		return 0
 	}
-	switch v := s.Details[results.DetailEngineRetries].(type) {
-	case int64:
-		return v
-	case float64: // read back from JSON
-		return int64(v)
-	case int:
-		return int64(v)
-	}
-	return 0
+	n, _ := results.DetailInt(s.Details, results.DetailEngineRetries)
+	return n
 }
 
 // retriesText explains a step's engine retries.

@@ -33,6 +33,26 @@ const (
 // failed for them; each cost a backoff pause.
 const DetailEngineRetries = "engine_retries"
 
+// Number is a numeric detail's value, whatever its Go type: int or int64
+// as a step wrote it, float64 as read back from JSON.
+func Number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// DetailInt is the integer detail k of d (see Number).
+func DetailInt(d map[string]any, k string) (int64, bool) {
+	v, ok := Number(d[k])
+	return int64(v), ok
+}
+
 // Tool identifies the rumbench build that produced a bundle.
 type Tool struct {
 	Name      string `json:"name"`

@@ -827,17 +827,7 @@ func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 // PromoteDetails copies the rate-limit results a step reports in Details to
 // the summary's top-level fields, where reports and users look for them.
 func PromoteDetails(sum *results.Step) {
-	num := func(k string) (float64, bool) {
-		switch v := sum.Details[k].(type) {
-		case float64:
-			return v, true
-		case int:
-			return float64(v), true
-		case int64:
-			return float64(v), true
-		}
-		return 0, false
-	}
+	num := func(k string) (float64, bool) { return results.Number(sum.Details[k]) }
 	if v, ok := num("ips_target"); ok {
 		sum.IPSTarget = &v
 		if pct, ok := num("target_met_pct"); ok && v > 0 {

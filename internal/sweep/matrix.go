@@ -243,7 +243,7 @@ func memoryLine(s *Spec) string {
 	if pm, ok := s.Shared["preset_memory"].(map[string]any); ok {
 		// Read back from sweep.json: float64; fresh from the flags: int64.
 		for _, e := range s.Engines {
-			if v, ok := number(pm[e+".memory_limit"]); ok {
+			if v, ok := results.Number(pm[e+".memory_limit"]); ok {
 				per = append(per, fmt.Sprintf("%s %.0f MB", e, v/(1<<20)))
 			}
 		}
@@ -251,24 +251,10 @@ func memoryLine(s *Spec) string {
 	if len(per) > 0 {
 		return "Each engine ran in a memory cgroup (page cache included): " + strings.Join(per, ", ") + "."
 	}
-	if v, ok := number(s.Shared["memory_limit"]); ok && v > 0 {
+	if v, ok := results.Number(s.Shared["memory_limit"]); ok && v > 0 {
 		return fmt.Sprintf("Each engine ran in a memory cgroup of %.0f MB (page cache included).", v/(1<<20))
 	}
 	return ""
-}
-
-// number reads a number of a spec as written (int64) or read back
-// (float64).
-func number(v any) (float64, bool) {
-	switch n := v.(type) {
-	case float64:
-		return n, true
-	case int64:
-		return float64(n), true
-	case int:
-		return float64(n), true
-	}
-	return 0, false
 }
 
 func ints(v []int) string {

@@ -419,8 +419,8 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	}
 
 	// Amplification.
-	logIns, insOK := detailInt(sum.Details, results.DetailLogicalBytesInserted)
-	live, liveOK := detailInt(sum.Details, results.DetailLogicalLiveBytes)
+	logIns, insOK := results.DetailInt(sum.Details, results.DetailLogicalBytesInserted)
+	live, liveOK := results.DetailInt(sum.Details, results.DetailLogicalLiveBytes)
 	if insOK {
 		m.LogicalBytesInserted = &logIns
 	}
@@ -565,19 +565,6 @@ func isNil(p any) bool {
 		return v == nil
 	}
 	return p == nil
-}
-
-// detailInt reads an integer step detail, whatever numeric type it has.
-func detailInt(d map[string]any, k string) (int64, bool) {
-	switch v := d[k].(type) {
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	case float64:
-		return int64(v), true
-	}
-	return 0, false
 }
 
 // checkBundleDevice warns when the results bundle is written to the device
