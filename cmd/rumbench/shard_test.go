@@ -107,12 +107,7 @@ type tableState struct {
 
 func readTables(t *testing.T, admin *pgx.Conn, database string, n int) []tableState {
 	t.Helper()
-	cfg := admin.Config().Copy()
-	cfg.Database = database
-	c, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := connectTo(t, admin, database)
 	defer c.Close(context.Background())
 	var out []tableState
 	for i := 1; i <= n; i++ {
@@ -125,9 +120,8 @@ func readTables(t *testing.T, admin *pgx.Conn, database string, n int) []tableSt
 	return out
 }
 
-// digest is a hash of table i's rows with PKs in [lo, hi], every column but
-// the insert time.
-func digest(t *testing.T, admin *pgx.Conn, database string, i int, lo, hi int64) string {
+// connectTo connects to database on admin's server.
+func connectTo(t *testing.T, admin *pgx.Conn, database string) *pgx.Conn {
 	t.Helper()
 	cfg := admin.Config().Copy()
 	cfg.Database = database
@@ -135,6 +129,14 @@ func digest(t *testing.T, admin *pgx.Conn, database string, i int, lo, hi int64)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// digest is a hash of table i's rows with PKs in [lo, hi], every column but
+// the insert time.
+func digest(t *testing.T, admin *pgx.Conn, database string, i int, lo, hi int64) string {
+	t.Helper()
+	c := connectTo(t, admin, database)
 	defer c.Close(context.Background())
 	var d string
 	q := fmt.Sprintf(`SELECT count(*)::text || ':' || md5(string_agg(concat_ws(',', transactionid, cashregisterid, productid, customerid, price, encode(data, 'hex')), ';' ORDER BY transactionid))
