@@ -3,6 +3,7 @@ package ibench
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -52,6 +53,8 @@ type flagValues struct {
 	deletes       bool
 	tables        int
 	uniqueIndex   string
+	quiescePause  string
+	quiesceMax    time.Duration
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
@@ -69,6 +72,8 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.IntVar(&f.tables, "tables", 0, "tables pi1..piN the clients share, client i writing table i mod N (default: one per client). A table's clients take their batches' primary keys from one sequence per table, so keys stay unique and increasing per table, batches of different clients interleave in PK order, and every insert lands at the table's right edge (one hot spot per table, as with auto-increment); one deleter per table keeps its size constant")
 	fl.StringVar(&f.uniqueIndex, "unique-index", "", "make this secondary index unique ("+strings.Join(IndexNames, ", ")+"; it must be among --indexes): transactionid is appended to its columns so the generated rows keep it unique, and every insert checks it first (a read per row, on an LSM too)")
 	fl.BoolVar(&f.deletes, "deletes", true, "l.i1, l.i2 and the query steps delete as many of the oldest rows as they insert (the table size stays constant); false: they only insert and the table grows")
+	fl.StringVar(&f.quiescePause, "quiesce-pause", "auto", "pause after the maint step's quiesce, a duration, or auto: 1s in the quick preset, else the insert benchmark's min(1200, 60 + rows/1M) s over the rows loaded")
+	fl.DurationVar(&f.quiesceMax, "quiesce-max", 0, "longest wait of the maint step for the engine's background work (compaction, flush, purge, checkpoint) to finish (default: quick 1m, otherwise 1h)")
 	fl.BoolVar(&f.maintain, "maintain", true, "run the engine's maintenance (step maint: vacuum, flush, checkpoint) between the write and the query steps; false drops maint from --steps")
 	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
 }
@@ -112,6 +117,22 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	}
 	if c.Changed("query-seconds") {
 		cfg.QuerySeconds = f.querySeconds
+	}
+	pause := QuiescePause(c.Preset, int64(cfg.Clients)*cfg.Rows)
+	if f.quiescePause != "auto" {
+		d, err := time.ParseDuration(f.quiescePause)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("--quiesce-pause %q is not a duration: give e.g. 30s, 0 for none, or auto", f.quiescePause)
+		}
+		pause = d
+	}
+	cfg.QuiescePauseSeconds = pause.Seconds()
+	cfg.QuiesceMaxSeconds = QuiesceMax(c.Preset).Seconds()
+	if c.Changed("quiesce-max") {
+		if f.quiesceMax <= 0 {
+			return nil, fmt.Errorf("--quiesce-max must be positive, got %s", f.quiesceMax)
+		}
+		cfg.QuiesceMaxSeconds = f.quiesceMax.Seconds()
 	}
 	if !c.Changed("steps") && c.Preset == "quick" {
 		// A first look: the query steps at 100 and 1000 rows/s show what

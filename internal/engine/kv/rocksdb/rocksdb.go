@@ -409,6 +409,7 @@ type DB struct {
 var (
 	_ model.StatsReporter = (*DB)(nil)
 	_ model.Maintainer    = (*DB)(nil)
+	_ model.Quiescer      = (*DB)(nil)
 )
 
 // intProperties are the numeric DB properties reported by Stats.
@@ -521,6 +522,37 @@ func (d *DB) Maintain(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Quiesce implements model.Quiescer: it waits until RocksDB runs no flush
+// or compaction and no column family has one pending (its properties
+// num-running-flushes, num-running-compactions, mem-table-flush-pending and
+// compaction-pending). A pending compaction is one RocksDB's own picker
+// wants (a level over its target); nothing is forced.
+func (d *DB) Quiesce(ctx context.Context) ([]model.QuiesceWait, error) {
+	if d.Closed() {
+		return nil, errors.New("engine is closed")
+	}
+	sum := func(p string, wide bool) uint64 {
+		var v uint64
+		for i, h := range d.st.allCFs() {
+			if wide && i > 0 {
+				break
+			}
+			w, _ := d.st.db.GetIntPropertyCF("rocksdb."+p, h)
+			v += w
+		}
+		return v
+	}
+	w, err := model.WaitIdle(ctx, "rocksdb flushes and compactions (properties num-running-flushes, num-running-compactions, mem-table-flush-pending, compaction-pending)",
+		"none running and none pending", func(context.Context) (bool, string, error) {
+			rf, rc := sum("num-running-flushes", true), sum("num-running-compactions", true)
+			pf, pc := sum("mem-table-flush-pending", false), sum("compaction-pending", false)
+			debt := sum("estimate-pending-compaction-bytes", false)
+			return rf+rc+pf+pc == 0, fmt.Sprintf("%d flushes, %d compactions running; %d flushes, %d compactions pending; %d bytes pending compaction",
+				rf, rc, pf, pc, debt), nil
+		})
+	return []model.QuiesceWait{w}, err
 }
 
 // ---- kv.Store on RocksDB ----

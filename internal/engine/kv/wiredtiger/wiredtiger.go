@@ -359,6 +359,7 @@ type DB struct {
 var (
 	_ model.StatsReporter = (*DB)(nil)
 	_ model.Maintainer    = (*DB)(nil)
+	_ model.Quiescer      = (*DB)(nil)
 )
 
 // statPrefixes are the statistics categories reported in full (non-zero
@@ -437,6 +438,41 @@ func (d *DB) Maintain(ctx context.Context) error {
 	}
 	defer d.st.put(ss)
 	return ss.checkpoint()
+}
+
+// Quiesce implements model.Quiescer: after Maintain's checkpoint, it waits
+// until no checkpoint runs and the cache holds at most 1% dirty bytes
+// (statistics "transaction checkpoint currently running", "tracked dirty
+// bytes in the cache", "maximum bytes configured"), so eviction has nothing
+// left to write when the next step starts.
+func (d *DB) Quiesce(ctx context.Context) ([]model.QuiesceWait, error) {
+	if d.Closed() {
+		return nil, errors.New("engine is closed")
+	}
+	w, err := model.WaitIdle(ctx, "wiredtiger checkpoint and dirty cache (statistics)",
+		"no checkpoint running, dirty bytes at most 1% of the cache", func(context.Context) (bool, string, error) {
+			ss, err := d.st.get()
+			if err != nil {
+				return false, "", err
+			}
+			defer d.st.put(ss)
+			var running, dirty, max int64
+			err = ss.stats("statistics:", func(desc string, val int64) {
+				switch desc {
+				case "transaction: transaction checkpoint currently running":
+					running = val
+				case "cache: tracked dirty bytes in the cache":
+					dirty = val
+				case "cache: maximum bytes configured":
+					max = val
+				}
+			})
+			if err != nil {
+				return false, "", err
+			}
+			return running == 0 && dirty*100 <= max, fmt.Sprintf("checkpoint running %d, %d dirty bytes of a %d-byte cache", running, dirty, max), nil
+		})
+	return []model.QuiesceWait{w}, err
 }
 
 // Leaf page bounds: WiredTiger's allocation unit and its default.

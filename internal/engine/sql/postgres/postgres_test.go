@@ -194,6 +194,14 @@ func TestPlans(t *testing.T) {
 	if err := db.(model.Maintainer).Maintain(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The quiesce waits for autovacuum in this database and checkpoints
+	// (the test's user is a superuser).
+	qctx, cancel := context.WithTimeout(ctx, time.Minute)
+	waits, err := db.(model.Quiescer).Quiesce(qctx)
+	cancel()
+	if err != nil || len(waits) != 2 || !waits[0].Reached || !waits[1].Reached || waits[1].What != "postgres CHECKPOINT" {
+		t.Fatalf("Quiesce = %+v, %v", waits, err)
+	}
 	for _, q := range sqleng.QueryShapes(Dialect{}, tbl) {
 		n := strings.Count(q, "$")
 		args := make([]any, n)
