@@ -19,6 +19,7 @@ import (
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/steady"
 	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	_ "rumbench/internal/workload/all"
@@ -37,6 +38,7 @@ type commonFlags struct {
 	seed       int64
 	ratePct    float64
 	warmup     time.Duration
+	steady     string
 	opTimeout  time.Duration
 	out        string
 	dataDir    string
@@ -78,6 +80,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
 	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
+	pf.StringVar(&common.steady, "steady-state", "", "warm each time-bounded step (query steps, LinkBench requests) up until its main rate is steady, then measure it for its own length: METRIC:dev=P%[,slope=P%],window=D[,ramp=D],max=D, e.g. rate:dev=10%,window=60s,max=2h (docs/metrics.md, Steady state); run.json records per step whether and when it was reached")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
 	pf.DurationVar(&common.opTimeout, "op-timeout", runner.DefaultOpTimeout, "end a step as failed when no operation finished for this long (an engine or server that stopped answering); 0: wait forever. Index builds, full scans and maintenance are exempt")
 	pf.Int64Var(&common.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
@@ -209,12 +212,26 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.warmup < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
 	}
+	var steadySpec *steady.Spec
+	if f.steady != "" {
+		sp, err := steady.Parse(f.steady)
+		if err != nil {
+			return &runner.BadInputError{Err: err}
+		}
+		if sp.Metric != steady.Rate {
+			return &runner.BadInputError{Err: fmt.Errorf("--steady-state %q: only the rate metric is measured per interval so far: use rate:...", f.steady)}
+		}
+		steadySpec = &sp
+	}
 	if !cmd.Flags().Changed("interval") {
 		for _, p := range d.Presets {
 			if p.Name == f.preset && p.Interval > 0 {
 				f.interval = p.Interval
 			}
 		}
+	}
+	if steadySpec != nil && steadySpec.Window < 2*f.interval {
+		return &runner.BadInputError{Err: fmt.Errorf("--steady-state %q: the window must hold at least two intervals of %s: make it longer or --interval shorter", f.steady, f.interval)}
 	}
 	if f.opTimeout < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--op-timeout must be 0 (no limit) or more, got %s", f.opTimeout)}
@@ -317,6 +334,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Seed:           f.seed,
 		RatePercentile: f.ratePct,
 		OpTimeout:      f.opTimeout,
+		Steady:         steadySpec,
 		Config: map[string]any{
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
@@ -334,6 +352,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Observers:    observers(),
 		Live:         stdout,
 		Log:          stdout,
+	}
+	if f.steady != "" {
+		ro.Config.(map[string]any)["steady_state"] = f.steady
 	}
 	if ro.Shard, err = f.shard.options(cmd, d.Name); err != nil {
 		return err

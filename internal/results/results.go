@@ -8,6 +8,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/steady"
 )
 
 // SchemaVersion is bumped on any incompatible change of the bundle format.
@@ -224,6 +225,9 @@ type Step struct {
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Stalls are the step's stalled intervals per operation type.
 	Stalls Stalls `json:"stalls,omitempty"`
+	// SteadyState is the steady-state rule's record (--steady-state): the
+	// intervals before it held are warm-up, left out of every figure.
+	SteadyState *steady.Result `json:"steady_state,omitempty"`
 }
 
 // StepDesc is what a step is, as its workload declared it: what the core

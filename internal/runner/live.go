@@ -106,7 +106,10 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	} else {
 		b.WriteString("  (no operations completed)")
 	}
-	if iv.Warmup {
+	if iv.Warmup && p.warmupS > p.desc.WarmupS+1e-9 {
+		// Past the fixed warm-up: the steady-state rule decides.
+		b.WriteString("  [warm-up until steady]")
+	} else if iv.Warmup {
 		fmt.Fprintf(b, "  [warm-up, %s left]", fmtSecs(max(0, p.desc.WarmupS-p.warmupS)))
 	} else {
 		if !short {

@@ -22,6 +22,7 @@ import (
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/steady"
 	"rumbench/internal/version"
 	"rumbench/internal/workload"
 )
@@ -100,6 +101,10 @@ type Options struct {
 	// DropCaches, when set, runs before each step (--drop-caches); steps
 	// record that it did.
 	DropCaches func() error
+	// Steady, when set, makes every step that supports it (workload.Step.
+	// Steady) warm up until this steady-state rule holds over its main
+	// operation's per-interval rate (--steady-state).
+	Steady *steady.Spec
 	// Shard, when set, makes this process one shard of a sharded run
 	// (--shard): see sharded.go.
 	Shard *ShardOptions
@@ -618,6 +623,10 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 		},
 	}
 	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
+	if o.Steady != nil && s.Steady {
+		main, _ := w.Ops().Lookup(s.MainOp)
+		clock.SetSteady(steady.NewTracker(*o.Steady), func(iv *measure.Interval) float64 { return iv.Rate(main) })
+	}
 	if !startAt.IsZero() {
 		if err := sleepUntil(ctx, startAt); err != nil {
 			sum := results.Placeholder(s.Name, desc, o.ratePercentile(), nominal.Seconds(), time.Now())
@@ -656,6 +665,7 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 
 	sum := SummarizeAt(s.Name, desc, clock, o.ratePercentile())
 	sum.Complete = err == nil
+	sum.SteadyState = clock.Steady()
 	if err != nil {
 		sum.Error = err.Error()
 		if ctx.Err() != nil {

@@ -224,6 +224,9 @@ type Tracker struct {
 // NewTracker starts a series.
 func NewTracker(s Spec) *Tracker { return &Tracker{spec: s} }
 
+// Spec is the rule the tracker applies.
+func (t *Tracker) Spec() Spec { return t.spec }
+
 // Add records one interval of the given length and value and says whether
 // the rule holds now. The ramp's intervals are not judged; after that the
 // window is the last intervals covering at least Window.
