@@ -225,7 +225,9 @@ func (r *Report) checkNotStarted() {
 	seen := map[string]bool{}
 	for _, run := range r.Runs {
 		out := filepath.Dir(run.Bundle.Dir)
-		if seen[out] {
+		if seen[out] || filepath.Base(run.Bundle.Dir) != run.Bundle.Run.Engine.Name {
+			// Only a run's --out (<out>/<engine>/ each) says where
+			// another engine's bundle would be.
 			continue
 		}
 		seen[out] = true

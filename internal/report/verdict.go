@@ -67,7 +67,7 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 	if len(rs) == 1 {
 		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.Label, fmtNum(lead.v), unit)
 		if len(r.Runs) > 1 {
-			b.WriteString(" (the only run to complete it)")
+			b.WriteString(" (the only run that ran it)")
 		}
 	} else {
 		fmt.Fprintf(&b, "%s ran ", lead.row.Run.Label)
