@@ -60,7 +60,8 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		Runs: r.RunsTable(), Notes: r.Notes,
 		Stalls: r.StallsTable(), Legend: Legend, LeadTables: r.LeadTables,
 	}
-	if len(r.Runs) > 1 {
+	if len(r.Runs) > 1 && len(r.Lead) == 0 {
+		// A sweep leads with its own matrices instead.
 		page.Summary = append(page.Summary, r.RelativeTable(), r.EfficiencyTable())
 	}
 	page.Summary = append(page.Summary, r.ThroughputTable())

@@ -182,3 +182,42 @@ func TestPacedWriterWindows(t *testing.T) {
 		t.Error("logRates: want a log axis past 10× only")
 	}
 }
+
+// TestRateChartLogAxis: when one run's interval rates are 50× another's,
+// the step's rate chart is drawn on a log axis (a linear one would press
+// the slower run against zero); charts of closer runs stay linear.
+func TestRateChartLogAxis(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, iv := range bs[1].Intervals {
+		if iv.Step != "l.i0" {
+			continue
+		}
+		for op, o := range iv.Ops {
+			o.Rows /= 50
+			bs[1].Intervals[i].Ops[op] = o
+		}
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sr := range rep.Steps {
+		if sr.Name != "l.i0" && sr.Name != "l.i1" {
+			continue
+		}
+		cs, err := rep.stepCharts(sr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cs) == 0 {
+			t.Fatalf("%s: no chart", sr.Name)
+		}
+		logged := strings.Contains(cs[0].Title, "log scale")
+		if want := sr.Name == "l.i0"; logged != want || !strings.Contains(cs[0].SVG, "<svg") {
+			t.Errorf("%s: chart %q: log axis %v, want %v", sr.Name, cs[0].Title, logged, want)
+		}
+	}
+}
