@@ -196,7 +196,7 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 <section id="summary">
 <h2>Summary</h2>
 <div class="charts">
-{{range .Lead}}<figure>{{.SVG}}</figure>
+{{range .Lead}}<figure aria-label="{{.Title}}">{{.SVG}}</figure>
 {{end}}</div>
 {{range .LeadTables}}{{template "table" .}}{{end}}
 {{range .Summary}}{{template "table" .}}{{end}}
@@ -210,7 +210,7 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 <h2>{{.Name}}</h2>
 {{range .Tables}}{{template "table" .}}{{end}}
 <div class="charts">
-{{range .Charts}}<figure>{{.SVG}}</figure>
+{{range .Charts}}<figure aria-label="{{.Title}}">{{.SVG}}</figure>
 {{else}}<p class="note">No interval chart for this step: it has fewer than 3 intervals with data (its table says it).</p>
 {{end}}</div>
 </section>

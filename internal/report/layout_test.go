@@ -3,10 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"rumbench/internal/results"
 )
 
 // copyRun copies testdata/run1's engine bundles into dst/<engine>.
@@ -220,4 +224,42 @@ func TestRateChartLogAxis(t *testing.T) {
 			t.Errorf("%s: chart %q: log axis %v, want %v", sr.Name, cs[0].Title, logged, want)
 		}
 	}
+}
+
+// TestGoldenHTMLOutline: the HTML page's layout, as the outline of its
+// headings, warnings, table of contents and charts in page order, is the
+// golden one (go test ./internal/report -update to accept a change): the
+// busy-host warning beside the title, the contents, the summary leading
+// with the relative charts and tables, then the runs and each step.
+func TestGoldenHTMLOutline(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1", "testdata/pebble-small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(v float64) *float64 { return &v }
+	m := bs[1].Steps["l.i0"].Metrics
+	if m == nil {
+		bs[1].Steps["l.i0"].Metrics = &results.Metrics{}
+		m = bs[1].Steps["l.i0"].Metrics
+	}
+	m.OtherCPUCores, m.StealCores, m.NoiseSpanS = f(0.6), f(0), f(10)
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := rep.HTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?s)<h1>(.*?)</h1>|<h2[^>]*>(.*?)</h2>|<h3>(.*?)</h3>|<p class="warnbox">(.*?)</p>|<nav class="toc">(.*?)</nav>|<figure aria-label="(.*?)">`)
+	tags := regexp.MustCompile(`<[^>]+>`)
+	var outline strings.Builder
+	for _, m := range re.FindAllStringSubmatch(b.String(), -1) {
+		for i, prefix := range []string{"", "# ", "## ", "### ", "WARNING BOX: ", "CONTENTS: ", "CHART: "} {
+			if i > 0 && m[i] != "" {
+				outline.WriteString(prefix + html.UnescapeString(tags.ReplaceAllString(m[i], "")) + "\n")
+			}
+		}
+	}
+	golden(t, "report-outline.txt", []byte(outline.String()))
 }
