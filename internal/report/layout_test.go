@@ -50,6 +50,10 @@ func TestLoadFindsNestedBundles(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("bundles %v, want %v (in the order they ran, no symlinked or nested ones)", got, want)
 	}
+	// A link named on the command line is entered: the user chose it.
+	if bs, err := Load([]string{filepath.Join(top, "2026", "link")}); err != nil || len(bs) != 1 {
+		t.Errorf("Load(link): %d bundles, %v; want the linked run's one", len(bs), err)
+	}
 	_, err = Load([]string{t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "in any directory below it") {
 		t.Errorf("empty dir: error %v, want one saying every depth was searched", err)

@@ -57,18 +57,22 @@ func Load(paths []string) ([]*Bundle, error) {
 // readSubBundles reads every bundle under dir, at any depth (a sweep's
 // cells, a directory of runs' --out directories), ordered by start time so
 // that a run's engines keep the order they ran in. It does not follow
-// symbolic links (no loops, nothing outside dir) and does not look inside a
-// bundle (its steps/ are not bundles).
+// symbolic links below dir (no loops, nothing outside it) and does not look
+// inside a bundle (its steps/ are not bundles).
 func readSubBundles(dir string) ([]*Bundle, error) {
 	var out []*Bundle
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	// The directory named is entered even when it is a symbolic link
+	// (a trailing separator makes WalkDir resolve it); links below it are
+	// not followed.
+	root := dir + string(filepath.Separator)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if path == dir {
+			if path == root {
 				return fmt.Errorf("read %s: %w", dir, err)
 			}
 			return nil // an unreadable corner is not a bundle
 		}
-		if !d.IsDir() || path == dir {
+		if !d.IsDir() || path == root {
 			return nil
 		}
 		if _, err := os.Stat(filepath.Join(path, results.RunFile)); err != nil {
