@@ -45,7 +45,7 @@ func repeatDirs(out string, n int) []string {
 // follows the current repetition (the memory-limit child writes there). It
 // stops at the first failure or interruption and reports over what was
 // gathered.
-func runRepeated(ctx context.Context, ro *runner.Options, n int, out string, runOut *string, w io.Writer, summarize func() error) error {
+func runRepeated(ctx context.Context, ro *runner.Options, n int, out string, runOut *string, w io.Writer, summarize func() (*report.Report, error)) error {
 	var runErr error
 	done := 0
 	for k, dir := range repeatDirs(out, n) {
@@ -59,8 +59,10 @@ func runRepeated(ctx context.Context, ro *runner.Options, n int, out string, run
 	}
 	// As a single run does, an interrupted one reports what it gathered
 	// (unfinished steps are left out of the statistics).
+	var rep *report.Report
 	if len(report.RepDirs(out)) > 0 {
-		if err := summarize(); err != nil {
+		var err error
+		if rep, err = summarize(); err != nil {
 			fmt.Fprintf(w, "rumbench: could not write the summary: %v\n", err)
 		}
 	}
@@ -68,5 +70,10 @@ func runRepeated(ctx context.Context, ro *runner.Options, n int, out string, run
 		fmt.Fprintf(w, "\nstopped after %d of %d repetitions complete: %v\n", done, n, runErr)
 	}
 	fmt.Fprintf(w, "\nresults: %s\n", out)
+	if rep != nil {
+		// The verdict last: what a reader acts on.
+		fmt.Fprintln(w)
+		rep.WriteVerdict(w)
+	}
 	return runErr
 }

@@ -48,6 +48,7 @@ type commonFlags struct {
 	managed    managedFlags
 	mem        memFlags
 	repeat     int
+	quiet      bool
 	kube       kubeFlags
 	shard      shardFlags
 }
@@ -92,6 +93,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addManagedFlags(pf, &common.managed)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
+	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
 	for _, name := range workload.Names() {
@@ -356,6 +358,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.steady != "" {
 		ro.Config.(map[string]any)["steady_state"] = f.steady
 	}
+	if f.quiet {
+		ro.Live, ro.Log = io.Discard, cmd.ErrOrStderr()
+	}
 	if ro.Shard, err = f.shard.options(cmd, d.Name); err != nil {
 		return err
 	}
@@ -372,11 +377,15 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		_, err := runner.Run(ctx, ro)
 		return err
 	}
-	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
+	banner := stdout
+	if f.quiet {
+		banner = cmd.ErrOrStderr()
+	}
+	fmt.Fprintf(banner, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
 		d.Name, f.preset, strings.Join(f.engines, ","), wr.Banner, out)
 	if f.repeat > 1 {
-		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() error {
-			return report.RepeatReport(stdout, out)
+		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() (*report.Report, error) {
+			return report.RepeatReport(stdout, out, f.quiet)
 		})
 	}
 	res, runErr := runner.Run(ctx, ro)
@@ -391,24 +400,37 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if len(bundles) > 0 {
 		// The report is a view of results already saved: failing to draw
 		// it must not fail the run.
-		if err := printRunReport(stdout, d, bundles, out); err != nil {
+		rep, err := printRunReport(stdout, d, bundles, out, f.quiet)
+		if err != nil {
 			fmt.Fprintf(stdout, "rumbench: could not write the report: %v\n", err)
 		}
 		fmt.Fprintf(stdout, "\nresults: %s\n", out)
+		if rep != nil {
+			// The verdict last: what a reader acts on.
+			fmt.Fprintln(stdout)
+			rep.WriteVerdict(stdout)
+		}
 	}
 	return runErr
 }
 
 // printRunReport prints the end-of-run view: the workload's own when it has
-// one, else a summary per engine and the comparison report (with HTML).
-func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string) error {
+// one, else a summary per engine and the comparison report (with HTML);
+// with quiet only the summary tables. It returns the report whose verdict
+// ends the output.
+func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string, quiet bool) (*report.Report, error) {
 	if d.Report != nil {
-		return d.Report(w, bundles, out)
+		if err := d.Report(w, bundles, out); err != nil {
+			return nil, err
+		}
+		return report.BundlesReport(bundles)
 	}
-	for _, b := range bundles {
-		report.StepSummary(w, b)
+	if !quiet {
+		for _, b := range bundles {
+			report.StepSummary(w, b)
+		}
 	}
-	return report.RunReport(w, bundles, filepath.Join(out, "report.html"))
+	return report.RunReport(w, bundles, filepath.Join(out, "report.html"), quiet)
 }
 
 // parseEngineOpts turns repeated key=value flags into a map.

@@ -48,7 +48,13 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestGoldenMarkdown(t *testing.T) {
 	var b bytes.Buffer
-	if err := fixture(t, 0).Markdown(&b); err != nil {
+	rep := fixture(t, 0)
+	if err := rep.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	// What `rumbench report` prints: the tables, then the verdict.
+	b.WriteString("\n")
+	if err := rep.WriteVerdict(&b); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.md", b.Bytes())
@@ -179,23 +185,29 @@ func TestHTMLCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The summary chart of every step's headline rate, then per step:
-	// l.i0 insert+latency, l.i1 insert+delete+latency, qr100 and qp100
-	// insert+delete+query+latency. l.x has one interval per run: fewer
-	// than 3 points, so no chart (its table row says it).
-	if want := 1 + 2 + 3 + 4 + 4; n != want {
+	// The summary charts (headline rates and costs per operation relative
+	// to the base), then per step: l.i0 insert+latency, l.i1
+	// insert+delete+latency, qr100 and qp100 insert+delete+query+latency.
+	// l.x has one interval per run: fewer than 3 points, so no chart (its
+	// table row says it).
+	if want := 2 + 2 + 3 + 4 + 4; n != want {
 		t.Errorf("charts = %d, want %d", n, want)
 	}
 	html := b.String()
-	sum, runs, steps := strings.Index(html, `<section id="summary">`), strings.Index(html, "<h2>Runs</h2>"), strings.Index(html, `<section id="step-0">`)
+	sum, runs, steps := strings.Index(html, `<section id="summary">`), strings.Index(html, `<h2 id="runs">Runs</h2>`), strings.Index(html, `<section id="step-0">`)
 	if sum < 0 || !(sum < runs && runs < steps) {
 		t.Errorf("summary at %d, runs at %d, steps at %d: want the summary first", sum, runs, steps)
 	}
 	lead := html[sum:runs]
-	for _, want := range []string{"headline rate of each step", "throughput summary", "<h3>stalls"} {
+	for _, want := range []string{"headline rate of each step relative to base", "efficiency per operation relative to base",
+		"throughput summary", "<h3>stalls"} {
 		if !strings.Contains(lead, want) {
 			t.Errorf("summary section lacks %q", want)
 		}
+	}
+	// 16 charts: a table of contents before the summary, a link per step.
+	if toc := strings.Index(html, `<nav class="toc">`); toc < 0 || toc > sum || !strings.Contains(html, `<a href="#step-4">qp100 (4 charts)</a>`) {
+		t.Errorf("no table of contents before the summary (at %d) linking the steps", toc)
 	}
 	if got := strings.Count(b.String(), "<svg"); got != n {
 		t.Errorf("<svg> elements = %d, want %d", got, n)

@@ -114,6 +114,15 @@ func stallCell(st *Stall) string {
 // StepTables returns the absolute and (with several runs) relative tables
 // of one step.
 func (r *Report) StepTables(sr *StepReport) []Table {
+	if !sr.Ran {
+		// Planned, but no run reached it: nothing to head columns with.
+		t := Table{Title: fmt.Sprintf("%s (not run)", sr.Name), Headers: []string{"run", "status"}, Right: []bool{false, false}}
+		for _, row := range sr.Rows {
+			t.Rows = append(t.Rows, []string{runName(row.Run), StatusNotRun})
+		}
+		t.Notes = []string{"No run reached this step: every run ended (interrupted or failed) before it."}
+		return []Table{t}
+	}
 	cols := columnsFor(sr)
 	if r.Repeated() {
 		// p99 is a headline figure of a repeated run (it has its interval);
@@ -370,8 +379,23 @@ func writeBufferText(m *model.Memory) string {
 
 func workloadText(run *Run) string {
 	s := run.Sizes
-	if s["rows"] == "" {
-		return orDash(s["workload"])
+	if _, ibench := s["churn_rows"]; !ibench {
+		// Another workload's sizes, as it recorded them.
+		var keys []string
+		for k := range s {
+			if k != "workload" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, k+" "+orDash(s[k]))
+		}
+		if len(parts) == 0 {
+			return orDash(s["workload"])
+		}
+		return orDash(s["workload"]) + " " + strings.Join(parts, ", ")
 	}
 	out := fmt.Sprintf("%s %sx%s rows", s["workload"], orDash(s["clients"]), s["rows"])
 	if tb := s["tables"]; tb != "" && tb != s["clients"] {
@@ -395,13 +419,24 @@ func (r *Report) ThroughputTable() Table {
 	t.Headers = []string{"run"}
 	t.Right = []bool{false}
 	for _, sr := range r.Steps {
-		t.Headers = append(t.Headers, fmt.Sprintf("%s(%s)", sr.Name, unitLabel(sr.Rate)))
+		h := sr.Name + "(not run)"
+		if sr.Ran {
+			h = fmt.Sprintf("%s(%s)", sr.Name, unitLabel(sr.Rate))
+		}
+		t.Headers = append(t.Headers, h)
 		t.Right = append(t.Right, true)
 	}
 	for i, run := range r.Runs {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
 			line = append(line, throughputCell(sr.Rows[i], sr))
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	for _, ns := range r.NotStarted {
+		line := []string{"— " + ns.Engine + " (never started)"}
+		for range r.Steps {
+			line = append(line, StatusNotRun)
 		}
 		t.Rows = append(t.Rows, line)
 	}
@@ -475,4 +510,79 @@ func pctLabel(p float64) string {
 		p = 99
 	}
 	return strconv.FormatFloat(p, 'f', -1, 64)
+}
+
+// RelativeTable leads the report: each step's headline rate relative to the
+// base run (run / base, above 1 is faster), a row per run, with the U
+// test's mark for repeated runs.
+func (r *Report) RelativeTable() Table {
+	base := r.Runs[r.Base]
+	t := Table{Title: fmt.Sprintf("headline rate relative to base %s (run / base: above 1 is faster)", runName(base))}
+	t.Headers = []string{"run"}
+	t.Right = []bool{false}
+	for _, sr := range r.Steps {
+		t.Headers = append(t.Headers, sr.Name)
+		t.Right = append(t.Right, true)
+	}
+	for i, run := range r.Runs {
+		line := []string{runName(run)}
+		for _, sr := range r.Steps {
+			line = append(line, ratioCell(sr.Rows[i], "rate_avg", i == r.Base))
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	return t
+}
+
+// effKeys are the per-operation efficiency figures the summary compares.
+var effKeys = []struct{ Header, Key string }{
+	{"CPU/op", "cpu_us_per_op"}, {"wKB/op", "wkb_per_op"}, {"rKB/op", "rkb_per_op"}, {"size", "size_gb"},
+}
+
+// EfficiencyTable follows the relative rates: each step's cost per unit of
+// its headline operation (CPU µs, KB written and read) and the database
+// size at its end, relative to the base run (below 1 is cheaper). A row per
+// step, a column per figure per run other than the base.
+func (r *Report) EfficiencyTable() Table {
+	base := r.Runs[r.Base]
+	t := Table{Title: fmt.Sprintf("efficiency per operation relative to base %s (run / base: below 1 is cheaper)", runName(base))}
+	t.Headers = []string{"step"}
+	t.Right = []bool{false}
+	for i, run := range r.Runs {
+		if i == r.Base {
+			continue
+		}
+		for _, k := range effKeys {
+			t.Headers = append(t.Headers, fmt.Sprintf("#%d %s", run.Num, k.Header))
+			t.Right = append(t.Right, true)
+		}
+	}
+	for _, sr := range r.Steps {
+		line := []string{sr.Name}
+		for i, row := range sr.Rows {
+			if i == r.Base {
+				continue
+			}
+			for _, k := range effKeys {
+				line = append(line, ratioCell(row, k.Key, false))
+			}
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	t.Notes = []string{"CPU/op, wKB/op, rKB/op: CPU µs of the measured processes, KB written and read by storage, per unit of the step's headline operation (the step tables' CPU/i, wKB/q, ...); size: the database at the step's end."}
+	return t
+}
+
+// ratioCell is a row's ratio to the base for key: "not run", n/a, or the
+// ratio with its significance mark.
+func ratioCell(row *Row, key string, isBase bool) string {
+	if row.Status == StatusNotRun {
+		return StatusNotRun
+	}
+	v := row.Ratios[key]
+	t := cell(v, fmtRatio)
+	if cmp := row.Cmp[key]; cmp != nil && !isBase && v.OK {
+		t += cmp.Mark()
+	}
+	return t
 }

@@ -96,7 +96,7 @@ func TestSweepHTML(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(path)
 	html := string(raw)
-	ov, runs := strings.Index(html, `<section id="summary">`), strings.Index(html, "<h2>Runs</h2>")
+	ov, runs := strings.Index(html, `<section id="summary">`), strings.Index(html, `<h2 id="runs">Runs</h2>`)
 	if ov < 0 || runs < ov || n < 1 {
 		t.Fatalf("overview at %d, runs at %d, %d charts", ov, runs, n)
 	}

@@ -34,6 +34,7 @@ cells (both concurrency 1..64).`,
 		Presets: presets,
 		Flags:   addFlags,
 		Report:  printReport,
+		Table:   ReportTable,
 	})
 }
 
