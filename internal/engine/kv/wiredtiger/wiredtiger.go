@@ -709,10 +709,31 @@ func (s *store) objectBytes() map[string]int64 {
 	return out
 }
 
-// Size is the size of the files in the data dir: the table, WiredTiger's
-// metadata and history files and the log (including preallocated log
-// files).
-func (s *store) Size() (int64, error) { return kv.DirFileBytes(s.dir) }
+// Size is WiredTiger's live size: the files of rumbench's tables and
+// indexes, the history store (WiredTigerHS.wt) and the log files it keeps
+// (WiredTigerLog.*: what the last checkpoint has not yet written to the
+// tables). Preallocated log files (WiredTigerPreplog.*), the metadata and
+// the turtle file are not counted.
+func (s *store) Size() (int64, error) {
+	var n int64
+	for _, b := range s.objectBytes() {
+		n += b
+	}
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return -1, fmt.Errorf("wiredtiger: list the data dir: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || (name != "WiredTigerHS.wt" && !strings.HasPrefix(name, "WiredTigerLog.")) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n, nil
+}
 
 // Close closes the connection, which closes every session and writes a
 // final checkpoint.
