@@ -192,6 +192,7 @@ func BuildGroups(groups [][]*Bundle, o Options) (*Report, error) {
 	r.checkSizes()
 	r.checkSettings()
 	r.checkMemory()
+	r.checkDisk()
 	for _, name := range stepOrder(bundles) {
 		r.Steps = append(r.Steps, r.buildStep(name))
 	}
