@@ -203,6 +203,7 @@ func BuildGroups(groups [][]*Bundle, o Options) (*Report, error) {
 	r.checkNotStarted()
 	r.checkSettings()
 	r.checkMemory()
+	r.checkDisk()
 	for _, name := range stepOrder(bundles) {
 		r.Steps = append(r.Steps, r.buildStep(name))
 	}
@@ -535,10 +536,17 @@ var valueKeys = []valueKey{
 	{"rows_per_query", func(row *Row, _ Kind, s *results.Step) Value {
 		return num(row.B.Raw[s.Step], "rows_per_query")
 	}, "rows returned per query"},
-	{"size_gb", scaled(func(m *results.Metrics) *int64 { return m.SizeBytes }, 1e-9), "database size at step end, GB (10^9 bytes)"},
+	{"disk_gb", scaled(func(m *results.Metrics) *int64 { return m.DiskBytes }, 1e-9),
+		"on-disk footprint at step end, GB (10^9 bytes): allocated bytes of the data dir, logs included (metrics.disk_source says which dir)"},
+	{"live_gb", func(_ *Row, _ Kind, s *results.Step) Value {
+		if s.EngineSize < 0 {
+			return Value{}
+		}
+		return some(float64(s.EngineSize) * 1e-9)
+	}, "the engine's live size at step end as the engine reports it, GB (10^9 bytes; docs/metrics.md says what each engine counts)"},
 	{"pss_gb", scaled(func(m *results.Metrics) *int64 { return m.PSSBytes }, 1e-9), "memory (PSS) of the measured processes at step end, GB (10^9 bytes)"},
 	{"write_amp", metric(func(m *results.Metrics) *float64 { return m.WriteAmp }), "bytes written to storage / logical bytes inserted"},
-	{"space_amp", metric(func(m *results.Metrics) *float64 { return m.SpaceAmp }), "size / logical live bytes"},
+	{"space_amp", metric(func(m *results.Metrics) *float64 { return m.SpaceAmp }), "the engine's live size / logical live bytes"},
 	{"p99_ms", func(row *Row, _ Kind, s *results.Step) Value {
 		if !hasOp(s, row.MainOp) {
 			return Value{}

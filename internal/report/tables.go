@@ -56,7 +56,7 @@ func columnsFor(sr *StepReport) []column {
 	return []column{
 		rate(r, "rate_avg", "av"), rate(r, "rate_pct", pct), {"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"},
 		per("wKB", r, "wkb_per_op"), per("rKB", r, "rkb_per_op"), per("r", r, "reads_per_op"),
-		{"size(GB)", "size_gb"}, {"PSS(GB)", "pss_gb"}, maxCol,
+		{"disk(GB)", "disk_gb"}, {"live(GB)", "live_gb"}, {"PSS(GB)", "pss_gb"}, maxCol,
 	}
 }
 
@@ -489,7 +489,7 @@ func (r *Report) StallsTable() Table {
 var Legend = []string{
 	"Each step's table is headed by its main operation: <RATE>.av = done / step seconds (rows/s, or operations/s), <RATE>.99 = the rate that 99% of intervals met or exceeded (<RATE>.P with --rate-percentile P). The insert benchmark's write steps are headed by inserts (IPS), its query steps by queries (QPS) beside the writers' inserts.",
 	"CPU/x: CPU µs (user+sys) of the measured processes per unit of the heading operation x (i: inserted row, q: query, u: update); wKB/x, rKB/x: KB written / read by storage per unit; r/x: storage reads per unit. Every figure divides the step's whole cost by that operation's count.",
-	"size(GB), PSS(GB): database size and memory (PSS) at step end, 10^9 bytes. max(ms): largest latency of the step's main operation.",
+	"disk(GB): on-disk footprint at step end, the data dir's allocated bytes with logs and preallocated files (a managed server's private data dir; a server rumbench does not manage: its database's dir only, or n/a). live(GB): the engine's own live size (docs/metrics.md); space amplification divides it. PSS(GB): memory at step end. All 10^9 bytes. max(ms): largest latency of the step's main operation.",
 	"stalls(n,s): stalls (runs of consecutive stalled intervals) of the heading operation and their total seconds; a stalled interval has a rate below 50% of the step median, or no progress (docs/metrics.md: one rule for tables, charts and the live line).",
 	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a query step whose writer missed its rate target.",
 	"Relative tables divide each figure by the base run's (--base N, 1-based run number; default 1).",

@@ -425,7 +425,15 @@ func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
 
 func (s *store) DeleteRange(start, end []byte) error { return s.db.DeleteRange(start, end, s.wo) }
 
-func (s *store) Size() (int64, error) { return int64(s.db.Metrics().DiskSpaceUsage()), nil }
+// Size is Pebble's live size: its live tables and blob files, plus the
+// live data of its WAL files, which is where the memtables' rows are
+// stored until a flush writes them to tables. Obsolete and zombie files,
+// recycled or preallocated WAL space and the MANIFEST are not counted
+// (DiskSpaceUsage, in the statistics, counts them).
+func (s *store) Size() (int64, error) {
+	m := s.db.Metrics()
+	return int64(m.Table.Local.LiveSize + m.BlobFiles.Local.LiveSize + m.WAL.Size), nil
+}
 
 func (s *store) Close() error {
 	if err := s.fail.get(); err != nil {

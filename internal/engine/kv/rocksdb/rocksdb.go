@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -725,9 +726,43 @@ func (s *store) dropSpaces(start, end []byte) error {
 	return nil
 }
 
-// Size is the size of the files in the data dir: SSTs (also those not yet
-// deleted after a compaction), WAL, MANIFEST and OPTIONS.
-func (s *store) Size() (int64, error) { return kv.DirFileBytes(s.dir) }
+// Size is RocksDB's live size: the live SST and blob files of every
+// column family (rocksdb.live-sst-files-size, rocksdb.live-blob-file-size)
+// plus the WAL files, which hold the memtables' rows until a flush writes
+// them to SSTs. SSTs a compaction made obsolete, MANIFEST, OPTIONS and the
+// info LOG are not counted.
+func (s *store) Size() (int64, error) {
+	var n int64
+	for _, h := range s.allCFs() {
+		for _, p := range []string{"rocksdb.live-sst-files-size", "rocksdb.live-blob-file-size"} {
+			v, _ := s.db.GetIntPropertyCF(p, h)
+			n += int64(v)
+		}
+	}
+	wal, err := walBytes(s.dir)
+	if err != nil {
+		return -1, err
+	}
+	return n + wal, nil
+}
+
+// walBytes sums the apparent sizes of the WAL files (NNNNNN.log) in dir.
+func walBytes(dir string) (int64, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return -1, fmt.Errorf("rocksdb: list WAL files: %w", err)
+	}
+	var n int64
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n, nil
+}
 
 func (s *store) Close() error {
 	s.mu.Lock()

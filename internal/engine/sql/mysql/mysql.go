@@ -532,10 +532,14 @@ func (db *DB) DropDatabase(ctx context.Context) error {
 	return nil
 }
 
-// Size for InnoDB is the allocated size of the tables' .ibd files
-// (information_schema.INNODB_SYS_TABLESPACES, exact, needs the PROCESS
-// privilege), falling back to data_length + index_length of
-// information_schema.TABLES (estimates from the persistent statistics). For
+// Size is the engine's live size of rumbench's database. For InnoDB it is
+// the tables' .ibd files (information_schema.INNODB_SYS_TABLESPACES
+// FILE_SIZE, exact, needs the PROCESS privilege) less their wholly free
+// extents (information_schema.TABLES DATA_FREE, read from the tablespace
+// header, so current): data_length + index_length come from the persistent
+// statistics, which right after a load still say one page per table until
+// the background recalculation or ANALYZE TABLE runs. Without
+// INNODB_SYS_TABLESPACES it falls back to data_length + index_length. For
 // MyRocks it is data_length + index_length of information_schema.TABLES,
 // which MyRocks computes from the SST files' properties plus an estimate of
 // the memtables (rocksdb_force_compute_memtable_stats, cached for
@@ -544,10 +548,12 @@ func (db *DB) DropDatabase(ctx context.Context) error {
 func (db *DB) Size(ctx context.Context) (int64, error) {
 	var n stdsql.NullInt64
 	if db.engine == "InnoDB" {
-		err := db.SQL().QueryRowContext(ctx, "SELECT SUM(ALLOCATED_SIZE) FROM information_schema.INNODB_SYS_TABLESPACES WHERE NAME LIKE ?",
-			db.name+"/%").Scan(&n)
+		err := db.SQL().QueryRowContext(ctx, `SELECT
+			(SELECT SUM(FILE_SIZE) FROM information_schema.INNODB_SYS_TABLESPACES WHERE NAME LIKE ?)
+			- (SELECT COALESCE(SUM(DATA_FREE), 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND ENGINE = 'InnoDB')`,
+			likeEscape(db.name)+"/%", db.name).Scan(&n)
 		if err == nil && n.Valid {
-			return n.Int64, nil
+			return max(n.Int64, 0), nil
 		}
 	}
 	err := db.SQL().QueryRowContext(ctx, "SELECT SUM(DATA_LENGTH + INDEX_LENGTH) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND ENGINE = ?",
@@ -556,6 +562,38 @@ func (db *DB) Size(ctx context.Context) (int64, error) {
 		return -1, fmt.Errorf("%s: size: %w", db.engine, err)
 	}
 	return n.Int64, nil
+}
+
+// likeEscape escapes LIKE's wildcards in a name (rumbench_1's _ is not
+// "any character").
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+// DatabaseDir implements model.DatabaseDirOwner: the directory of the
+// database's tables in the server's data dir (<datadir>/<name>; the redo
+// log, undo and system tablespaces are outside it). "" for MyRocks (its
+// SSTs are shared by every database, in .rocksdb), for InnoDB without
+// innodb_file_per_table, when the name needs MariaDB's file-name encoding
+// or the server is not on this host.
+func (db *DB) DatabaseDir(ctx context.Context) (string, error) {
+	if !db.local || db.engine != "InnoDB" {
+		return "", nil
+	}
+	for _, r := range db.name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return "", nil
+		}
+	}
+	var dir string
+	var perTable bool
+	if err := db.SQL().QueryRowContext(ctx, "SELECT @@datadir, @@innodb_file_per_table").Scan(&dir, &perTable); err != nil {
+		return "", fmt.Errorf("%s: read @@datadir: %w", db.engine, err)
+	}
+	if !perTable {
+		return "", nil
+	}
+	return filepath.Join(dir, db.name), nil
 }
 
 // Stats reports the engine's own counters that explain the numbers: for

@@ -13,6 +13,7 @@ import (
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 )
 
 // These tests use the server at $RUMBENCH_MYSQL_DSN (default DefaultDSN) as
@@ -293,4 +294,13 @@ func TestLinkBenchCounts(t *testing.T) {
 			enginetest.LinkBenchCounts(t, tg)
 		})
 	}
+}
+
+// TestSizes: on the local server (not managed by rumbench) InnoDB's on-disk
+// footprint is the database's directory (<datadir>/<name>, its .ibd files)
+// and its live size the .ibd files less their free extents (issue 34).
+func TestSizes(t *testing.T) {
+	tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: "rumbench_test_innodb_sizes"}
+	enginetest.OpenServer(t, tg).Close()
+	enginetest.Sizes(t, tg, results.DiskDatabaseDir)
 }

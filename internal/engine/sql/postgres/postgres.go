@@ -363,6 +363,30 @@ func (d *DB) Size(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// DatabaseDir implements model.DatabaseDirOwner: the database's directory
+// in the server's data dir, base/<oid> (its tables, indexes, free space and
+// visibility maps; the WAL, pg_wal, is shared by every database). "" when
+// the server is not on this host or the database is not in the default
+// tablespace.
+func (d *DB) DatabaseDir(ctx context.Context) (string, error) {
+	if !d.local {
+		return "", nil
+	}
+	var dir string
+	var oid int64
+	var inDefault bool
+	err := d.SQL().QueryRowContext(ctx, `SELECT current_setting('data_directory'), d.oid::bigint,
+		d.dattablespace = (SELECT oid FROM pg_tablespace WHERE spcname = 'pg_default')
+		FROM pg_database d WHERE d.datname = current_database()`).Scan(&dir, &oid, &inDefault)
+	if err != nil {
+		return "", fmt.Errorf("postgres: the database's directory (needs superuser or pg_read_all_settings): %w", err)
+	}
+	if !inDefault {
+		return "", nil
+	}
+	return filepath.Join(dir, "base", strconv.FormatInt(oid, 10)), nil
+}
+
 // Stats reports, per table, what explains the numbers: dead tuples left by
 // the deletes (vacuum debt), vacuum counts, and the WAL written so far.
 func (d *DB) Stats(ctx context.Context) (map[string]any, error) {

@@ -13,6 +13,7 @@ import (
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 )
 
 // These tests use the server at $RUMBENCH_PG_DSN (default DefaultDSN) as a
@@ -59,6 +60,15 @@ func TestWriteAndQuerySteps(t *testing.T) {
 	if dbExists(t, admin, tg.Database) {
 		t.Fatalf("database %s still exists after DropDatabase", tg.Database)
 	}
+}
+
+// TestSizes: on the local server (not managed by rumbench) the on-disk
+// footprint is the database's own directory, base/<oid>, and the live
+// size is the tables' pg_total_relation_size (issue 34).
+func TestSizes(t *testing.T) {
+	tg := target("rumbench_test_pg_sizes")
+	enginetest.OpenServer(t, tg).Close()
+	enginetest.Sizes(t, tg, results.DiskDatabaseDir)
 }
 
 func TestOpenCreatesAndDrops(t *testing.T) {
