@@ -9,6 +9,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 	"rumbench/internal/units"
 )
 
@@ -211,6 +212,9 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		}
 		if n := engineRetries(row.Run.Bundle.Steps[sr.Name]); n > 0 {
 			abs.Notes = append(abs.Notes, fmt.Sprintf("%s: %s", runName(row.Run), retriesText(n)))
+		}
+		if n := steadyNote(row.Run.Bundle.Steps[sr.Name]); n != "" {
+			abs.Notes = append(abs.Notes, fmt.Sprintf("%s: %s", runName(row.Run), n))
 		}
 	}
 	if noted && sr.Rate.Note != "" {
@@ -585,4 +589,20 @@ func ratioCell(row *Row, key string, isBase bool) string {
 		t += cmp.Mark()
 	}
 	return t
+}
+
+// steadyNote says how a step measured after a steady-state warm-up
+// (--steady-state) got there; a step measured without reaching it is
+// flagged, since its figures may still be drifting.
+func steadyNote(st *results.Step) string {
+	if st == nil || st.SteadyState == nil {
+		return ""
+	}
+	ss := st.SteadyState
+	if !ss.Reached {
+		return fmt.Sprintf("NOT STEADY: measured after the steady-state rule %s ran out without holding (last window: deviation %.1f%%, slope %.1f%% of its mean)",
+			ss.Rule, ss.Window.DevPct, ss.Window.SlopePct)
+	}
+	return fmt.Sprintf("steady after %s of warm-up (rule %s: deviation %.1f%%, slope %.1f%% over %d intervals)",
+		fmtNum(ss.AtS)+" s", ss.Rule, ss.Window.DevPct, ss.Window.SlopePct, ss.Window.N)
 }

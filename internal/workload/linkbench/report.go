@@ -56,6 +56,16 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 			if !req.Complete {
 				label += " (incomplete)"
 			}
+			if ss := req.SteadyState; ss != nil {
+				if ss.Reached {
+					notes = append(notes, fmt.Sprintf("%s: requests measured after %.1f s of warm-up, when the rule %s held (deviation %.1f%%, slope %.1f%%)",
+						label, ss.AtS, ss.Rule, ss.Window.DevPct, ss.Window.SlopePct))
+				} else {
+					label += " (not steady)"
+					notes = append(notes, fmt.Sprintf("%s: NOT STEADY: requests measured after the rule %s ran out without holding (deviation %.1f%%, slope %.1f%%)",
+						label, ss.Rule, ss.Window.DevPct, ss.Window.SlopePct))
+				}
+			}
 		}
 		liveAfter, liveEnd := live(load), live(req)
 		growth := "—"
