@@ -76,7 +76,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.workload, "workload", "", "workload to run (same as \"rumbench run NAME\"): "+strings.Join(workload.Names(), ", "))
 	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\")")
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
-	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
+	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+intervalHelp())
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
 	pf.DurationVar(&common.opTimeout, "op-timeout", runner.DefaultOpTimeout, "end a step as failed when no operation finished for this long (an engine or server that stopped answering); 0: wait forever. Index builds, full scans and maintenance are exempt")
@@ -194,7 +194,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.workload != "" && f.workload != d.Name {
 		return &runner.BadInputError{Err: fmt.Errorf("--workload %s (from --config) contradicts the command's workload %s: run `rumbench run %s`", f.workload, d.Name, f.workload)}
 	}
-	if f.interval <= 0 {
+	if cmd.Flags().Changed("interval") && f.interval <= 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--interval must be positive, got %s", f.interval)}
 	}
 	if !(f.ratePct > 0 && f.ratePct <= 100) {
@@ -210,11 +210,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
 	}
 	if !cmd.Flags().Changed("interval") {
-		for _, p := range d.Presets {
-			if p.Name == f.preset && p.Interval > 0 {
-				f.interval = p.Interval
-			}
-		}
+		f.interval = presetInterval(d, f.preset)
 	}
 	if f.opTimeout < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--op-timeout must be 0 (no limit) or more, got %s", f.opTimeout)}
@@ -376,6 +372,33 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		fmt.Fprintf(stdout, "\nresults: %s\n", out)
 	}
 	return runErr
+}
+
+// presetInterval is the interval a run of workload d with the named preset
+// uses without --interval (an unknown preset is refused later, by the
+// workload).
+func presetInterval(d *workload.Definition, preset string) time.Duration {
+	p, _ := d.Preset(preset)
+	return p.RunInterval()
+}
+
+// intervalHelp lists --interval's default per workload and preset, from the
+// presets themselves: the presets that set their own, and the rest's.
+func intervalHelp() string {
+	var own []string
+	for _, n := range workload.Names() {
+		d, _ := workload.Lookup(n)
+		for _, p := range d.Presets {
+			if p.RunInterval() != workload.DefaultInterval {
+				own = append(own, fmt.Sprintf("%s %s %s", n, p.Name, p.RunInterval()))
+			}
+		}
+	}
+	h := fmt.Sprintf("(default %s", workload.DefaultInterval)
+	if len(own) > 0 {
+		h += "; from --preset: " + strings.Join(own, ", ")
+	}
+	return h + ")"
 }
 
 // printRunReport prints the end-of-run view: the workload's own when it has
