@@ -77,7 +77,7 @@ func setupMemory(m *memFlags) (*launch.Memory, error) {
 
 // newIsolator runs engines in child processes of this invocation.
 func newIsolator(ms *launch.Memory, stdout, stderr io.Writer) *launch.Isolator {
-	return &launch.Isolator{Mem: ms, Invocation: invocation, Stdout: stdout, Stderr: stderr, BadInputExit: exitBadInput}
+	return &launch.Isolator{Mem: ms, Invocation: invocation, Stdout: stdout, Stderr: childStderr(stderr), BadInputExit: exitBadInput}
 }
 
 // newCgroupExecCmd is the hidden `rumbench cgroup-exec CGROUP PROG ARGV0

@@ -426,12 +426,22 @@ func parseEngineOpts(kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
+// metricsLog says each system-metrics message once per run: every engine
+// and sweep cell of this process shares it, and engines' child processes
+// write their stderr through its filter (childStderr).
+var metricsLog = sysmetrics.NewOnceLog(os.Stderr)
+
 // observers returns the step observers every run uses (system metrics).
-// Unavailable counters are explained once on stderr and in each step's
+// Unavailable counters and warnings (the output on the data dir's device)
+// are explained once per run on stderr and in each step's
 // metrics.null_reasons.
 func observers() []runner.ObserverFactory {
-	return []runner.ObserverFactory{sysmetrics.Factory(os.Stderr)}
+	return []runner.ObserverFactory{sysmetrics.FactoryLog(metricsLog)}
 }
+
+// childStderr is where engines' child processes write their stderr: the
+// metrics lines this run said already are left out.
+func childStderr(w io.Writer) io.Writer { return metricsLog.Filter(w) }
 
 // newWorkloadsCmd returns `rumbench workloads`: the registered workloads.
 func newWorkloadsCmd() *cobra.Command {

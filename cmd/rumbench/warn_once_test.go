@@ -1,0 +1,24 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The warning that --out shares the data dir's device is said once per run,
+// not once per engine and sweep cell (issue 34: once per engine).
+func TestSameDeviceWarningOncePerRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	_, stderr, code := rb(t, "sweep", "--engine", "null,sqlite", "--indexes", "0,1", "--rows", "1000", "--out", out)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	n := strings.Count(stderr, "are on the same device")
+	if n == 0 {
+		t.Skip("the temporary directory has no block device here: nothing to warn about")
+	}
+	if n != 1 {
+		t.Errorf("the same-device warning was printed %d times in a sweep of 2 engines x 2 cells, want once:\n%s", n, stderr)
+	}
+}
