@@ -350,6 +350,8 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
 		d.Name, f.preset, strings.Join(f.engines, ","), wr.Banner, out)
 	if f.repeat > 1 {
+		// What this many repetitions can show, before they run.
+		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
 		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() error {
 			return report.RepeatReport(stdout, out)
 		})

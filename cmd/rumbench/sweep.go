@@ -341,6 +341,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
+	if f.repeat > 1 {
+		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
+	}
 	err = sweep.Run(ctx, spec, f.out, runCell, stdout)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stdout, "sweep interrupted: rerun the same command to resume")

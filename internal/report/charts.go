@@ -536,8 +536,8 @@ func (r *Report) summaryChart() (*Chart, error) {
 			points++
 			lo, hi = math.Min(lo, v.V), math.Max(hi, v.V)
 			if st := row.Stats["rate_avg"]; st != nil && st.N > 1 {
-				l, h, _ := st.Bounds()
-				if l > 0 && !math.IsInf(h, 0) {
+				l, h, ok := st.Bounds()
+				if ok && l > 0 && !math.IsInf(h, 0) {
 					eb, err := plotter.NewXErrorBars(errorPoints{plotter.XYs{{X: v.V, Y: y}}, plotter.XErrors{{Low: v.V - l, High: h - v.V}}})
 					if err != nil {
 						return nil, fmt.Errorf("chart %s: %w", title, err)
@@ -554,7 +554,7 @@ func (r *Report) summaryChart() (*Chart, error) {
 		return nil, nil
 	}
 	if repeated {
-		title += " — medians; bars: 95% CI (min–max below 6 runs)"
+		title += " — medians; bars: 95% CI of the median"
 		p.Title.Text = title
 	}
 	var used []legendEntry
