@@ -85,9 +85,9 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	b := &p.buf
 	b.Reset()
 	if iv.Warmup {
-		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.warmupS))
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.warmupS, p.nominal))
 	} else {
-		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed, p.nominal))
 	}
 	// As the clock judges it (measure.Judged): a late tick followed by an
 	// early one is not the step's last interval.
@@ -193,10 +193,11 @@ func (p *livePrinter) progress() string {
 	return fmt.Sprintf("%.0f%% ETA %s", frac*100, fmtSecs(eta))
 }
 
-// fmtElapsed formats the step time: one decimal under 10 s, where whole
-// seconds would make neighbouring lines look alike.
-func fmtElapsed(s float64) string {
-	if s < 10 {
+// fmtElapsed formats the step time: one decimal under 10 s, or always with
+// intervals shorter than a second (nominal), where whole seconds would make
+// neighbouring lines look alike.
+func fmtElapsed(s, nominal float64) string {
+	if s < 10 || (nominal < 1 && s < 10000) {
 		return fmt.Sprintf("%6.1fs", s)
 	}
 	return fmt.Sprintf("%6.0fs", s)
