@@ -79,7 +79,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.workload, "workload", "", "workload to run (same as \"rumbench run NAME\"): "+strings.Join(workload.Names(), ", "))
 	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\")")
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
-	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
+	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+intervalHelp())
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
 	pf.StringVar(&common.steady, "steady-state", "", "warm each time-bounded step (query steps, LinkBench requests) up until its main rate is steady, then measure it for its own length: METRIC:dev=P%[,slope=P%],window=D[,ramp=D],max=D, e.g. rate:dev=10%,window=60s,max=2h (docs/metrics.md, Steady state); run.json records per step whether and when it was reached")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
@@ -199,7 +199,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.workload != "" && f.workload != d.Name {
 		return &runner.BadInputError{Err: fmt.Errorf("--workload %s (from --config) contradicts the command's workload %s: run `rumbench run %s`", f.workload, d.Name, f.workload)}
 	}
-	if f.interval <= 0 {
+	if cmd.Flags().Changed("interval") && f.interval <= 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--interval must be positive, got %s", f.interval)}
 	}
 	if !(f.ratePct > 0 && f.ratePct <= 100) {
@@ -226,11 +226,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		steadySpec = &sp
 	}
 	if !cmd.Flags().Changed("interval") {
-		for _, p := range d.Presets {
-			if p.Name == f.preset && p.Interval > 0 {
-				f.interval = p.Interval
-			}
-		}
+		f.interval = presetInterval(d, f.preset)
 	}
 	if steadySpec != nil && steadySpec.Window < 2*f.interval {
 		return &runner.BadInputError{Err: fmt.Errorf("--steady-state %q: the window must hold at least two intervals of %s: make it longer or --interval shorter", f.steady, f.interval)}
@@ -384,6 +380,8 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	fmt.Fprintf(banner, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
 		d.Name, f.preset, strings.Join(f.engines, ","), wr.Banner, out)
 	if f.repeat > 1 {
+		// What this many repetitions can show, before they run.
+		fmt.Fprintln(banner, report.RepeatCaveat(f.repeat))
 		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() (*report.Report, error) {
 			return report.RepeatReport(stdout, out, f.quiet)
 		})
@@ -412,6 +410,33 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		}
 	}
 	return runErr
+}
+
+// presetInterval is the interval a run of workload d with the named preset
+// uses without --interval (an unknown preset is refused later, by the
+// workload).
+func presetInterval(d *workload.Definition, preset string) time.Duration {
+	p, _ := d.Preset(preset)
+	return p.RunInterval()
+}
+
+// intervalHelp lists --interval's default per workload and preset, from the
+// presets themselves: the presets that set their own, and the rest's.
+func intervalHelp() string {
+	var own []string
+	for _, n := range workload.Names() {
+		d, _ := workload.Lookup(n)
+		for _, p := range d.Presets {
+			if p.RunInterval() != workload.DefaultInterval {
+				own = append(own, fmt.Sprintf("%s %s %s", n, p.Name, p.RunInterval()))
+			}
+		}
+	}
+	h := fmt.Sprintf("(default %s", workload.DefaultInterval)
+	if len(own) > 0 {
+		h += "; from --preset: " + strings.Join(own, ", ")
+	}
+	return h + ")"
 }
 
 // printRunReport prints the end-of-run view: the workload's own when it has
@@ -446,12 +471,22 @@ func parseEngineOpts(kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
+// metricsLog says each system-metrics message once per run: every engine
+// and sweep cell of this process shares it, and engines' child processes
+// write their stderr through its filter (childStderr).
+var metricsLog = sysmetrics.NewOnceLog(os.Stderr)
+
 // observers returns the step observers every run uses (system metrics).
-// Unavailable counters are explained once on stderr and in each step's
+// Unavailable counters and warnings (the output on the data dir's device)
+// are explained once per run on stderr and in each step's
 // metrics.null_reasons.
 func observers() []runner.ObserverFactory {
-	return []runner.ObserverFactory{sysmetrics.Factory(os.Stderr)}
+	return []runner.ObserverFactory{sysmetrics.FactoryLog(metricsLog)}
 }
+
+// childStderr is where engines' child processes write their stderr: the
+// metrics lines this run said already are left out.
+func childStderr(w io.Writer) io.Writer { return metricsLog.Filter(w) }
 
 // newWorkloadsCmd returns `rumbench workloads`: the registered workloads.
 func newWorkloadsCmd() *cobra.Command {

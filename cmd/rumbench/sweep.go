@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"rumbench/internal/launch"
 	"rumbench/internal/report"
@@ -49,8 +51,10 @@ type sweepFlags struct {
 	kube          kubeFlags
 }
 
-func newSweepCmd() *cobra.Command {
-	f := &sweepFlags{}
+func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
+
+// newSweepCmdWith returns `rumbench sweep` parsing its flags into f.
+func newSweepCmdWith(f *sweepFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run the insert benchmark over engines × secondary indexes × row sizes × clients and print the published matrices",
@@ -82,17 +86,17 @@ those missing.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list)")
-	fl.IntSliceVar(&f.indexes, "indexes", []int{0, 1, 2, 3}, "numbers of secondary indexes (comma list of 0..3)")
+	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+sweepDefault(func(p ibench.Preset) string { return joinInts(sweepIndexes(p)) }))
 	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
 	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
 	fl.StringSliceVar(&f.steps, "steps", []string{ibench.StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
 	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
-	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded (default: from the preset)")
-	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 (default: from the preset)")
-	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step (default: from the preset)")
+	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.Rows) }))
+	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.ChurnRows) }))
+	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.QuerySeconds) }))
 	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction (default: each step's own)")
-	fl.DurationVar(&f.interval, "interval", time.Second, "measurement interval")
+	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+sweepDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
 	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator")
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
@@ -109,6 +113,49 @@ those missing.`,
 	_ = fl.MarkHidden("child-rep")
 	cmd.AddCommand(newSweepCollectCmd())
 	return cmd
+}
+
+// sweepDefault is the help of a sweep flag whose default comes from the
+// insert benchmark's preset, listed from the presets themselves.
+func sweepDefault(v func(p ibench.Preset) string) string {
+	return workload.PresetDefaults(ibench.PresetOrder, func(n string) string { return v(ibench.Presets[n]) })
+}
+
+// sweepIndexes are the index counts a sweep of preset p runs without
+// --indexes: all of 0..3, or for the IO-bound comparison none against all
+// three.
+func sweepIndexes(p ibench.Preset) []int {
+	if p.IOBound {
+		return []int{0, 3}
+	}
+	return []int{0, 1, 2, 3}
+}
+
+// resolvePreset fills in what the preset decides for the flags not given
+// (the interval and index counts in f; rows, churn rows and query seconds
+// returned): what the sweep runs, and what its help lists.
+func (f *sweepFlags) resolvePreset(fl *pflag.FlagSet, preset ibench.Preset) (rows, churn int64, qs float64, err error) {
+	pick := func(name string, v, def int64) int64 {
+		if fl.Changed(name) {
+			return v
+		}
+		return def
+	}
+	rows = pick("rows", f.rows, preset.Rows)
+	churn = pick("churn-rows", f.churnRows, preset.ChurnRows)
+	qs = preset.QuerySeconds
+	if fl.Changed("query-seconds") {
+		qs = f.querySeconds
+	}
+	if !fl.Changed("interval") {
+		f.interval = preset.RunInterval()
+	} else if f.interval <= 0 {
+		return 0, 0, 0, fmt.Errorf("--interval must be positive, got %s", f.interval)
+	}
+	if !fl.Changed("indexes") {
+		f.indexes = sweepIndexes(preset)
+	}
+	return rows, churn, qs, nil
 }
 
 func runSweep(cmd *cobra.Command, f *sweepFlags) error {
@@ -141,26 +188,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		return bad(err)
 	}
 	fl := cmd.Flags()
-	pick := func(name string, v, def int64) int64 {
-		if fl.Changed(name) {
-			return v
-		}
-		return def
-	}
-	rows := pick("rows", f.rows, preset.Rows)
-	churn := pick("churn-rows", f.churnRows, preset.ChurnRows)
-	qs := preset.QuerySeconds
-	if fl.Changed("query-seconds") {
-		qs = f.querySeconds
-	}
-	interval := f.interval
-	if !fl.Changed("interval") && preset.Interval > 0 {
-		interval = preset.Interval
-	}
-	f.interval = interval
-	if preset.IOBound && !fl.Changed("indexes") {
-		// The IO-bound comparison: none against all three.
-		f.indexes = []int{0, 3}
+	rows, churn, qs, err := f.resolvePreset(fl, preset)
+	if err != nil {
+		return bad(err)
 	}
 	var presetMemory map[string]any
 	engines := f.engines
@@ -311,6 +341,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
+	if f.repeat > 1 {
+		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
+	}
 	err = sweep.Run(ctx, spec, f.out, runCell, stdout)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stdout, "sweep interrupted: rerun the same command to resume")
@@ -325,4 +358,13 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 // do not drop or fill each other's tables.
 func cellDatabase(base string, c sweep.Cell) string {
 	return base + "_" + strings.ReplaceAll(c.Name(), "-", "_")
+}
+
+// joinInts renders a comma list as the flag takes it.
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }

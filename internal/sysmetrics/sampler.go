@@ -6,6 +6,7 @@
 package sysmetrics
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -64,13 +65,63 @@ func (l *OnceLog) Printf(format string, args ...any) {
 		return
 	}
 	l.seen[msg] = true
-	fmt.Fprintf(l.w, "rumbench: metrics: %s\n", msg)
+	fmt.Fprintf(l.w, "%s%s\n", logPrefix, msg)
+}
+
+// logPrefix starts every line an OnceLog prints.
+const logPrefix = "rumbench: metrics: "
+
+// Filter returns a writer that passes w's lines through, except the
+// metrics lines (logPrefix) l or an earlier line has said already: an
+// engine's child process explains what its sampler cannot read, or warns
+// about the device, as the parent and the other children do, and the user
+// reads it once per run.
+func (l *OnceLog) Filter(w io.Writer) io.Writer { return &onceFilter{l: l, w: w} }
+
+type onceFilter struct {
+	l    *OnceLog
+	w    io.Writer
+	mu   sync.Mutex
+	part []byte
+}
+
+func (f *onceFilter) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.part = append(f.part, b...)
+	for {
+		i := bytes.IndexByte(f.part, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := f.part[:i+1]
+		if msg, ok := bytes.CutPrefix(line, []byte(logPrefix)); !ok || f.l.first(string(bytes.TrimSuffix(msg, []byte("\n")))) {
+			if _, err := f.w.Write(line); err != nil {
+				return len(b), err
+			}
+		}
+		f.part = f.part[i+1:]
+	}
+}
+
+// first records msg as said and reports whether it was new.
+func (l *OnceLog) first(msg string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[msg] {
+		return false
+	}
+	l.seen[msg] = true
+	return true
 }
 
 // Factory returns the observer factory the runner uses; unavailable counters
 // are explained on log once.
-func Factory(log io.Writer) runner.ObserverFactory {
-	once := NewOnceLog(log)
+func Factory(log io.Writer) runner.ObserverFactory { return FactoryLog(NewOnceLog(log)) }
+
+// FactoryLog is Factory sharing once with other factories of the run (a
+// sweep's cells), so each message is said once per run.
+func FactoryLog(once *OnceLog) runner.ObserverFactory {
 	return func(ctx context.Context, db model.DB, dataDir, bundleDir string) (runner.Observer, error) {
 		s := New(ctx, db, dataDir, once)
 		s.checkBundleDevice(bundleDir)
