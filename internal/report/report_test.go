@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rumbench/internal/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -248,5 +250,54 @@ func TestEngineRetries(t *testing.T) {
 		if !strings.Contains(out, "12 writes rolled back") {
 			t.Errorf("%s lacks the count 12", name)
 		}
+	}
+}
+
+// TestWritersSLA: a query step's writers' SLA shows in the run's summary
+// table (ok or MISSED with the share of the target reached) and as SLA✗ in
+// the throughput summary of the report, for the run that missed it only.
+func TestWritersSLA(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pebble, sqlite *results.Bundle
+	for _, b := range bs {
+		switch b.Run.Engine.Name {
+		case "pebble":
+			pebble = b.Bundle
+		case "sqlite":
+			sqlite = b.Bundle
+		}
+	}
+	sqlite.Steps["qr100"].Details = map[string]any{"ips_pct_of_target": 78.4}
+	pebble.Steps["qp100"].Details = map[string]any{"ips_pct_of_target": 99.5}
+	var ps, ss bytes.Buffer
+	StepSummary(&ps, pebble)
+	StepSummary(&ss, sqlite)
+	if !strings.Contains(ps.String(), "writers' SLA") || !strings.Contains(ps.String(), "ok 99.5%") || strings.Count(ps.String(), "MISSED") != 1 {
+		t.Errorf("pebble's summary:\n%s", ps.String())
+	}
+	if !strings.Contains(ss.String(), "MISSED 78.4%") {
+		t.Errorf("sqlite's summary lacks its missed SLA:\n%s", ss.String())
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := rep.ThroughputTable()
+	n := 0
+	for _, row := range tt.Rows {
+		for _, c := range row {
+			if strings.HasSuffix(c, "SLA✗") {
+				n++
+				if !strings.HasPrefix(row[0], "#2 sqlite") {
+					t.Errorf("SLA✗ on %s", row[0])
+				}
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d cells marked SLA✗, want 1 (sqlite's qr100): %v", n, tt.Rows)
 	}
 }

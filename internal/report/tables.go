@@ -430,10 +430,16 @@ func (r *Report) ThroughputTable() Table {
 		t.Headers = append(t.Headers, h)
 		t.Right = append(t.Right, true)
 	}
+	missed := false
 	for i, run := range r.Runs {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
-			line = append(line, throughputCell(sr.Rows[i], sr))
+			c := throughputCell(sr.Rows[i], sr)
+			if tm := sr.Rows[i].TargetMet; tm != nil && !*tm && sr.Rows[i].Status != StatusNotRun {
+				c += " SLA✗"
+				missed = true
+			}
+			line = append(line, c)
 		}
 		t.Rows = append(t.Rows, line)
 	}
@@ -443,6 +449,9 @@ func (r *Report) ThroughputTable() Table {
 			line = append(line, StatusNotRun)
 		}
 		t.Rows = append(t.Rows, line)
+	}
+	if missed {
+		t.Notes = append(t.Notes, "SLA✗: the query step's paced writers inserted less than 95% of their target rate: its query rate was bought by starving the writes (the insert benchmark's SLA; the step's table says by how much).")
 	}
 	t.Notes = append(t.Notes, r.Caveats...)
 	return t

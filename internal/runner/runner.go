@@ -675,6 +675,16 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 	if len(env.Details) > 0 {
 		sum.Details = env.Details
 		PromoteDetails(sum)
+		if sum.TargetMet != nil && o.Live != nil && sum.Complete {
+			// The step's end line: whether its paced writers kept their
+			// target (the insert benchmark's SLA, ≥ 95%).
+			verdict := "ok"
+			if !*sum.TargetMet {
+				verdict = "MISSED"
+			}
+			pct, _ := results.Number(sum.Details["ips_pct_of_target"])
+			fmt.Fprintf(o.Live, "%-8s %-6s writers' SLA %s: %.1f%% of their %.0f rows/s target (ok at 95%%)\n", name, s.Name, verdict, pct, *sum.IPSTarget)
+		}
 	}
 	if rr != nil {
 		if sum.Details == nil {
