@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -17,6 +18,18 @@ const maxRepeat = 100
 
 func addRepeatFlag(fs *pflag.FlagSet, n *int) {
 	fs.IntVar(n, "repeat", 1, "run each engine (each cell of a sweep) this many times from scratch, interleaved (A B A B ...), into <out>/rep-1, rep-2, ...; reports give medians with 95% intervals and test differences (Mann–Whitney U); at least 4 to ever show a significant difference, 6 for a finite interval")
+}
+
+// addCooldownFlag adds --cooldown (run, sweep).
+func addCooldownFlag(fs *pflag.FlagSet, d *time.Duration) {
+	fs.DurationVar(d, "cooldown", 0, "pause this long between two runs (engines, repetitions, sweep cells), so one run's hot device and CPU do not start the next; recorded in run.json's config (cooldown_s)")
+}
+
+func checkCooldown(d time.Duration) error {
+	if d < 0 {
+		return &runner.BadInputError{Err: fmt.Errorf("--cooldown must be 0 or more, got %s", d)}
+	}
+	return nil
 }
 
 func checkRepeat(n int) error {
@@ -49,6 +62,11 @@ func runRepeated(ctx context.Context, ro *runner.Options, n int, out string, run
 	var runErr error
 	done := 0
 	for k, dir := range repeatDirs(out, n) {
+		if k > 0 {
+			if runErr = runner.Cooldown(ctx, ro.Cooldown, w); runErr != nil {
+				break
+			}
+		}
 		fmt.Fprintf(w, "== repetition %d/%d: %s\n", k+1, n, dir)
 		ro.Out, *runOut = dir, dir
 		_, runErr = runner.Run(ctx, *ro)

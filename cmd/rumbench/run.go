@@ -48,6 +48,7 @@ type commonFlags struct {
 	managed    managedFlags
 	mem        memFlags
 	repeat     int
+	cooldown   time.Duration
 	quiet      bool
 	kube       kubeFlags
 	shard      shardFlags
@@ -93,6 +94,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addManagedFlags(pf, &common.managed)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
+	addCooldownFlag(pf, &common.cooldown)
 	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
@@ -206,6 +208,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		return &runner.BadInputError{Err: fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct)}
 	}
 	if err := checkRepeat(f.repeat); err != nil {
+		return err
+	}
+	if err := checkCooldown(f.cooldown); err != nil {
 		return err
 	}
 	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
@@ -333,6 +338,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		RatePercentile: f.ratePct,
 		OpTimeout:      f.opTimeout,
 		Steady:         steadySpec,
+		Cooldown:       f.cooldown,
 		Config: map[string]any{
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
@@ -353,6 +359,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	if f.steady != "" {
 		ro.Config.(map[string]any)["steady_state"] = f.steady
+	}
+	if f.cooldown > 0 {
+		ro.Config.(map[string]any)["cooldown_s"] = f.cooldown.Seconds()
 	}
 	if f.quiet {
 		ro.Live, ro.Log = io.Discard, cmd.ErrOrStderr()

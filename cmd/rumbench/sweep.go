@@ -46,6 +46,7 @@ type sweepFlags struct {
 	mem           memFlags
 	compareTo     string
 	repeat        int
+	cooldown      time.Duration
 	childRep      int
 	cell          string
 	kube          kubeFlags
@@ -107,6 +108,7 @@ those missing.`,
 	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
 	addMemFlags(fl, &f.mem, true)
 	addRepeatFlag(fl, &f.repeat)
+	addCooldownFlag(fl, &f.cooldown)
 	fl.StringVar(&f.cell, "cell", "", "run only this cell: its index (0 to cells-1, in the order the sweep runs them), or \"env\" for $JOB_COMPLETION_INDEX (a pod of an Indexed Job)")
 	addKubeFlags(fl, &f.kube, "sweep")
 	fl.IntVar(&f.childRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
@@ -162,6 +164,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
 	if f.out == "" {
 		return bad(fmt.Errorf("--out is required: the sweep's directory (a rerun resumes it)"))
+	}
+	if err := checkCooldown(f.cooldown); err != nil {
+		return err
 	}
 	if err := checkRepeat(f.repeat); err != nil {
 		return err
@@ -269,11 +274,15 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		if f.verbose {
 			live = stdout
 		}
+		conf := map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
+			"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()}
+		if f.cooldown > 0 {
+			conf["cooldown_s"] = f.cooldown.Seconds()
+		}
 		return runner.Options{
 			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: cellDatabase(f.database, c),
 			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct, OpTimeout: runner.DefaultOpTimeout,
-			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
-				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
+			Config: conf,
 			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
 				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
 			NewWorkload:  func() (workload.Workload, error) { return ibench.New(cfg) },
@@ -312,7 +321,14 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if f.compareTo != "" && !sweep.IsSweep(f.compareTo) {
 		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", f.compareTo, sweep.SpecFile))
 	}
+	ran := false
 	runCell := func(ctx context.Context, c sweep.Cell, engine, dir string) error {
+		if ran {
+			if err := runner.Cooldown(ctx, f.cooldown, stdout); err != nil {
+				return err
+			}
+		}
+		ran = true
 		// The runner writes Out/<engine>.
 		o := options(c, engine, filepath.Dir(dir))
 		if iso != nil {

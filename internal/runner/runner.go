@@ -105,6 +105,10 @@ type Options struct {
 	// Steady) warm up until this steady-state rule holds over its main
 	// operation's per-interval rate (--steady-state).
 	Steady *steady.Spec
+	// Cooldown is a pause before every engine's run after the first
+	// (--cooldown): hot devices and CPUs are a named source of variance
+	// between runs.
+	Cooldown time.Duration
 	// Shard, when set, makes this process one shard of a sharded run
 	// (--shard): see sharded.go.
 	Shard *ShardOptions
@@ -316,7 +320,12 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 		o.Log = io.Discard
 	}
 	var out []EngineResult
-	for _, name := range o.Engines {
+	for i, name := range o.Engines {
+		if i > 0 {
+			if err := Cooldown(ctx, o.Cooldown, o.Log); err != nil {
+				return out, ErrInterrupted
+			}
+		}
 		dir := filepath.Join(o.Out, name)
 		handled, err := false, error(nil)
 		if o.Isolate != nil {
@@ -865,5 +874,22 @@ func PromoteDetails(sum *results.Step) {
 	}
 	if v, ok := num("rows_per_query"); ok {
 		sum.RowsPerQuery = &v
+	}
+}
+
+// Cooldown pauses for d between two runs (--cooldown), saying so on w; it
+// returns ctx's error when interrupted.
+func Cooldown(ctx context.Context, d time.Duration, w io.Writer) error {
+	if d <= 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "rumbench: cooling down for %s before the next run (--cooldown)\n", d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
