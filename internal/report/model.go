@@ -673,3 +673,51 @@ func (r *Report) checkSettings() {
 		}
 	}
 }
+
+// Figure is one headline figure of a step: its key (a CSV column name of
+// the report), its value, and what it means.
+type Figure struct {
+	Key   string
+	Value float64
+	Desc  string
+}
+
+// StepFigures are the headline figures of step name of bundle b, as the
+// report's step table computes them (every valueKey that b's step has a
+// value for), in CSV column order; none when b did not run the step. The
+// results history stores these per step.
+func StepFigures(b *Bundle, name string) []Figure {
+	s := b.Steps[name]
+	if s == nil {
+		return nil
+	}
+	row := buildRow(&Run{Num: 1, Bundle: b}, name)
+	kind := stepKind(s, b.Run.Ops)
+	var out []Figure
+	for _, k := range valueKeys {
+		if v := k.get(row, kind, s); v.OK {
+			out = append(out, Figure{Key: k.Key, Value: v.V, Desc: k.desc})
+		}
+	}
+	return out
+}
+
+// FigureDesc is what figure key means; empty for a key the report does
+// not know.
+func FigureDesc(key string) string {
+	for _, k := range valueKeys {
+		if k.Key == key {
+			return k.desc
+		}
+	}
+	return ""
+}
+
+// FigureKeys are every headline figure's key, in CSV column order.
+func FigureKeys() []string {
+	out := make([]string, len(valueKeys))
+	for i, k := range valueKeys {
+		out[i] = k.Key
+	}
+	return out
+}

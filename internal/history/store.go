@@ -1,0 +1,156 @@
+// Package history is the results history: every run recorded in a real
+// database (a SQLite file, or PostgreSQL for a team), one schema on both,
+// created and migrated by rumbench, so that runs can be compared across
+// builds, versions and machines and regressions found (docs/history.md).
+package history
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "github.com/mattn/go-sqlite3"    // database/sql driver "sqlite3"
+)
+
+// Store is an open history database.
+type Store struct {
+	db *sql.DB
+	pg bool
+	// where names the store in messages: the file, or the DSN with its
+	// password left out.
+	where  string
+	secret string
+}
+
+// IsDSN reports whether target names a PostgreSQL server rather than a
+// SQLite file.
+func IsDSN(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// DefaultPath is the history file used without --history:
+// $XDG_DATA_HOME/rumbench/history.db, else ~/.local/share/rumbench/history.db.
+func DefaultPath() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "rumbench", "history.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home directory for the default history (%w): give --history PATH", err)
+	}
+	return filepath.Join(home, ".local", "share", "rumbench", "history.db"), nil
+}
+
+// Open opens the history at target (a file path, or a postgres:// DSN),
+// creating it and bringing its schema to the current version. Errors
+// never carry the DSN's password.
+func Open(ctx context.Context, target string) (*Store, error) {
+	return open(ctx, target, CurrentVersion)
+}
+
+// open opens the store at target with its schema brought to version
+// (tests make stores of earlier versions).
+func open(ctx context.Context, target string, version int) (*Store, error) {
+	if target == "" {
+		return nil, errors.New("empty history location: give --history PATH or --history postgres://...")
+	}
+	s := &Store{where: target}
+	var err error
+	if IsDSN(target) {
+		cfg, perr := pgx.ParseConfig(target)
+		if perr != nil {
+			return nil, fmt.Errorf("history DSN is not valid (%v): give --history postgres://user@host:port/database", redact(perr, passwordOf(target)))
+		}
+		s.pg, s.secret = true, cfg.Password
+		s.where = fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
+		s.db, err = sql.Open("pgx", target)
+	} else {
+		if dir := filepath.Dir(target); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("create the history's directory: %w", err)
+			}
+		}
+		// WAL lets readers run beside a writer; immediate transactions
+		// and a busy timeout let two processes record at once, the second
+		// waiting for the first instead of failing.
+		s.db, err = sql.Open("sqlite3", "file:"+target+"?_busy_timeout=30000&_journal_mode=WAL&_txlock=immediate")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open history %s: %w", s.where, s.redact(err))
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("open history %s: %w", s.where, s.redact(err))
+	}
+	if err := s.migrate(ctx, version); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Where names the store for messages (no password).
+func (s *Store) Where() string { return s.where }
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+func (s *Store) redact(err error) error { return redact(err, s.secret) }
+
+func redact(err error, secret string) error {
+	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), secret, "xxxxx"))
+}
+
+// passwordOf is the password of a DSN pgx could not parse, as best it can
+// be found, so that even that error hides it.
+func passwordOf(dsn string) string {
+	rest := dsn[strings.Index(dsn, "://")+3:]
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return ""
+	}
+	if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
+		return pw
+	}
+	return ""
+}
+
+// q rewrites a statement written with ? placeholders for the store's
+// driver: PostgreSQL numbers them ($1, $2, ...).
+func (s *Store) q(stmt string) string {
+	if !s.pg {
+		return stmt
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range stmt {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// timeFormat stores times as fixed-width UTC text: the same on both
+// databases, and ordered as text is ordered.
+const timeFormat = "2006-01-02T15:04:05.000000000Z"
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(timeFormat, s)
+	return t
+}
