@@ -27,7 +27,7 @@ Start with:  rumbench run            (quick insert benchmark on pebble and sqlit
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.BadInputError{Err: err}
 	})
-	root.AddCommand(newRunCmd(), newWorkloadsCmd(), newSweepCmd(), newVerifyCmd(), newEnginesCmd(), newReportCmd(), newCrashtestCmd(), newCrashtestChildCmd(), newCgroupExecCmd(), newMergeCmd())
+	root.AddCommand(newRunCmd(), newWorkloadsCmd(), newSweepCmd(), newVerifyCmd(), newEnginesCmd(), newReportCmd(), newCrashtestCmd(), newCrashtestChildCmd(), newCgroupExecCmd(), newMergeCmd(), newHistoryCmd())
 	return root
 }
 

@@ -52,6 +52,7 @@ type commonFlags struct {
 	quiet      bool
 	kube       kubeFlags
 	shard      shardFlags
+	history    string
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -98,6 +99,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
+	pf.StringVar(&common.history, "history", "", "record the run in the results history when it ends: a SQLite file, postgres://... for a shared one, or \"default\" for "+defaultHistoryHelp+" (see `rumbench history`)")
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -282,6 +284,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		}
 		return writeRunJob(cmd, &f.kube, f.engines, f.out, &f.mem)
 	}
+	if !childMode {
+		if err := checkRunHistory(cmd.Context(), &f.history); err != nil {
+			return err
+		}
+	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
@@ -391,9 +398,10 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.repeat > 1 {
 		// What this many repetitions can show, before they run.
 		fmt.Fprintln(banner, report.RepeatCaveat(f.repeat))
-		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() (*report.Report, error) {
+		runErr := runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() (*report.Report, error) {
 			return report.RepeatReport(stdout, out, f.quiet)
 		})
+		return recordRunHistory(f.history, report.RepDirs(out), runErr, stdout)
 	}
 	res, runErr := runner.Run(ctx, ro)
 	var bundles []*results.Bundle
@@ -418,7 +426,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			rep.WriteVerdict(stdout)
 		}
 	}
-	return runErr
+	var dirs []string
+	for _, r := range res {
+		dirs = append(dirs, r.Dir)
+	}
+	return recordRunHistory(f.history, dirs, runErr, stdout)
 }
 
 // presetInterval is the interval a run of workload d with the named preset

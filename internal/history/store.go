@@ -102,7 +102,15 @@ func (s *Store) Where() string { return s.where }
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-func (s *Store) redact(err error) error { return redact(err, s.secret) }
+// redact hides the DSN's password and joins the driver's lines (pgx lists
+// one failed address a line) into the one-line message rumbench prints.
+func (s *Store) redact(err error) error {
+	err = redact(err, s.secret)
+	if err != nil && strings.Contains(err.Error(), "\n") {
+		return errors.New(strings.Join(strings.Fields(err.Error()), " "))
+	}
+	return err
+}
 
 func redact(err error, secret string) error {
 	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A repeated run with --history records both repetitions; adding its
+// directory again changes nothing; list, show and export read them back.
+func TestRunRecordsHistory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h", "history.db")
+	out := filepath.Join(dir, "r")
+	_, stderr, code := rb(t, "run", "--engine", "null", "--rows", "1000", "--steps", "l.i0", "--repeat", "2", "--quiet", "--out", out, "--history", db)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := rb(t, "history", "add", "--history", db, out)
+	if code != 0 || strings.Count(stdout, "updated ") != 2 || strings.Contains(stdout, "added ") {
+		t.Fatalf("re-adding the run: exit %d, want two updates:\n%s%s", code, stdout, stderr)
+	}
+	stdout, _, code = rb(t, "history", "list", "--history", db, "--engine", "null", "--since", "1h")
+	if code != 0 || strings.Count(stdout, "rep-") != 2 {
+		t.Fatalf("list: exit %d, want the two repetitions:\n%s", code, stdout)
+	}
+	stdout, _, code = rb(t, "history", "show", "--history", db, "--step", "l.i0")
+	if code != 0 || !strings.Contains(stdout, "null ibench") || !strings.Contains(stdout, "2 runs") {
+		t.Fatalf("show: exit %d:\n%s", code, stdout)
+	}
+	csv, cfg := filepath.Join(dir, "x.csv"), filepath.Join(dir, "otava.yaml")
+	if _, stderr, code = rb(t, "history", "export", "--history", db, "--format", "otava", "--out", csv, "--otava-config", cfg); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(csv)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "time,run,rumbench_version,rumbench_commit,engine_version,hostname,l.i0.rate_avg,") {
+		t.Fatalf("otava csv:\n%s", b)
+	}
+	if y, _ := os.ReadFile(cfg); !strings.Contains(string(y), "time_column: time") || !strings.Contains(string(y), "l.i0.p99_ms:\n        direction: -1") {
+		t.Fatalf("otava config:\n%s", y)
+	}
+}
+
+// series writes n copies of the stored pebble-small bundle under root,
+// an hour apart, whose l.i0 insert rate is rate(i).
+func series(t *testing.T, root string, n int, rate func(i int) float64) {
+	src := filepath.Join("..", "..", "internal", "report", "testdata", "pebble-small")
+	for i := 0; i < n; i++ {
+		dst := filepath.Join(root, fmt.Sprintf("run%02d", i+1), "pebble")
+		if err := os.MkdirAll(filepath.Join(dst, "steps"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		edit := func(name string, f func(m map[string]any)) {
+			var m map[string]any
+			readJSON(t, filepath.Join(src, name), &m)
+			f(m)
+			b, _ := json.Marshal(m)
+			if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		edit("run.json", func(m map[string]any) { m["started_at"] = fmt.Sprintf("2026-02-01T%02d:00:00Z", i) })
+		edit(filepath.Join("steps", "l.i0.json"), func(m map[string]any) { m["ips_avg"] = rate(i) })
+	}
+}
+
+// history check exits 1 on a series whose newest runs regressed, naming
+// the change; 0 on a flat one; bad settings and stores are bad input.
+func TestHistoryCheckGate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	noise := []float64{1.01, 0.99, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 0.99}
+	flat, step := filepath.Join(dir, "flat.db"), filepath.Join(dir, "step.db")
+	series(t, filepath.Join(dir, "a"), 12, func(i int) float64 { return 1000 * noise[i] })
+	series(t, filepath.Join(dir, "b"), 12, func(i int) float64 {
+		if i >= 8 {
+			return 850 * noise[i]
+		}
+		return 1000 * noise[i]
+	})
+	for db, d := range map[string]string{flat: "a", step: "b"} {
+		if _, stderr, code := rb(t, "history", "add", "--history", db, filepath.Join(dir, d)); code != 0 {
+			t.Fatalf("add: exit %d: %s", code, stderr)
+		}
+	}
+	stdout, stderr, code := rb(t, "history", "check", "--history", flat)
+	if code != 0 || !strings.Contains(stdout, "0 changes") {
+		t.Fatalf("flat series: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = rb(t, "history", "check", "--history", step, "--figure", "rate_avg")
+	if code != 1 || !strings.Contains(stdout, "REGRESSION: pebble ibench") || !strings.Contains(stdout, "at run 9 of 12") {
+		t.Fatalf("stepped series: exit %d, want 1 naming run 9:\n%s%s", code, stdout, stderr)
+	}
+	wantBadInput(t, []string{"--min-effect"}, "history", "check", "--history", step, "--min-effect", "150%")
+	wantBadInput(t, []string{"--since"}, "history", "list", "--history", step, "--since", "yesterday")
+	wantBadInput(t, []string{"no such directory"}, "history", "add", "--history", step, filepath.Join(dir, "missing"))
+	wantBadInput(t, []string{"--format"}, "history", "export", "--history", step, "--format", "json")
+	_, stderr, code = rb(t, "history", "list", "--history", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=2")
+	if code != 2 || strings.Contains(stderr, "hunter2") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("unreachable history: exit %d, stderr %q", code, stderr)
+	}
+}
