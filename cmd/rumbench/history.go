@@ -115,7 +115,7 @@ change point names what changed around it. ` + "`history check`" + ` exits 1 whe
 newest runs of a series hold a regression (docs/history.md).`,
 	}
 	cmd.PersistentFlags().StringVar(&f.target, "history", "", historyFlagHelp)
-	cmd.AddCommand(newHistoryAddCmd(f), newHistoryListCmd(f), newHistoryShowCmd(f), newHistoryExportCmd(f), newHistoryCheckCmd(f))
+	cmd.AddCommand(newHistoryAddCmd(f), newHistoryListCmd(f), newHistoryShowCmd(f), newHistoryExportCmd(f), newHistoryCheckCmd(f), newHistoryCalibrateCmd(f))
 	return cmd
 }
 
@@ -581,4 +581,92 @@ func recordRunHistory(target string, dirs []string, runErr error, w io.Writer) e
 		return runErr
 	}
 	return err
+}
+
+func newHistoryCalibrateCmd(f *historyFlags) *cobra.Command {
+	var figures []string
+	var det detectFlags
+	var shuffles int
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Measure the change-point detector's false alarms per 100 runs on A/A series (one build and config, run again and again)",
+		Long: `Judge A/A series with the detector: runs of one build and config on this host
+(record them with ` + "`rumbench run --repeat N --history ...`" + `), where every change
+point flagged is a false alarm. Series whose runs differ in anything recorded
+are left out. It reports the false alarms per 100 runs at the chosen
+--alpha/--min-runs for several minimum effects (the chosen one marked), in
+the order the runs ran (drift included) and over --shuffles random orders
+of the same values (noise alone), then per figure: pick the settings that
+keep the rate under the false alarms you accept (docs/history.md).`,
+		Example: `  rumbench run --engine pebble --steps l.i0,l.x,l.i1 --repeat 30 --history aa.db
+  rumbench history calibrate --history aa.db`,
+		Args: argsNone,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			flt, err := f.filter.filter(time.Now())
+			if err != nil {
+				return err
+			}
+			o, err := det.options()
+			if err != nil {
+				return err
+			}
+			if shuffles < 0 {
+				return &runner.BadInputError{Err: fmt.Errorf("--shuffles %d must be 0 or more", shuffles)}
+			}
+			s, err := openHistory(ctx, f.target)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ss, err := s.Series(ctx, flt)
+			if err != nil {
+				return err
+			}
+			printCalibration(cmd.OutOrStdout(), history.Calibrate(ss, figureList(figures), o, shuffles), o, shuffles)
+			return nil
+		},
+	}
+	f.filter.add(cmd.Flags())
+	cmd.Flags().StringSliceVar(&figures, "figure", nil, "figures to judge (comma list; default "+strings.Join(history.CheckFigures, ",")+")")
+	cmd.Flags().IntVar(&shuffles, "shuffles", 20, "random orders of each series judged beside the order the runs ran")
+	det.add(cmd.Flags())
+	return cmd
+}
+
+func printCalibration(w io.Writer, c *history.Calibration, o history.DetectOptions, shuffles int) {
+	for _, sk := range c.Skipped {
+		fmt.Fprintf(w, "left out %s\n", sk)
+	}
+	runs := 0
+	for _, s := range c.Series {
+		runs += len(s.Points)
+	}
+	fmt.Fprintf(w, "A/A calibration: %d series, %d runs in all; alpha %g, at least %d runs a side\n", len(c.Series), runs, o.Alpha, o.MinSegment)
+	if len(c.Series) == 0 {
+		fmt.Fprintln(w, "no A/A series to judge: record repeated runs of one build and config (rumbench run --repeat N --history ...)")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "min effect\truns judged\tflagged\tper 100 runs\tshuffled ×%d: flagged\tper 100 runs\t\n", shuffles)
+	for _, r := range c.Rows {
+		mark := ""
+		if r.MinEffect == o.MinEffect {
+			mark = " (chosen)"
+		}
+		fmt.Fprintf(tw, "%g%%%s\t%d\t%d\t%.2f\t%d\t%.2f\t\n", 100*r.MinEffect, mark, r.Points, r.Flagged, r.PerHundred(), r.ShuffledFlagged, r.ShuffledPerHundred())
+	}
+	tw.Flush()
+	var figs []string
+	for fg := range c.ByFigure {
+		figs = append(figs, fg)
+	}
+	sort.Strings(figs)
+	fmt.Fprintf(w, "per figure at min effect %g%%:\n", 100*o.MinEffect)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, fg := range figs {
+		r := c.ByFigure[fg]
+		fmt.Fprintf(tw, "%s\t%d runs\t%.2f per 100\tshuffled %.2f per 100\t\n", fg, r.Points, r.PerHundred(), r.ShuffledPerHundred())
+	}
+	tw.Flush()
 }

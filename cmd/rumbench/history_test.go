@@ -96,6 +96,10 @@ func TestHistoryCheckGate(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "REGRESSION: pebble ibench") || !strings.Contains(stdout, "at run 9 of 12") {
 		t.Fatalf("stepped series: exit %d, want 1 naming run 9:\n%s%s", code, stdout, stderr)
 	}
+	stdout, stderr, code = rb(t, "history", "calibrate", "--history", flat, "--figure", "rate_avg", "--shuffles", "5")
+	if code != 0 || !strings.Contains(stdout, "A/A calibration: 1 series, 12 runs") || !strings.Contains(stdout, "5% (chosen)") {
+		t.Fatalf("calibrate: exit %d:\n%s%s", code, stdout, stderr)
+	}
 	wantBadInput(t, []string{"--min-effect"}, "history", "check", "--history", step, "--min-effect", "150%")
 	wantBadInput(t, []string{"--since"}, "history", "list", "--history", step, "--since", "yesterday")
 	wantBadInput(t, []string{"no such directory"}, "history", "add", "--history", step, filepath.Join(dir, "missing"))

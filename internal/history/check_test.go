@@ -143,3 +143,50 @@ func TestDirections(t *testing.T) {
 		t.Fatalf("differs %q", d)
 	}
 }
+
+// Calibration on an A/A series (one setting, ±3% noise) counts no false
+// alarm at the default settings and some at none; a series whose runs
+// differ in a setting is not A/A and is left out.
+func TestCalibrate(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "h.db"))
+	root := t.TempDir()
+	r := rand.New(rand.NewPCG(21, 22))
+	t0 := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 24; i++ {
+		writeBundle(t, filepath.Join(root, fmt.Sprintf("aa%02d", i), "pebble"), t0.Add(time.Duration(i)*time.Hour),
+			map[string]string{"sync": "true"}, 3000*(1+0.03*(2*r.Float64()-1)))
+	}
+	if _, err := s.AddDirs(context.Background(), []string{root}, "aa"); err != nil {
+		t.Fatal(err)
+	}
+	series12(t, s, 3000, 3000) // label pebble: sync differs
+	ss, err := s.Series(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Calibrate(ss, []string{"rate_avg"}, DefaultDetect, 20)
+	if len(c.Series) != 1 || c.Series[0].Key.Label != "aa" || len(c.Skipped) != 1 || !strings.Contains(c.Skipped[0], "sync") {
+		t.Fatalf("A/A series %d, skipped %q", len(c.Series), c.Skipped)
+	}
+	var chosen, none *CalibrationRow
+	for i := range c.Rows {
+		switch c.Rows[i].MinEffect {
+		case DefaultDetect.MinEffect:
+			chosen = &c.Rows[i]
+		case 0:
+			none = &c.Rows[i]
+		}
+	}
+	if chosen == nil || none == nil {
+		t.Fatalf("rows %+v lack the chosen and the 0 minimum effect", c.Rows)
+	}
+	if chosen.Points != 24 || chosen.ShuffledPoints != 24*20 {
+		t.Fatalf("judged %d points, %d shuffled; want 24 and 480", chosen.Points, chosen.ShuffledPoints)
+	}
+	if chosen.Flagged != 0 || chosen.ShuffledFlagged != 0 {
+		t.Fatalf("±3%% noise flagged at a 5%% minimum effect: %+v", chosen)
+	}
+	if none.ShuffledFlagged < chosen.ShuffledFlagged {
+		t.Fatalf("no minimum effect flagged less than 5%%: %+v vs %+v", none, chosen)
+	}
+}
