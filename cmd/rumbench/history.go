@@ -496,11 +496,13 @@ func checkHistory(w io.Writer, ss []*history.Series, figs []string, o history.De
 	}
 	findings := history.Check(ss, figs, o)
 	gates := 0
+	gated := map[*history.Series]bool{}
 	for _, f := range findings {
-		what := "change"
+		var what string
 		if f.Gate() {
 			what = "REGRESSION"
 			gates++
+			gated[f.Series] = true
 		} else if f.Regressed {
 			what = "earlier regression"
 		} else {
@@ -516,10 +518,10 @@ func checkHistory(w io.Writer, ss []*history.Series, figs []string, o history.De
 			fmt.Fprintf(w, "  differs from run %d: %s\n", f.Position-1, strings.Join(f.Differs, "; "))
 		}
 	}
-	fmt.Fprintf(w, "history check: %d series (%d with fewer than %d runs, too few to judge), %d changes, %d regressions in series' newest runs (min effect %.1f%%, alpha %g)\n",
-		len(ss), short, 2*o.MinSegment, len(findings), gates, 100*o.MinEffect, o.Alpha)
+	fmt.Fprintf(w, "history check: %d series (%d with fewer than %d runs, too few to judge), %d changes, %d regressions in the newest runs of %d series (min effect %.1f%%, alpha %g)\n",
+		len(ss), short, 2*o.MinSegment, len(findings), gates, len(gated), 100*o.MinEffect, o.Alpha)
 	if gates > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("history check: %d series' newest runs hold a regression", gates)}
+		return &exitError{code: exitFailure, err: fmt.Errorf("history check: the newest runs of %d series hold a regression", len(gated))}
 	}
 	return nil
 }
@@ -643,12 +645,13 @@ func printCalibration(w io.Writer, c *history.Calibration, o history.DetectOptio
 		runs += len(s.Points)
 	}
 	fmt.Fprintf(w, "A/A calibration: %d series, %d runs in all; alpha %g, at least %d runs a side\n", len(c.Series), runs, o.Alpha, o.MinSegment)
+	fmt.Fprintln(w, "(values judged: runs × figures; per 100 runs: change points flagged per 100 runs of one figure; every one is a false alarm)")
 	if len(c.Series) == 0 {
 		fmt.Fprintln(w, "no A/A series to judge: record repeated runs of one build and config (rumbench run --repeat N --history ...)")
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "min effect\truns judged\tflagged\tper 100 runs\tshuffled ×%d: flagged\tper 100 runs\t\n", shuffles)
+	fmt.Fprintf(tw, "min effect\tvalues judged\tflagged\tper 100 runs\tshuffled ×%d: flagged\tper 100 runs\t\n", shuffles)
 	for _, r := range c.Rows {
 		mark := ""
 		if r.MinEffect == o.MinEffect {

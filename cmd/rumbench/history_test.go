@@ -109,3 +109,30 @@ func TestHistoryCheckGate(t *testing.T) {
 		t.Fatalf("unreachable history: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// End to end: twelve short runs of one label recorded with --history, six
+// with pebble's sync false and six with sync true (a commit waits for its
+// fsync: far slower), give one change of the rate at run 7 that names the
+// setting, and fail the gate.
+func TestHistoryEndToEndSettingChange(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	for i := 1; i <= 12; i++ {
+		sync := "false"
+		if i > 6 {
+			sync = "true"
+		}
+		_, stderr, code := rb(t, "run", "--engine", "pebble", "--rows", "20000", "--steps", "l.i0", "--engine-opt", "sync="+sync,
+			"--quiet", "--out", filepath.Join(dir, fmt.Sprintf("run%02d", i)), "--history", db)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	stdout, stderr, code := rb(t, "history", "check", "--history", db, "--figure", "rate_avg")
+	if code != 1 || strings.Count(stdout, "REGRESSION") != 1 || !strings.Contains(stdout, "at run 7 of 12") ||
+		!strings.Contains(stdout, "engine setting sync: false → true") {
+		show, _, _ := rb(t, "history", "show", "--history", db, "--figure", "rate_avg")
+		t.Fatalf("check: exit %d, want 1 with one regression at run 7 naming sync:\n%s%s%s", code, stdout, stderr, show)
+	}
+}
