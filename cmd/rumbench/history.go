@@ -245,7 +245,7 @@ type detectFlags struct {
 
 func (d *detectFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&d.minEffect, "min-effect", "5%", "smallest shift of a figure's mean reported as a change (a percentage, or a fraction: 0.05)")
-	fs.Float64Var(&d.alpha, "alpha", history.DefaultDetect.Alpha, "significance a change must reach (Welch's t-test, Bonferroni-corrected for the splits tried)")
+	fs.Float64Var(&d.alpha, "alpha", history.DefaultDetect.Alpha, "significance a change must reach (Student's t-test, Bonferroni-corrected for the splits tried)")
 	fs.IntVar(&d.minSegment, "min-runs", history.DefaultDetect.MinSegment, "fewest runs on each side of a change")
 }
 
@@ -447,7 +447,7 @@ func newHistoryCheckCmd(f *historyFlags) *cobra.Command {
 		Short: "Find change points in every series; exit 1 when a series' newest runs hold a regression",
 		Long: `Look for change points in each figure of each series the filters select
 (default figures: ` + strings.Join(history.CheckFigures, ", ") + `), by binary
-segmentation with Welch's t-test (docs/history.md). A change is a regression
+segmentation with Student's t-test (docs/history.md). A change is a regression
 when the figure moved the wrong way: down for rates, up for costs and
 latencies. The command exits 1 when the last change of a series' figure is
 a regression past --min-effect (its newest runs are at the worse level),

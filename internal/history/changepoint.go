@@ -27,10 +27,11 @@ var DefaultDetect = DetectOptions{Alpha: 0.01, MinEffect: 0.05, MinSegment: 3}
 type Change struct {
 	// Index is the first point of the new level (0-based).
 	Index int
-	// Before and After are the means of the segments either side, up to
-	// the neighbouring change points.
+	// Before and After are the levels of the segments either side, up to
+	// the neighbouring change points: their geometric means when the
+	// series is positive, else their means.
 	Before, After float64
-	// P is the Welch t-test's two-sided p-value of the split, before the
+	// P is the t-test's two-sided p-value of the split, before the
 	// correction.
 	P float64
 }
@@ -44,7 +45,7 @@ func (c Change) Rel() float64 {
 }
 
 // Detect finds the change points of xs by binary segmentation with
-// Welch's two-sample t-test, the split test Apache Otava (after MongoDB's
+// Student's two-sample t-test, the split test Apache Otava (after MongoDB's
 // E-Divisive work) settled on. In a segment [lo, hi) every split τ and
 // every end κ (as E-Divisive's κ: a second change beyond τ must not hide
 // the first) leaving MinSegment points on each side is tested, xs[lo:τ]
@@ -53,11 +54,34 @@ func (c Change) Rel() float64 {
 // of one flat segment is often "significant" alone) and shifts the mean
 // by at least MinEffect. The two sides are then searched the same way.
 // The result is ordered by index.
+//
+// A series of positive values (rates, costs) is judged on its logarithms
+// and its levels are geometric means: benchmark noise is multiplicative
+// (a stall halves a rate, it does not subtract a constant), so on the log
+// scale the two sides' spreads are alike, as the t-test wants, and one
+// very slow run weighs as much as one very fast one.
 func Detect(xs []float64, o DetectOptions) []Change {
 	if o.MinSegment < 2 {
 		o.MinSegment = 2
 	}
-	ps := newPrefix(xs)
+	logScale := len(xs) > 0
+	for _, x := range xs {
+		logScale = logScale && x > 0
+	}
+	ys := xs
+	if logScale {
+		ys = make([]float64, len(xs))
+		for i, x := range xs {
+			ys[i] = math.Log(x)
+		}
+	}
+	ps := newPrefix(ys)
+	level := func(lo, hi int) float64 {
+		if logScale {
+			return math.Exp(ps.mean(lo, hi))
+		}
+		return ps.mean(lo, hi)
+	}
 	m := o.MinSegment
 	var idx []int
 	var split func(lo, hi int)
@@ -65,20 +89,22 @@ func Detect(xs []float64, o DetectOptions) []Change {
 		if hi-lo < 2*m {
 			return
 		}
-		best, bestP, tries := -1, 2.0, 0
+		best, bestP, bestT, tries := -1, 2.0, 0.0, 0
 		for tau := lo + m; tau <= hi-m; tau++ {
 			for kappa := tau + m; kappa <= hi; kappa++ {
 				tries++
-				// <= prefers the longer right side on a tie.
-				if p := ps.welchP(lo, tau, kappa); p <= bestP {
-					best, bestP = tau, p
+				// Very clear splits all have p 0 (below float
+				// precision): the larger t statistic decides.
+				p, t := ps.ttest(lo, tau, kappa)
+				if p < bestP || (p == bestP && t > bestT) {
+					best, bestP, bestT = tau, p, t
 				}
 			}
 		}
 		if best < 0 || bestP*float64(tries) >= o.Alpha {
 			return
 		}
-		before, after := ps.mean(lo, best), ps.mean(best, hi)
+		before, after := level(lo, best), level(best, hi)
 		if before != 0 && math.Abs(after/before-1) < o.MinEffect {
 			return
 		}
@@ -99,7 +125,7 @@ func Detect(xs []float64, o DetectOptions) []Change {
 		if i+1 < len(idx) {
 			hi = idx[i+1]
 		}
-		out[i] = Change{Index: k, Before: ps.mean(lo, k), After: ps.mean(k, hi), P: ps.welchP(lo, k, hi)}
+		out[i] = Change{Index: k, Before: level(lo, k), After: level(k, hi), P: ps.tP(lo, k, hi)}
 	}
 	return out
 }
@@ -130,22 +156,33 @@ func (p prefix) variance(lo, hi int) float64 {
 	return v
 }
 
-// welchP is the two-sided p-value of Welch's t-test of xs[lo:mid]
-// against xs[mid:hi]. Two constant samples are certainly different when
-// their values differ.
-func (p prefix) welchP(lo, mid, hi int) float64 {
+// tP is the two-sided p-value of the t-test of xs[lo:mid] against
+// xs[mid:hi].
+func (p prefix) tP(lo, mid, hi int) float64 {
+	pv, _ := p.ttest(lo, mid, hi)
+	return pv
+}
+
+// ttest is Student's two-sample t-test of xs[lo:mid] against xs[mid:hi],
+// with the two sides' variance pooled: the two-sided p-value and |t|. The
+// pooled variance keeps a side of three runs that happen to agree from
+// looking certain (Welch's test would trust its tiny variance, and then
+// lose the split to its few degrees of freedom). Two constant samples are
+// certainly different when their values differ (|t| infinite).
+func (p prefix) ttest(lo, mid, hi int) (float64, float64) {
 	n1, n2 := float64(mid-lo), float64(hi-mid)
 	m1, m2 := p.mean(lo, mid), p.mean(mid, hi)
-	a, b := p.variance(lo, mid)/n1, p.variance(mid, hi)/n2
-	// Variances below rounding noise of the means are zero.
+	df := n1 + n2 - 2
+	pooled := ((n1-1)*p.variance(lo, mid) + (n2-1)*p.variance(mid, hi)) / df
+	se := math.Sqrt(pooled * (1/n1 + 1/n2))
+	// A spread below rounding noise of the means is none.
 	eps := 1e-12 * (math.Abs(m1) + math.Abs(m2))
-	if a+b <= eps*eps {
+	if se <= eps {
 		if math.Abs(m1-m2) <= eps {
-			return 1
+			return 1, 0
 		}
-		return 0
+		return 0, math.Inf(1)
 	}
-	t := (m1 - m2) / math.Sqrt(a+b)
-	df := (a + b) * (a + b) / (a*a/(n1-1) + b*b/(n2-1))
-	return 2 * (1 - stats.TDist{V: df}.CDF(math.Abs(t)))
+	t := math.Abs(m1-m2) / se
+	return 2 * stats.TDist{V: df}.CDF(-t), t
 }
