@@ -508,7 +508,7 @@ func checkHistory(w io.Writer, ss []*history.Series, figs []string, o history.De
 		} else {
 			what = "improvement"
 		}
-		fmt.Fprintf(w, "%s: %s\n  %s %s → %s (%+.1f%%, p=%.2g) at run %d of %d, %s (rumbench %s, engine %s %s); run %d was %s\n",
+		fmt.Fprintf(w, "%s: %s\n  %s %s → %s (%+.1f%%, corrected p=%.2g) at run %d of %d, %s (rumbench %s, engine %s %s); run %d was %s\n",
 			what, f.Series.Key, f.Figure, num(f.Change.Before), num(f.Change.After), 100*f.Change.Rel(), f.Change.P,
 			f.Position, f.Runs, f.At.Run.StartedAt.UTC().Format("2006-01-02 15:04"), build(f.At.Run), f.At.Run.Engine, f.At.Run.EngineVersion,
 			f.Position-1, f.Prev.Run.StartedAt.UTC().Format("2006-01-02 15:04"))

@@ -31,8 +31,9 @@ type Change struct {
 	// the neighbouring change points: their geometric means when the
 	// series is positive, else their means.
 	Before, After float64
-	// P is the t-test's two-sided p-value of the split, before the
-	// correction.
+	// P is the two-sided p-value of the test that found the change,
+	// Bonferroni-corrected for the tests made in its segment: what was
+	// compared with Alpha.
 	P float64
 }
 
@@ -84,6 +85,7 @@ func Detect(xs []float64, o DetectOptions) []Change {
 	}
 	m := o.MinSegment
 	var idx []int
+	pOf := map[int]float64{}
 	var split func(lo, hi int)
 	split = func(lo, hi int) {
 		if hi-lo < 2*m {
@@ -109,13 +111,14 @@ func Detect(xs []float64, o DetectOptions) []Change {
 			return
 		}
 		idx = append(idx, best)
+		pOf[best] = bestP * float64(tries)
 		split(lo, best)
 		split(best, hi)
 	}
 	split(0, len(xs))
 	sort.Ints(idx)
 	// The means either side are over the segments between neighbouring
-	// change points, and P is that split's own test.
+	// change points.
 	out := make([]Change, len(idx))
 	for i, k := range idx {
 		lo, hi := 0, len(xs)
@@ -125,7 +128,7 @@ func Detect(xs []float64, o DetectOptions) []Change {
 		if i+1 < len(idx) {
 			hi = idx[i+1]
 		}
-		out[i] = Change{Index: k, Before: level(lo, k), After: level(k, hi), P: ps.tP(lo, k, hi)}
+		out[i] = Change{Index: k, Before: level(lo, k), After: level(k, hi), P: pOf[k]}
 	}
 	return out
 }
@@ -154,13 +157,6 @@ func (p prefix) variance(lo, hi int) float64 {
 		return 0 // rounding
 	}
 	return v
-}
-
-// tP is the two-sided p-value of the t-test of xs[lo:mid] against
-// xs[mid:hi].
-func (p prefix) tP(lo, mid, hi int) float64 {
-	pv, _ := p.ttest(lo, mid, hi)
-	return pv
 }
 
 // ttest is Student's two-sample t-test of xs[lo:mid] against xs[mid:hi],
