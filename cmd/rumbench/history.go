@@ -273,9 +273,10 @@ func (d *detectFlags) options() (history.DetectOptions, error) {
 func newHistoryShowCmd(f *historyFlags) *cobra.Command {
 	var figures []string
 	var det detectFlags
+	var htmlPath string
 	cmd := &cobra.Command{
 		Use:   "show",
-		Short: "Show the series the filters select as tables over time, change points marked",
+		Short: "Show the series the filters select as tables over time (and --html charts), change points marked",
 		Example: `  rumbench history show --label pebble --step l.i1
   rumbench history show --engine rocksdb --figure rate_avg,cpu_us_per_op --since 30d`,
 		Args: argsNone,
@@ -304,16 +305,34 @@ func newHistoryShowCmd(f *historyFlags) *cobra.Command {
 				return nil
 			}
 			figs := figureList(figures)
+			var all []*history.Finding
 			for i, ser := range ss {
 				if i > 0 {
 					fmt.Fprintln(w)
 				}
-				showSeries(w, ser, figs, history.Check([]*history.Series{ser}, figs, o))
+				fs := history.Check([]*history.Series{ser}, figs, o)
+				all = append(all, fs...)
+				showSeries(w, ser, figs, fs)
+			}
+			if htmlPath != "" {
+				out, err := os.Create(htmlPath)
+				if err != nil {
+					return &runner.BadInputError{Err: fmt.Errorf("--html: %w", err)}
+				}
+				if err := history.WriteHTML(out, ss, figs, all); err != nil {
+					out.Close()
+					return fmt.Errorf("write %s: %w", htmlPath, err)
+				}
+				if err := out.Close(); err != nil {
+					return fmt.Errorf("write %s: %w", htmlPath, err)
+				}
+				fmt.Fprintf(w, "\nHTML: %s\n", htmlPath)
 			}
 			return nil
 		},
 	}
 	f.filter.add(cmd.Flags())
+	cmd.Flags().StringVar(&htmlPath, "html", "", "also write the series as an HTML page: a chart per figure over the runs, the level between change points drawn, and the runs' builds")
 	cmd.Flags().StringSliceVar(&figures, "figure", nil, "figures to show (comma list; default "+strings.Join(history.CheckFigures, ",")+")")
 	det.add(cmd.Flags())
 	return cmd

@@ -96,6 +96,13 @@ func TestHistoryCheckGate(t *testing.T) {
 	if code != 1 || !strings.Contains(stdout, "REGRESSION: pebble ibench") || !strings.Contains(stdout, "at run 9 of 12") {
 		t.Fatalf("stepped series: exit %d, want 1 naming run 9:\n%s%s", code, stdout, stderr)
 	}
+	page := filepath.Join(dir, "step.html")
+	if stdout, stderr, code = rb(t, "history", "show", "--history", step, "--figure", "rate_avg", "--html", page); code != 0 || !strings.Contains(stdout, "REGRESSION rate_avg") {
+		t.Fatalf("show: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), ">regression rate_avg") {
+		t.Fatalf("show --html: the page lacks the chart or the change:\n%.2000s", b)
+	}
 	stdout, stderr, code = rb(t, "history", "calibrate", "--history", flat, "--figure", "rate_avg", "--shuffles", "5")
 	if code != 0 || !strings.Contains(stdout, "A/A calibration: 1 series, 12 runs") || !strings.Contains(stdout, "5% (chosen)") {
 		t.Fatalf("calibrate: exit %d:\n%s%s", code, stdout, stderr)
@@ -103,6 +110,10 @@ func TestHistoryCheckGate(t *testing.T) {
 	wantBadInput(t, []string{"--min-effect"}, "history", "check", "--history", step, "--min-effect", "150%")
 	wantBadInput(t, []string{"--since"}, "history", "list", "--history", step, "--since", "yesterday")
 	wantBadInput(t, []string{"no such directory"}, "history", "add", "--history", step, filepath.Join(dir, "missing"))
+	wantBadInput(t, []string{"history"}, "run", "--engine", "null", "--rows", "1000", "--out", filepath.Join(dir, "never"), "--history", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=2")
+	if _, err := os.Stat(filepath.Join(dir, "never")); err == nil {
+		t.Fatal("run with an unreachable --history ran anyway")
+	}
 	wantBadInput(t, []string{"--format"}, "history", "export", "--history", step, "--format", "json")
 	_, stderr, code = rb(t, "history", "list", "--history", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=2")
 	if code != 2 || strings.Contains(stderr, "hunter2") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
