@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/history"
+	"rumbench/internal/report"
 	"rumbench/internal/runner"
 )
 
@@ -115,7 +116,7 @@ change point names what changed around it. ` + "`history check`" + ` exits 1 whe
 newest runs of a series hold a regression (docs/history.md).`,
 	}
 	cmd.PersistentFlags().StringVar(&f.target, "history", "", historyFlagHelp)
-	cmd.AddCommand(newHistoryAddCmd(f), newHistoryListCmd(f), newHistoryShowCmd(f), newHistoryExportCmd(f), newHistoryCheckCmd(f), newHistoryCalibrateCmd(f))
+	cmd.AddCommand(newHistoryAddCmd(f), newHistoryListCmd(f), newHistoryShowCmd(f), newHistoryExportCmd(f), newHistoryCheckCmd(f), newHistoryCalibrateCmd(f), newHistoryCompareCmd(f))
 	return cmd
 }
 
@@ -691,4 +692,60 @@ func printCalibration(w io.Writer, c *history.Calibration, o history.DetectOptio
 		fmt.Fprintf(tw, "%s\t%d runs\t%.2f per 100\tshuffled %.2f per 100\t\n", fg, r.Points, r.PerHundred(), r.ShuffledPerHundred())
 	}
 	tw.Flush()
+}
+
+func newHistoryCompareCmd(f *historyFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compare BASE NEW",
+		Short: "Compare two recorded runs, or two sets of runs, with the report's relative tables and significance",
+		Long: `Compare run BASE with run NEW as ` + "`rumbench report`" + ` does: each is a run's key
+as ` + "`history list`" + ` prints it (6 characters or more), or a comma list of keys: a
+set of runs of one configuration, reported by their medians with 95%
+intervals and the Mann–Whitney test of the difference (at least 4 runs a side
+to ever be significant). The runs' bundles are read from the directories
+recorded with them: the history keeps each run's figures, not its bundle.`,
+		Example: `  rumbench history compare 2eb081dbf76b 87d4f2a0c7ed
+  rumbench history compare 4445423a20,87d4f2a0c7,c3aa4216e4,82eecaefbd 8e6cd7d6a8,acf721d32d,...`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return &runner.BadInputError{Err: fmt.Errorf("history compare needs two arguments, BASE and NEW: run keys (see history list), or comma lists of them")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			s, err := openHistory(ctx, f.target)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var groups [][]*report.Bundle
+			for _, arg := range args {
+				var g []*report.Bundle
+				for _, key := range strings.Split(arg, ",") {
+					r, err := s.RunByPrefix(ctx, strings.TrimSpace(key))
+					if err != nil {
+						return &runner.BadInputError{Err: err}
+					}
+					b, err := report.ReadBundle(r.Dir)
+					if err != nil {
+						return &runner.BadInputError{Err: fmt.Errorf("run %.12s: its bundle cannot be read from %s (%v): the history keeps figures, not bundles; see its figures with history show", r.Key, r.Dir, err)}
+					}
+					g = append(g, b)
+				}
+				groups = append(groups, g)
+			}
+			rep, err := report.BuildGroups(groups, report.Options{})
+			if err != nil {
+				return &runner.BadInputError{Err: err}
+			}
+			out := cmd.OutOrStdout()
+			if err := rep.Markdown(out); err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+			return rep.WriteVerdict(out)
+		},
+	}
+	return cmd
 }

@@ -28,6 +28,15 @@ func TestRunRecordsHistory(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "rep-") != 2 {
 		t.Fatalf("list: exit %d, want the two repetitions:\n%s", code, stdout)
 	}
+	var keys []string
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+		keys = append(keys, strings.Fields(l)[0])
+	}
+	stdout, stderr, code = rb(t, "history", "compare", "--history", db, keys[0], keys[1])
+	if code != 0 || !strings.Contains(stdout, "headline rate relative to base") {
+		t.Fatalf("compare: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	wantBadInput(t, []string{"no recorded run"}, "history", "compare", "--history", db, keys[0], "ffffffffffff")
 	stdout, _, code = rb(t, "history", "show", "--history", db, "--step", "l.i0")
 	if code != 0 || !strings.Contains(stdout, "null ibench") || !strings.Contains(stdout, "2 runs") {
 		t.Fatalf("show: exit %d:\n%s", code, stdout)

@@ -203,3 +203,35 @@ func (s *Store) Series(ctx context.Context, f Filter) ([]*Series, error) {
 	}
 	return out, nil
 }
+
+// RunByPrefix is the run whose key starts with prefix (as `history list`
+// prints keys: their first 12 characters); an error names no run or
+// several.
+func (s *Store) RunByPrefix(ctx context.Context, prefix string) (*Run, error) {
+	if len(prefix) < 6 {
+		return nil, fmt.Errorf("run %q: give at least 6 characters of a run's key (see `rumbench history list`)", prefix)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+runCols+` FROM runs r WHERE r.run_key LIKE ? ORDER BY r.started_at`), prefix+"%")
+	if err != nil {
+		return nil, fmt.Errorf("history %s: look up run %s: %w", s.where, prefix, err)
+	}
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("history %s: look up run %s: %w", s.where, prefix, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history %s: look up run %s: %w", s.where, prefix, err)
+	}
+	switch len(out) {
+	case 0:
+		return nil, fmt.Errorf("no recorded run's key starts with %q (see `rumbench history list`)", prefix)
+	case 1:
+		return out[0], nil
+	}
+	return nil, fmt.Errorf("%d recorded runs' keys start with %q: give more of the key", len(out), prefix)
+}
