@@ -22,7 +22,7 @@ func testSession(t *testing.T, text bool) *session {
 	mc.DBName = ""
 	mc.InterpolateParams = text
 	mc.Logger = discard{}
-	s, err := openSession(context.Background(), mc, text)
+	s, err := openSession(context.Background(), mc, text, true)
 	if err != nil {
 		t.Fatal(err)
 	}

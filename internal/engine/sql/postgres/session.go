@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -39,8 +41,20 @@ const (
 	oidVarchar = 1043
 )
 
-func openSession(ctx context.Context, cfg *pgx.ConnConfig) (*session, error) {
-	c, err := pgconn.ConnectConfig(ctx, &cfg.Config)
+func openSession(ctx context.Context, cfg *pgx.ConnConfig, blocking bool) (*session, error) {
+	pc := &cfg.Config
+	if blocking {
+		pc = pc.Copy()
+		dial := pc.DialFunc
+		pc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return blockconn.Wrap(nc)
+		}
+	}
+	c, err := pgconn.ConnectConfig(ctx, pc)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ func testSession(t *testing.T) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openSession(context.Background(), cfg)
+	s, err := openSession(context.Background(), cfg, true)
 	if err != nil {
 		t.Fatal(err)
 	}
