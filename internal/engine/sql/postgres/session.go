@@ -22,7 +22,11 @@ import (
 // from binary in place. Cancellation is watched once per context
 // (sqleng.CtxWatch), not once per statement.
 type session struct {
-	c      *pgconn.PgConn
+	c *pgconn.PgConn
+	// bc is the socket under pgconn (and TLS) when client_io=blocking:
+	// queries wait for their reply blocked in recv, writes in the
+	// netpoller (blockconn).
+	bc     net.Conn
 	w      sqleng.CtxWatch
 	seq    int
 	params [][]byte
@@ -43,6 +47,7 @@ const (
 
 func openSession(ctx context.Context, cfg *pgx.ConnConfig, blocking bool) (*session, error) {
 	pc := &cfg.Config
+	var bc net.Conn
 	if blocking {
 		pc = pc.Copy()
 		dial := pc.DialFunc
@@ -51,14 +56,15 @@ func openSession(ctx context.Context, cfg *pgx.ConnConfig, blocking bool) (*sess
 			if err != nil {
 				return nil, err
 			}
-			return blockconn.Wrap(nc)
+			bc, err = blockconn.Wrap(nc)
+			return bc, err
 		}
 	}
 	c, err := pgconn.ConnectConfig(ctx, pc)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{c: c}
+	s := &session{c: c, bc: bc}
 	s.w.Interrupt = func() { c.Conn().SetDeadline(time.Unix(1, 0)) } //nolint:errcheck // a closed socket is interrupted already
 	return s, nil
 }
@@ -169,6 +175,9 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.encode(p, args); err != nil {
 		return 0, err
 	}
+	if err := blockconn.SetBlocking(s.bc, false); err != nil {
+		return 0, err
+	}
 	tag, err := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt).Close()
 	s.done()
 	if err != nil {
@@ -183,6 +192,9 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 		return 0, err
 	}
 	if err := s.encode(p, args); err != nil {
+		return 0, err
+	}
+	if err := blockconn.SetBlocking(s.bc, true); err != nil {
 		return 0, err
 	}
 	rr := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt)

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -123,5 +124,33 @@ func TestSessionCancel(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if n, err := s2.Query(ctx3, st2, nil, func(model.Row) bool { return true }); err != nil || n != 1 {
 		t.Fatalf("after an old context ended: %d rows, %v", n, err)
+	}
+}
+
+// With client_io=blocking (the default) a query waits for its reply
+// blocked in the kernel and a write in the netpoller (blockconn).
+func TestQueriesBlockWritesPoll(t *testing.T) {
+	s := testSession(t)
+	ctx := context.Background()
+	q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Prepare(ctx, "SELECT 1 WHERE $1::int8 > 0", []model.Type{model.Int})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
+	if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	if !blockconn.Blocking(s.bc) {
+		t.Fatal("after a query the connection is not in blocking mode")
+	}
+	if _, err := s.Exec(ctx, w, args); err != nil {
+		t.Fatal(err)
+	}
+	if blockconn.Blocking(s.bc) {
+		t.Fatal("after a write the connection is still in blocking mode")
 	}
 }
