@@ -436,9 +436,6 @@ func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recor
 		run = q.pointQuery
 	}
 	lastYield := time.Now()
-	// A server engine's worker sleeps on every query's reply, which lets
-	// the writers run; yielding would only move it to another thread.
-	yield := db.Info().Kind != model.Server
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -451,7 +448,7 @@ func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recor
 		// time waiting up to a scheduler time slice (10 ms) for a CPU, and
 		// miss its schedule for the client's sake, not the engine's: yield
 		// every queryYield.
-		if yield && sent.Sub(lastYield) >= queryYield {
+		if sent.Sub(lastYield) >= queryYield {
 			runtime.Gosched()
 			lastYield = sent
 		}

@@ -2,8 +2,20 @@
 
 package blockconn
 
-import "errors"
+import (
+	"errors"
+	"os"
+	"syscall"
+)
 
-func setNonblock(int, bool) error { return errors.New("blocking connections need Unix") }
+var errDeadline = os.ErrDeadlineExceeded
 
-func shutdownFD(int) {}
+var errUnsupported = errors.New("blocking connections need Unix")
+
+func dupBlocking(syscall.RawConn) (int, error) { return -1, errUnsupported }
+
+func (c *Conn) readBlocking([]byte) (int, error)  { return 0, errUnsupported }
+func (c *Conn) writeBlocking([]byte) (int, error) { return 0, errUnsupported }
+
+func shutdownFD(int)    {}
+func closeFD(int) error { return errUnsupported }

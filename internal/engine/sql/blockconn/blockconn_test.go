@@ -33,7 +33,7 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SetBlocking(wc, true); err != nil {
+	if err := Block(wc); err != nil {
 		t.Fatal(err)
 	}
 	srv := <-acc
@@ -43,10 +43,9 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 
 func nonblocking(t *testing.T, c *Conn) bool {
 	t.Helper()
-	var flags int
-	var ferr error
-	if err := c.raw.Control(func(fd uintptr) { flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
-		t.Fatal(err, ferr)
+	flags, err := unix.FcntlInt(uintptr(c.fd), unix.F_GETFL, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return flags&unix.O_NONBLOCK != 0
 }
@@ -69,23 +68,63 @@ func roundTrip(t *testing.T, c net.Conn) {
 	}
 }
 
-// The socket switches between blocking and non-blocking, and round trips
-// work in both.
-func TestRoundTripInBothModes(t *testing.T) {
+// A connection works in Go's netpoller until Block, and blocking after it,
+// on a socket without O_NONBLOCK.
+func TestRoundTripBeforeAndAfterBlock(t *testing.T) {
 	c, srv := pair(t)
 	if nonblocking(t, c) {
 		t.Fatal("in blocking mode the socket is still O_NONBLOCK")
 	}
 	go echo(srv)
 	roundTrip(t, c)
-	if err := SetBlocking(c, false); err != nil {
+}
+
+// Before Block, deadlines are Go's own: a future one fires and the
+// connection stays usable once it is cleared.
+func TestBeforeBlockDeadlinesAreGos(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !nonblocking(t, c) {
-		t.Fatal("back in netpoller mode the socket is not O_NONBLOCK")
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		acc <- c
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
 	}
+	c, err := Wrap(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv := <-acc
+	defer srv.Close()
+	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	if err := <-waitRead(c); err == nil {
+		t.Fatal("read past its deadline returned no error")
+	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("read past its deadline: %v, want a timeout", err)
+	}
+	c.SetReadDeadline(time.Time{})
 	go echo(srv)
 	roundTrip(t, c)
+	if Blocking(c) {
+		t.Fatal("blocking without Block")
+	}
+}
+
+// A future deadline fires in blocking mode too.
+func TestFutureDeadlineFiresWhileBlocking(t *testing.T) {
+	c, _ := pair(t)
+	c.SetDeadline(time.Now().Add(30 * time.Millisecond))
+	err := <-waitRead(c)
+	if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("read past its deadline: %v, want a timeout", err)
+	}
 }
 
 // waitRead runs a Read that blocks (the peer sends nothing) and returns
@@ -124,25 +163,9 @@ func TestCloseWakesBlockedRead(t *testing.T) {
 	}
 }
 
-// In netpoller mode deadlines are Go's own: a future one fires and the
-// connection stays usable once it is cleared.
-func TestNetpollerModeKeepsDeadlines(t *testing.T) {
-	c, srv := pair(t)
-	SetBlocking(c, false)
-	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
-	if err := <-waitRead(c); err == nil {
-		t.Fatal("read past its deadline returned no error")
-	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
-		t.Fatalf("read past its deadline: %v, want a timeout", err)
-	}
-	c.SetReadDeadline(time.Time{})
-	go echo(srv)
-	roundTrip(t, c)
-}
-
 // While connections block GOMAXPROCS stays above their number (so sysmon
 // never finds every P held by a blocked thread), and it is restored when
-// the last one leaves blocking mode or closes.
+// the last one closes.
 func TestGOMAXPROCSAboveBlockingConnections(t *testing.T) {
 	base := runtime.GOMAXPROCS(0)
 	var conns []*Conn
@@ -153,7 +176,6 @@ func TestGOMAXPROCSAboveBlockingConnections(t *testing.T) {
 	if got, want := runtime.GOMAXPROCS(0), len(conns)+1; got < want {
 		t.Fatalf("GOMAXPROCS %d with %d blocking connections; want at least %d", got, len(conns), want)
 	}
-	SetBlocking(conns[0], false)
 	for _, c := range conns {
 		c.Close()
 		c.Close() // a second Close releases nothing

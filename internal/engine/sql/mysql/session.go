@@ -117,10 +117,6 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
-	// Writes wait in the netpoller, queries blocked in recv (blockconn).
-	if err := blockconn.SetBlocking(s.nc, false); err != nil {
-		return 0, err
-	}
 	var res driver.Result
 	var err error
 	if p.ds != nil {
@@ -140,7 +136,8 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
-	if err := blockconn.SetBlocking(s.nc, true); err != nil {
+	// A connection that runs queries waits blocked in recv (blockconn).
+	if err := blockconn.Block(s.nc); err != nil {
 		return 0, err
 	}
 	var rows driver.Rows

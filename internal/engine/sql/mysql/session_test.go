@@ -90,9 +90,10 @@ func TestSessionCancel(t *testing.T) {
 	}
 }
 
-// With client_io=blocking (the default) a query waits for its reply
-// blocked in the kernel and a write in the netpoller (blockconn).
-func TestQueriesBlockWritesPoll(t *testing.T) {
+// With client_io=blocking (the default) a connection that only writes
+// stays in the netpoller, and one that ran a query waits blocked in the
+// kernel from then on (blockconn).
+func TestQueryConnectionsBlock(t *testing.T) {
 	for _, text := range []bool{true, false} {
 		s := testSession(t, text)
 		ctx := context.Background()
@@ -105,17 +106,22 @@ func TestQueriesBlockWritesPoll(t *testing.T) {
 			t.Fatal(err)
 		}
 		args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
-		if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
-			t.Fatal(err)
-		}
-		if !blockconn.Blocking(s.nc) {
-			t.Fatalf("text=%v: after a query the connection is not in blocking mode", text)
-		}
 		if _, err := s.Exec(ctx, w, args); err != nil {
 			t.Fatal(err)
 		}
 		if blockconn.Blocking(s.nc) {
-			t.Fatalf("text=%v: after a write the connection is still in blocking mode", text)
+			t.Fatalf("text=%v: after a write the connection is in blocking mode", text)
+		}
+		for range 2 {
+			if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
+				t.Fatal(err)
+			}
+			if !blockconn.Blocking(s.nc) {
+				t.Fatalf("text=%v: after a query the connection is not in blocking mode", text)
+			}
+			if _, err := s.Exec(ctx, w, args); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

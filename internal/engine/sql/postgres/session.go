@@ -23,9 +23,9 @@ import (
 // (sqleng.CtxWatch), not once per statement.
 type session struct {
 	c *pgconn.PgConn
-	// bc is the socket under pgconn (and TLS) when client_io=blocking:
-	// queries wait for their reply blocked in recv, writes in the
-	// netpoller (blockconn).
+	// bc is the socket under pgconn (and TLS) when client_io=blocking: a
+	// connection that runs a query waits blocked in recv from then on
+	// (blockconn).
 	bc     net.Conn
 	w      sqleng.CtxWatch
 	seq    int
@@ -175,9 +175,6 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.encode(p, args); err != nil {
 		return 0, err
 	}
-	if err := blockconn.SetBlocking(s.bc, false); err != nil {
-		return 0, err
-	}
 	tag, err := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt).Close()
 	s.done()
 	if err != nil {
@@ -194,7 +191,7 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 	if err := s.encode(p, args); err != nil {
 		return 0, err
 	}
-	if err := blockconn.SetBlocking(s.bc, true); err != nil {
+	if err := blockconn.Block(s.bc); err != nil {
 		return 0, err
 	}
 	rr := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt)

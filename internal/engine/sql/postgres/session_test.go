@@ -127,9 +127,10 @@ func TestSessionCancel(t *testing.T) {
 	}
 }
 
-// With client_io=blocking (the default) a query waits for its reply
-// blocked in the kernel and a write in the netpoller (blockconn).
-func TestQueriesBlockWritesPoll(t *testing.T) {
+// With client_io=blocking (the default) a connection that only writes
+// stays in the netpoller, and one that ran a query waits blocked in the
+// kernel from then on (blockconn).
+func TestQueryConnectionsBlock(t *testing.T) {
 	s := testSession(t)
 	ctx := context.Background()
 	q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
@@ -141,16 +142,21 @@ func TestQueriesBlockWritesPoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
-	if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
-		t.Fatal(err)
-	}
-	if !blockconn.Blocking(s.bc) {
-		t.Fatal("after a query the connection is not in blocking mode")
-	}
 	if _, err := s.Exec(ctx, w, args); err != nil {
 		t.Fatal(err)
 	}
 	if blockconn.Blocking(s.bc) {
-		t.Fatal("after a write the connection is still in blocking mode")
+		t.Fatal("after a write the connection is in blocking mode")
+	}
+	for range 2 {
+		if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		if !blockconn.Blocking(s.bc) {
+			t.Fatal("after a query the connection is not in blocking mode")
+		}
+		if _, err := s.Exec(ctx, w, args); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
