@@ -29,6 +29,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -65,6 +66,7 @@ func (d Driver) Description() string {
 func (d Driver) Options() []model.Option {
 	opts := []model.Option{
 		{Key: "prepare", Default: "false", Help: "server-side prepared statements instead of text statements with interpolated values (true/false)"},
+		{Key: blockconn.OptionKey, Default: "blocking", Help: blockconn.OptionHelp},
 		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
 	}
 	if d.engineName == "InnoDB" {
@@ -142,6 +144,7 @@ type parsed struct {
 	mc                                  *mysql.Config
 	name                                string
 	prepare, dropOnClose, installPlugin bool
+	blocking                            bool   // client_io=blocking
 	pageSize                            int64  // bytes; 0: any
 	rowFormat                           string // table options; "": none
 	compression                         string // RocksDB's name (kLZ4Compression); "": any
@@ -244,6 +247,9 @@ func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
 	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
 		return p, err
 	}
+	if p.blocking, err = blockconn.ParseOption(d.name, cfg.Options[blockconn.OptionKey]); err != nil {
+		return p, err
+	}
 	if p.installPlugin, err = parseBool("install_plugin", cfg.Options["install_plugin"]); err != nil {
 		return p, err
 	}
@@ -306,6 +312,10 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	settings["database"] = name
 	settings["address"] = mc.Net + "(" + mc.Addr + ")"
 	settings["prepare"] = strconv.FormatBool(prepare)
+	settings[blockconn.OptionKey] = "netpoller"
+	if p.blocking {
+		settings[blockconn.OptionKey] = "blocking"
+	}
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
 	if p.rowFormat != "" {
 		settings["table_options"] = strings.TrimSpace(p.rowFormat)
@@ -317,7 +327,7 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	info := model.Info{Name: d.name, Family: d.family, Kind: model.Server, Version: version, Settings: settings}
 	settings["client"] = "driver.Conn of go-sql-driver/mysql (no database/sql pool), one connection per worker"
 	sessions := func(ctx context.Context) (sqleng.Session, error) {
-		s, err := openSession(ctx, work, !prepare)
+		s, err := openSession(ctx, work, !prepare, p.blocking)
 		if err != nil {
 			return nil, sqleng.Redact(classify(d.name, err, mc, name), secret)
 		}

@@ -29,6 +29,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -58,6 +59,7 @@ func (Driver) Options() []model.Option {
 	return []model.Option{
 		{Key: "synchronous_commit", Default: "", Help: "session synchronous_commit (on, off, local, remote_write; empty = the server's setting)"},
 		{Key: "maintenance_work_mem", Default: "256MB", Help: "session memory for CREATE INDEX (step l.x) and VACUUM (empty = the server's setting)"},
+		{Key: blockconn.OptionKey, Default: "blocking", Help: blockconn.OptionHelp},
 		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
 	}
 }
@@ -99,6 +101,7 @@ type parsed struct {
 	admin       *pgx.ConnConfig
 	name        string
 	dropOnClose bool
+	blocking    bool
 }
 
 // parseConfig checks the DSN's form, the database name and the option
@@ -125,6 +128,9 @@ func parseConfig(cfg model.Config) (parsed, error) {
 	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
 		return p, err
 	}
+	if p.blocking, err = blockconn.ParseOption("postgres", cfg.Options[blockconn.OptionKey]); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 
@@ -143,7 +149,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, name, dropOnClose := p.admin, p.name, p.dropOnClose
+	admin, name, dropOnClose, blocking := p.admin, p.name, p.dropOnClose, p.blocking
 	secret := admin.Password
 	if admin.ConnectTimeout == 0 {
 		admin.ConnectTimeout = 10 * time.Second
@@ -201,8 +207,12 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
 	info := model.Info{Name: "postgres", Family: model.HeapBTree, Kind: model.Server, Version: version, Settings: settings}
 	settings["client"] = "pgconn: statements prepared once per connection, binary parameters and results"
+	settings[blockconn.OptionKey] = "netpoller"
+	if blocking {
+		settings[blockconn.OptionKey] = "blocking"
+	}
 	sessions := func(ctx context.Context) (sqleng.Session, error) {
-		s, err := openSession(ctx, work)
+		s, err := openSession(ctx, work, blocking)
 		if err != nil {
 			return nil, sqleng.Redact(classify(err, work, name), secret)
 		}
