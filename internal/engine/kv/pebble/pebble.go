@@ -175,7 +175,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("pebble needs a data dir")
 	}
-	st, err := openStore(filepath.Join(cfg.DataDir, "pebble"), s)
+	st, err := openStore(filepath.Join(cfg.DataDir, "pebble"), s, cfg.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	return &DB{DB: d, st: st}, nil
 }
 
-func openStore(dir string, s settings) (*store, error) {
+// openStore opens (creating if needed) the store in dir; readOnly opens an
+// existing one in Pebble's read-only mode: no flush of the replayed WAL, no
+// compaction, no format upgrade.
+func openStore(dir string, s settings, readOnly bool) (*store, error) {
 	st := &store{wo: pdb.NoSync, fail: &failure{}}
 	if s.sync {
 		st.wo = pdb.Sync
@@ -248,7 +251,11 @@ func openStore(dir string, s settings) (*store, error) {
 	}
 	// The defaults Open would fill in, filled here so Memory can read them.
 	opts.EnsureDefaults()
+	opts.ReadOnly = readOnly
 	db, err := pdb.Open(dir, opts)
+	if readOnly && errors.Is(err, pdb.ErrDBDoesNotExist) {
+		return nil, model.NoDataError(fmt.Errorf("pebble: %s holds no pebble store: give the data dir of a pebble run", filepath.Dir(dir)))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}

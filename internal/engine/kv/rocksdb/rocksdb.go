@@ -165,7 +165,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("rocksdb needs a data dir")
 	}
-	st, err := openStore(filepath.Join(cfg.DataDir, "rocksdb"), s)
+	st, err := openStore(filepath.Join(cfg.DataDir, "rocksdb"), s, cfg.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	return &DB{DB: d, st: st}, nil
 }
 
-func openStore(dir string, s settings) (*store, error) {
+// openStore opens (creating if needed) the store in dir as a TransactionDB;
+// readOnly opens an existing one with RocksDB's read-only open (a plain DB:
+// reads only, no flush, compaction or new MANIFEST).
+func openStore(dir string, s settings, readOnly bool) (*store, error) {
 	st := &store{dir: dir}
 	st.cache = grocksdb.NewLRUCache(uint64(s.cacheSize))
 	st.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
@@ -222,7 +225,7 @@ func openStore(dir string, s settings) (*store, error) {
 	}
 	o := grocksdb.NewDefaultOptions()
 	st.opts = o
-	o.SetCreateIfMissing(true)
+	o.SetCreateIfMissing(!readOnly)
 	o.SetBlockBasedTableFactory(st.bbto)
 	o.SetWriteBufferSize(uint64(s.writeBuffer))
 	o.SetCompression(compressionType(s.compression))
@@ -249,6 +252,10 @@ func openStore(dir string, s settings) (*store, error) {
 	// Every column family of the data dir is opened; keyspace ones exist
 	// only if column_family_per_index was true when it was created.
 	names, err := grocksdb.ListColumnFamilies(o, dir)
+	if readOnly && (err != nil || len(names) == 0) {
+		st.destroyOptions()
+		return nil, model.NoDataError(fmt.Errorf("rocksdb: %s holds no rocksdb store: give the data dir of a rocksdb run", filepath.Dir(dir)))
+	}
 	if err != nil || len(names) == 0 {
 		names = []string{"default"} // a new data dir
 	}
@@ -257,7 +264,15 @@ func openStore(dir string, s settings) (*store, error) {
 		cfOpts[i] = o
 	}
 	var handles []*grocksdb.ColumnFamilyHandle
-	if s.optimistic {
+	switch {
+	case readOnly:
+		db, hs, err := grocksdb.OpenDbForReadOnlyColumnFamilies(o, dir, names, cfOpts, false)
+		if err != nil {
+			st.destroyOptions()
+			return nil, fmt.Errorf("open rocksdb in %s read-only: %w", dir, err)
+		}
+		st.db, handles = db, hs
+	case s.optimistic:
 		st.oTxnOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
 		st.oTxnOpts.SetSetSnapshot(true)
 		st.oUpdOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
@@ -267,7 +282,7 @@ func openStore(dir string, s settings) (*store, error) {
 			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
 		}
 		st.odb, st.db, handles = odb, odb.GetBaseDB(), hs
-	} else {
+	default:
 		st.tdbOpts = grocksdb.NewDefaultTransactionDBOptions()
 		st.tdbOpts.SetTransactionLockTimeout(lockTimeoutMS)
 		// Deadlock detection: a lock cycle between transactions (which
@@ -707,12 +722,15 @@ func (s *store) Close() error {
 	for _, h := range append(s.allCFs(), s.others...) {
 		h.Destroy()
 	}
-	if s.tdb != nil {
+	switch {
+	case s.tdb != nil:
 		freeBaseDB(s.db)
 		s.tdb.Close()
-	} else {
+	case s.odb != nil:
 		s.odb.CloseBaseDB(s.db)
 		s.odb.Close()
+	default: // read-only
+		s.db.Close()
 	}
 	s.mu.Lock()
 	for _, ro := range s.freeRO {
