@@ -200,20 +200,18 @@ func PrepareDataDir(dir, engineName string) error {
 	return nil
 }
 
-// dataDirError says what is wrong with a data dir and how to fix it.
+// dataDirError says what is wrong with a data dir the user gave and how to
+// fix it, as model.ErrSetup.
 func dataDirError(dir, what string, err error) error {
 	var pe *fs.PathError
 	cause := err
 	if errors.As(err, &pe) {
 		cause = pe.Err // the path is in the message already
 	}
-	switch {
-	case errors.Is(err, syscall.ENOTDIR):
+	if errors.Is(err, syscall.ENOTDIR) {
 		return model.SetupError(fmt.Errorf("--data-dir %s is not a directory (it or a parent is a file): give a directory, new or kept from a run", dir))
-	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
-		return model.SetupError(fmt.Errorf("--data-dir %s %s (%v): give a directory this user can write, or fix its permissions", dir, what, cause))
 	}
-	return fmt.Errorf("--data-dir %s %s: %w", dir, what, err)
+	return model.SetupError(fmt.Errorf("--data-dir %s %s (%v): give a directory this user can create and write, or fix its permissions", dir, what, cause))
 }
 
 // CheckDataDir is the read-only counterpart of PrepareDataDir: dir must be

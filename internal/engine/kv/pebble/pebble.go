@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -252,10 +253,15 @@ func openStore(dir string, s settings, readOnly bool) (*store, error) {
 	// The defaults Open would fill in, filled here so Memory can read them.
 	opts.EnsureDefaults()
 	opts.ReadOnly = readOnly
-	db, err := pdb.Open(dir, opts)
-	if readOnly && errors.Is(err, pdb.ErrDBDoesNotExist) {
-		return nil, model.NoDataError(fmt.Errorf("pebble: %s holds no pebble store: give the data dir of a pebble run", filepath.Dir(dir)))
+	if readOnly {
+		// Pebble names its manifest in marker.manifest.* (CURRENT in
+		// older formats); neither: nothing was ever written here.
+		m, _ := filepath.Glob(filepath.Join(dir, "marker.manifest.*"))
+		if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil && len(m) == 0 {
+			return nil, model.NoDataError(fmt.Errorf("pebble: %s holds no pebble store: give the data dir of a pebble run", filepath.Dir(dir)))
+		}
 	}
+	db, err := pdb.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
