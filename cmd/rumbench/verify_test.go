@@ -123,7 +123,9 @@ func TestSetupErrorsAreBadInput(t *testing.T) {
 		wants []string
 		args  []string
 	}
-	out := func(n string) []string { return []string{"--out", filepath.Join(dir, n), "--rows", "100", "--steps", "l.i0"} }
+	out := func(n string) []string {
+		return []string{"--out", filepath.Join(dir, n), "--rows", "100", "--steps", "l.i0"}
+	}
 	cases := []tc{
 		{"postgres closed port", []string{"postgres: cannot reach the server at 127.0.0.1:1", "--dsn"},
 			append([]string{"run", "--engine", "postgres", "--dsn", "postgres://postgres:" + pw + "@127.0.0.1:1/postgres?connect_timeout=5"}, out("o1")...)},
