@@ -4,6 +4,7 @@ import (
 	"context"
 	stdsql "database/sql"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -92,4 +93,61 @@ func pgReachable() string {
 	}
 	c.Close(ctx)
 	return fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)
+}
+
+// testDatabasePrefixes start the names of the databases this package's
+// tests create on the local servers.
+var testDatabasePrefixes = []string{"rb_", "rbtest_", "rumbench_"}
+
+// testDatabases lists the databases on the local PostgreSQL and MariaDB
+// (those reachable) whose names start with a test prefix, as
+// "engine:name".
+func testDatabases() map[string]bool {
+	out := map[string]bool{}
+	keep := func(server, name string) {
+		for _, p := range testDatabasePrefixes {
+			if strings.HasPrefix(name, p) {
+				out[server+":"+name] = true
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if c, err := pgx.Connect(ctx, pgDSN()); err == nil {
+		if rows, err := c.Query(ctx, "SELECT datname FROM pg_database"); err == nil {
+			for rows.Next() {
+				var n string
+				if rows.Scan(&n) == nil {
+					keep("postgres", n)
+				}
+			}
+			rows.Close()
+		}
+		c.Close(ctx)
+	}
+	if db, err := mariaPing(); err == nil {
+		if rows, err := db.QueryContext(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"); err == nil {
+			for rows.Next() {
+				var n string
+				if rows.Scan(&n) == nil {
+					keep("mariadb", n)
+				}
+			}
+			rows.Close()
+		}
+		db.Close()
+	}
+	return out
+}
+
+// newDatabases lists what is in after and not in before, sorted.
+func newDatabases(before, after map[string]bool) []string {
+	var out []string
+	for n := range after {
+		if !before[n] {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
