@@ -279,6 +279,11 @@ func openStore(dir string, s settings, readOnly bool) (*store, string, error) {
 		return nil, "", fmt.Errorf("wiredtiger data dir: %w", err)
 	}
 	c, err := openConn(dir, config)
+	if readOnly && err != nil && strings.Contains(err.Error(), "WT_RUN_RECOVERY") {
+		// Recovery writes; a read-only open cannot run it.
+		data := filepath.Dir(dir)
+		return nil, "", model.SetupError(fmt.Errorf("wiredtiger: %s needs recovery (the process that wrote it was killed), which a read-only check cannot run: open it once with `rumbench run --engine wiredtiger --data-dir %s --steps maint` and the run's --clients, then verify", data, data))
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("open wiredtiger in %s: %w", dir, err)
 	}
