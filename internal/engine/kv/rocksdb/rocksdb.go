@@ -616,11 +616,17 @@ func (s *store) NewBatch() kv.Batch { return &batch{s: s, wb: s.getWB()} }
 // write applies a batch through the TransactionDB, which locks its keys
 // against pessimistic transactions (an optimistic one sees it at commit).
 func (s *store) write(wb *grocksdb.WriteBatch) error {
-	if s.tdb != nil {
+	switch {
+	case s.tdb != nil:
 		return txnError(s.tdb.Write(s.wo, wb))
+	case s.odb != nil:
+		return txnError(s.odb.Write(s.wo, wb))
 	}
-	return txnError(s.odb.Write(s.wo, wb))
+	return errReadOnly
 }
+
+// errReadOnly is a write through a store opened read-only (verify).
+var errReadOnly = errors.New("rocksdb: the store is open read-only")
 
 // begin starts a RocksDB transaction, reusing a finished one.
 func (s *store) begin(update bool) *txn {
@@ -655,10 +661,20 @@ func (s *store) begin(update bool) *txn {
 // Begin starts a transaction from a snapshot: a write of a key that changed
 // since then fails with a conflict (kv.ConcurrentStore). Its reads see its
 // own writes whatever readOwnWrites asks.
-func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) { return s.begin(false), nil }
+func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
+	if s.tdb == nil && s.odb == nil {
+		return nil, errReadOnly
+	}
+	return s.begin(false), nil
+}
 
 // BeginUpdate implements kv.ConcurrentStore.
-func (s *store) BeginUpdate() (kv.UpdateTxn, error) { return s.begin(true), nil }
+func (s *store) BeginUpdate() (kv.UpdateTxn, error) {
+	if s.tdb == nil && s.odb == nil {
+		return nil, errReadOnly
+	}
+	return s.begin(true), nil
+}
 
 // DeleteRange writes a range tombstone to the base DB: TransactionDB
 // batches cannot hold one, and the range is unreachable, so no transaction
