@@ -29,7 +29,11 @@ check every secondary index of every table against the primary key: the same
 number of entries and the same (index columns, primary key) tuples.
 With --workload, also check that workload's own invariants (linkbench: every
 count row equals the visible links of its id and link type).
-Exit code 0 when consistent, 1 when not, 2 on bad input.`,
+The engine is opened read-only: verify creates and changes nothing, so a
+data dir or database that is missing, or holds no rumbench tables, is an
+error, not a pass.
+Exit code 0 when consistent, 1 when not, 2 on bad input (also nothing to
+check).`,
 		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb\n  rumbench verify --engine sqlite --data-dir /data/rb/sqlite --workload linkbench",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
