@@ -77,7 +77,7 @@ func setupMemory(m *memFlags) (*launch.Memory, error) {
 
 // newIsolator runs engines in child processes of this invocation.
 func newIsolator(ms *launch.Memory, stdout, stderr io.Writer) *launch.Isolator {
-	return &launch.Isolator{Mem: ms, Invocation: invocation, Stdout: stdout, Stderr: stderr, BadInputExit: exitBadInput}
+	return &launch.Isolator{Mem: ms, Invocation: invocation, Stdout: stdout, Stderr: childStderr(stderr), BadInputExit: exitBadInput}
 }
 
 // newCgroupExecCmd is the hidden `rumbench cgroup-exec CGROUP PROG ARGV0
@@ -123,7 +123,9 @@ func chooseBudget(fl *pflag.FlagSet, m *memFlags, size string, mp *workload.Memo
 
 // addCacheFlag adds --cache-size.
 func addCacheFlag(fl *pflag.FlagSet, v *string) {
-	fl.StringVar(v, "cache-size", model.DefaultCacheSize, "main cache of every engine, the same for all (docs/design.md \"One memory budget\"): the block cache of pebble and rocksdb, WiredTiger's cache, SQLite's page cache summed over its connections, a --managed server's shared_buffers, innodb_buffer_pool_size or rocksdb_block_cache_size; a server rumbench does not manage is only checked (a warning when it differs). Without it, --memory-limit or a memory preset sizes it. An --engine-opt or --server-opt for one engine's cache overrides it and is recorded. Each engine's effective cache is read back into run.json (engine.memory)")
+	// No flag default: it would contradict the runs a memory preset or
+	// --memory-limit sizes; the text says which default applies when.
+	fl.StringVar(v, "cache-size", "", "main cache of every engine, the same for all (docs/design.md \"One memory budget\"): the block cache of pebble and rocksdb, WiredTiger's cache, SQLite's page cache summed over its connections, a --managed server's shared_buffers, innodb_buffer_pool_size or rocksdb_block_cache_size; a server rumbench does not manage is only checked (a warning when it differs). Without it: the preset's (ibench --preset iobound: rows x clients x 70 B / 5), else what --memory-limit leaves, else "+model.DefaultCacheSize+". An --engine-opt or --server-opt for one engine's cache overrides it and is recorded. Each engine's effective cache is read back into run.json (engine.memory)")
 }
 
 // budgetConfig is what run.json's config records about the budget.

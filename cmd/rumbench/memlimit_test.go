@@ -56,7 +56,7 @@ func TestMemoryLimitHolds(t *testing.T) {
 	if st == nil || st.Inserted != 250000 || !b.Run.Complete {
 		t.Fatalf("l.i0 = %+v, complete %v", st, b.Run.Complete)
 	}
-	size := *st.Metrics.SizeBytes
+	size := *st.Metrics.DiskBytes
 	if size <= limit {
 		t.Fatalf("data dir %d bytes is not larger than the limit %d: the test proves nothing", size, limit)
 	}

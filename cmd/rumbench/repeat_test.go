@@ -23,14 +23,16 @@ func TestRepeatBadValues(t *testing.T) {
 	}
 }
 
-// runTiny runs `rumbench run` with tiny sizes and --repeat into out.
-func runTiny(t *testing.T, out string, args ...string) {
+// runTiny runs `rumbench run` with tiny sizes and --repeat into out and
+// returns its output.
+func runTiny(t *testing.T, out string, args ...string) string {
 	t.Helper()
 	base := []string{"run", "--clients", "1", "--rows", "5000", "--churn-rows", "5000", "--interval", "10ms", "--out", out}
 	stdout, stderr, code := rb(t, append(base, args...)...)
 	if code != 0 {
 		t.Fatalf("run %v: exit %d\n%s\n%s", args, code, stdout, stderr)
 	}
+	return stdout
 }
 
 // both runs the two sides of a comparison at once, so that whatever else
@@ -105,7 +107,13 @@ func TestRepeatInterleaved(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
 	// Two steps, so the summary chart has its 3 points (2 runs × 2 steps).
-	runTiny(t, out, "--engine", "null,pebble", "--repeat", "3", "--steps", "l.i0,l.i2")
+	stdout := runTiny(t, out, "--engine", "null,pebble", "--repeat", "3", "--steps", "l.i0,l.i2")
+	// Before the repetitions, one line says what 3 can and cannot show,
+	// with the thresholds the statistics use.
+	lines := strings.SplitN(stdout, "\n", 3)
+	if len(lines) < 3 || !strings.HasPrefix(lines[1], "--repeat 3:") || !strings.Contains(lines[1], "needs 4 per side") || !strings.Contains(lines[1], "needs 6") {
+		t.Errorf("the run does not say at its start what --repeat 3 can show:\n%s", strings.Join(lines[:min(2, len(lines))], "\n"))
+	}
 	type started struct {
 		name string
 		at   time.Time
@@ -150,8 +158,13 @@ func TestRepeatInterleaved(t *testing.T) {
 		}
 	}
 	html, err := os.ReadFile(filepath.Join(out, "report.html"))
-	if err != nil || !strings.Contains(string(html), "median repetition") || !strings.Contains(string(html), "bars: 95% CI") {
-		t.Errorf("report.html (%v) lacks the repetitions' faint lines or error bars", err)
+	// Three repetitions have no finite interval: no bars, the medians'
+	// ratios to the base.
+	if err != nil || !strings.Contains(string(html), "median repetition") || !strings.Contains(string(html), "headline rate of each step relative to base") {
+		t.Errorf("report.html (%v) lacks the repetitions' faint lines or the relative rates", err)
+	}
+	if strings.Contains(string(html), "bars: ") {
+		t.Errorf("report.html of 3 repetitions draws bars where the tables say ±∞")
 	}
 	stdout, _, code := rb(t, "report", out)
 	if code != 0 || !strings.Contains(stdout, "±∞") || !strings.Contains(stdout, "| spread |") || !strings.Contains(stdout, "?: too few repetitions") {

@@ -35,9 +35,13 @@ confidence interval, ratios are ratios of medians, marked ~ when the
 difference is not significant (Mann–Whitney U, α = 0.05). --compare OLD NEW
 compares two result dirs engine by engine.
 
-Per step it prints a row per run with the published columns (units in the
-headers), the same table relative to the base run, then a throughput summary
-(a row per run, a column per step) and the stalls. Runs are numbered 1..N in
+It leads with each step's headline rate and its cost per operation
+relative to the base run, then the absolute throughput summary (a row per
+run, a column per step), the stalls and, per step, a row per run with the
+published columns (units in the headers) and the same relative to the base.
+It ends with the verdict that also ends ` + "`rumbench run`" + `: per step, which run
+led and by how much ("X ran 2.10× faster than Y"; ~ where repetitions show
+no significant difference). Runs are numbered 1..N in
 the order given (a --out directory's engines in the order they ran); --base
 takes that 1-based number. Figures a run did not measure show as n/a, steps
 it did not run as —, never as 0. Runs whose workload sizes differ from the
@@ -104,6 +108,11 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	default:
 		if err = rep.Markdown(out); err == nil {
 			err = workloadTable(out, rep)
+		}
+		if err == nil {
+			// The verdict last, as at the end of `rumbench run`.
+			fmt.Fprintln(out)
+			err = rep.WriteVerdict(out)
 		}
 	}
 	if err != nil {

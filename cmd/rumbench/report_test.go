@@ -175,3 +175,46 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestRunEndsWithVerdictQuiet: `run --quiet` prints no interval lines and
+// no per-step tables, only the summary tables, and ends with the verdict;
+// `rumbench report` of the same --out ends with the same verdict.
+func TestRunEndsWithVerdictQuiet(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	stdout, stderr, code := rb(t, "run", "--quiet", "--engine", "null,pebble", "--out", out, "--rows", "2000", "--churn-rows", "500",
+		"--steps", "l.i0,l.x,l.i1", "--interval", "100ms")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	for _, bad := range []string{"[null l.i0]", "## l.i1 (write step)", "Legend:", "rumbench run: workload"} {
+		if strings.Contains(stdout, bad) {
+			t.Errorf("--quiet output holds %q:\n%s", bad, stdout)
+		}
+	}
+	for _, want := range []string{"## headline rate relative to base", "## throughput summary", "report.html"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--quiet output lacks %q:\n%s", want, stdout)
+		}
+	}
+	verdict := func(s string) string {
+		i := strings.LastIndex(s, "verdict (")
+		if i < 0 {
+			return ""
+		}
+		return strings.TrimSpace(s[i:])
+	}
+	v := verdict(stdout)
+	if v == "" || !strings.HasSuffix(strings.TrimSpace(stdout), v) || !strings.Contains(v, "l.i0  ") || !strings.Contains(v, " ran ") {
+		t.Fatalf("run output does not end with the verdict:\n%s", stdout)
+	}
+	if lines := strings.Count(stdout, "\n"); lines > 60 {
+		t.Errorf("--quiet printed %d lines, want a screenful", lines)
+	}
+	rep, stderr, code := rb(t, "report", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	if got := verdict(rep); got != v {
+		t.Errorf("report's verdict\n%s\nthe run's\n%s", got, v)
+	}
+}

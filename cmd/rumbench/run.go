@@ -19,6 +19,7 @@ import (
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/steady"
 	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	_ "rumbench/internal/workload/all"
@@ -37,6 +38,7 @@ type commonFlags struct {
 	seed       int64
 	ratePct    float64
 	warmup     time.Duration
+	steady     string
 	opTimeout  time.Duration
 	out        string
 	dataDir    string
@@ -46,6 +48,8 @@ type commonFlags struct {
 	managed    managedFlags
 	mem        memFlags
 	repeat     int
+	cooldown   time.Duration
+	quiet      bool
 	kube       kubeFlags
 	shard      shardFlags
 }
@@ -76,8 +80,9 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.workload, "workload", "", "workload to run (same as \"rumbench run NAME\"): "+strings.Join(workload.Names(), ", "))
 	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\")")
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
-	pf.DurationVar(&common.interval, "interval", time.Second, "length of a measurement interval (one live line and one log record each)")
+	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+intervalHelp())
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
+	pf.StringVar(&common.steady, "steady-state", "", "warm each time-bounded step (query steps, LinkBench requests) up until its main rate is steady, then measure it for its own length: METRIC:dev=P%[,slope=P%],window=D[,ramp=D],max=D, e.g. rate:dev=10%,window=60s,max=2h (docs/metrics.md, Steady state); run.json records per step whether and when it was reached")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
 	pf.DurationVar(&common.opTimeout, "op-timeout", runner.DefaultOpTimeout, "end a step as failed when no operation finished for this long (an engine or server that stopped answering); 0: wait forever. Index builds, full scans and maintenance are exempt")
 	pf.Int64Var(&common.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
@@ -89,6 +94,8 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addManagedFlags(pf, &common.managed)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
+	addCooldownFlag(pf, &common.cooldown)
+	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
 	for _, name := range workload.Names() {
@@ -194,7 +201,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.workload != "" && f.workload != d.Name {
 		return &runner.BadInputError{Err: fmt.Errorf("--workload %s (from --config) contradicts the command's workload %s: run `rumbench run %s`", f.workload, d.Name, f.workload)}
 	}
-	if f.interval <= 0 {
+	if cmd.Flags().Changed("interval") && f.interval <= 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--interval must be positive, got %s", f.interval)}
 	}
 	if !(f.ratePct > 0 && f.ratePct <= 100) {
@@ -203,18 +210,31 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if err := checkRepeat(f.repeat); err != nil {
 		return err
 	}
+	if err := checkCooldown(f.cooldown); err != nil {
+		return err
+	}
 	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
 		return err
 	}
 	if f.warmup < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
 	}
-	if !cmd.Flags().Changed("interval") {
-		for _, p := range d.Presets {
-			if p.Name == f.preset && p.Interval > 0 {
-				f.interval = p.Interval
-			}
+	var steadySpec *steady.Spec
+	if f.steady != "" {
+		sp, err := steady.Parse(f.steady)
+		if err != nil {
+			return &runner.BadInputError{Err: err}
 		}
+		if sp.Metric != steady.Rate {
+			return &runner.BadInputError{Err: fmt.Errorf("--steady-state %q: only the rate metric is measured per interval so far: use rate:...", f.steady)}
+		}
+		steadySpec = &sp
+	}
+	if !cmd.Flags().Changed("interval") {
+		f.interval = presetInterval(d, f.preset)
+	}
+	if steadySpec != nil && steadySpec.Window < 2*f.interval {
+		return &runner.BadInputError{Err: fmt.Errorf("--steady-state %q: the window must hold at least two intervals of %s: make it longer or --interval shorter", f.steady, f.interval)}
 	}
 	if f.opTimeout < 0 {
 		return &runner.BadInputError{Err: fmt.Errorf("--op-timeout must be 0 (no limit) or more, got %s", f.opTimeout)}
@@ -317,6 +337,8 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Seed:           f.seed,
 		RatePercentile: f.ratePct,
 		OpTimeout:      f.opTimeout,
+		Steady:         steadySpec,
+		Cooldown:       f.cooldown,
 		Config: map[string]any{
 			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
 			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
@@ -335,6 +357,15 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Live:         stdout,
 		Log:          stdout,
 	}
+	if f.steady != "" {
+		ro.Config.(map[string]any)["steady_state"] = f.steady
+	}
+	if f.cooldown > 0 {
+		ro.Config.(map[string]any)["cooldown_s"] = f.cooldown.Seconds()
+	}
+	if f.quiet {
+		ro.Live, ro.Log = io.Discard, cmd.ErrOrStderr()
+	}
 	if ro.Shard, err = f.shard.options(cmd, d.Name); err != nil {
 		return err
 	}
@@ -351,11 +382,17 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		_, err := runner.Run(ctx, ro)
 		return err
 	}
-	fmt.Fprintf(stdout, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
+	banner := stdout
+	if f.quiet {
+		banner = cmd.ErrOrStderr()
+	}
+	fmt.Fprintf(banner, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
 		d.Name, f.preset, strings.Join(f.engines, ","), wr.Banner, out)
 	if f.repeat > 1 {
-		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() error {
-			return report.RepeatReport(stdout, out)
+		// What this many repetitions can show, before they run.
+		fmt.Fprintln(banner, report.RepeatCaveat(f.repeat))
+		return runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() (*report.Report, error) {
+			return report.RepeatReport(stdout, out, f.quiet)
 		})
 	}
 	res, runErr := runner.Run(ctx, ro)
@@ -370,24 +407,64 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if len(bundles) > 0 {
 		// The report is a view of results already saved: failing to draw
 		// it must not fail the run.
-		if err := printRunReport(stdout, d, bundles, out); err != nil {
+		rep, err := printRunReport(stdout, d, bundles, out, f.quiet)
+		if err != nil {
 			fmt.Fprintf(stdout, "rumbench: could not write the report: %v\n", err)
 		}
 		fmt.Fprintf(stdout, "\nresults: %s\n", out)
+		if rep != nil {
+			// The verdict last: what a reader acts on.
+			fmt.Fprintln(stdout)
+			rep.WriteVerdict(stdout)
+		}
 	}
 	return runErr
 }
 
+// presetInterval is the interval a run of workload d with the named preset
+// uses without --interval (an unknown preset is refused later, by the
+// workload).
+func presetInterval(d *workload.Definition, preset string) time.Duration {
+	p, _ := d.Preset(preset)
+	return p.RunInterval()
+}
+
+// intervalHelp lists --interval's default per workload and preset, from the
+// presets themselves: the presets that set their own, and the rest's.
+func intervalHelp() string {
+	var own []string
+	for _, n := range workload.Names() {
+		d, _ := workload.Lookup(n)
+		for _, p := range d.Presets {
+			if p.RunInterval() != workload.DefaultInterval {
+				own = append(own, fmt.Sprintf("%s %s %s", n, p.Name, p.RunInterval()))
+			}
+		}
+	}
+	h := fmt.Sprintf("(default %s", workload.DefaultInterval)
+	if len(own) > 0 {
+		h += "; from --preset: " + strings.Join(own, ", ")
+	}
+	return h + ")"
+}
+
 // printRunReport prints the end-of-run view: the workload's own when it has
-// one, else a summary per engine and the comparison report (with HTML).
-func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string) error {
+// one, else a summary per engine and the comparison report (with HTML);
+// with quiet only the summary tables. It returns the report whose verdict
+// ends the output.
+func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string, quiet bool) (*report.Report, error) {
 	if d.Report != nil {
-		return d.Report(w, bundles, out)
+		if err := d.Report(w, bundles, out); err != nil {
+			return nil, err
+		}
+		return report.BundlesReport(bundles)
 	}
-	for _, b := range bundles {
-		report.StepSummary(w, b)
+	if !quiet {
+		for _, b := range bundles {
+			report.StepSummary(w, b)
+		}
 	}
-	return report.RunReport(w, bundles, filepath.Join(out, "report.html"))
+	return report.RunReport(w, bundles, filepath.Join(out, "report.html"), quiet)
 }
 
 // parseEngineOpts turns repeated key=value flags into a map.
@@ -408,12 +485,22 @@ func parseEngineOpts(kvs []string) (map[string]string, error) {
 	return out, nil
 }
 
+// metricsLog says each system-metrics message once per run: every engine
+// and sweep cell of this process shares it, and engines' child processes
+// write their stderr through its filter (childStderr).
+var metricsLog = sysmetrics.NewOnceLog(os.Stderr)
+
 // observers returns the step observers every run uses (system metrics).
-// Unavailable counters are explained once on stderr and in each step's
+// Unavailable counters and warnings (the output on the data dir's device)
+// are explained once per run on stderr and in each step's
 // metrics.null_reasons.
 func observers() []runner.ObserverFactory {
-	return []runner.ObserverFactory{sysmetrics.Factory(os.Stderr)}
+	return []runner.ObserverFactory{sysmetrics.FactoryLog(metricsLog)}
 }
+
+// childStderr is where engines' child processes write their stderr: the
+// metrics lines this run said already are left out.
+func childStderr(w io.Writer) io.Writer { return metricsLog.Filter(w) }
 
 // newWorkloadsCmd returns `rumbench workloads`: the registered workloads.
 func newWorkloadsCmd() *cobra.Command {

@@ -70,3 +70,76 @@ func TestHotrowRunPrintsMatrix(t *testing.T) {
 		t.Error("skipped cell t2c1 has a step file")
 	}
 }
+
+// TestHotrowReportMatchesRun: `rumbench report` of a hot-row run prints
+// the matrices the run printed, with the same figures (both the step's
+// committed updates / step seconds), the generic tables agree with them,
+// and the runs table describes the hot-row sizes (not ibench's churn and
+// pad).
+func TestHotrowReportMatchesRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	runOut, stderr, code := rb(t, "run", "hotrow", "--engine", "pebble,sqlite", "--rows", "300",
+		"--tables", "1,2", "--concurrency", "1,2", "--cell-seconds", "0.3", "--interval", "100ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, runOut, stderr)
+	}
+	repOut, stderr, code := rb(t, "report", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	for _, title := range []string{
+		"## pebble: updates/s (committed), rows = tables, columns = concurrency",
+		"## sqlite: updates/s (committed), rows = tables, columns = concurrency",
+		"## sqlite relative to pebble: updates/s ratio (>1 is faster)",
+	} {
+		a, b := mdSection(runOut, title), mdSection(repOut, title)
+		if a == "" {
+			t.Fatalf("run output lacks %q:\n%s", title, runOut)
+		}
+		if a != b {
+			t.Errorf("%s: the report prints\n%s\nthe run printed\n%s", title, b, a)
+		}
+	}
+	// The throughput summary's t1c1 for pebble is the matrix's 1 x 1.
+	cells := func(section, first string) []string {
+		for _, l := range strings.Split(mdSection(repOut, section), "\n") {
+			f := strings.Split(l, "|")
+			if len(f) > 2 && strings.TrimSpace(f[1]) == first {
+				var out []string
+				for _, c := range f[2 : len(f)-1] {
+					out = append(out, strings.TrimSpace(c))
+				}
+				return out
+			}
+		}
+		return nil
+	}
+	matrix := cells("## pebble: updates/s (committed), rows = tables, columns = concurrency", "1")
+	summary := cells("## throughput summary", "#1 pebble")
+	if len(matrix) == 0 || len(summary) < 2 || summary[1] != matrix[0] {
+		t.Errorf("pebble t1c1: throughput summary %v, matrix %v: want the same figure", summary, matrix)
+	}
+	if strings.Contains(repOut, "churn —") || !strings.Contains(repOut, "hotrow cell_seconds 0.3, clients_span table") {
+		t.Errorf("runs table: want the hot-row sizes:\n%s", mdSection(repOut, "## runs"))
+	}
+}
+
+// mdSection is the markdown table under the heading line title (its
+// heading and rows), or "".
+func mdSection(s, title string) string {
+	i := strings.Index(s, title)
+	if i < 0 {
+		return ""
+	}
+	lines := strings.Split(s[i:], "\n")
+	out := []string{lines[0]}
+	for _, l := range lines[1:] {
+		switch {
+		case strings.HasPrefix(l, "|"):
+			out = append(out, l)
+		case len(out) > 1:
+			return strings.Join(out, "\n")
+		}
+	}
+	return strings.Join(out, "\n")
+}

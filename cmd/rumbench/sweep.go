@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"rumbench/internal/launch"
 	"rumbench/internal/report"
@@ -44,13 +46,16 @@ type sweepFlags struct {
 	mem           memFlags
 	compareTo     string
 	repeat        int
+	cooldown      time.Duration
 	childRep      int
 	cell          string
 	kube          kubeFlags
 }
 
-func newSweepCmd() *cobra.Command {
-	f := &sweepFlags{}
+func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
+
+// newSweepCmdWith returns `rumbench sweep` parsing its flags into f.
+func newSweepCmdWith(f *sweepFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run the insert benchmark over engines × secondary indexes × row sizes × clients and print the published matrices",
@@ -82,17 +87,17 @@ those missing.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list)")
-	fl.IntSliceVar(&f.indexes, "indexes", []int{0, 1, 2, 3}, "numbers of secondary indexes (comma list of 0..3)")
+	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+sweepDefault(func(p ibench.Preset) string { return joinInts(sweepIndexes(p)) }))
 	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
 	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
 	fl.StringSliceVar(&f.steps, "steps", []string{ibench.StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
 	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
-	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded (default: from the preset)")
-	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 (default: from the preset)")
-	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step (default: from the preset)")
+	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.Rows) }))
+	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.ChurnRows) }))
+	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.QuerySeconds) }))
 	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction (default: each step's own)")
-	fl.DurationVar(&f.interval, "interval", time.Second, "measurement interval")
+	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+sweepDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
 	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator")
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
@@ -103,6 +108,7 @@ those missing.`,
 	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
 	addMemFlags(fl, &f.mem, true)
 	addRepeatFlag(fl, &f.repeat)
+	addCooldownFlag(fl, &f.cooldown)
 	fl.StringVar(&f.cell, "cell", "", "run only this cell: its index (0 to cells-1, in the order the sweep runs them), or \"env\" for $JOB_COMPLETION_INDEX (a pod of an Indexed Job)")
 	addKubeFlags(fl, &f.kube, "sweep")
 	fl.IntVar(&f.childRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
@@ -111,10 +117,56 @@ those missing.`,
 	return cmd
 }
 
+// sweepDefault is the help of a sweep flag whose default comes from the
+// insert benchmark's preset, listed from the presets themselves.
+func sweepDefault(v func(p ibench.Preset) string) string {
+	return workload.PresetDefaults(ibench.PresetOrder, func(n string) string { return v(ibench.Presets[n]) })
+}
+
+// sweepIndexes are the index counts a sweep of preset p runs without
+// --indexes: all of 0..3, or for the IO-bound comparison none against all
+// three.
+func sweepIndexes(p ibench.Preset) []int {
+	if p.IOBound {
+		return []int{0, 3}
+	}
+	return []int{0, 1, 2, 3}
+}
+
+// resolvePreset fills in what the preset decides for the flags not given
+// (the interval and index counts in f; rows, churn rows and query seconds
+// returned): what the sweep runs, and what its help lists.
+func (f *sweepFlags) resolvePreset(fl *pflag.FlagSet, preset ibench.Preset) (rows, churn int64, qs float64, err error) {
+	pick := func(name string, v, def int64) int64 {
+		if fl.Changed(name) {
+			return v
+		}
+		return def
+	}
+	rows = pick("rows", f.rows, preset.Rows)
+	churn = pick("churn-rows", f.churnRows, preset.ChurnRows)
+	qs = preset.QuerySeconds
+	if fl.Changed("query-seconds") {
+		qs = f.querySeconds
+	}
+	if !fl.Changed("interval") {
+		f.interval = preset.RunInterval()
+	} else if f.interval <= 0 {
+		return 0, 0, 0, fmt.Errorf("--interval must be positive, got %s", f.interval)
+	}
+	if !fl.Changed("indexes") {
+		f.indexes = sweepIndexes(preset)
+	}
+	return rows, churn, qs, nil
+}
+
 func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
 	if f.out == "" {
 		return bad(fmt.Errorf("--out is required: the sweep's directory (a rerun resumes it)"))
+	}
+	if err := checkCooldown(f.cooldown); err != nil {
+		return err
 	}
 	if err := checkRepeat(f.repeat); err != nil {
 		return err
@@ -141,26 +193,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		return bad(err)
 	}
 	fl := cmd.Flags()
-	pick := func(name string, v, def int64) int64 {
-		if fl.Changed(name) {
-			return v
-		}
-		return def
-	}
-	rows := pick("rows", f.rows, preset.Rows)
-	churn := pick("churn-rows", f.churnRows, preset.ChurnRows)
-	qs := preset.QuerySeconds
-	if fl.Changed("query-seconds") {
-		qs = f.querySeconds
-	}
-	interval := f.interval
-	if !fl.Changed("interval") && preset.Interval > 0 {
-		interval = preset.Interval
-	}
-	f.interval = interval
-	if preset.IOBound && !fl.Changed("indexes") {
-		// The IO-bound comparison: none against all three.
-		f.indexes = []int{0, 3}
+	rows, churn, qs, err := f.resolvePreset(fl, preset)
+	if err != nil {
+		return bad(err)
 	}
 	var presetMemory map[string]any
 	engines := f.engines
@@ -239,11 +274,15 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		if f.verbose {
 			live = stdout
 		}
+		conf := map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
+			"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()}
+		if f.cooldown > 0 {
+			conf["cooldown_s"] = f.cooldown.Seconds()
+		}
 		return runner.Options{
 			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: cellDatabase(f.database, c),
 			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct, OpTimeout: runner.DefaultOpTimeout,
-			Config: map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
-				"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()},
+			Config: conf,
 			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
 				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
 			NewWorkload:  func() (workload.Workload, error) { return ibench.New(cfg) },
@@ -282,7 +321,14 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if f.compareTo != "" && !sweep.IsSweep(f.compareTo) {
 		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", f.compareTo, sweep.SpecFile))
 	}
+	ran := false
 	runCell := func(ctx context.Context, c sweep.Cell, engine, dir string) error {
+		if ran {
+			if err := runner.Cooldown(ctx, f.cooldown, stdout); err != nil {
+				return err
+			}
+		}
+		ran = true
 		// The runner writes Out/<engine>.
 		o := options(c, engine, filepath.Dir(dir))
 		if iso != nil {
@@ -311,6 +357,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
+	if f.repeat > 1 {
+		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
+	}
 	err = sweep.Run(ctx, spec, f.out, runCell, stdout)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stdout, "sweep interrupted: rerun the same command to resume")
@@ -325,4 +374,13 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 // do not drop or fill each other's tables.
 func cellDatabase(base string, c sweep.Cell) string {
 	return base + "_" + strings.ReplaceAll(c.Name(), "-", "_")
+}
+
+// joinInts renders a comma list as the flag takes it.
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
 }

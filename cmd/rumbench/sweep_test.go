@@ -20,7 +20,7 @@ func TestSweepSmall(t *testing.T) {
 	if code := runWith(args, &so, &se); code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so.String(), se.String())
 	}
-	for _, want := range []string{"run 4/4 x3-pad100-c1 sqlite done", "## insert rate by secondary indexes: ipsAvg-ipsP-size(GB)-PSS(GB), l.i0x, pad 100 B, 1 client(s)",
+	for _, want := range []string{"run 4/4 x3-pad100-c1 sqlite done", "## insert rate by secondary indexes: ipsAvg-ipsP-disk(GB)-live(GB)-PSS(GB), l.i0x, pad 100 B, 1 client(s)",
 		"| engine | 0 idx | 3 idx |", "## relative to 0 indexes"} {
 		if !strings.Contains(strings.Join(strings.Fields(so.String()), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("sweep output lacks %q:\n%s", want, so.String())

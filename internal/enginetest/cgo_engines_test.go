@@ -5,6 +5,8 @@ package enginetest
 import (
 	"testing"
 
+	"rumbench/internal/results"
+
 	"rumbench/internal/workload/ibench"
 )
 
@@ -46,6 +48,16 @@ func TestEngineStatsCgo(t *testing.T) {
 				t.Errorf("size = %d", s.EngineSize)
 			}
 			Verify(t, tg)
+		})
+	}
+}
+
+// TestSizesCgo: both size figures, and space amplification from the live
+// size (issue 34).
+func TestSizesCgo(t *testing.T) {
+	for _, e := range cgoEngines {
+		t.Run(e.name, func(t *testing.T) {
+			Sizes(t, Target{Engine: e.name, DataDir: t.TempDir()}, results.DiskDataDir)
 		})
 	}
 }

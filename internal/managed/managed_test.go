@@ -16,6 +16,7 @@ import (
 	"rumbench/internal/enginetest"
 	"rumbench/internal/managed"
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 )
 
 // These tests start private servers from the installed binaries (they
@@ -146,6 +147,8 @@ func runOn(t *testing.T, eng string, settings []managed.Setting, want map[string
 	tg := enginetest.Target{Engine: eng, DSN: srv.DSN(), Database: "rumbench_test_managed"}
 	enginetest.WriteSteps(t, tg)
 	checkServerProcess(t, srv, tg)
+	// The footprint of a managed server is its private data dir.
+	enginetest.Sizes(t, enginetest.Target{Engine: eng, DSN: srv.DSN(), Database: "rumbench_test_managed_sizes", DataDir: dir}, results.DiskServerDataDir)
 	pid, port := srv.Pid(), srv.Port()
 	if err := srv.Stop(); err != nil {
 		t.Fatalf("stop: %v", err)

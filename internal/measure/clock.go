@@ -5,6 +5,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"rumbench/internal/steady"
 )
 
 // OpInterval is one operation type's totals for one interval.
@@ -66,6 +68,13 @@ type Clock struct {
 	// is when the measured part began (start + warmup).
 	warmup   time.Duration
 	measured time.Time
+	// steady, when set, extends the warm-up until its rule holds over
+	// steadyValue of each interval (or its limit passes); measuring is
+	// closed when the measured part begins.
+	steady      *steady.Tracker
+	steadyValue func(*Interval) float64
+	steadyDone  bool
+	measuring   chan struct{}
 
 	mu        sync.Mutex
 	recorders []*Recorder
@@ -123,6 +132,53 @@ func (c *Clock) SetWarmup(d time.Duration) {
 // Warmup is the warm-up length (whole intervals).
 func (c *Clock) Warmup() time.Duration { return c.warmup }
 
+// SetSteady makes the warm-up last until t's steady-state rule holds over
+// value(interval) of each interval, or its limit has passed: the measured
+// part then starts at that tick. A fixed warm-up (SetWarmup) runs first.
+// Call before Start.
+func (c *Clock) SetSteady(t *steady.Tracker, value func(*Interval) float64) {
+	c.steady, c.steadyValue = t, value
+}
+
+// Steady is the steady-state record of the step (nil without SetSteady);
+// final after Stop.
+func (c *Clock) Steady() *steady.Result {
+	if c.steady == nil {
+		return nil
+	}
+	r := c.steady.Result()
+	return &r
+}
+
+// Deadline is when a time-bounded step of the given measured length ends:
+// MeasuredStart + length once the measured part has begun, and until then
+// the latest it can be (the fixed warm-up and the steady-state rule's limit
+// from the start, plus length). Call after Start.
+func (c *Clock) Deadline(length time.Duration) *Deadline {
+	select {
+	case <-c.measuring:
+		return FixedDeadline(c.measured.Add(length))
+	default:
+	}
+	latest := c.start.Add(c.warmup).Add(length)
+	if c.steady != nil {
+		// The rule is judged at ticks: one interval of slack.
+		latest = latest.Add(c.steady.Spec().Max + c.interval)
+	}
+	d := FixedDeadline(latest)
+	go func() {
+		<-c.measuring // closed by Stop at the latest
+		d.ns.Store(c.measured.Add(length).UnixNano())
+	}()
+	return d
+}
+
+// Measuring is closed when the measured part of the step begins: at the
+// start, after a fixed warm-up, or when the steady-state rule held.
+// MeasuredStart is final once it is closed; a time-bounded step's workers
+// run until MeasuredStart plus their length.
+func (c *Clock) Measuring() <-chan struct{} { return c.measuring }
+
 // Start starts ticking.
 func (c *Clock) Start() { c.StartFrom(time.Now()) }
 
@@ -131,9 +187,7 @@ func (c *Clock) Start() { c.StartFrom(time.Now()) }
 // they agreed on, so their intervals cover the same spans and add by index.
 // t is at most a moment in the past.
 func (c *Clock) StartFrom(t time.Time) {
-	c.start = t
-	c.measured = c.start.Add(c.warmup)
-	c.last = c.start
+	c.StartAt(t)
 	c.stop = make(chan struct{})
 	c.done = make(chan struct{})
 	go c.loop()
@@ -173,6 +227,10 @@ func (c *Clock) Stop() {
 	<-c.done
 	c.end = c.last
 	c.stop = nil
+	if !c.steadyDone {
+		// Stopped in the warm-up: nothing was measured.
+		c.endWarmup(c.last)
+	}
 }
 
 // Seconds is the measured length of the step so far, warm-up excluded
@@ -224,7 +282,25 @@ func (c *Clock) tick(now time.Time) {
 	iv.Seconds = now.Sub(c.last).Seconds()
 	// An interval that ends by the end of the warm-up is warm-up (the tick
 	// may land a little late: half an interval of slack).
-	iv.Warmup = c.warmup > 0 && now.Before(c.measured.Add(c.interval/2))
+	warmEnd := c.start.Add(c.warmup)
+	iv.Warmup = c.warmup > 0 && now.Before(warmEnd.Add(c.interval/2))
+	switch {
+	case c.steadyDone:
+	case iv.Warmup:
+		if c.steady == nil && !now.Before(warmEnd.Add(-c.interval/2)) {
+			// The fixed warm-up's last interval.
+			c.endWarmup(warmEnd)
+		}
+	case c.steady != nil:
+		// The steady-state phase: warm-up until the rule holds; the
+		// interval that completes the window is its last.
+		iv.Warmup = true
+		if c.steady.Add(iv.Seconds, c.steadyValue(iv)) || c.steady.GaveUp() {
+			c.endWarmup(now)
+		}
+	default:
+		c.endWarmup(c.measured)
+	}
 	c.index++
 	c.last = now
 	if iv.Warmup {
@@ -279,6 +355,18 @@ func (c *Clock) Interval() time.Duration { return c.interval }
 func (c *Clock) StartAt(t time.Time) {
 	c.start, c.last = t, t
 	c.measured = t.Add(c.warmup)
+	c.measuring = make(chan struct{})
+	c.steadyDone = false
+	if c.steady == nil && c.warmup == 0 {
+		c.endWarmup(t)
+	}
+}
+
+// endWarmup starts the measured part at t.
+func (c *Clock) endWarmup(t time.Time) {
+	c.steadyDone = true
+	c.measured = t
+	close(c.measuring)
 }
 
 // Tick closes the current interval at now (clocks started with StartAt).
@@ -291,4 +379,7 @@ func (c *Clock) StopAt(now time.Time) {
 		c.tick(now)
 	}
 	c.end = c.last
+	if !c.steadyDone {
+		c.endWarmup(c.last)
+	}
 }

@@ -3,6 +3,7 @@ package measure
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,10 @@ type Schedule struct {
 	backlog  int64
 	next     int64
 	missed   int64
+	// until, when set, replaces the fixed end: n follows it (a deadline
+	// that is only known once a steady-state warm-up ends).
+	until   *Deadline
+	untilNs int64
 }
 
 // DefaultBacklog is the backlog used by the benchmark's writers: 4 slots, or
@@ -50,11 +55,24 @@ func NewSchedule(start, end time.Time, rowsPerOp int, rowsPerSec float64, backlo
 	if rowsPerOp > 0 && rowsPerSec > 0 {
 		s.periodNs = float64(rowsPerOp) / rowsPerSec * 1e9
 	}
-	if s.periodNs > 0 && end.After(start) {
-		// Slots with intended start strictly before end.
-		s.n = int64(math.Ceil(float64(end.Sub(start)) / s.periodNs))
-	}
+	s.setEnd(end)
 	return s
+}
+
+// NewScheduleUntil is NewSchedule with an end that may move: the schedule
+// follows the deadline each time Next is called.
+func NewScheduleUntil(start time.Time, until *Deadline, rowsPerOp int, rowsPerSec float64, backlog int) *Schedule {
+	s := NewSchedule(start, until.Time(), rowsPerOp, rowsPerSec, backlog)
+	s.until, s.untilNs = until, until.ns.Load()
+	return s
+}
+
+func (s *Schedule) setEnd(end time.Time) {
+	s.n = 0
+	if s.periodNs > 0 && end.After(s.start) {
+		// Slots with intended start strictly before end.
+		s.n = int64(math.Ceil(float64(end.Sub(s.start)) / s.periodNs))
+	}
 }
 
 // Period is the time between intended starts.
@@ -101,6 +119,12 @@ func (s *Schedule) Remaining() int64 { return s.n - s.next }
 // first: they are slots [slot-skipped, slot). ok is false when the schedule
 // has no slots left (skipped then counts the slots skipped on the way).
 func (s *Schedule) Next(now time.Time) (slot int64, at time.Time, skipped int64, ok bool) {
+	if s.until != nil {
+		if ns := s.until.ns.Load(); ns != s.untilNs {
+			s.untilNs = ns
+			s.setEnd(time.Unix(0, ns))
+		}
+	}
 	if s.next >= s.n {
 		return s.n, time.Time{}, 0, false
 	}
@@ -127,4 +151,44 @@ func (s *Schedule) Next(now time.Time) (slot int64, at time.Time, skipped int64,
 	slot = s.next
 	s.next++
 	return slot, s.At(slot), skipped, true
+}
+
+// Deadline is when a time-bounded step's work ends. It is known at the
+// start, or, after a steady-state warm-up, only once the measured part
+// begins (Clock.Deadline); until then it is the latest the step may end.
+// Safe for concurrent use.
+type Deadline struct{ ns atomic.Int64 }
+
+// FixedDeadline is a deadline known now.
+func FixedDeadline(t time.Time) *Deadline {
+	d := &Deadline{}
+	d.ns.Store(t.UnixNano())
+	return d
+}
+
+// Time is the deadline as known now.
+func (d *Deadline) Time() time.Time { return time.Unix(0, d.ns.Load()) }
+
+// Passed says whether t is at or after the deadline.
+func (d *Deadline) Passed(t time.Time) bool { return t.UnixNano() >= d.ns.Load() }
+
+// Wait returns when the deadline has passed or ctx ends (ctx's error). A
+// deadline only moves earlier (when a steady-state warm-up ends), so Wait
+// looks again at least every 50 ms.
+func (d *Deadline) Wait(ctx context.Context) error {
+	t := time.NewTimer(0)
+	defer t.Stop()
+	<-t.C
+	for {
+		left := time.Until(d.Time())
+		if left <= 0 {
+			return nil
+		}
+		t.Reset(min(left, 50*time.Millisecond))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }

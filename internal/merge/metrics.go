@@ -98,7 +98,7 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 			hosts = append(hosts, b.Run.Host.Hostname)
 		}
 		why := fmt.Sprintf("no shard ran on the server's host (shards on %s): the server's /proc counters were not read; details.shard_metrics has each shard's own figures", strings.Join(hosts, ", "))
-		for _, k := range []string{"cpu_us", "cs", "dev_reads", "dev_writes", "dev_rkb", "dev_wkb", "dev_discards", "dev_discard_kb", "proc_rkb", "proc_wkb", "size_bytes", "pss_bytes"} {
+		for _, k := range []string{"cpu_us", "cs", "dev_reads", "dev_writes", "dev_rkb", "dev_wkb", "dev_discards", "dev_discard_kb", "proc_rkb", "proc_wkb", "disk_bytes", "pss_bytes"} {
 			m.NullReasons[k] = why
 		}
 		m.ProcessSet = "none: " + why
@@ -172,7 +172,8 @@ func perOp(m *results.Metrics, sum *results.Step) {
 }
 
 // amplification recomputes write and space amplification over the merged
-// logical bytes (sysmetrics' rules).
+// logical bytes (sysmetrics' rules; space amplification through the same
+// function, sysmetrics.SpaceAmp).
 func amplification(m *results.Metrics, sum *results.Step) {
 	num := func(k string) (int64, bool) { return results.DetailInt(sum.Details, k) }
 	m.LogicalBytesInserted, m.LogicalLiveBytes = nil, nil
@@ -207,13 +208,10 @@ func amplification(m *results.Metrics, sum *results.Step) {
 	}
 	delete(m.NullReasons, "space_amp")
 	m.SpaceAmpSource = ""
-	switch {
-	case !liveOK || live <= 0:
-		m.NullReasons["space_amp"] = "no live rows"
-	case sum.EngineSize < 0:
-		m.NullReasons["space_amp"] = "the server engine did not report the size of rumbench's database"
-	default:
-		x := sysmetrics.Round(float64(sum.EngineSize) / float64(live))
-		m.SpaceAmp, m.SpaceAmpSource = &x, "engine"
+	var why string
+	if m.SpaceAmp, why = sysmetrics.SpaceAmp(sum.EngineSize, live, liveOK); m.SpaceAmp != nil {
+		m.SpaceAmpSource = results.SpaceAmpLive
+	} else {
+		m.NullReasons["space_amp"] = why
 	}
 }

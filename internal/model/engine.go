@@ -359,6 +359,15 @@ type ProcessOwner interface {
 	ServerProcess(ctx context.Context) (pid int, dataDir string, err error)
 }
 
+// DatabaseDirOwner is implemented by server engines that can name the
+// directory of rumbench's database's own files inside the server's data dir
+// (PostgreSQL base/<oid>, MariaDB <datadir>/<name>): the on-disk footprint
+// the sampler can measure on a server rumbench does not manage, whose data
+// dir also holds other databases. "" when the engine keeps no such dir.
+type DatabaseDirOwner interface {
+	DatabaseDir(ctx context.Context) (string, error)
+}
+
 // ErrDuplicateKey is wrapped by the error of an Insert that would create a
 // second row with the same primary key, or with the same values of a unique
 // secondary index. errors.Is recognises it on every engine.

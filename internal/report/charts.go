@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -169,14 +170,83 @@ func (r *Report) series(sr *StepReport, i int, spec measure.OpSpec) []IntervalPo
 	return opSeries(ivs, spec, stallRule(s, spec.Name), nominalInterval(s, ivs))
 }
 
-// repSeries is one repetition's per-interval rate of an operation.
+// rateSeries is series for a rate chart: a paced operation (a query step's
+// background writers, which write a batch every period) is plotted over
+// the windows its stall rule judges, each holding whole batches, so that
+// it does not zig-zag between 0 and twice its target at short intervals.
+func (r *Report) rateSeries(sr *StepReport, i int, spec measure.OpSpec) []IntervalPoint {
+	pts := r.series(sr, i, spec)
+	return groupPoints(pts, stallRule(sr.Rows[i].B.Steps[sr.Name], spec.Name).Group)
+}
+
+// repSeries is one repetition's per-interval rate of an operation, grouped
+// as rateSeries does.
 func repSeries(b *Bundle, step string, spec measure.OpSpec) []IntervalPoint {
 	s := b.Steps[step]
 	if s == nil {
 		return nil
 	}
 	ivs := stepIntervals(b.Intervals, step)
-	return opSeries(ivs, spec, stallRule(s, spec.Name), nominalInterval(s, ivs))
+	rule := stallRule(s, spec.Name)
+	return groupPoints(opSeries(ivs, spec, rule, nominalInterval(s, ivs)), rule.Group)
+}
+
+// groupPoints merges each run of group consecutive points into one: the
+// rate over their summed seconds, stalled if any was (the stall rule marks
+// a whole window). A trailing partial window joins the one before it, as
+// measure.GroupRates does. Latency fields are dropped: a rate chart's.
+func groupPoints(pts []IntervalPoint, group int) []IntervalPoint {
+	if group <= 1 || len(pts) == 0 {
+		return pts
+	}
+	var out []IntervalPoint
+	for lo := 0; lo < len(pts); {
+		hi := lo + group
+		if len(pts)-hi < group {
+			hi = len(pts)
+		}
+		g := IntervalPoint{T: pts[hi-1].T}
+		done := 0.0
+		for _, p := range pts[lo:hi] {
+			g.Seconds += p.Seconds
+			done += p.Rate * p.Seconds
+			g.Present = g.Present || p.Present
+			g.Stalled = g.Stalled || p.Stalled
+		}
+		if g.Seconds > 0 {
+			g.Rate = done / g.Seconds
+		}
+		out = append(out, g)
+		lo = hi
+	}
+	return out
+}
+
+// logRates reports whether a rate chart's runs differ by more than 10×
+// (their median interval rates): a linear axis would flatten the slower
+// ones against zero.
+func logRates(medians []float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, m := range medians {
+		if m > 0 {
+			lo, hi = math.Min(lo, m), math.Max(hi, m)
+		}
+	}
+	return hi > 10*lo
+}
+
+func medianRate(pts []IntervalPoint) float64 {
+	var v []float64
+	for _, p := range pts {
+		if p.Present && p.Rate > 0 {
+			v = append(v, p.Rate)
+		}
+	}
+	if len(v) == 0 {
+		return 0
+	}
+	sort.Float64s(v)
+	return v[len(v)/2]
 }
 
 func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, error) {
@@ -185,15 +255,41 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 	var entries []legendEntry
 	var bands []*plotter.Polygon
 	ymax, stalls, points := 0.0, false, 0
+	var medians []float64
 	for i := range sr.Rows {
-		pts := r.series(sr, i, spec)
+		if pts := r.rateSeries(sr, i, spec); pts != nil {
+			medians = append(medians, medianRate(pts))
+		}
+	}
+	logY := logRates(medians)
+	// A log axis cannot show 0: intervals with nothing done sit at a
+	// floor a decade below the smallest rate drawn.
+	floor := math.Inf(1)
+	for i := range sr.Rows {
+		for _, pt := range r.rateSeries(sr, i, spec) {
+			if pt.Rate > 0 {
+				floor = math.Min(floor, pt.Rate/10)
+			}
+		}
+	}
+	if math.IsInf(floor, 1) {
+		logY = false
+	}
+	yOf := func(v float64) float64 {
+		if logY {
+			return math.Max(v, floor)
+		}
+		return v
+	}
+	for i := range sr.Rows {
+		pts := r.rateSeries(sr, i, spec)
 		if pts == nil {
 			continue
 		}
 		points += len(pts)
 		// A repeated run: every repetition faint, the median one (pts)
 		// drawn over them.
-		faint, _, hiRep, err := addFaintReps(p, sr, i, spec, func(pt IntervalPoint) (float64, bool) { return pt.Rate, true })
+		faint, _, hiRep, err := addFaintReps(p, sr, i, spec, func(pt IntervalPoint) (float64, bool) { return yOf(pt.Rate), true })
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: %w", title, err)
 		}
@@ -201,7 +297,7 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 		xys := make(plotter.XYs, len(pts))
 		var stalled plotter.XYs
 		for j, pt := range pts {
-			xys[j] = plotter.XY{X: pt.T, Y: pt.Rate}
+			xys[j] = plotter.XY{X: pt.T, Y: yOf(pt.Rate)}
 			ymax = math.Max(ymax, pt.Rate)
 			if pt.Stalled {
 				stalled = append(stalled, xys[j])
@@ -251,10 +347,14 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 	if top <= 0 {
 		top = 1
 	}
+	bottom := 0.0
+	if logY {
+		top, bottom = ymax*2, floor
+	}
 	for _, b := range bands {
 		// Bands span the whole height: scale their unit height to the axis.
 		for k := range b.XYs[0] {
-			b.XYs[0][k].Y *= top
+			b.XYs[0][k].Y = bottom + b.XYs[0][k].Y*(top-bottom)
 		}
 		p.Add(b)
 	}
@@ -263,12 +363,32 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 	}
 	// Time starts at the step's start, so the first interval's band shows.
 	p.X.Min = 0
-	p.Y.Min, p.Y.Max = 0, top
+	p.Y.Min, p.Y.Max = bottom, top
+	if logY {
+		p.Title.Text += " (log scale: the runs differ by more than 10×)"
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = engTicks{plot.LogTicks{Prec: -1}}
+	}
+	if g := groupOf(sr, spec); g > 1 {
+		p.Title.Text += fmt.Sprintf(" — over windows of %d intervals, each holding whole batches", g)
+	}
 	svg, err := renderSVG(p, chartW, chartH, entries)
 	if err != nil {
 		return nil, err
 	}
-	return &Chart{Title: title, SVG: svg}, nil
+	return &Chart{Title: p.Title.Text, SVG: svg}, nil
+}
+
+// groupOf is the largest window (in intervals) the runs' stall rules group
+// an operation's intervals by in a step.
+func groupOf(sr *StepReport, spec measure.OpSpec) int {
+	g := 1
+	for _, row := range sr.Rows {
+		if s := row.B.Steps[sr.Name]; s != nil && row.Status != StatusNotRun {
+			g = max(g, stallRule(s, spec.Name).Group)
+		}
+	}
+	return g
 }
 
 // addFaintReps draws, for a repeated run (row i), every repetition but the
@@ -486,89 +606,6 @@ func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) 
 	p.Y.Min = 0
 	p.Y.Max = math.Max(ymax*1.1, 1)
 	svg, err := renderSVG(p, chartW, chartH, entries)
-	if err != nil {
-		return nil, err
-	}
-	return &Chart{Title: title, SVG: svg}, nil
-}
-
-// summaryChart draws every step's headline rate in one chart: a row per
-// step, a marker per run (its colour, legend below), on a log axis since
-// the steps' rates span orders of magnitude (a load at millions of rows/s,
-// a query step's writers at hundreds). A repeated run's marker is its
-// median with the 95% interval as an error bar. It returns nil when there
-// are fewer than 3 points in all.
-func (r *Report) summaryChart() (*Chart, error) {
-	title := "headline rate of each step (its main operation; log scale)"
-	p := newPlot(title, "rate (unit per step, at left)", "")
-	n, runs := len(r.Steps), len(r.Runs)
-	names := make([]string, n)
-	points, lo, hi := 0, math.Inf(1), 0.0
-	repeated := false
-	entries := make([]legendEntry, runs)
-	for i := range r.Runs {
-		entries[i].name = runName(r.Runs[i])
-	}
-	for si, sr := range r.Steps {
-		// Steps are listed top-down; each run's marker sits a little above
-		// or below the step's line so that equal rates stay visible.
-		y0 := float64(n - 1 - si)
-		_, unit := sr.Rows[0].Throughput(sr)
-		names[n-1-si] = fmt.Sprintf("%s (%s)", sr.Name, unit)
-		for i, row := range sr.Rows {
-			v, _ := row.Throughput(sr)
-			if row.Status == StatusNotRun || !v.OK || v.V <= 0 {
-				continue
-			}
-			y := y0
-			if runs > 1 {
-				y += 0.5 * (0.5 - float64(i)/float64(runs-1))
-			}
-			s, err := plotter.NewScatter(plotter.XYs{{X: v.V, Y: y}})
-			if err != nil {
-				return nil, fmt.Errorf("chart %s: %w", title, err)
-			}
-			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
-			p.Add(s)
-			if entries[i].thumbs == nil {
-				entries[i].thumbs = []plot.Thumbnailer{s}
-			}
-			points++
-			lo, hi = math.Min(lo, v.V), math.Max(hi, v.V)
-			if st := row.Stats["rate_avg"]; st != nil && st.N > 1 {
-				l, h, _ := st.Bounds()
-				if l > 0 && !math.IsInf(h, 0) {
-					eb, err := plotter.NewXErrorBars(errorPoints{plotter.XYs{{X: v.V, Y: y}}, plotter.XErrors{{Low: v.V - l, High: h - v.V}}})
-					if err != nil {
-						return nil, fmt.Errorf("chart %s: %w", title, err)
-					}
-					eb.Color, eb.LineStyle.Width = runColor(i), vg.Points(1.2)
-					p.Add(eb)
-					lo, hi = math.Min(lo, l), math.Max(hi, h)
-					repeated = true
-				}
-			}
-		}
-	}
-	if points < minChartPoints {
-		return nil, nil
-	}
-	if repeated {
-		title += " — medians; bars: 95% CI (min–max below 6 runs)"
-		p.Title.Text = title
-	}
-	var used []legendEntry
-	for _, e := range entries {
-		if e.thumbs != nil {
-			used = append(used, e)
-		}
-	}
-	p.NominalY(names...)
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = engTicks{plot.LogTicks{Prec: -1}}
-	p.X.Min, p.X.Max = lo/2, math.Max(hi*2, lo*10)
-	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-	svg, err := renderSVG(p, chartW, vg.Length(60+26*n), used)
 	if err != nil {
 		return nil, err
 	}

@@ -29,35 +29,53 @@ type htmlChart struct {
 
 type htmlPage struct {
 	Title      string
+	Warnings   []string
+	TOC        []htmlLink
 	Lead       []htmlChart
 	LeadTables []Table
 	Generated  string
 	Runs       Table
 	Notes      []string
 	Steps      []htmlSection
-	Throughput Table
+	Summary    []Table
 	Stalls     Table
 	Legend     []string
 }
 
+type htmlLink struct{ ID, Text string }
+
+// tocCharts is how many charts make a page long enough for a table of
+// contents.
+const tocCharts = 6
+
 // HTML writes the report as one self-contained page: tables and inline SVG
 // charts, no scripts, styles or fonts fetched from anywhere. It returns the
-// number of charts drawn.
+// number of charts drawn. The page leads with what qualifies every figure
+// (a busy host, beside the title), then each step's headline rate and its
+// cost per operation relative to the base run, then the absolute tables,
+// the runs and each step's section.
 func (r *Report) HTML(w io.Writer) (int, error) {
 	page := htmlPage{
-		Title: r.Title(), Generated: time.Now().UTC().Format(time.RFC3339),
-		Runs: r.RunsTable(), Notes: r.Notes, Throughput: r.ThroughputTable(),
+		Title: r.Title(), Warnings: r.Warnings, Generated: time.Now().UTC().Format(time.RFC3339),
+		Runs: r.RunsTable(), Notes: r.Notes,
 		Stalls: r.StallsTable(), Legend: Legend, LeadTables: r.LeadTables,
 	}
+	if len(r.Runs) > 1 && len(r.Lead) == 0 {
+		// A sweep leads with its own matrices instead.
+		page.Summary = append(page.Summary, r.RelativeTable(), r.EfficiencyTable())
+	}
+	page.Summary = append(page.Summary, r.ThroughputTable())
 	lead := r.Lead
 	if len(lead) == 0 {
-		// A run report's summary chart; a sweep brings its own.
-		c, err := r.summaryChart()
-		if err != nil {
-			return 0, err
-		}
-		if c != nil {
-			lead = append(lead, *c)
+		// A run report's summary charts; a sweep brings its own.
+		for _, draw := range []func() (*Chart, error){r.relativeChart, r.efficiencyChart} {
+			c, err := draw()
+			if err != nil {
+				return 0, err
+			}
+			if c != nil {
+				lead = append(lead, *c)
+			}
 		}
 	}
 	for _, c := range lead {
@@ -75,6 +93,13 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		}
 		charts += len(cs)
 		page.Steps = append(page.Steps, sec)
+	}
+	if charts >= tocCharts {
+		page.TOC = append(page.TOC, htmlLink{"summary", "Summary"}, htmlLink{"runs", "Runs"})
+		for _, sec := range page.Steps {
+			page.TOC = append(page.TOC, htmlLink{sec.ID, fmt.Sprintf("%s (%d charts)", sec.Name, len(sec.Charts))})
+		}
+		page.TOC = append(page.TOC, htmlLink{"legend", "Legend"})
 	}
 	if err := pageTemplate.Execute(w, page); err != nil {
 		return 0, fmt.Errorf("write html report: %w", err)
@@ -148,6 +173,8 @@ th, td { border: 1px solid #ddd; padding: 3px 7px; white-space: nowrap; }
 th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr:nth-child(even) td { background: #fafafa; }
 .note { margin: 0.2em 0; font-size: 0.85em; } .warn { color: #a33; }
+.warnbox { color: #a33; border: 1px solid #e0b4b4; background: #fff6f6; padding: 0.4em 0.7em; font-size: 0.9em; }
+.toc { font-size: 0.85em; margin: 0.5em 0 1em; line-height: 1.6; }
 .charts { display: flex; flex-direction: column; gap: 1em; }
 figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 .scroll { overflow-x: auto; }
@@ -155,8 +182,10 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p class="note">Generated {{.Generated}} by rumbench report.</p>
-{{define "table"}}<h3>{{.Title}}</h3>
+{{range .Warnings}}<p class="warnbox">{{.}}</p>
+{{end}}<p class="note">Generated {{.Generated}} by rumbench report.</p>
+{{if .TOC}}<nav class="toc"><b>Contents:</b> {{range $i, $l := .TOC}}{{if $i}} · {{end}}<a href="#{{$l.ID}}">{{$l.Text}}</a>{{end}}</nav>
+{{end}}{{define "table"}}<h3>{{.Title}}</h3>
 {{if .Rows}}<div class="scroll"><table>
 <thead><tr>{{range .Headers}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{$t := .}}{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if right $t $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
@@ -167,13 +196,13 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 <section id="summary">
 <h2>Summary</h2>
 <div class="charts">
-{{range .Lead}}<figure>{{.SVG}}</figure>
+{{range .Lead}}<figure aria-label="{{.Title}}">{{.SVG}}</figure>
 {{end}}</div>
 {{range .LeadTables}}{{template "table" .}}{{end}}
-{{template "table" .Throughput}}
+{{range .Summary}}{{template "table" .}}{{end}}
 {{template "table" .Stalls}}
 </section>
-<h2>Runs</h2>
+<h2 id="runs">Runs</h2>
 {{template "table" .Runs}}
 {{range .Notes}}<p class="note warn">{{.}}</p>
 {{end}}
@@ -181,76 +210,93 @@ figure { margin: 0; } svg.chart { max-width: 100%; height: auto; }
 <h2>{{.Name}}</h2>
 {{range .Tables}}{{template "table" .}}{{end}}
 <div class="charts">
-{{range .Charts}}<figure>{{.SVG}}</figure>
+{{range .Charts}}<figure aria-label="{{.Title}}">{{.SVG}}</figure>
 {{else}}<p class="note">No interval chart for this step: it has fewer than 3 intervals with data (its table says it).</p>
 {{end}}</div>
 </section>
 {{end}}
-<h2>Legend</h2>
+<h2 id="legend">Legend</h2>
 <ul>{{range .Legend}}<li class="note">{{.}}</li>{{end}}</ul>
 </body>
 </html>
 `))
 
-// RunReport is what `rumbench run` prints at its end: the markdown report
-// of the engines it ran, and the HTML report written to htmlPath.
-func RunReport(w io.Writer, bundles []*results.Bundle, htmlPath string) error {
+// RunReport is what `rumbench run` prints at its end before the verdict:
+// the markdown report of the engines it ran (with quiet, only its summary
+// tables), and the HTML report written to htmlPath. It returns the report,
+// whose verdict the caller prints last.
+func RunReport(w io.Writer, bundles []*results.Bundle, htmlPath string, quiet bool) (*Report, error) {
+	rep, err := BundlesReport(bundles)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(w)
+	if err := rep.print(w, quiet); err != nil {
+		return nil, err
+	}
+	n, err := rep.WriteHTMLFile(htmlPath)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(w, "\nHTML report with %d charts: %s\n", n, htmlPath)
+	return rep, nil
+}
+
+// BundlesReport is the report of bundles just run (the first is the base).
+func BundlesReport(bundles []*results.Bundle) (*Report, error) {
 	var bs []*Bundle
 	for _, b := range bundles {
 		wb, err := WrapBundle(b)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		bs = append(bs, wb)
 	}
-	rep, err := Build(bs, Options{})
-	if err != nil {
-		return err
+	return Build(bs, Options{})
+}
+
+// print writes the whole markdown report, or with quiet its summary.
+func (r *Report) print(w io.Writer, quiet bool) error {
+	if quiet {
+		return r.Summary(w)
 	}
-	fmt.Fprintln(w)
-	if err := rep.Markdown(w); err != nil {
-		return err
-	}
-	n, err := rep.WriteHTMLFile(htmlPath)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nHTML report with %d charts: %s\n", n, htmlPath)
-	return nil
+	return r.Markdown(w)
 }
 
 // SummaryFile is a repeated run's summary over its repetitions, at the top
 // of its --out (the JSON report).
 const SummaryFile = "summary.json"
 
-// RepeatReport is what `rumbench run --repeat` prints at its end: the
-// report of the repetitions under out (medians, intervals, tests against
-// the first engine), also written as out/summary.json and out/report.html.
-func RepeatReport(w io.Writer, out string) error {
+// RepeatReport is what `rumbench run --repeat` prints at its end before the
+// verdict: the report of the repetitions under out (medians, intervals,
+// tests against the first engine; with quiet its summary tables only), also
+// written as out/summary.json and out/report.html. It returns the report,
+// whose verdict the caller prints last.
+func RepeatReport(w io.Writer, out string, quiet bool) (*Report, error) {
 	groups, err := LoadGroups([]string{out})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rep, err := BuildGroups(groups, Options{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintln(w)
-	if err := rep.Markdown(w); err != nil {
-		return err
+	if err := rep.print(w, quiet); err != nil {
+		return nil, err
 	}
 	var js strings.Builder
 	if err := rep.JSON(&js); err != nil {
-		return err
+		return nil, err
 	}
 	if err := results.WriteJSONAtomic(filepath.Join(out, SummaryFile), json.RawMessage(js.String())); err != nil {
-		return err
+		return nil, err
 	}
 	n, err := rep.WriteHTMLFile(filepath.Join(out, "report.html"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(w, "\nsummary over %d repetitions: %s; HTML report with %d charts: %s\n",
 		len(RepDirs(out)), filepath.Join(out, SummaryFile), n, filepath.Join(out, "report.html"))
-	return nil
+	return rep, nil
 }

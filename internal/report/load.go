@@ -47,34 +47,46 @@ func Load(paths []string) ([]*Bundle, error) {
 			return nil, err
 		}
 		if len(subs) == 0 {
-			return nil, fmt.Errorf("%s holds no run bundle (no run.json in it or in its subdirectories)", p)
+			return nil, fmt.Errorf("%s holds no run bundle (no run.json in it or in any directory below it; symbolic links are not followed)", p)
 		}
 		out = append(out, subs...)
 	}
 	return out, nil
 }
 
-// readSubBundles reads every <dir>/<name>/run.json bundle, ordered by start
-// time so that a run's engines keep the order they ran in.
+// readSubBundles reads every bundle under dir, at any depth (a sweep's
+// cells, a directory of runs' --out directories), ordered by start time so
+// that a run's engines keep the order they ran in. It does not follow
+// symbolic links below dir (no loops, nothing outside it) and does not look
+// inside a bundle (its steps/ are not bundles).
 func readSubBundles(dir string) ([]*Bundle, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", dir, err)
-	}
 	var out []*Bundle
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		sub := filepath.Join(dir, e.Name())
-		if _, err := os.Stat(filepath.Join(sub, results.RunFile)); err != nil {
-			continue
-		}
-		b, err := ReadBundle(sub)
+	// The directory named is entered even when it is a symbolic link
+	// (a trailing separator makes WalkDir resolve it); links below it are
+	// not followed.
+	root := dir + string(filepath.Separator)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil, err
+			if path == root {
+				return fmt.Errorf("read %s: %w", dir, err)
+			}
+			return nil // an unreadable corner is not a bundle
+		}
+		if !d.IsDir() || path == root {
+			return nil
+		}
+		if _, err := os.Stat(filepath.Join(path, results.RunFile)); err != nil {
+			return nil
+		}
+		b, err := ReadBundle(path)
+		if err != nil {
+			return err
 		}
 		out = append(out, b)
+		return filepath.SkipDir
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		ti, tj := out[i].Run.StartedAt, out[j].Run.StartedAt

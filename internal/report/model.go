@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -126,6 +128,9 @@ type StepReport struct {
 	// Percentile is the rate percentile of the rate_pct columns (the first
 	// run's; runs that differ are flagged in the notes).
 	Percentile float64
+	// Ran is false when no run ran the step (planned, but every run ended
+	// before it): it has no operations to head its columns.
+	Ran bool
 }
 
 // Report is everything the renderers print.
@@ -133,11 +138,16 @@ type Report struct {
 	Runs  []*Run
 	Base  int // index into Runs
 	Steps []*StepReport
+	// Warnings qualify every figure (a busy host): printed beside the title.
+	Warnings []string
 	// Notes are printed before the tables (engine notes, size warnings).
 	Notes []string
 	// Caveats are printed under the tables: settings that decide what is
 	// measured and differ between the runs compared.
 	Caveats []string
+	// NotStarted are the engines a run listed (--engine) that left no
+	// bundle: the run ended before they started.
+	NotStarted []NotStarted
 	// Lead and LeadTables open the HTML page, before the runs and the
 	// per-step sections (a sweep's summary charts and matrices).
 	Lead       []Chart
@@ -190,13 +200,52 @@ func BuildGroups(groups [][]*Bundle, o Options) (*Report, error) {
 	}
 	labelRuns(r.Runs)
 	r.checkSizes()
+	r.checkNotStarted()
 	r.checkSettings()
 	r.checkMemory()
+	r.checkDisk()
 	for _, name := range stepOrder(bundles) {
 		r.Steps = append(r.Steps, r.buildStep(name))
 	}
 	r.checkNoise()
 	return r, nil
+}
+
+// NotStarted is an engine a run was asked for but never started.
+type NotStarted struct {
+	Engine string
+	// Out is the run's --out directory, where its bundle would be.
+	Out string
+}
+
+// checkNotStarted finds the engines each run listed (its config's
+// "engines") that have no bundle beside the run's: a run interrupted before
+// it reached them. An engine whose bundle exists but was not named on the
+// command line is not one.
+func (r *Report) checkNotStarted() {
+	seen := map[string]bool{}
+	for _, run := range r.Runs {
+		out := filepath.Dir(run.Bundle.Dir)
+		if seen[out] || filepath.Base(run.Bundle.Dir) != run.Bundle.Run.Engine.Name {
+			// Only a run's --out (<out>/<engine>/ each) says where
+			// another engine's bundle would be.
+			continue
+		}
+		seen[out] = true
+		cfg, _ := toMap(run.Bundle.Run.Config)
+		list, _ := cfg["engines"].([]any)
+		for _, e := range list {
+			name, _ := e.(string)
+			if name == "" {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(out, name, results.RunFile)); err == nil {
+				continue
+			}
+			r.NotStarted = append(r.NotStarted, NotStarted{Engine: name, Out: out})
+			r.Notes = append(r.Notes, fmt.Sprintf("NOT RUN: engine %s of the run in %s never started (no bundle): the run ended before it; it is listed as not run in the summary.", name, out))
+		}
+	}
 }
 
 // checkSizes flags runs whose workload sizes differ from the base run's.
@@ -302,7 +351,7 @@ func (r *Report) buildStep(name string) *StepReport {
 		row := buildRow(run, name)
 		sr.Rows = append(sr.Rows, row)
 		if s := run.Bundle.Steps[name]; s != nil && !labelled {
-			labelled = true
+			labelled, sr.Ran = true, true
 			ops := run.Bundle.Run.Ops
 			sr.Kind = stepKind(s, ops)
 			sr.Percentile = s.RatePercentile
@@ -487,10 +536,17 @@ var valueKeys = []valueKey{
 	{"rows_per_query", func(row *Row, _ Kind, s *results.Step) Value {
 		return num(row.B.Raw[s.Step], "rows_per_query")
 	}, "rows returned per query"},
-	{"size_gb", scaled(func(m *results.Metrics) *int64 { return m.SizeBytes }, 1e-9), "database size at step end, GB (10^9 bytes)"},
+	{"disk_gb", scaled(func(m *results.Metrics) *int64 { return m.DiskBytes }, 1e-9),
+		"on-disk footprint at step end, GB (10^9 bytes): allocated bytes of the data dir, logs included (metrics.disk_source says which dir)"},
+	{"live_gb", func(_ *Row, _ Kind, s *results.Step) Value {
+		if s.EngineSize < 0 {
+			return Value{}
+		}
+		return some(float64(s.EngineSize) * 1e-9)
+	}, "the engine's live size at step end as the engine reports it, GB (10^9 bytes; docs/metrics.md says what each engine counts)"},
 	{"pss_gb", scaled(func(m *results.Metrics) *int64 { return m.PSSBytes }, 1e-9), "memory (PSS) of the measured processes at step end, GB (10^9 bytes)"},
 	{"write_amp", metric(func(m *results.Metrics) *float64 { return m.WriteAmp }), "bytes written to storage / logical bytes inserted"},
-	{"space_amp", metric(func(m *results.Metrics) *float64 { return m.SpaceAmp }), "size / logical live bytes"},
+	{"space_amp", metric(func(m *results.Metrics) *float64 { return m.SpaceAmp }), "the engine's live size / logical live bytes"},
 	{"p99_ms", func(row *Row, _ Kind, s *results.Step) Value {
 		if !hasOp(s, row.MainOp) {
 			return Value{}

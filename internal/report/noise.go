@@ -57,7 +57,7 @@ func (r *Report) checkNoise() {
 		if len(shown) > 4 {
 			shown = append(shown[:4:4], fmt.Sprintf("and %d more", len(noisy)-4))
 		}
-		r.Notes = append(r.Notes, fmt.Sprintf("WARNING: #%d %s ran on a busy host in %d step(s) (over %.1f of a core used by other processes or stolen by the hypervisor): %s; its figures include that noise (repeat the run, --repeat, to see how much)",
+		r.Warnings = append(r.Warnings, fmt.Sprintf("WARNING: #%d %s ran on a busy host in %d step(s) (over %.1f of a core used by other processes or stolen by the hypervisor): %s; its figures include that noise (repeat the run, --repeat, to see how much)",
 			run.Num, run.Label, len(noisy), NoiseCores, strings.Join(shown, "; ")))
 	}
 }

@@ -33,12 +33,12 @@ func TestNoiseWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	var warn string
-	for _, n := range rep.Notes {
+	for _, n := range rep.Warnings {
 		if strings.Contains(n, "busy host") {
 			warn = n
 		}
 	}
 	if !strings.Contains(warn, steps[0]+": other processes 0.50 cores") || !strings.Contains(warn, "in 1 step(s)") {
-		t.Errorf("notes %q: want %s flagged (0.5 cores of others) and nothing else", rep.Notes, steps[0])
+		t.Errorf("warnings %q: want %s flagged (0.5 cores of others) and nothing else", rep.Warnings, steps[0])
 	}
 }

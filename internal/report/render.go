@@ -15,7 +15,15 @@ import (
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", r.Title())
-	// The summary first: which engine, by how much, and where it stalled.
+	// What qualifies every number first, then the comparison relative to
+	// the base, then the absolute figures.
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "%s\n\n", w)
+	}
+	if len(r.Runs) > 1 {
+		writeMDTable(&b, r.RelativeTable(), "##")
+		writeMDTable(&b, r.EfficiencyTable(), "##")
+	}
 	writeMDTable(&b, r.ThroughputTable(), "##")
 	writeMDTable(&b, r.StallsTable(), "##")
 	writeMDTable(&b, r.RunsTable(), "##")
@@ -37,6 +45,31 @@ func (r *Report) Markdown(w io.Writer) error {
 	b.WriteString("Legend:\n")
 	for _, l := range Legend {
 		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Summary writes only the summary: the title and its warnings, the
+// relative tables, the absolute throughput and the stalls (what `run
+// --quiet` prints before the verdict).
+func (r *Report) Summary(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", r.Title())
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "%s\n\n", w)
+	}
+	if len(r.Runs) > 1 {
+		writeMDTable(&b, r.RelativeTable(), "##")
+		writeMDTable(&b, r.EfficiencyTable(), "##")
+	}
+	writeMDTable(&b, r.ThroughputTable(), "##")
+	writeMDTable(&b, r.StallsTable(), "##")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "%s\n", n)
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -215,7 +248,7 @@ type jsonReport struct {
 
 // JSON writes the report as one JSON document; unavailable figures are null.
 func (r *Report) JSON(w io.Writer) error {
-	out := jsonReport{Format: "rumbench-report/2", Base: r.Base + 1, Notes: r.Notes, Caveats: r.Caveats, Units: unitMap()}
+	out := jsonReport{Format: "rumbench-report/2", Base: r.Base + 1, Notes: append(append([]string(nil), r.Warnings...), r.Notes...), Caveats: r.Caveats, Units: unitMap()}
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}

@@ -271,11 +271,12 @@ func CompareJSON(w io.Writer, oldDir, newDir string, reps []*Report) error {
 	return nil
 }
 
-// Bounds are what an error bar shows: the 95% interval of the median, or,
-// with too few repetitions for one, the min–max spread (ci false).
-func (st *Stat) Bounds() (lo, hi float64, ci bool) {
+// Bounds are what an error bar shows: the 95% interval of the median; ok
+// is false with too few repetitions for one, where the tables say ±∞ and a
+// chart draws no bar (a min–max bar there would read as an interval).
+func (st *Stat) Bounds() (lo, hi float64, ok bool) {
 	if st.Lo != nil {
 		return *st.Lo, *st.Hi, true
 	}
-	return st.Min, st.Max, false
+	return 0, 0, false
 }

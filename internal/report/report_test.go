@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rumbench/internal/results"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -48,7 +50,13 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestGoldenMarkdown(t *testing.T) {
 	var b bytes.Buffer
-	if err := fixture(t, 0).Markdown(&b); err != nil {
+	rep := fixture(t, 0)
+	if err := rep.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	// What `rumbench report` prints: the tables, then the verdict.
+	b.WriteString("\n")
+	if err := rep.WriteVerdict(&b); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.md", b.Bytes())
@@ -179,23 +187,29 @@ func TestHTMLCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The summary chart of every step's headline rate, then per step:
-	// l.i0 insert+latency, l.i1 insert+delete+latency, qr100 and qp100
-	// insert+delete+query+latency. l.x has one interval per run: fewer
-	// than 3 points, so no chart (its table row says it).
-	if want := 1 + 2 + 3 + 4 + 4; n != want {
+	// The summary charts (headline rates and costs per operation relative
+	// to the base), then per step: l.i0 insert+latency, l.i1
+	// insert+delete+latency, qr100 and qp100 insert+delete+query+latency.
+	// l.x has one interval per run: fewer than 3 points, so no chart (its
+	// table row says it).
+	if want := 2 + 2 + 3 + 4 + 4; n != want {
 		t.Errorf("charts = %d, want %d", n, want)
 	}
 	html := b.String()
-	sum, runs, steps := strings.Index(html, `<section id="summary">`), strings.Index(html, "<h2>Runs</h2>"), strings.Index(html, `<section id="step-0">`)
+	sum, runs, steps := strings.Index(html, `<section id="summary">`), strings.Index(html, `<h2 id="runs">Runs</h2>`), strings.Index(html, `<section id="step-0">`)
 	if sum < 0 || !(sum < runs && runs < steps) {
 		t.Errorf("summary at %d, runs at %d, steps at %d: want the summary first", sum, runs, steps)
 	}
 	lead := html[sum:runs]
-	for _, want := range []string{"headline rate of each step", "throughput summary", "<h3>stalls"} {
+	for _, want := range []string{"headline rate of each step relative to base", "efficiency per operation relative to base",
+		"throughput summary", "<h3>stalls"} {
 		if !strings.Contains(lead, want) {
 			t.Errorf("summary section lacks %q", want)
 		}
+	}
+	// 16 charts: a table of contents before the summary, a link per step.
+	if toc := strings.Index(html, `<nav class="toc">`); toc < 0 || toc > sum || !strings.Contains(html, `<a href="#step-4">qp100 (4 charts)</a>`) {
+		t.Errorf("no table of contents before the summary (at %d) linking the steps", toc)
 	}
 	if got := strings.Count(b.String(), "<svg"); got != n {
 		t.Errorf("<svg> elements = %d, want %d", got, n)
@@ -236,5 +250,54 @@ func TestEngineRetries(t *testing.T) {
 		if !strings.Contains(out, "12 writes rolled back") {
 			t.Errorf("%s lacks the count 12", name)
 		}
+	}
+}
+
+// TestWritersSLA: a query step's writers' SLA shows in the run's summary
+// table (ok or MISSED with the share of the target reached) and as SLA✗ in
+// the throughput summary of the report, for the run that missed it only.
+func TestWritersSLA(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pebble, sqlite *results.Bundle
+	for _, b := range bs {
+		switch b.Run.Engine.Name {
+		case "pebble":
+			pebble = b.Bundle
+		case "sqlite":
+			sqlite = b.Bundle
+		}
+	}
+	sqlite.Steps["qr100"].Details = map[string]any{"ips_pct_of_target": 78.4}
+	pebble.Steps["qp100"].Details = map[string]any{"ips_pct_of_target": 99.5}
+	var ps, ss bytes.Buffer
+	StepSummary(&ps, pebble)
+	StepSummary(&ss, sqlite)
+	if !strings.Contains(ps.String(), "writers' SLA") || !strings.Contains(ps.String(), "ok 99.5%") || strings.Count(ps.String(), "MISSED") != 1 {
+		t.Errorf("pebble's summary:\n%s", ps.String())
+	}
+	if !strings.Contains(ss.String(), "MISSED 78.4%") {
+		t.Errorf("sqlite's summary lacks its missed SLA:\n%s", ss.String())
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := rep.ThroughputTable()
+	n := 0
+	for _, row := range tt.Rows {
+		for _, c := range row {
+			if strings.HasSuffix(c, "SLA✗") {
+				n++
+				if !strings.HasPrefix(row[0], "#2 sqlite") {
+					t.Errorf("SLA✗ on %s", row[0])
+				}
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d cells marked SLA✗, want 1 (sqlite's qr100): %v", n, tt.Rows)
 	}
 }

@@ -48,6 +48,13 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 		}
 	}
 	head = append(head, "p99(ms)", "max(ms)", "errors")
+	sla := false
+	for _, s := range b.Steps {
+		sla = sla || s.TargetMet != nil
+	}
+	if sla {
+		head = append(head, "writers' SLA")
+	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, name := range b.StepNames() {
 		s := b.Steps[name]
@@ -74,6 +81,9 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 		}
 		lat := s.Latency[s.MainOp]
 		line = append(line, fmt.Sprintf("%.2f", float64(lat.P99)/1000), fmt.Sprintf("%.2f", float64(lat.Max)/1000), fmt.Sprint(s.Errors))
+		if sla {
+			line = append(line, slaText(s))
+		}
 		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
 	}
 	for _, name := range b.Run.Steps {
@@ -83,11 +93,30 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "main: the operation each step is judged by; p99/max: its latency per operation (per transaction for writes), ms.")
+	if sla {
+		fmt.Fprintln(w, "writers' SLA: a query step's paced writers' insert rate in % of their target; ok at 95% or more, else MISSED (the query rate was bought by starving the writes).")
+	}
 	for _, name := range b.StepNames() {
 		if n := engineRetries(b.Steps[name]); n > 0 {
 			fmt.Fprintf(w, "%s: %s.\n", name, retriesText(n))
 		}
 	}
+}
+
+// slaText is a query step's writers' SLA: ok or MISSED with the share of
+// the target they reached.
+func slaText(s *results.Step) string {
+	if s.TargetMet == nil {
+		return ""
+	}
+	verdict := "ok"
+	if !*s.TargetMet {
+		verdict = "MISSED"
+	}
+	if p, ok := results.Number(s.Details["ips_pct_of_target"]); ok {
+		return fmt.Sprintf("%s %.1f%%", verdict, p)
+	}
+	return verdict
 }
 
 // plural names a count of an operation: inserts, queries, indexes.

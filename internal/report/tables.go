@@ -9,6 +9,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 	"rumbench/internal/units"
 )
 
@@ -56,7 +57,7 @@ func columnsFor(sr *StepReport) []column {
 	return []column{
 		rate(r, "rate_avg", "av"), rate(r, "rate_pct", pct), {"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"},
 		per("wKB", r, "wkb_per_op"), per("rKB", r, "rkb_per_op"), per("r", r, "reads_per_op"),
-		{"size(GB)", "size_gb"}, {"PSS(GB)", "pss_gb"}, maxCol,
+		{"disk(GB)", "disk_gb"}, {"live(GB)", "live_gb"}, {"PSS(GB)", "pss_gb"}, maxCol,
 	}
 }
 
@@ -114,6 +115,15 @@ func stallCell(st *Stall) string {
 // StepTables returns the absolute and (with several runs) relative tables
 // of one step.
 func (r *Report) StepTables(sr *StepReport) []Table {
+	if !sr.Ran {
+		// Planned, but no run reached it: nothing to head columns with.
+		t := Table{Title: fmt.Sprintf("%s (not run)", sr.Name), Headers: []string{"run", "status"}, Right: []bool{false, false}}
+		for _, row := range sr.Rows {
+			t.Rows = append(t.Rows, []string{runName(row.Run), StatusNotRun})
+		}
+		t.Notes = []string{"No run reached this step: every run ended (interrupted or failed) before it."}
+		return []Table{t}
+	}
 	cols := columnsFor(sr)
 	if r.Repeated() {
 		// p99 is a headline figure of a repeated run (it has its interval);
@@ -202,6 +212,9 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		}
 		if n := engineRetries(row.Run.Bundle.Steps[sr.Name]); n > 0 {
 			abs.Notes = append(abs.Notes, fmt.Sprintf("%s: %s", runName(row.Run), retriesText(n)))
+		}
+		if n := steadyNote(row.Run.Bundle.Steps[sr.Name]); n != "" {
+			abs.Notes = append(abs.Notes, fmt.Sprintf("%s: %s", runName(row.Run), n))
 		}
 	}
 	if noted && sr.Rate.Note != "" {
@@ -370,8 +383,23 @@ func writeBufferText(m *model.Memory) string {
 
 func workloadText(run *Run) string {
 	s := run.Sizes
-	if s["rows"] == "" {
-		return orDash(s["workload"])
+	if _, ibench := s["churn_rows"]; !ibench {
+		// Another workload's sizes, as it recorded them.
+		var keys []string
+		for k := range s {
+			if k != "workload" {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		var parts []string
+		for _, k := range keys {
+			parts = append(parts, k+" "+orDash(s[k]))
+		}
+		if len(parts) == 0 {
+			return orDash(s["workload"])
+		}
+		return orDash(s["workload"]) + " " + strings.Join(parts, ", ")
 	}
 	out := fmt.Sprintf("%s %sx%s rows", s["workload"], orDash(s["clients"]), s["rows"])
 	if tb := s["tables"]; tb != "" && tb != s["clients"] {
@@ -395,15 +423,35 @@ func (r *Report) ThroughputTable() Table {
 	t.Headers = []string{"run"}
 	t.Right = []bool{false}
 	for _, sr := range r.Steps {
-		t.Headers = append(t.Headers, fmt.Sprintf("%s(%s)", sr.Name, unitLabel(sr.Rate)))
+		h := sr.Name + "(not run)"
+		if sr.Ran {
+			h = fmt.Sprintf("%s(%s)", sr.Name, unitLabel(sr.Rate))
+		}
+		t.Headers = append(t.Headers, h)
 		t.Right = append(t.Right, true)
 	}
+	missed := false
 	for i, run := range r.Runs {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
-			line = append(line, throughputCell(sr.Rows[i], sr))
+			c := throughputCell(sr.Rows[i], sr)
+			if tm := sr.Rows[i].TargetMet; tm != nil && !*tm && sr.Rows[i].Status != StatusNotRun {
+				c += " SLA✗"
+				missed = true
+			}
+			line = append(line, c)
 		}
 		t.Rows = append(t.Rows, line)
+	}
+	for _, ns := range r.NotStarted {
+		line := []string{"— " + ns.Engine + " (never started)"}
+		for range r.Steps {
+			line = append(line, StatusNotRun)
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	if missed {
+		t.Notes = append(t.Notes, "SLA✗: the query step's paced writers inserted less than 95% of their target rate: its query rate was bought by starving the writes (the insert benchmark's SLA; the step's table says by how much).")
 	}
 	t.Notes = append(t.Notes, r.Caveats...)
 	return t
@@ -454,7 +502,7 @@ func (r *Report) StallsTable() Table {
 var Legend = []string{
 	"Each step's table is headed by its main operation: <RATE>.av = done / step seconds (rows/s, or operations/s), <RATE>.99 = the rate that 99% of intervals met or exceeded (<RATE>.P with --rate-percentile P). The insert benchmark's write steps are headed by inserts (IPS), its query steps by queries (QPS) beside the writers' inserts.",
 	"CPU/x: CPU µs (user+sys) of the measured processes per unit of the heading operation x (i: inserted row, q: query, u: update); wKB/x, rKB/x: KB written / read by storage per unit; r/x: storage reads per unit. Every figure divides the step's whole cost by that operation's count.",
-	"size(GB), PSS(GB): database size and memory (PSS) at step end, 10^9 bytes. max(ms): largest latency of the step's main operation.",
+	"disk(GB): on-disk footprint at step end, the data dir's allocated bytes with logs and preallocated files (a managed server's private data dir; a server rumbench does not manage: its database's dir only, or n/a). live(GB): the engine's own live size (docs/metrics.md); space amplification divides it. PSS(GB): memory at step end. All 10^9 bytes. max(ms): largest latency of the step's main operation.",
 	"stalls(n,s): stalls (runs of consecutive stalled intervals) of the heading operation and their total seconds; a stalled interval has a rate below 50% of the step median, or no progress (docs/metrics.md: one rule for tables, charts and the live line).",
 	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a query step whose writer missed its rate target.",
 	"Relative tables divide each figure by the base run's (--base N, 1-based run number; default 1).",
@@ -475,4 +523,95 @@ func pctLabel(p float64) string {
 		p = 99
 	}
 	return strconv.FormatFloat(p, 'f', -1, 64)
+}
+
+// RelativeTable leads the report: each step's headline rate relative to the
+// base run (run / base, above 1 is faster), a row per run, with the U
+// test's mark for repeated runs.
+func (r *Report) RelativeTable() Table {
+	base := r.Runs[r.Base]
+	t := Table{Title: fmt.Sprintf("headline rate relative to base %s (run / base: above 1 is faster)", runName(base))}
+	t.Headers = []string{"run"}
+	t.Right = []bool{false}
+	for _, sr := range r.Steps {
+		t.Headers = append(t.Headers, sr.Name)
+		t.Right = append(t.Right, true)
+	}
+	for i, run := range r.Runs {
+		line := []string{runName(run)}
+		for _, sr := range r.Steps {
+			line = append(line, ratioCell(sr.Rows[i], "rate_avg", i == r.Base))
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	return t
+}
+
+// effKeys are the per-operation efficiency figures the summary compares.
+var effKeys = []struct{ Header, Key string }{
+	{"CPU/op", "cpu_us_per_op"}, {"wKB/op", "wkb_per_op"}, {"rKB/op", "rkb_per_op"}, {"live size", "live_gb"},
+}
+
+// EfficiencyTable follows the relative rates: each step's cost per unit of
+// its headline operation (CPU µs, KB written and read) and the database
+// size at its end, relative to the base run (below 1 is cheaper). A row per
+// step, a column per figure per run other than the base.
+func (r *Report) EfficiencyTable() Table {
+	base := r.Runs[r.Base]
+	t := Table{Title: fmt.Sprintf("efficiency per operation relative to base %s (run / base: below 1 is cheaper)", runName(base))}
+	t.Headers = []string{"step"}
+	t.Right = []bool{false}
+	for i, run := range r.Runs {
+		if i == r.Base {
+			continue
+		}
+		for _, k := range effKeys {
+			t.Headers = append(t.Headers, fmt.Sprintf("#%d %s", run.Num, k.Header))
+			t.Right = append(t.Right, true)
+		}
+	}
+	for _, sr := range r.Steps {
+		line := []string{sr.Name}
+		for i, row := range sr.Rows {
+			if i == r.Base {
+				continue
+			}
+			for _, k := range effKeys {
+				line = append(line, ratioCell(row, k.Key, false))
+			}
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	t.Notes = []string{"CPU/op, wKB/op, rKB/op: CPU µs of the measured processes, KB written and read by storage, per unit of the step's headline operation (the step tables' CPU/i, wKB/q, ...); live size: the engine's own size of its live data at the step's end (live(GB) in the step tables; the on-disk footprint is disk(GB))."}
+	return t
+}
+
+// ratioCell is a row's ratio to the base for key: "not run", n/a, or the
+// ratio with its significance mark.
+func ratioCell(row *Row, key string, isBase bool) string {
+	if row.Status == StatusNotRun {
+		return StatusNotRun
+	}
+	v := row.Ratios[key]
+	t := cell(v, fmtRatio)
+	if cmp := row.Cmp[key]; cmp != nil && !isBase && v.OK {
+		t += cmp.Mark()
+	}
+	return t
+}
+
+// steadyNote says how a step measured after a steady-state warm-up
+// (--steady-state) got there; a step measured without reaching it is
+// flagged, since its figures may still be drifting.
+func steadyNote(st *results.Step) string {
+	if st == nil || st.SteadyState == nil {
+		return ""
+	}
+	ss := st.SteadyState
+	if !ss.Reached {
+		return fmt.Sprintf("NOT STEADY: measured after the steady-state rule %s ran out without holding (last window: deviation %.1f%%, slope %.1f%% of its mean)",
+			ss.Rule, ss.Window.DevPct, ss.Window.SlopePct)
+	}
+	return fmt.Sprintf("steady after %s of warm-up (rule %s: deviation %.1f%%, slope %.1f%% over %d intervals)",
+		fmtNum(ss.AtS)+" s", ss.Rule, ss.Window.DevPct, ss.Window.SlopePct, ss.Window.N)
 }

@@ -246,6 +246,7 @@ func Read(dir string) (*Bundle, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("read %s: %w", e.Name(), err)
 		}
+		upgradeSize(&s)
 		b.Steps[s.Step] = &s
 	}
 	if b.Run.SchemaVersion == 1 {

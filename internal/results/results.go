@@ -8,6 +8,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/steady"
 )
 
 // SchemaVersion is bumped on any incompatible change of the bundle format.
@@ -218,12 +219,17 @@ type Step struct {
 	Details map[string]any `json:"details,omitempty"`
 	// EngineStats is what the engine reported about itself at step end.
 	EngineStats map[string]any `json:"engine_stats,omitempty"`
-	// EngineSize is the engine's own size report at step end (bytes, -1 unknown).
+	// EngineSize is the engine's live size at step end as the engine itself
+	// reports it (model.DB.Size; docs/metrics.md says what each engine
+	// counts), bytes, -1 unknown. Space amplification divides it.
 	EngineSize int64 `json:"engine_size_bytes"`
 	// Metrics are the step's system metrics (docs/metrics.md), when sampled.
 	Metrics *Metrics `json:"metrics,omitempty"`
 	// Stalls are the step's stalled intervals per operation type.
 	Stalls Stalls `json:"stalls,omitempty"`
+	// SteadyState is the steady-state rule's record (--steady-state): the
+	// intervals before it held are warm-up, left out of every figure.
+	SteadyState *steady.Result `json:"steady_state,omitempty"`
 }
 
 // StepDesc is what a step is, as its workload declared it: what the core
@@ -337,8 +343,19 @@ type Metrics struct {
 	// operation name. The *_per_insert and *_per_query fields above are
 	// the insert benchmark's names for PerOp["insert"] and PerOp["query"].
 	PerOp map[string]*OpCost `json:"per_op,omitempty"`
-	// SizeBytes is the data dir's allocated size at step end (st_blocks).
-	SizeBytes *int64 `json:"size_bytes"`
+	// DiskBytes is the on-disk footprint at step end: the allocated bytes
+	// (st_blocks) of what DiskSource names: "data_dir" (an embedded
+	// engine's data dir, logs and preallocated files included),
+	// "server_data_dir" (a managed server's private data dir, WAL/redo
+	// included) or "database_dir" (an unmanaged server's directory of
+	// rumbench's database only: its WAL/redo and shared files are not
+	// rumbench's alone). Null when unknown, with the reason.
+	DiskBytes  *int64 `json:"disk_bytes"`
+	DiskSource string `json:"disk_source,omitempty"`
+	// LegacySizeBytes is size_bytes of bundles written before disk_bytes:
+	// the data dir's allocated size (for a server, its whole data dir).
+	// Read only; Read moves it to DiskBytes with DiskSource LegacyDiskSource.
+	LegacySizeBytes *int64 `json:"size_bytes,omitempty"`
 	// PSSBytes is the measured processes' memory at step end: PSS summed,
 	// or the RSS of the largest process when MemorySource says so.
 	PSSBytes     *int64 `json:"pss_bytes"`
@@ -347,9 +364,10 @@ type Metrics struct {
 	// says whose bytes: "device" or "process" (no device resolved).
 	WriteAmp       *float64 `json:"write_amp"`
 	WriteAmpSource string   `json:"write_amp_source,omitempty"`
-	// SpaceAmp = size / logical live bytes; SpaceAmpSource says which size:
-	// "data_dir" (SizeBytes, embedded engines) or "engine" (the server's own
-	// size of rumbench's database: a server's data dir holds more).
+	// SpaceAmp = the engine's live size (Step.EngineSize) / logical live
+	// bytes, for every engine (SpaceAmpSource "live"). Bundles written
+	// before disk_bytes say "data_dir" (embedded engines: the data dir's
+	// allocation) or "engine" (servers: the engine's size).
 	SpaceAmp       *float64 `json:"space_amp"`
 	SpaceAmpSource string   `json:"space_amp_source,omitempty"`
 	// BundleKB is what rumbench's results bundle wrote during the step; it

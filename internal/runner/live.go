@@ -33,7 +33,16 @@ type livePrinter struct {
 	done  int64
 	// warmupS is the warm-up time so far (not part of elapsed).
 	warmupS float64
+	// printedAt and activeAt are the step times of the last line printed
+	// and of the end of the last interval in which an operation completed.
+	printedAt, activeAt float64
 }
+
+// QuietLineEvery is how often a step judged by an operation without a rate
+// (an index build, maintenance) prints a line while none of its operations
+// completes: one line per interval would say nothing new (issue 34: 35
+// lines of "no operations completed" per pebble index build at 100 ms).
+const QuietLineEvery = 5.0
 
 func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc results.StepDesc, nominal time.Duration) *livePrinter {
 	main, _ := ops.Lookup(desc.MainOp)
@@ -55,6 +64,9 @@ func (p *livePrinter) observe(iv *measure.Interval) {
 	}
 	p.elapsed += iv.Seconds
 	p.done += iv.Ops[p.main].Done(p.ops[p.main].Unit)
+	if anyDone(iv) {
+		p.activeAt = p.elapsed
+	}
 	if measure.Judged(iv.Seconds, p.nominal, len(p.rates[0]) == 0) {
 		for op := range p.rates {
 			p.rates[op] = append(p.rates[op], iv.Rate(measure.Op(op)))
@@ -63,12 +75,19 @@ func (p *livePrinter) observe(iv *measure.Interval) {
 }
 
 func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
+	quiet := !iv.Warmup && !p.ops[p.main].Judged() && !anyDone(iv)
+	if quiet && p.elapsed-p.printedAt < max(QuietLineEvery, p.nominal) {
+		return
+	}
+	if !iv.Warmup {
+		p.printedAt = p.elapsed
+	}
 	b := &p.buf
 	b.Reset()
 	if iv.Warmup {
-		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.warmupS))
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.warmupS, p.nominal))
 	} else {
-		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed))
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed, p.nominal))
 	}
 	// As the clock judges it (measure.Judged): a late tick followed by an
 	// early one is not the step's last interval.
@@ -103,10 +122,15 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	if shown >= 0 {
 		r := rec.Ops[p.ops.Name(shown)]
 		fmt.Fprintf(b, "  %s p99 %s max %s", p.ops.Name(shown), fmtUs(r.P99), fmtUs(r.Max))
+	} else if quiet {
+		fmt.Fprintf(b, "  (working: no operation completed for %s)", fmtSecs(p.elapsed-p.activeAt))
 	} else {
 		b.WriteString("  (no operations completed)")
 	}
-	if iv.Warmup {
+	if iv.Warmup && p.warmupS > p.desc.WarmupS+1e-9 {
+		// Past the fixed warm-up: the steady-state rule decides.
+		b.WriteString("  [warm-up until steady]")
+	} else if iv.Warmup {
 		fmt.Fprintf(b, "  [warm-up, %s left]", fmtSecs(max(0, p.desc.WarmupS-p.warmupS)))
 	} else {
 		if !short {
@@ -120,6 +144,16 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	}
 	b.WriteByte('\n')
 	io.WriteString(p.w, b.String())
+}
+
+// anyDone reports whether an operation completed in the interval.
+func anyDone(iv *measure.Interval) bool {
+	for _, o := range iv.Ops {
+		if o != nil && o.Ops > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // marker names the operations whose newest interval stalls by the step's
@@ -162,10 +196,11 @@ func (p *livePrinter) progress() string {
 	return fmt.Sprintf("%.0f%% ETA %s", frac*100, fmtSecs(eta))
 }
 
-// fmtElapsed formats the step time: one decimal under 10 s, where whole
-// seconds would make neighbouring lines look alike.
-func fmtElapsed(s float64) string {
-	if s < 10 {
+// fmtElapsed formats the step time: one decimal under 10 s, or always with
+// intervals shorter than a second (nominal), where whole seconds would make
+// neighbouring lines look alike.
+func fmtElapsed(s, nominal float64) string {
+	if s < 10 || (nominal < 1 && s < 10000) {
 		return fmt.Sprintf("%6.1fs", s)
 	}
 	return fmt.Sprintf("%6.0fs", s)

@@ -22,6 +22,7 @@ import (
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/steady"
 	"rumbench/internal/version"
 	"rumbench/internal/workload"
 )
@@ -100,6 +101,14 @@ type Options struct {
 	// DropCaches, when set, runs before each step (--drop-caches); steps
 	// record that it did.
 	DropCaches func() error
+	// Steady, when set, makes every step that supports it (workload.Step.
+	// Steady) warm up until this steady-state rule holds over its main
+	// operation's per-interval rate (--steady-state).
+	Steady *steady.Spec
+	// Cooldown is a pause before every engine's run after the first
+	// (--cooldown): hot devices and CPUs are a named source of variance
+	// between runs.
+	Cooldown time.Duration
 	// Shard, when set, makes this process one shard of a sharded run
 	// (--shard): see sharded.go.
 	Shard *ShardOptions
@@ -312,6 +321,11 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 	}
 	var out []EngineResult
 	for i, name := range o.Engines {
+		if i > 0 {
+			if err := Cooldown(ctx, o.Cooldown, o.Log); err != nil {
+				return out, ErrInterrupted
+			}
+		}
 		dir := filepath.Join(o.Out, name)
 		handled, err := false, error(nil)
 		if o.Isolate != nil {
@@ -625,6 +639,10 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 		},
 	}
 	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
+	if o.Steady != nil && s.Steady {
+		main, _ := w.Ops().Lookup(s.MainOp)
+		clock.SetSteady(steady.NewTracker(*o.Steady), func(iv *measure.Interval) float64 { return iv.Rate(main) })
+	}
 	if !startAt.IsZero() {
 		if err := sleepUntil(ctx, startAt); err != nil {
 			sum := results.Placeholder(s.Name, desc, o.ratePercentile(), nominal.Seconds(), time.Now())
@@ -663,6 +681,7 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 
 	sum := SummarizeAt(s.Name, desc, clock, o.ratePercentile())
 	sum.Complete = err == nil
+	sum.SteadyState = clock.Steady()
 	if err != nil {
 		sum.Error = err.Error()
 		if ctx.Err() != nil {
@@ -672,6 +691,16 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 	if len(env.Details) > 0 {
 		sum.Details = env.Details
 		PromoteDetails(sum)
+		if sum.TargetMet != nil && o.Live != nil && sum.Complete {
+			// The step's end line: whether its paced writers kept their
+			// target (the insert benchmark's SLA, ≥ 95%).
+			verdict := "ok"
+			if !*sum.TargetMet {
+				verdict = "MISSED"
+			}
+			pct, _ := results.Number(sum.Details["ips_pct_of_target"])
+			fmt.Fprintf(o.Live, "%-8s %-6s writers' SLA %s: %.1f%% of their %.0f rows/s target (ok at 95%%)\n", name, s.Name, verdict, pct, *sum.IPSTarget)
+		}
 	}
 	if rr != nil {
 		if sum.Details == nil {
@@ -852,5 +881,22 @@ func PromoteDetails(sum *results.Step) {
 	}
 	if v, ok := num("rows_per_query"); ok {
 		sum.RowsPerQuery = &v
+	}
+}
+
+// Cooldown pauses for d between two runs (--cooldown), saying so on w; it
+// returns ctx's error when interrupted.
+func Cooldown(ctx context.Context, d time.Duration, w io.Writer) error {
+	if d <= 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "rumbench: cooling down for %s before the next run (--cooldown)\n", d)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }

@@ -17,7 +17,8 @@ import (
 type figures struct {
 	ok                bool
 	ipsAvg, ipsPct    report.Value
-	sizeGB, pssGB     report.Value
+	diskGB, liveGB    report.Value
+	pssGB             report.Value
 	readsPer, wkbPer  report.Value
 	status, stepShown string
 	percentile        float64
@@ -27,7 +28,7 @@ type figures struct {
 }
 
 // figureKeys name the figures for stats and ratio cells.
-var figureKeys = []string{"ips_avg", "ips_pct", "size_gb", "pss_gb", "reads_per", "wkb_per"}
+var figureKeys = []string{"ips_avg", "ips_pct", "disk_gb", "live_gb", "pss_gb", "reads_per", "wkb_per"}
 
 func (f *figures) field(key string) *report.Value {
 	switch key {
@@ -35,8 +36,10 @@ func (f *figures) field(key string) *report.Value {
 		return &f.ipsAvg
 	case "ips_pct":
 		return &f.ipsPct
-	case "size_gb":
-		return &f.sizeGB
+	case "disk_gb":
+		return &f.diskGB
+	case "live_gb":
+		return &f.liveGB
 	case "pss_gb":
 		return &f.pssGB
 	case "reads_per":
@@ -126,9 +129,12 @@ func readRun(dir, step string) figures {
 			f.ipsPct = report.Known(*o.RatePct)
 		}
 	}
+	if s.EngineSize >= 0 {
+		f.liveGB = report.Known(float64(s.EngineSize) / 1e9)
+	}
 	if m := s.Metrics; m != nil {
-		if m.SizeBytes != nil {
-			f.sizeGB = report.Known(float64(*m.SizeBytes) / 1e9)
+		if m.DiskBytes != nil {
+			f.diskGB = report.Known(float64(*m.DiskBytes) / 1e9)
 		}
 		if m.PSSBytes != nil {
 			f.pssGB = report.Known(float64(*m.PSSBytes) / 1e9)
@@ -159,7 +165,7 @@ func (s *Spec) MatrixStep() string {
 }
 
 // Tables returns the published matrices of the sweep in dir, per row size
-// and client count: ipsAvg-ipsP-size-PSS by index count, the same relative
+// and client count: ipsAvg-ipsP-disk-live-PSS by index count, the same relative
 // to 0 indexes, and reads and KB written per inserted row.
 func Tables(dir string, s *Spec) []report.Table {
 	step := s.MatrixStep()
@@ -173,7 +179,7 @@ func Tables(dir string, s *Spec) []report.Table {
 				right = append(right, true)
 			}
 			where := fmt.Sprintf("%s, pad %d B, %d client(s)", step, p, c)
-			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-size(GB)-PSS(GB), " + where, Headers: head, Right: right}
+			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk(GB)-live(GB)-PSS(GB), " + where, Headers: head, Right: right}
 			rel := report.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
 			rpi := report.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
 			wpi := report.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
@@ -191,7 +197,7 @@ func Tables(dir string, s *Spec) []report.Table {
 						continue
 					}
 					cell := strings.Join([]string{report.CellText(f.ipsAvg, report.FmtNum), report.CellText(f.ipsPct, report.FmtNum),
-						report.CellText(f.sizeGB, report.FmtNum), report.CellText(f.pssGB, report.FmtNum)}, "-")
+						report.CellText(f.diskGB, report.FmtNum), report.CellText(f.liveGB, report.FmtNum), report.CellText(f.pssGB, report.FmtNum)}, "-")
 					if !f.ok {
 						cell += " (incomplete)"
 					}
@@ -209,7 +215,7 @@ func Tables(dir string, s *Spec) []report.Table {
 			if pct == 0 {
 				pct = 99
 			}
-			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); size: data dir at step end; PSS: memory of the measured processes.", strconv.FormatFloat(pct, 'f', -1, 64))}
+			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", strconv.FormatFloat(pct, 'f', -1, 64))}
 			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
 			if s.Reps() > 1 {
 				abs.Notes = append(abs.Notes, repsNote(s))
@@ -267,7 +273,7 @@ func ints(v []int) string {
 
 // CompareTables returns each matrix of the sweep in dir relative to the
 // earlier sweep in baseDir, cell by cell (this / that): the ipsAvg, ipsP,
-// size and PSS ratios, the ratio of the relative-to-0-indexes figures, and
+// disk, live and PSS ratios, the ratio of the relative-to-0-indexes figures, and
 // of r/i and wKB/i. A cell either sweep lacks shows why.
 func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 	step := s.MatrixStep()
@@ -281,7 +287,7 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 				right = append(right, true)
 			}
 			where := fmt.Sprintf("%s, pad %d B, %d client(s), this sweep / %s", step, p, c, baseDir)
-			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-size-PSS ratios, " + where, Headers: head, Right: right}
+			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk-live-PSS ratios, " + where, Headers: head, Right: right}
 			rel := report.Table{Title: "relative to 0 indexes (ipsAvg ratio), ratio of the two sweeps', " + where, Headers: head, Right: right}
 			rpi := report.Table{Title: "r/i ratio, " + where, Headers: head, Right: right}
 			wpi := report.Table{Title: "wKB/i ratio, " + where, Headers: head, Right: right}
@@ -304,7 +310,7 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 						a, r, ri, wi = append(a, miss), append(r, miss), append(ri, miss), append(wi, miss)
 						continue
 					}
-					a = append(a, strings.Join([]string{ratioCell(cur, old, "ips_avg"), ratioCell(cur, old, "ips_pct"), ratioCell(cur, old, "size_gb"), ratioCell(cur, old, "pss_gb")}, "-"))
+					a = append(a, strings.Join([]string{ratioCell(cur, old, "ips_avg"), ratioCell(cur, old, "ips_pct"), ratioCell(cur, old, "disk_gb"), ratioCell(cur, old, "live_gb"), ratioCell(cur, old, "pss_gb")}, "-"))
 					r = append(r, report.CellText(report.Ratio(report.Ratio(cur.ipsAvg, cur0.ipsAvg), report.Ratio(old.ipsAvg, old0.ipsAvg)), report.FmtRatio))
 					ri = append(ri, ratioCell(cur, old, "reads_per"))
 					wi = append(wi, ratioCell(cur, old, "wkb_per"))

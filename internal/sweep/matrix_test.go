@@ -11,8 +11,8 @@ import (
 )
 
 // writeCell writes a minimal complete bundle for one engine of one cell:
-// l.i0x with the given insert rates, size, PSS, reads and KB written per
-// inserted row.
+// l.i0x with the given insert rates, on-disk size (the live size is half
+// of it), PSS, reads and KB written per inserted row.
 func writeCell(t *testing.T, dir string, c Cell, engine string, ipsAvg, ipsPct float64, size, pss int64, reads, wkb float64) {
 	t.Helper()
 	d := filepath.Join(dir, c.Name(), engine)
@@ -23,8 +23,9 @@ func writeCell(t *testing.T, dir string, c Cell, engine string, ipsAvg, ipsPct f
 		"engine": map[string]any{"name": engine}, "sizes": map[string]any{"indexes": c.Indexes}}
 	step := map[string]any{"step": "l.i0x", "main_op": "insert", "complete": true, "rate_percentile": 99, "seconds": 10, "interval_s": 1,
 		"inserted": int64(ipsAvg * 10), "ips_avg": ipsAvg, "ips_99": ipsPct,
-		"ops":     map[string]any{"insert": map[string]any{"unit": "rows", "role": "write", "count": 1, "rows": int64(ipsAvg * 10), "rate_avg": ipsAvg, "rate_pct": ipsPct}},
-		"metrics": map[string]any{"size_bytes": size, "pss_bytes": pss, "per_op": map[string]any{"insert": map[string]any{"reads": reads, "wkb": wkb}}},
+		"ops":               map[string]any{"insert": map[string]any{"unit": "rows", "role": "write", "count": 1, "rows": int64(ipsAvg * 10), "rate_avg": ipsAvg, "rate_pct": ipsPct}},
+		"engine_size_bytes": size / 2,
+		"metrics":           map[string]any{"disk_bytes": size, "pss_bytes": pss, "per_op": map[string]any{"insert": map[string]any{"reads": reads, "wkb": wkb}}},
 	}
 	for name, v := range map[string]any{results.RunFile: run, filepath.Join(results.StepsDir, "l.i0x.json"): step} {
 		b, _ := json.Marshal(v)
@@ -60,8 +61,8 @@ func TestCompareTables(t *testing.T) {
 		t.Fatalf("no row %s", engine)
 		return nil
 	}
-	// ipsAvg 1000/500, ipsP 800/400, size 2/1, PSS 1/2.
-	if got := row(abs.Rows, "pebble"); got[1] != "2.00-2.00-2.00-0.50" || got[2] != "3.00-3.00-0.75-1.00" {
+	// ipsAvg 1000/500, ipsP 800/400, disk 2/1, live 2/1, PSS 1/2.
+	if got := row(abs.Rows, "pebble"); got[1] != "2.00-2.00-2.00-2.00-0.50" || got[2] != "3.00-3.00-0.75-0.75-1.00" {
 		t.Errorf("absolute ratios %v", got)
 	}
 	// 3 idx relative to 0: now 0.6, before 0.4 → 1.5.
@@ -96,7 +97,7 @@ func TestSweepHTML(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(path)
 	html := string(raw)
-	ov, runs := strings.Index(html, `<section id="summary">`), strings.Index(html, "<h2>Runs</h2>")
+	ov, runs := strings.Index(html, `<section id="summary">`), strings.Index(html, `<h2 id="runs">Runs</h2>`)
 	if ov < 0 || runs < ov || n < 1 {
 		t.Fatalf("overview at %d, runs at %d, %d charts", ov, runs, n)
 	}

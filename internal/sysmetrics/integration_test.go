@@ -81,8 +81,8 @@ func TestNullRunHasMetrics(t *testing.T) {
 	if m.LogicalBytesInserted == nil || *m.LogicalBytesInserted != wantLogical {
 		t.Errorf("logical_bytes_inserted %v, want %d", m.LogicalBytesInserted, wantLogical)
 	}
-	if m.LogicalLiveBytes == nil || m.SizeBytes == nil || m.SpaceAmp == nil {
-		t.Errorf("live bytes %v size %v space_amp %v: want all set", m.LogicalLiveBytes, m.SizeBytes, m.SpaceAmp)
+	if m.LogicalLiveBytes == nil || m.DiskBytes == nil || m.DiskSource != results.DiskDataDir || m.SpaceAmp == nil {
+		t.Errorf("live bytes %v disk %v (%s) space_amp %v: want all set, disk from the data dir", m.LogicalLiveBytes, m.DiskBytes, m.DiskSource, m.SpaceAmp)
 	}
 	if m.PSSBytes == nil || m.MemorySource == "" {
 		t.Errorf("pss_bytes %v (%s): want a memory reading", m.PSSBytes, m.MemorySource)

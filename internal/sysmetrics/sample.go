@@ -1,10 +1,13 @@
 package sysmetrics
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -113,6 +116,25 @@ type reader struct {
 	pssLast *uint64
 	// unavailable, when set, is why nothing can be read (no /proc).
 	unavailable error
+	// exitRaces counts reads that failed because the process had exited
+	// since it was listed (a server's backend or worker ending): expected,
+	// so never an error; the process's counts since the last sample are
+	// lost, as for any member that exits between samples.
+	exitRaces int
+}
+
+// exited reports whether err, from reading member p, came from p having
+// exited (or become a zombie) since it was listed, and counts it.
+func (r *reader) exited(p procfs.Proc, err error) bool {
+	gone := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
+	if !gone {
+		st, serr := p.Stat()
+		gone = serr != nil || st.State == "Z" || st.State == "X"
+	}
+	if gone {
+		r.exitRaces++
+	}
+	return gone
 }
 
 // members returns the measured processes: root and, for a tree, every
@@ -253,6 +275,11 @@ func (r *reader) readProcs(rd *reading, withPSS bool) {
 		}
 		if io, err := p.IO(); err == nil {
 			rb[k], wb[k] = io.ReadBytes, io.WriteBytes
+		} else if r.exited(p, err) {
+			// It lost its count since the last sample, as any member
+			// that exits between samples does.
+			delete(alive, k)
+			continue
 		} else {
 			rd.errs[fProcRead] = fmt.Errorf("read /proc/%d/io: %w", p.PID, err)
 			rd.errs[fProcWrite] = rd.errs[fProcRead]
@@ -261,7 +288,9 @@ func (r *reader) readProcs(rd *reading, withPSS bool) {
 		// only, so they are summed over the threads in /proc/PID/task.
 		threads, err := r.fs.AllThreads(p.PID)
 		if err != nil {
-			rd.errs[fCS] = fmt.Errorf("list threads of %d: %w", p.PID, err)
+			if !r.exited(p, err) {
+				rd.errs[fCS] = fmt.Errorf("list threads of %d: %w", p.PID, err)
+			}
 			continue
 		}
 		for _, t := range threads {

@@ -6,11 +6,14 @@
 package sysmetrics
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,13 +65,63 @@ func (l *OnceLog) Printf(format string, args ...any) {
 		return
 	}
 	l.seen[msg] = true
-	fmt.Fprintf(l.w, "rumbench: metrics: %s\n", msg)
+	fmt.Fprintf(l.w, "%s%s\n", logPrefix, msg)
+}
+
+// logPrefix starts every line an OnceLog prints.
+const logPrefix = "rumbench: metrics: "
+
+// Filter returns a writer that passes w's lines through, except the
+// metrics lines (logPrefix) l or an earlier line has said already: an
+// engine's child process explains what its sampler cannot read, or warns
+// about the device, as the parent and the other children do, and the user
+// reads it once per run.
+func (l *OnceLog) Filter(w io.Writer) io.Writer { return &onceFilter{l: l, w: w} }
+
+type onceFilter struct {
+	l    *OnceLog
+	w    io.Writer
+	mu   sync.Mutex
+	part []byte
+}
+
+func (f *onceFilter) Write(b []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.part = append(f.part, b...)
+	for {
+		i := bytes.IndexByte(f.part, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := f.part[:i+1]
+		if msg, ok := bytes.CutPrefix(line, []byte(logPrefix)); !ok || f.l.first(string(bytes.TrimSuffix(msg, []byte("\n")))) {
+			if _, err := f.w.Write(line); err != nil {
+				return len(b), err
+			}
+		}
+		f.part = f.part[i+1:]
+	}
+}
+
+// first records msg as said and reports whether it was new.
+func (l *OnceLog) first(msg string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[msg] {
+		return false
+	}
+	l.seen[msg] = true
+	return true
 }
 
 // Factory returns the observer factory the runner uses; unavailable counters
 // are explained on log once.
-func Factory(log io.Writer) runner.ObserverFactory {
-	once := NewOnceLog(log)
+func Factory(log io.Writer) runner.ObserverFactory { return FactoryLog(NewOnceLog(log)) }
+
+// FactoryLog is Factory sharing once with other factories of the run (a
+// sweep's cells), so each message is said once per run.
+func FactoryLog(once *OnceLog) runner.ObserverFactory {
 	return func(ctx context.Context, db model.DB, dataDir, bundleDir string) (runner.Observer, error) {
 		s := New(ctx, db, dataDir, once)
 		s.checkBundleDevice(bundleDir)
@@ -84,9 +137,12 @@ type Sampler struct {
 	rd      *reader
 	tr      *tracker
 	dataDir string
-	client  clientMode
-	setDesc string
-	devErr  error
+	// The on-disk footprint: the directory measured, what it is
+	// (results.Disk*), or why nothing honest can be measured.
+	diskDir, diskSource, diskWhy string
+	client                       clientMode
+	setDesc                      string
+	devErr                       error
 
 	// memFS names the memory filesystem (tmpfs, ramfs) the data dir is on,
 	// where nothing reaches storage.
@@ -142,7 +198,9 @@ func New(ctx context.Context, db model.DB, dataDir string, log *OnceLog) *Sample
 		if sdir != "" {
 			s.dataDir = sdir
 		}
+		s.diskDir, s.diskSource, s.diskWhy = serverDisk(ctx, db, sdir, dataDir)
 	} else {
+		s.diskDir, s.diskSource = dataDir, results.DiskDataDir
 		s.rd.root = self
 		s.setDesc = fmt.Sprintf("rumbench process (pid %d), which embeds the engine", self)
 		s.client = clientShared
@@ -401,11 +459,13 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	s.noise(m)
 
 	// Levels at step end.
-	if size, err := AllocatedBytes(s.dataDir); err == nil {
-		m.SizeBytes = &size
+	if s.diskDir == "" {
+		null("disk_bytes", s.diskWhy)
+	} else if size, err := AllocatedBytes(s.diskDir); err == nil {
+		m.DiskBytes, m.DiskSource = &size, s.diskSource
 	} else {
-		null("size_bytes", err.Error())
-		s.log.Printf("data dir size unavailable: %v", err)
+		null("disk_bytes", err.Error())
+		s.log.Printf("on-disk footprint unavailable: %v", err)
 	}
 	switch {
 	case s.lastPSS != nil:
@@ -444,30 +504,14 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		x := Round(*written * 1024 / float64(logIns))
 		m.WriteAmp, m.WriteAmpSource = &x, src
 	}
-	// A server's data dir holds everything else on the server too: its
-	// space amplification uses the engine's own size of rumbench's data.
-	size, sizeWhy := m.SizeBytes, m.NullReasons["size_bytes"]
-	m.SpaceAmpSource = "data_dir"
-	if s.client == clientSeparate {
-		size, sizeWhy, m.SpaceAmpSource = nil, "the server engine did not report the size of rumbench's database", "engine"
-		if sum.EngineSize >= 0 {
-			v := sum.EngineSize
-			size = &v
-		}
-	}
-	switch {
-	case !liveOK:
-		null("space_amp", "the workload did not report logical live bytes")
-	case live <= 0:
-		null("space_amp", "no live rows")
-	case size == nil:
-		null("space_amp", sizeWhy)
-	default:
-		x := Round(float64(*size) / float64(live))
-		m.SpaceAmp = &x
-	}
-	if m.SpaceAmp == nil {
-		m.SpaceAmpSource = ""
+	// One rule for every engine: the engine's live size, not the data
+	// dir (preallocated logs, other databases) divides.
+	var why string
+	m.SpaceAmp, why = SpaceAmp(sum.EngineSize, live, liveOK)
+	if m.SpaceAmp != nil {
+		m.SpaceAmpSource = results.SpaceAmpLive
+	} else {
+		null("space_amp", why)
 	}
 	if len(m.NullReasons) == 0 {
 		m.NullReasons = nil
@@ -622,4 +666,52 @@ func (s *Sampler) noise(m *results.Metrics) {
 	// Host and process counters tick apart (10 ms each): never below 0.
 	other = math.Max(0, other)
 	m.OtherCPUUs, m.OtherCPUCores = toInt(&other), cores(other)
+}
+
+// SpaceAmp is space amplification as docs/metrics.md defines it, the same
+// for every engine: the engine's live size at step end (bytes, -1 unknown)
+// divided by the logical live bytes; nil with the reason when either is
+// unknown or there is nothing live.
+func SpaceAmp(engineLive, logicalLive int64, logicalOK bool) (*float64, string) {
+	switch {
+	case !logicalOK:
+		return nil, "the workload did not report logical live bytes"
+	case logicalLive <= 0:
+		return nil, "no live rows"
+	case engineLive < 0:
+		return nil, "the engine did not report its live size"
+	}
+	x := Round(float64(engineLive) / float64(logicalLive))
+	return &x, ""
+}
+
+// serverDisk is where a server's on-disk footprint is measured: its data
+// dir when rumbench manages it (the server's alone, inside the run's data
+// dir), else the directory of rumbench's database when the engine names
+// one, else nothing, with the reason. db is the opened engine.
+func serverDisk(ctx context.Context, db any, serverDir, runDir string) (dir, source, why string) {
+	if serverDir != "" && runDir != "" {
+		if rel, err := filepath.Rel(runDir, serverDir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return serverDir, results.DiskServerDataDir, ""
+		}
+	}
+	why = "the server is not managed by rumbench: its data dir also holds its other databases and its WAL/redo, so the footprint of rumbench's database alone is unknown"
+	if serverDir == "" {
+		why = "the server's data dir is unknown (not on this host, or not reported)"
+	}
+	do, ok := db.(model.DatabaseDirOwner)
+	if !ok {
+		return "", "", why
+	}
+	d, err := do.DatabaseDir(ctx)
+	if err != nil {
+		return "", "", why + "; " + err.Error()
+	}
+	if d == "" {
+		return "", "", why
+	}
+	if _, err := os.Stat(d); err != nil {
+		return "", "", why + fmt.Sprintf("; its database dir %s is not readable here: %v", d, err)
+	}
+	return d, results.DiskDatabaseDir, ""
 }

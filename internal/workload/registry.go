@@ -59,8 +59,29 @@ type Preset struct {
 	Name        string
 	Description string
 	// Interval, when set, is the preset's measurement interval (used
-	// when --interval is not given).
+	// when --interval is not given); 0: DefaultInterval.
 	Interval time.Duration
+}
+
+// DefaultInterval is the measurement interval of a preset that sets none.
+const DefaultInterval = time.Second
+
+// RunInterval is the interval a run of the preset uses without --interval.
+func (p Preset) RunInterval() time.Duration {
+	if p.Interval > 0 {
+		return p.Interval
+	}
+	return DefaultInterval
+}
+
+// Preset returns the workload's preset of that name.
+func (d *Definition) Preset(name string) (Preset, bool) {
+	for _, p := range d.Presets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Preset{}, false
 }
 
 // MemoryPreset is how a preset sizes engine memory: the engine's cache
@@ -178,4 +199,20 @@ func (d *Definition) PresetNames() []string {
 		out[i] = p.Name
 	}
 	return out
+}
+
+// PresetHelpPrefix opens the help text's list of a preset-dependent flag's
+// defaults (PresetDefaults); tests parse help by it.
+const PresetHelpPrefix = "(default: from --preset: "
+
+// PresetDefaults is the end of the help of a flag whose default comes from
+// the preset: each preset's value, in the order of names, as the run would
+// use it (value renders one preset's). Help generated from the presets
+// cannot drift from what runs.
+func PresetDefaults(names []string, value func(preset string) string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + value(n)
+	}
+	return PresetHelpPrefix + strings.Join(parts, ", ") + ")"
 }

@@ -78,6 +78,11 @@ type Step struct {
 	// "warmup" and leaves them out of every figure. The step runs for
 	// Warmup + Seconds.
 	Warmup float64
+	// Steady marks a time-bounded step whose workers run until
+	// Clock.Deadline, so its warm-up can last until a steady-state rule
+	// holds (--steady-state): the runner applies the rule only to such
+	// steps.
+	Steady bool
 	// LongOps marks a step whose single operations may rightly take
 	// longer than --op-timeout (an index build, a full scan, the engine's
 	// maintenance): the runner's watchdog leaves it alone.

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	var presets []workload.Preset
-	for _, n := range []string{"quick", "small", "reference"} {
+	for _, n := range PresetOrder {
 		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description})
 	}
 	workload.Register(&workload.Definition{
@@ -34,6 +34,7 @@ cells (both concurrency 1..64).`,
 		Presets: presets,
 		Flags:   addFlags,
 		Report:  printReport,
+		Table:   ReportTable,
 	})
 }
 
@@ -52,10 +53,14 @@ type flagValues struct {
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	def := DefaultConfig()
 	h := &flagValues{}
-	fl.Int64Var(&h.rows, "rows", 0, "rows per table (default: from the preset; quick: 100000)")
-	fl.IntSliceVar(&h.tables, "tables", nil, "table counts of the sweep, comma list (default: from the preset; 1,2,4,8)")
-	fl.IntSliceVar(&h.concurrency, "concurrency", nil, "client counts of the sweep, comma list; cells with fewer clients than tables are skipped (default: from the preset; quick 1,2,4,16,64, else 1,2,4,8,16,32,64)")
-	fl.Float64Var(&h.cellSeconds, "cell-seconds", 0, "length of each tables x concurrency cell, seconds (default: from the preset; quick: 3)")
+	// Listed from the preset table, so help says what a run does.
+	pd := func(v func(p Preset) string) string {
+		return workload.PresetDefaults(PresetOrder, func(n string) string { return v(Presets[n]) })
+	}
+	fl.Int64Var(&h.rows, "rows", 0, "rows per table "+pd(func(p Preset) string { return fmt.Sprint(p.Rows) }))
+	fl.IntSliceVar(&h.tables, "tables", nil, "table counts of the sweep, comma list "+pd(func(p Preset) string { return joinInts(p.Tables) }))
+	fl.IntSliceVar(&h.concurrency, "concurrency", nil, "client counts of the sweep, comma list; cells with fewer clients than tables are skipped "+pd(func(p Preset) string { return joinInts(p.Concurrency) }))
+	fl.Float64Var(&h.cellSeconds, "cell-seconds", 0, "length of each tables x concurrency cell, seconds "+pd(func(p Preset) string { return fmt.Sprint(p.CellSeconds) }))
 	fl.IntVar(&h.hotRows, "hot-rows", def.HotRows, "hot rows per table, chosen uniformly from the table by --seed; each update picks one (--distribution hot only)")
 	fl.StringVar(&h.distribution, "distribution", def.Distribution, "which row an update picks: hot (one of --hot-rows per table), uniform (any row), zipf:θ (θ > 0 over the whole table, e.g. zipf:0.99)")
 	fl.StringVar(&h.clientsSpan, "clients-span", def.ClientsSpan, "table (client i updates table i mod T) or all (every client updates every table in turn)")

@@ -77,6 +77,9 @@ type Preset struct {
 	Concurrency []int
 }
 
+// PresetOrder lists the presets as help shows them, the default first.
+var PresetOrder = []string{"quick", "small", "reference"}
+
 // Presets are the named sweep shapes. quick keeps 1 and 64 clients (no
 // contention and the most) and drops 8 and 32, so its 14 cells of 3 s plus
 // the load of 8 × 100k rows take about 1–2 minutes per engine.

@@ -221,7 +221,7 @@ func (b *Bench) Ops() measure.Ops { return ops }
 func (b *Bench) Steps() []workload.Step {
 	out := []workload.Step{{Name: StepLoad, MainOp: OpInsert, Work: b.cfg.Rows * int64(len(b.tables)), Run: b.load}}
 	for _, c := range b.cells {
-		out = append(out, workload.Step{Name: c.Name(), MainOp: OpUpdate, Seconds: b.cfg.CellSeconds, Run: b.cellStep(c)})
+		out = append(out, workload.Step{Name: c.Name(), MainOp: OpUpdate, Seconds: b.cfg.CellSeconds, Steady: true, Run: b.cellStep(c)})
 	}
 	return out
 }
@@ -464,9 +464,16 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 	}
 
 	var stop atomic.Bool
-	window := time.Duration(b.cfg.CellSeconds * float64(time.Second))
 	start := time.Now()
-	timer := time.AfterFunc(window, func() { stop.Store(true) })
+	// The cell runs for CellSeconds after its warm-up (none, or until the
+	// steady-state rule holds).
+	until := env.Clock.Deadline(time.Duration(b.cfg.CellSeconds * float64(time.Second)))
+	wctx, cancel := context.WithCancel(ctx)
+	go func() {
+		if until.Wait(wctx) == nil {
+			stop.Store(true)
+		}
+	}()
 	// The context is not cut at the deadline: an update in flight finishes,
 	// so its outcome is known and the counter check stays exact.
 	err := workload.Parallel(ctx, len(clients), func(ctx context.Context, i int) error {
@@ -476,7 +483,7 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 		}
 		return nil
 	})
-	timer.Stop()
+	cancel()
 	elapsed := time.Since(start).Seconds()
 
 	var tot clientStats

@@ -3,6 +3,7 @@ package ibench
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -11,7 +12,7 @@ import (
 
 func init() {
 	var presets []workload.Preset
-	for _, n := range []string{"quick", "small", "reference", "iobound"} {
+	for _, n := range PresetOrder {
 		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description, Interval: Presets[n].Interval})
 	}
 	workload.Register(&workload.Definition{
@@ -52,23 +53,33 @@ type flagValues struct {
 	deletes       bool
 	tables        int
 	uniqueIndex   string
+	quiescePause  string
+	quiesceMax    time.Duration
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	f := &flagValues{}
-	fl.StringSliceVar(&f.steps, "steps", DefaultSteps, "steps to run, in order (comma list of "+strings.Join(StepOrder, ",")+"), or a named list: "+stepListHelp())
-	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN (default: from the preset; quick: 2)")
-	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded by l.i0 (default: from the preset; quick: 250000)")
-	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client inserted (and as many deleted) by l.i1+l.i2, split 4/5 and 1/5 (default: from the preset; quick: 50000)")
-	fl.IntVar(&f.indexes, "indexes", 0, "secondary indexes built by l.x, 0..3: marketsegment, registersegment, pdc (default: from the preset; 3)")
+	// Defaults that depend on the preset are listed from the preset table
+	// itself, so the help says what a run without the flag does.
+	def := func(v func(p Preset) string) string {
+		return workload.PresetDefaults(PresetOrder, func(n string) string { return v(Presets[n]) })
+	}
+	fl.StringSliceVar(&f.steps, "steps", nil, "steps to run, in order (comma list of "+strings.Join(StepOrder, ",")+"), or a named list: "+stepListHelp()+" "+
+		def(func(p Preset) string { return strings.Join(p.Steps(), ",") }))
+	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN "+def(func(p Preset) string { return fmt.Sprint(p.Clients) }))
+	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded by l.i0 "+def(func(p Preset) string { return fmt.Sprint(p.Rows) }))
+	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client inserted (and as many deleted) by l.i1+l.i2, split 4/5 and 1/5 "+def(func(p Preset) string { return fmt.Sprint(p.ChurnRows) }))
+	fl.IntVar(&f.indexes, "indexes", 0, "secondary indexes built by l.x, 0..3: marketsegment, registersegment, pdc "+def(func(p Preset) string { return fmt.Sprint(p.Indexes) }))
 	fl.IntVar(&f.padMin, "pad-min", 10, "minimum length of the data column, bytes")
 	fl.IntVar(&f.padMax, "pad-max", 20, "maximum length of the data column, bytes")
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest repeats one character)")
 	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction for every write step (default 0: the step's own: l.i0 100, l.i1 50, l.i2 5)")
-	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds (default: from the preset; quick: 10)")
+	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds "+def(func(p Preset) string { return fmt.Sprint(p.QuerySeconds) }))
 	fl.IntVar(&f.tables, "tables", 0, "tables pi1..piN the clients share, client i writing table i mod N (default: one per client). A table's clients take their batches' primary keys from one sequence per table, so keys stay unique and increasing per table, batches of different clients interleave in PK order, and every insert lands at the table's right edge (one hot spot per table, as with auto-increment); one deleter per table keeps its size constant")
 	fl.StringVar(&f.uniqueIndex, "unique-index", "", "make this secondary index unique ("+strings.Join(IndexNames, ", ")+"; it must be among --indexes): transactionid is appended to its columns so the generated rows keep it unique, and every insert checks it first (a read per row, on an LSM too)")
 	fl.BoolVar(&f.deletes, "deletes", true, "l.i1, l.i2 and the query steps delete as many of the oldest rows as they insert (the table size stays constant); false: they only insert and the table grows")
+	fl.StringVar(&f.quiescePause, "quiesce-pause", "auto", "pause after the maint step's quiesce, a duration, or auto: 1s in the quick preset, else the insert benchmark's min(1200, 60 + rows/1M) s over the rows loaded")
+	fl.DurationVar(&f.quiesceMax, "quiesce-max", 0, "longest wait of the maint step for the engine's background work (compaction, flush, purge, checkpoint) to finish "+def(func(p Preset) string { return QuiesceMax(p.Name).String() }))
 	fl.BoolVar(&f.maintain, "maintain", true, "run the engine's maintenance (step maint: vacuum, flush, checkpoint) between the write and the query steps; false drops maint from --steps")
 	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
 }
@@ -84,6 +95,10 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		}
 		return def
 	}
+	steps := f.steps
+	if !c.Changed("steps") {
+		steps = preset.Steps()
+	}
 	cfg := Config{
 		Clients:       int(pick("clients", int64(f.clients), int64(preset.Clients))),
 		Rows:          pick("rows", f.rows, preset.Rows),
@@ -97,7 +112,7 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		RowsPerCommit: f.rowsPerCommit,
 		QuerySeconds:  preset.QuerySeconds,
 		Seed:          c.Seed,
-		Steps:         expandStepLists(f.steps),
+		Steps:         expandStepLists(steps),
 		NoDeletes:     !f.deletes,
 		WarmupSeconds: c.Warmup.Seconds(),
 	}
@@ -113,22 +128,21 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if c.Changed("query-seconds") {
 		cfg.QuerySeconds = f.querySeconds
 	}
-	if !c.Changed("steps") && c.Preset == "quick" {
-		// A first look: the query steps at 100 and 1000 rows/s show what
-		// the writers' rate does to the queries; the 500 rows/s pair in
-		// between repeats them and would cost 20 s per engine.
-		var steps []string
-		for _, s := range cfg.Steps {
-			if s != StepQR500 && s != StepQP500 {
-				steps = append(steps, s)
-			}
+	pause := QuiescePause(c.Preset, int64(cfg.Clients)*cfg.Rows)
+	if f.quiescePause != "auto" {
+		d, err := time.ParseDuration(f.quiescePause)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("--quiesce-pause %q is not a duration: give e.g. 30s, 0 for none, or auto", f.quiescePause)
 		}
-		cfg.Steps = steps
+		pause = d
 	}
-	if !c.Changed("steps") && (c.Preset == "small" || c.Preset == "reference") {
-		// The longer presets end with the full index scans, as the
-		// published runs do.
-		cfg.Steps = append(append([]string(nil), cfg.Steps...), StepScan)
+	cfg.QuiescePauseSeconds = pause.Seconds()
+	cfg.QuiesceMaxSeconds = QuiesceMax(c.Preset).Seconds()
+	if c.Changed("quiesce-max") {
+		if f.quiesceMax <= 0 {
+			return nil, fmt.Errorf("--quiesce-max must be positive, got %s", f.quiesceMax)
+		}
+		cfg.QuiesceMaxSeconds = f.quiesceMax.Seconds()
 	}
 	if c.Changed("tables") && f.tables < 1 {
 		return nil, fmt.Errorf("--tables must be at least 1, got %d", f.tables)

@@ -45,6 +45,27 @@ func TestQuickPresetLoadIntervals(t *testing.T) {
 	}
 }
 
+// MinTxnsPerInterval is how many transactions of a closed-loop write step
+// an interval must hold on average for its rate percentile (IPS.99) and
+// stalls to judge the engine rather than the counting: with fewer, one
+// transaction more or less moves the interval's rate by over 1/8, and a
+// single commit longer than the interval empties it (docs/metrics.md,
+// Interval length).
+const MinTxnsPerInterval = 8
+
+// The quick preset's interval holds enough transactions of the slowest
+// closed-loop write step of the default run: sqlite's l.i1, measured at
+// 2,286 rows/s in 50-row transactions on this kind of machine (issue 34:
+// at 100 ms, 4.6 transactions per interval, it showed IPS.99 = 0).
+func TestQuickPresetIntervalHoldsTransactions(t *testing.T) {
+	const sqliteChurnRowsPerSec, rowsPerTxn = 2286, 50
+	p, _ := LookupPreset("quick")
+	txns := float64(sqliteChurnRowsPerSec) / rowsPerTxn * p.RunInterval().Seconds()
+	if txns < MinTxnsPerInterval {
+		t.Errorf("quick preset: an interval of %v holds %.1f of sqlite's l.i1 transactions, want at least %d", p.RunInterval(), txns, MinTxnsPerInterval)
+	}
+}
+
 // The query steps declare their writers' and deleters' batch period (all
 // clients together), so the stall rule judges them over it; other steps
 // and closed-loop operations declare none.

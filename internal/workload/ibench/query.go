@@ -97,8 +97,9 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 		}
 		b.settle()
 		start := time.Now()
-		// The warm-up runs the same load first; the clock leaves it out.
-		end := start.Add(time.Duration((b.cfg.WarmupSeconds + b.cfg.QuerySeconds) * float64(time.Second)))
+		// The warm-up (fixed, or until the steady-state rule holds) runs
+		// the same load first; the clock leaves it out.
+		until := env.Clock.Deadline(time.Duration(b.cfg.QuerySeconds * float64(time.Second)))
 		nc, nt := len(b.clients), len(b.tables)
 		stats := make([]queryStats, nc+nt) // clients, then tables' deleters
 		inserted := make([]atomic.Int64, nt)
@@ -111,7 +112,7 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 		err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
 			if k < nc {
 				i := b.clients[k].table
-				return b.queryClient(ctx, env, k, kind, rate, bs, start, end, &stats[k], &inserted[i], func() {
+				return b.queryClient(ctx, env, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
 					if writersLeft[i].Add(-1) == 0 {
 						close(writersDone[i])
 					}
@@ -132,7 +133,7 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 			// to the deleter's final catch-up rather than lengthening the
 			// step.
 			off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
-			del := measure.NewSchedule(start.Add(off), end, bs, rate*float64(t.clients), backlog)
+			del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog)
 			return b.pacedDeleter(ctx, env.DB, env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
 		})
 		b.queryDetails(env, kind, rate, bs, stats)
@@ -193,13 +194,13 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 // queryClient runs one client's writer and query worker until the step's
 // end and waits for both. The writer adds its rows to inserted (its
 // table's count) and calls writerDone when it ends.
-func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind queryKind, rate float64, bs int, start, end time.Time, st *queryStats, inserted *atomic.Int64, writerDone func()) error {
+func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, st *queryStats, inserted *atomic.Int64, writerDone func()) error {
 	period := time.Duration(float64(bs) / rate * float64(time.Second))
 	// Stagger the clients' schedules across one period so their commits do
 	// not all land at the same instant.
 	off := period * time.Duration(b.clients[c].index) / time.Duration(b.cfg.Clients)
 	backlog := measure.DefaultBacklog(period)
-	ins := measure.NewSchedule(start.Add(off), end, bs, rate, backlog)
+	ins := measure.NewScheduleUntil(start.Add(off), until, bs, rate, backlog)
 	st.backlogTxns = int64(backlog)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -212,7 +213,7 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind 
 		errs <- err
 	}()
 	workers := 2
-	go func() { errs <- b.queryWorker(ctx, env.DB, qRec, c, kind, rate, end, st) }()
+	go func() { errs <- b.queryWorker(ctx, env.DB, qRec, c, kind, rate, until, st) }()
 	// The first failure cancels the others, so it is the one to report.
 	var first error
 	for range workers {
@@ -238,8 +239,10 @@ func recordSkipped(rec *measure.Recorder, op measure.Op, s *measure.Schedule, sl
 // reply) under OpInsertResponse.
 func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, s *measure.Schedule, bs int, inserted *atomic.Int64, st *queryStats) error {
 	t := cl.t
-	st.targetRows = s.Len() * int64(bs)
 	defer func() {
+		// The schedule's length is final when the step ends (its deadline
+		// moves when a steady-state warm-up ends).
+		st.targetRows = s.Len() * int64(bs)
 		st.missedTxns = s.Missed()
 		st.missedRows = s.Missed() * int64(bs)
 	}()
@@ -420,9 +423,9 @@ func (q *querier) pointQuery(ctx context.Context) (int, error) {
 	return q.n, nil
 }
 
-// queryWorker runs queries back to back (closed loop) until end, recording
+// queryWorker runs queries back to back (closed loop) until the deadline, recording
 // each under OpQuery with the rows it returned.
-func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recorder, c int, kind queryKind, rate float64, end time.Time, st *queryStats) error {
+func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, st *queryStats) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect query worker: %w", err)
@@ -441,7 +444,7 @@ func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recor
 			return err
 		}
 		sent := time.Now()
-		if !sent.Before(end) {
+		if until.Passed(sent) {
 			return nil
 		}
 		// A closed loop on every core would leave a writer that wakes on

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	var presets []workload.Preset
-	for _, n := range []string{"quick", "small", "reference"} {
+	for _, n := range PresetOrder {
 		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description})
 	}
 	workload.Register(&workload.Definition{
@@ -47,14 +47,18 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	def := DefaultConfig()
 	f := &flagValues{cfg: def}
 	c := &f.cfg
-	fl.Int64Var(&c.Nodes, "nodes", 0, "nodes loaded, LinkBench's maxid1 (default: from the preset; quick 100000, small 1000000)")
+	// Listed from the preset table, so help says what a run does.
+	pd := func(v func(p Preset) string) string {
+		return workload.PresetDefaults(PresetOrder, func(n string) string { return v(Presets[n]) })
+	}
+	fl.Int64Var(&c.Nodes, "nodes", 0, "nodes loaded, LinkBench's maxid1 "+pd(func(p Preset) string { return fmt.Sprint(p.Nodes) }))
 	fl.IntVar(&c.LinkTypes, "link-types", def.LinkTypes, "link types; a node's links take them in turn")
 	fl.IntVar(&c.MaxDegree, "max-degree", def.MaxDegree, "largest out-degree of a loaded node")
 	fl.Float64Var(&c.DegreeTheta, "degree-theta", def.DegreeTheta, "power-law shape of out-degrees: P(d) ∝ 1/(d+1)^θ")
 	fl.IntVar(&c.Loaders, "loaders", def.Loaders, "parallel loaders, each a contiguous id range")
 	fl.IntVar(&c.RowsPerCommit, "rows-per-commit", def.RowsPerCommit, "rows per insert transaction of the load")
 	fl.IntVar(&c.Requesters, "requesters", def.Requesters, "request workers, one connection each")
-	fl.Float64Var(&c.RequestSeconds, "request-seconds", 0, "length of the request step, seconds (default: from the preset; quick 10)")
+	fl.Float64Var(&c.RequestSeconds, "request-seconds", 0, "length of the request step, seconds "+pd(func(p Preset) string { return fmt.Sprint(p.RequestSeconds) }))
 	fl.Int64Var(&c.Requests, "requests", 0, "requests per requester instead of --request-seconds")
 	fl.Float64Var(&c.RequestRate, "request-rate", 0, "requests/s per requester on a schedule (service and response latency); 0 = as fast as possible")
 	fl.StringVar(&f.mix, "mix", def.MixText, "request mix op=percent,... summing to 100 (types: "+fmt.Sprint(RequestTypes)+")")

@@ -174,6 +174,9 @@ type Preset struct {
 	RequestSeconds float64
 }
 
+// PresetOrder lists the presets as help shows them, the default first.
+var PresetOrder = []string{"quick", "small", "reference"}
+
 // Presets are the named shapes.
 var Presets = map[string]Preset{
 	"quick":     {Name: "quick", Description: "100k nodes, 10 s of requests: a first look", Nodes: 100_000, RequestSeconds: 10},

@@ -173,7 +173,7 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 
 // Steps implements workload.Workload.
 func (b *Bench) Steps() []workload.Step {
-	req := workload.Step{Name: StepRequest, MainOp: OpRequest, Seconds: b.cfg.RequestSeconds, Run: b.request}
+	req := workload.Step{Name: StepRequest, MainOp: OpRequest, Seconds: b.cfg.RequestSeconds, Steady: b.cfg.RequestSeconds > 0, Run: b.request}
 	if b.cfg.RequestSeconds == 0 {
 		req.Work = b.cfg.Requests * int64(b.cfg.Requesters)
 	}
@@ -327,15 +327,21 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 	}
 	var stop atomic.Bool
 	start := time.Now()
-	var end time.Time
+	var until *measure.Deadline
 	if b.cfg.RequestSeconds > 0 {
-		window := time.Duration((b.cfg.RequestSeconds + env.Clock.Warmup().Seconds()) * float64(time.Second))
-		end = start.Add(window)
-		t := time.AfterFunc(window, func() { stop.Store(true) })
-		defer t.Stop()
+		// The requests run through the warm-up (fixed, or until the
+		// steady-state rule holds) and then RequestSeconds more.
+		until = env.Clock.Deadline(time.Duration(b.cfg.RequestSeconds * float64(time.Second)))
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			if until.Wait(wctx) == nil {
+				stop.Store(true)
+			}
+		}()
 	}
 	err = workload.Parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
-		return reqs[i].run(ctx, &stop, start, end)
+		return reqs[i].run(ctx, &stop, start, until)
 	})
 	var tot reqStats
 	for _, q := range reqs {
@@ -496,12 +502,17 @@ func pickType(r *gen.Rand, cum *[len(Mix{})]float64) int {
 }
 
 // run issues requests until stop is set (time-bounded), or Requests of them.
-func (q *requester) run(ctx context.Context, stop *atomic.Bool, start, end time.Time) error {
+func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time, until *measure.Deadline) error {
 	cfg := &q.b.cfg
 	var sched *measure.Schedule
 	var timer *time.Timer
 	if cfg.RequestRate > 0 {
-		sched = measure.NewSchedule(start, end, 1, cfg.RequestRate, measure.DefaultBacklog(time.Duration(float64(time.Second)/cfg.RequestRate)))
+		backlog := measure.DefaultBacklog(time.Duration(float64(time.Second) / cfg.RequestRate))
+		if until != nil {
+			sched = measure.NewScheduleUntil(start, until, 1, cfg.RequestRate, backlog)
+		} else {
+			sched = measure.NewSchedule(start, time.Time{}, 1, cfg.RequestRate, backlog)
+		}
 		timer = time.NewTimer(time.Hour)
 		timer.Stop()
 	}

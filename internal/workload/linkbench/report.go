@@ -16,8 +16,8 @@ import (
 func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 	fmt.Fprintln(w, "## linkbench")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| engine | load rows/s | req/s | req/s.p99 | CPU/req µs | wKB/req | rKB/req | r/req | proc wKB/req | size after load GB | size at end GB | growth GB |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| engine | load rows/s | req/s | req/s.p99 | CPU/req µs | wKB/req | rKB/req | r/req | proc wKB/req | disk after load GB | disk at end GB | live after load GB | live at end GB | live growth GB |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var notes []string
 	for i, b := range bundles {
 		label := b.Run.Engine.Name
@@ -56,21 +56,27 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 			if !req.Complete {
 				label += " (incomplete)"
 			}
+			if ss := req.SteadyState; ss != nil {
+				if ss.Reached {
+					notes = append(notes, fmt.Sprintf("%s: requests measured after %.1f s of warm-up, when the rule %s held (deviation %.1f%%, slope %.1f%%)",
+						label, ss.AtS, ss.Rule, ss.Window.DevPct, ss.Window.SlopePct))
+				} else {
+					label += " (not steady)"
+					notes = append(notes, fmt.Sprintf("%s: NOT STEADY: requests measured after the rule %s ran out without holding (deviation %.1f%%, slope %.1f%%)",
+						label, ss.Rule, ss.Window.DevPct, ss.Window.SlopePct))
+				}
+			}
 		}
-		after, src1 := size(load)
-		end, src2 := size(req)
+		liveAfter, liveEnd := live(load), live(req)
 		growth := "—"
-		if after >= 0 && end >= 0 {
-			growth = fmt.Sprintf("%.3f", float64(end-after)/1e9)
+		if liveAfter >= 0 && liveEnd >= 0 {
+			growth = fmt.Sprintf("%.3f", float64(liveEnd-liveAfter)/1e9)
 		}
-		if src1 == "engine" || src2 == "engine" {
-			notes = append(notes, label+": sizes are the engine's own report of rumbench's database (no data dir measured)")
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, loadRate,
-			cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], gb(after), gb(end), growth)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, loadRate,
+			cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], gb(disk(load)), gb(disk(req)), gb(liveAfter), gb(liveEnd), growth)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "req/s: requests of every type per second over the request step (req/s.p99: the rate 99% of intervals met); CPU/req, wKB/req, rKB/req, r/req: the measured process set's CPU µs, device KB written and read, and device reads per request (docs/metrics.md); proc wKB/req: KB the measured processes wrote to storage (/proc/PID/io) per request, which other users of the device do not inflate; size: allocated bytes of the data dir at the end of the load and of the request step.")
+	fmt.Fprintln(w, "req/s: requests of every type per second over the request step (req/s.p99: the rate 99% of intervals met); CPU/req, wKB/req, rKB/req, r/req: the measured process set's CPU µs, device KB written and read, and device reads per request (docs/metrics.md); proc wKB/req: KB the measured processes wrote to storage (/proc/PID/io) per request, which other users of the device do not inflate; disk: on-disk footprint (allocated bytes of the data dir, logs included; metrics.disk_source says which dir) and live: the engine's own live size (docs/metrics.md), at the end of the load and of the request step.")
 	for _, n := range notes {
 		fmt.Fprintln(w, "- "+n)
 	}
@@ -84,19 +90,20 @@ func fptr(p *float64, f string) string {
 	return fmt.Sprintf(f, *p)
 }
 
-// size is a step's size at its end: the data dir's allocated bytes, or the
-// engine's own report when no data dir was measured.
-func size(s *results.Step) (int64, string) {
+// disk is a step's on-disk footprint at its end, -1 unknown.
+func disk(s *results.Step) int64 {
+	if s == nil || s.Metrics == nil || s.Metrics.DiskBytes == nil {
+		return -1
+	}
+	return *s.Metrics.DiskBytes
+}
+
+// live is the engine's live size at a step's end, -1 unknown.
+func live(s *results.Step) int64 {
 	if s == nil {
-		return -1, ""
+		return -1
 	}
-	if s.Metrics != nil && s.Metrics.SizeBytes != nil {
-		return *s.Metrics.SizeBytes, "data_dir"
-	}
-	if s.EngineSize >= 0 {
-		return s.EngineSize, "engine"
-	}
-	return -1, ""
+	return s.EngineSize
 }
 
 func gb(n int64) string {

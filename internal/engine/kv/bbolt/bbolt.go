@@ -304,12 +304,16 @@ func (s *store) DeleteRange(start, end []byte) error {
 	}
 }
 
+// Size is bbolt's live size: the database's pages as a transaction sees
+// them (Tx.Size: up to the high-water mark) less the free and pending
+// pages (Stats.FreeAlloc) that deletes left for reuse. The file's
+// preallocated tail beyond the high-water mark is not counted.
 func (s *store) Size() (int64, error) {
-	fi, err := os.Stat(s.db.Path())
-	if err != nil {
+	var size int64
+	if err := s.db.View(func(tx *bolt.Tx) error { size = tx.Size(); return nil }); err != nil {
 		return -1, err
 	}
-	return fi.Size(), nil
+	return max(size-int64(s.db.Stats().FreeAlloc), 0), nil
 }
 
 func (s *store) Close() error { return s.db.Close() }

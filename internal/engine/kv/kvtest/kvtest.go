@@ -497,6 +497,21 @@ func testIbench(t *testing.T, open Opener) {
 		must(t, mt.Maintain(ctx))
 		m.check(t, c, r, gone)
 	}
+	if q, ok := db.(model.Quiescer); ok {
+		qctx, cancel := context.WithTimeout(ctx, time.Minute)
+		waits, err := q.Quiesce(qctx)
+		cancel()
+		must(t, err)
+		if len(waits) == 0 {
+			t.Fatal("Quiesce said nothing of what it waited for")
+		}
+		for _, w := range waits {
+			if !w.Reached || w.What == "" || w.After == "" {
+				t.Fatalf("quiesce wait not reached within a minute on an idle engine: %+v", w)
+			}
+		}
+		m.check(t, c, r, gone)
+	}
 
 	// CreateTable replaces the table: empty, no indexes.
 	must(t, db.CreateTable(ctx, tbl))

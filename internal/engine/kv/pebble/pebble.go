@@ -282,6 +282,7 @@ type DB struct {
 var (
 	_ model.StatsReporter  = (*DB)(nil)
 	_ model.Maintainer     = (*DB)(nil)
+	_ model.Quiescer       = (*DB)(nil)
 	_ model.MemoryReporter = (*DB)(nil)
 	_ model.CacheOption    = Driver{}
 )
@@ -374,6 +375,32 @@ func (d *DB) Maintain(ctx context.Context) error {
 	return nil
 }
 
+// Quiesce implements model.Quiescer: it waits until Pebble runs no flush
+// and no compaction, read from its metrics twice in a row (a compaction
+// that ends schedules the next one before it returns, so one reading of
+// zero is already the end; two guard against reading between them). The
+// compaction debt is recorded, not waited for: Pebble starts no compaction
+// while its levels are within their targets.
+func (d *DB) Quiesce(ctx context.Context) ([]model.QuiesceWait, error) {
+	if d.Closed() {
+		return nil, errors.New("engine is closed")
+	}
+	zeros := 0
+	w, err := model.WaitIdle(ctx, "pebble flushes and compactions in progress (Metrics().Flush/Compact.NumInProgress)",
+		"none running at two readings in a row", func(context.Context) (bool, string, error) {
+			m := d.st.db.Metrics()
+			running := m.Flush.NumInProgress + m.Compact.NumInProgress
+			if running == 0 {
+				zeros++
+			} else {
+				zeros = 0
+			}
+			return zeros >= 2, fmt.Sprintf("%d flushes, %d compactions running, compaction debt %d bytes",
+				m.Flush.NumInProgress, m.Compact.NumInProgress, m.Compact.EstimatedDebt), nil
+		})
+	return []model.QuiesceWait{w}, err
+}
+
 // ---- kv.Store on Pebble ----
 
 type store struct {
@@ -411,7 +438,15 @@ func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
 
 func (s *store) DeleteRange(start, end []byte) error { return s.db.DeleteRange(start, end, s.wo) }
 
-func (s *store) Size() (int64, error) { return int64(s.db.Metrics().DiskSpaceUsage()), nil }
+// Size is Pebble's live size: its live tables and blob files, plus the
+// live data of its WAL files, which is where the memtables' rows are
+// stored until a flush writes them to tables. Obsolete and zombie files,
+// recycled or preallocated WAL space and the MANIFEST are not counted
+// (DiskSpaceUsage, in the statistics, counts them).
+func (s *store) Size() (int64, error) {
+	m := s.db.Metrics()
+	return int64(m.Table.Local.LiveSize + m.BlobFiles.Local.LiveSize + m.WAL.Size), nil
+}
 
 func (s *store) Close() error {
 	if err := s.fail.get(); err != nil {

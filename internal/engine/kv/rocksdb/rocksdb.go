@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -424,6 +425,7 @@ type DB struct {
 var (
 	_ model.StatsReporter = (*DB)(nil)
 	_ model.Maintainer    = (*DB)(nil)
+	_ model.Quiescer      = (*DB)(nil)
 )
 
 // intProperties are the numeric DB properties reported by Stats.
@@ -536,6 +538,37 @@ func (d *DB) Maintain(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Quiesce implements model.Quiescer: it waits until RocksDB runs no flush
+// or compaction and no column family has one pending (its properties
+// num-running-flushes, num-running-compactions, mem-table-flush-pending and
+// compaction-pending). A pending compaction is one RocksDB's own picker
+// wants (a level over its target); nothing is forced.
+func (d *DB) Quiesce(ctx context.Context) ([]model.QuiesceWait, error) {
+	if d.Closed() {
+		return nil, errors.New("engine is closed")
+	}
+	sum := func(p string, wide bool) uint64 {
+		var v uint64
+		for i, h := range d.st.allCFs() {
+			if wide && i > 0 {
+				break
+			}
+			w, _ := d.st.db.GetIntPropertyCF("rocksdb."+p, h)
+			v += w
+		}
+		return v
+	}
+	w, err := model.WaitIdle(ctx, "rocksdb flushes and compactions (properties num-running-flushes, num-running-compactions, mem-table-flush-pending, compaction-pending)",
+		"none running and none pending", func(context.Context) (bool, string, error) {
+			rf, rc := sum("num-running-flushes", true), sum("num-running-compactions", true)
+			pf, pc := sum("mem-table-flush-pending", false), sum("compaction-pending", false)
+			debt := sum("estimate-pending-compaction-bytes", false)
+			return rf+rc+pf+pc == 0, fmt.Sprintf("%d flushes, %d compactions running; %d flushes, %d compactions pending; %d bytes pending compaction",
+				rf, rc, pf, pc, debt), nil
+		})
+	return []model.QuiesceWait{w}, err
 }
 
 // ---- kv.Store on RocksDB ----
@@ -724,9 +757,43 @@ func (s *store) dropSpaces(start, end []byte) error {
 	return nil
 }
 
-// Size is the size of the files in the data dir: SSTs (also those not yet
-// deleted after a compaction), WAL, MANIFEST and OPTIONS.
-func (s *store) Size() (int64, error) { return kv.DirFileBytes(s.dir) }
+// Size is RocksDB's live size: the live SST and blob files of every
+// column family (rocksdb.live-sst-files-size, rocksdb.live-blob-file-size)
+// plus the WAL files, which hold the memtables' rows until a flush writes
+// them to SSTs. SSTs a compaction made obsolete, MANIFEST, OPTIONS and the
+// info LOG are not counted.
+func (s *store) Size() (int64, error) {
+	var n int64
+	for _, h := range s.allCFs() {
+		for _, p := range []string{"rocksdb.live-sst-files-size", "rocksdb.live-blob-file-size"} {
+			v, _ := s.db.GetIntPropertyCF(p, h)
+			n += int64(v)
+		}
+	}
+	wal, err := walBytes(s.dir)
+	if err != nil {
+		return -1, err
+	}
+	return n + wal, nil
+}
+
+// walBytes sums the apparent sizes of the WAL files (NNNNNN.log) in dir.
+func walBytes(dir string) (int64, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return -1, fmt.Errorf("rocksdb: list WAL files: %w", err)
+	}
+	var n int64
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".log") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n, nil
+}
 
 func (s *store) Close() error {
 	s.mu.Lock()

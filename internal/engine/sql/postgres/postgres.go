@@ -80,6 +80,7 @@ var (
 	_ model.DB               = (*DB)(nil)
 	_ model.ProcessOwner     = (*DB)(nil)
 	_ model.Maintainer       = (*DB)(nil)
+	_ model.Quiescer         = (*DB)(nil)
 	_ model.StatsReporter    = (*DB)(nil)
 	_ sqleng.DatabaseDropper = (*DB)(nil)
 )
@@ -380,6 +381,30 @@ func (d *DB) Size(ctx context.Context) (int64, error) {
 	return n, nil
 }
 
+// DatabaseDir implements model.DatabaseDirOwner: the database's directory
+// in the server's data dir, base/<oid> (its tables, indexes, free space and
+// visibility maps; the WAL, pg_wal, is shared by every database). "" when
+// the server is not on this host or the database is not in the default
+// tablespace.
+func (d *DB) DatabaseDir(ctx context.Context) (string, error) {
+	if !d.local {
+		return "", nil
+	}
+	var dir string
+	var oid int64
+	var inDefault bool
+	err := d.SQL().QueryRowContext(ctx, `SELECT current_setting('data_directory'), d.oid::bigint,
+		d.dattablespace = (SELECT oid FROM pg_tablespace WHERE spcname = 'pg_default')
+		FROM pg_database d WHERE d.datname = current_database()`).Scan(&dir, &oid, &inDefault)
+	if err != nil {
+		return "", fmt.Errorf("postgres: the database's directory (needs superuser or pg_read_all_settings): %w", err)
+	}
+	if !inDefault {
+		return "", nil
+	}
+	return filepath.Join(dir, "base", strconv.FormatInt(oid, 10)), nil
+}
+
 // Stats reports, per table, what explains the numbers: dead tuples left by
 // the deletes (vacuum debt), vacuum counts, and the WAL written so far.
 func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
@@ -408,20 +433,57 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	return out, nil
 }
 
-// Maintain runs VACUUM ANALYZE on rumbench's tables: it removes the dead
-// tuples the deletes left, sets the visibility map bits that let range
-// queries be index-only scans, and refreshes the planner statistics.
+// Maintain runs VACUUM (ANALYZE, INDEX_CLEANUP ON) on rumbench's tables, as
+// the insert benchmark does: it removes the dead tuples the deletes left
+// from the heap and every index (ON: even when few pages have them), sets
+// the visibility map bits that let range queries be index-only scans, and
+// refreshes the planner statistics.
 func (d *DB) Maintain(ctx context.Context) error {
 	tables, err := d.Tables(ctx)
 	if err != nil {
 		return err
 	}
 	for _, t := range tables {
-		if _, err := d.SQL().ExecContext(ctx, "VACUUM ANALYZE "+sqleng.QuoteDouble(t.Name)); err != nil {
-			return fmt.Errorf("postgres: VACUUM ANALYZE %s: %w", t.Name, err)
+		if _, err := d.SQL().ExecContext(ctx, "VACUUM (ANALYZE, INDEX_CLEANUP ON) "+sqleng.QuoteDouble(t.Name)); err != nil {
+			return fmt.Errorf("postgres: VACUUM %s: %w", t.Name, err)
 		}
 	}
 	return nil
+}
+
+// Quiesce implements model.Quiescer: it waits until no autovacuum worker
+// runs in the database, then runs a CHECKPOINT (as the insert benchmark
+// does after its vacuum), so the query steps do not pay for writing back
+// the pages the write steps dirtied. A user without the right to
+// checkpoint (superuser or pg_checkpoint) gets the wait recorded as
+// skipped, not an error.
+func (d *DB) Quiesce(ctx context.Context) ([]model.QuiesceWait, error) {
+	av, err := model.WaitIdle(ctx, "postgres autovacuum workers in this database (pg_stat_activity)",
+		"none running", func(ctx context.Context) (bool, string, error) {
+			var n int64
+			err := d.SQL().QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE backend_type = 'autovacuum worker' AND datname = current_database()`).Scan(&n)
+			return n == 0, fmt.Sprintf("%d autovacuum workers", n), err
+		})
+	if err != nil {
+		return []model.QuiesceWait{av}, err
+	}
+	cp := model.QuiesceWait{What: "postgres CHECKPOINT", Until: "done", Before: "requested"}
+	start := time.Now()
+	_, err = d.SQL().ExecContext(ctx, "CHECKPOINT")
+	cp.Seconds = time.Since(start).Seconds()
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe) && pe.Code == "42501":
+		cp.After = "skipped: the user may not CHECKPOINT (needs superuser or pg_checkpoint)"
+	case err != nil && ctx.Err() != nil:
+		cp.After = "interrupted"
+	case err != nil:
+		return []model.QuiesceWait{av, cp}, fmt.Errorf("postgres: CHECKPOINT: %w", err)
+	default:
+		cp.After, cp.Reached = "done", true
+	}
+	return []model.QuiesceWait{av, cp}, nil
 }
 
 // ServerProcess returns the postmaster's pid from postmaster.pid in the

@@ -13,6 +13,7 @@ import (
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 )
 
 // These tests use the server at $RUMBENCH_PG_DSN (default DefaultDSN) as a
@@ -59,6 +60,15 @@ func TestWriteAndQuerySteps(t *testing.T) {
 	if dbExists(t, admin, tg.Database) {
 		t.Fatalf("database %s still exists after DropDatabase", tg.Database)
 	}
+}
+
+// TestSizes: on the local server (not managed by rumbench) the on-disk
+// footprint is the database's own directory, base/<oid>, and the live
+// size is the tables' pg_total_relation_size (issue 34).
+func TestSizes(t *testing.T) {
+	tg := target("rumbench_test_pg_sizes")
+	enginetest.OpenServer(t, tg).Close()
+	enginetest.Sizes(t, tg, results.DiskDatabaseDir)
 }
 
 func TestOpenCreatesAndDrops(t *testing.T) {
@@ -193,6 +203,14 @@ func TestPlans(t *testing.T) {
 	}
 	if err := db.(model.Maintainer).Maintain(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// The quiesce waits for autovacuum in this database and checkpoints
+	// (the test's user is a superuser).
+	qctx, cancel := context.WithTimeout(ctx, time.Minute)
+	waits, err := db.(model.Quiescer).Quiesce(qctx)
+	cancel()
+	if err != nil || len(waits) != 2 || !waits[0].Reached || !waits[1].Reached || waits[1].What != "postgres CHECKPOINT" {
+		t.Fatalf("Quiesce = %+v, %v", waits, err)
 	}
 	for _, q := range sqleng.QueryShapes(Dialect{}, tbl) {
 		n := strings.Count(q, "$")

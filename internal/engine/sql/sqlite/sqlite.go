@@ -421,10 +421,16 @@ func fileSize(path string) (int64, error) {
 	return fi.Size(), nil
 }
 
-// Size is the database's pages (including those still only in the WAL)
-// plus the WAL file itself, which is disk the engine really uses.
+// Size is SQLite's live size: the database's pages (page_count, which
+// counts the pages still only in the WAL) less its free pages
+// (freelist_count: space deletes left behind for inserts to reuse), times
+// page_size. The WAL file itself is in the on-disk footprint only.
 func (db *DB) Size(ctx context.Context) (int64, error) {
 	pages, err := db.pragmaInt(ctx, "page_count")
+	if err != nil {
+		return -1, err
+	}
+	free, err := db.pragmaInt(ctx, "freelist_count")
 	if err != nil {
 		return -1, err
 	}
@@ -432,11 +438,7 @@ func (db *DB) Size(ctx context.Context) (int64, error) {
 	if err != nil {
 		return -1, err
 	}
-	wal, err := fileSize(db.path + "-wal")
-	if err != nil {
-		return -1, err
-	}
-	return pages*pageSize + wal, nil
+	return (pages - free) * pageSize, nil
 }
 
 // Stats reports the file's shape: pages, free pages (space deletes left

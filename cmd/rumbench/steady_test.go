@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rumbench/internal/results"
+)
+
+// --steady-state on LinkBench's request step: a loose rule is reached and
+// the step is then measured for its own length, the intervals before it
+// logged as warm-up; a rule that cannot hold within its limit is recorded
+// as not reached, and the step is measured after the limit.
+func TestSteadyState(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, rule string
+		reached    bool
+	}{
+		{"reached", "rate:dev=90%,window=1s,max=20s", true},
+		{"not reached", "rate:dev=0.001%,window=1s,max=1s", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "r")
+			stdout, stderr, code := rb(t, "run", "linkbench", "--engine", "pebble", "--nodes", "2000", "--request-seconds", "1",
+				"--interval", "200ms", "--steady-state", c.rule, "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var st results.Step
+			readJSON(t, filepath.Join(out, "pebble", "steps", "request.json"), &st)
+			ss := st.SteadyState
+			if ss == nil || ss.Reached != c.reached || ss.Rule == "" {
+				t.Fatalf("steady_state = %+v, want reached=%v", ss, c.reached)
+			}
+			// The report says how the step got there.
+			note := map[bool]string{true: "requests measured after ", false: "NOT STEADY: requests measured after the rule"}[c.reached]
+			if !strings.Contains(stdout, note) {
+				t.Errorf("the run's report does not say %q", note)
+			}
+			if c.reached && (ss.AtS < 1 || ss.Window.N < 5) {
+				t.Errorf("reached at %v s over %d intervals: a 1 s window of 200 ms intervals needs at least 5", ss.AtS, ss.Window.N)
+			}
+			if !c.reached && ss.AtS != 0 {
+				t.Errorf("not reached but at_s %v", ss.AtS)
+			}
+			// Measured for its own second after the warm-up.
+			if st.Seconds < 0.9 || st.Seconds > 1.5 {
+				t.Errorf("measured %v s, want about 1", st.Seconds)
+			}
+			f, err := os.Open(filepath.Join(out, "pebble", "intervals.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			warm, measured := 0, 0
+			sc := bufio.NewScanner(f)
+			sc.Buffer(nil, 1<<24)
+			for sc.Scan() {
+				var iv struct {
+					Step   string `json:"step"`
+					Warmup bool   `json:"warmup"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &iv); err != nil {
+					t.Fatal(err)
+				}
+				if iv.Step != "request" {
+					continue
+				}
+				if iv.Warmup {
+					if measured > 0 {
+						t.Fatal("a warm-up interval after a measured one")
+					}
+					warm++
+				} else {
+					measured++
+				}
+			}
+			if warm < 5 || measured < 4 {
+				t.Errorf("%d warm-up and %d measured intervals, want at least 5 and 4", warm, measured)
+			}
+		})
+	}
+}
+
+func TestSteadyStateBadInput(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "r")
+	for _, c := range []struct {
+		rule string
+		want []string
+	}{
+		{"rate:dev=10%,window=60s", []string{"--steady-state", "no max"}},
+		{"iops:dev=10%,window=60s,max=1h", []string{"--steady-state", `unknown metric "iops"`}},
+		{"wkb:dev=10%,window=60s,max=1h", []string{"--steady-state", "only the rate metric"}},
+		{"rate:dev=10%,window=1s,max=1h", []string{"--steady-state", "at least two intervals"}},
+	} {
+		wantBadInput(t, c.want, "run", "linkbench", "--engine", "null", "--interval", "1s", "--steady-state", c.rule, "--out", out)
+	}
+}

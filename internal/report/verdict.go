@@ -1,0 +1,133 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Verdict is the report's conclusion in hyperfine's form, one line per step:
+// which run led on the step's headline rate and by how much ("X ran 2.10×
+// faster than Y"). With repetitions each ratio is of medians and carries
+// the U test's mark (~: not significant, ?: too few repetitions to tell);
+// without, the heading says plainly that every figure is one run.
+func (r *Report) Verdict() []string {
+	var out []string
+	head := "verdict (each step's headline rate; the leader first)"
+	switch {
+	case len(r.Runs) == 1:
+		head += ": one run, nothing to compare"
+	case r.Repeated():
+		head += fmt.Sprintf(": ratios of medians over the repetitions; ~ not significant (Mann–Whitney U, α = %.2f), ? too few repetitions to tell", Alpha)
+	default:
+		head += ": one run each, so no test of significance (a difference of a few percent can be noise; --repeat 6 tests it)"
+	}
+	out = append(out, head)
+	width := 0
+	for _, sr := range r.Steps {
+		width = max(width, textWidth(sr.Name))
+	}
+	for _, sr := range r.Steps {
+		out = append(out, fmt.Sprintf("  %-*s  %s", width, sr.Name, r.stepVerdict(sr)))
+	}
+	for _, ns := range r.NotStarted {
+		out = append(out, fmt.Sprintf("  %s never started (not run): the run in %s ended before it", ns.Engine, ns.Out))
+	}
+	if len(r.Warnings) > 0 {
+		out = append(out, "  caution: a busy host (warning at the top): the figures include other work's noise")
+	}
+	return out
+}
+
+// stepVerdict is one step's verdict line, without the step's name.
+func (r *Report) stepVerdict(sr *StepReport) string {
+	type ran struct {
+		row *Row
+		v   float64
+	}
+	var rs []ran
+	var missing []string
+	for _, row := range sr.Rows {
+		v := row.Values["rate_avg"]
+		if row.Status == StatusNotRun || !v.OK {
+			missing = append(missing, row.Run.Label)
+			continue
+		}
+		rs = append(rs, ran{row, v.V})
+	}
+	if len(rs) == 0 {
+		return "not run"
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].v > rs[j].v })
+	lead := rs[0]
+	unit := unitLabel(sr.Rate)
+	var b strings.Builder
+	if len(rs) == 1 {
+		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.Label, fmtNum(lead.v), unit)
+		if len(r.Runs) > 1 {
+			b.WriteString(" (the only run that ran it)")
+		}
+	} else {
+		fmt.Fprintf(&b, "%s ran ", lead.row.Run.Label)
+		for i, o := range rs[1:] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			t := timesText(lead.v, o.v)
+			switch compareMark(lead.row, o.row) {
+			case "~":
+				t = "~" + t
+			case "?":
+				t += "?"
+			}
+			b.WriteString(t + " faster than " + o.row.Run.Label)
+		}
+		fmt.Fprintf(&b, " (%s vs %s %s)", fmtNum(lead.v), fmtNum(rs[1].v), unit)
+	}
+	var incomplete []string
+	for _, o := range rs {
+		if o.row.Status == StatusIncomplete {
+			incomplete = append(incomplete, o.row.Run.Label)
+		}
+	}
+	if len(incomplete) > 0 {
+		fmt.Fprintf(&b, "; incomplete: %s", strings.Join(incomplete, ", "))
+	}
+	if len(missing) > 0 && len(rs) > 0 {
+		fmt.Fprintf(&b, "; not run: %s", strings.Join(missing, ", "))
+	}
+	return b.String()
+}
+
+// timesText is "2.10×": how many times a is b.
+func timesText(a, b float64) string {
+	if b <= 0 {
+		return "∞×"
+	}
+	x := a / b
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f×", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f×", x)
+	}
+	return fmt.Sprintf("%.2f×", math.Max(x, 1))
+}
+
+// compareMark is the significance mark of the leader against another run
+// over their repetitions: "" when significant or not repeated.
+func compareMark(lead, other *Row) string {
+	c := Compare(other.Stats["rate_avg"], lead.Stats["rate_avg"])
+	if c == nil {
+		return ""
+	}
+	return c.Mark()
+}
+
+// WriteVerdict writes the verdict lines.
+func (r *Report) WriteVerdict(w io.Writer) error {
+	_, err := io.WriteString(w, strings.Join(r.Verdict(), "\n")+"\n")
+	return err
+}

@@ -1,0 +1,85 @@
+package runner
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"rumbench/internal/measure"
+	"rumbench/internal/results"
+)
+
+// An index build (its main operation has no rate) at 100 ms intervals: 12 s
+// with one table's index done at 3.6 s. Old code printed 120 lines of "(no
+// operations completed)"; now one line per 5 s of quiet and the line of the
+// completed index.
+func TestLiveIndexBuildQuietLines(t *testing.T) {
+	ops := measure.Ops{
+		{Name: "insert", Unit: measure.UnitRows, Role: measure.RoleWrite, Short: "i"},
+		{Name: "index", Unit: measure.UnitRows, Role: measure.RoleNone, Short: "x"},
+	}
+	var out bytes.Buffer
+	const step = 100 * time.Millisecond
+	live := newLivePrinter(&out, "eng", "l.x", ops, results.StepDesc{MainOp: "index"}, step)
+	clock := measure.NewClock(step, ops, func(iv *measure.Interval) {
+		rec := results.EncodeInterval("l.x", iv)
+		live.observe(iv)
+		live.print(iv, rec)
+	})
+	rec := clock.Recorder()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock.StartAt(t0)
+	const n = 120
+	for i := 0; i < n; i++ {
+		if i == 35 {
+			rec.Record(ops.Must("index"), 1_000_000, 3*time.Second, false)
+		}
+		clock.Tick(t0.Add(time.Duration(i+1) * step))
+	}
+	clock.StopAt(t0.Add(n * step))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) > 4 {
+		t.Fatalf("%d live lines for a 12 s index build with one index done, want at most 4 (one per 5 s of quiet and the index's):\n%s", len(lines), out.String())
+	}
+	var sawIndex, sawQuiet bool
+	for _, l := range lines {
+		sawIndex = sawIndex || strings.Contains(l, "index ")
+		if strings.Contains(l, "no operation completed for") {
+			sawQuiet = true
+			if !strings.Contains(l, "5.0s") && !strings.Contains(l, "4.9s") && !strings.Contains(l, "5.1s") {
+				t.Errorf("quiet line does not say how long it has been quiet (5 s): %q", l)
+			}
+		}
+	}
+	if !sawIndex || !sawQuiet {
+		t.Errorf("want the completed index's line and a quiet line:\n%s", out.String())
+	}
+}
+
+// Steps judged by a rate still print every interval, quiet or not: an
+// interval without inserts in a load is news.
+func TestLiveJudgedStepPrintsQuietIntervals(t *testing.T) {
+	_, _, lines := replay(t, results.StepDesc{MainOp: "insert"}, []map[string]int{
+		{"insert": 100}, {"insert": 0}, {"insert": 0}, {"insert": 100},
+	})
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want one per interval:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+}
+
+// With intervals under a second, neighbouring lines never show the same
+// step time (old code printed "11s" five times at 200 ms intervals).
+func TestLiveElapsedDistinct(t *testing.T) {
+	prev := ""
+	for i := 50; i < 80; i++ {
+		got := fmtElapsed(float64(i)*0.2, 0.2)
+		if got == prev {
+			t.Fatalf("two lines 200 ms apart both show %q", got)
+		}
+		prev = got
+	}
+	if got := fmtElapsed(61, 1); got != "    61s" {
+		t.Errorf("1 s intervals at 61 s: %q, want whole seconds", got)
+	}
+}
