@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,6 +70,7 @@ func mariaAdmin(t *testing.T) (*stdsql.DB, string) {
 // fail.
 func freshMariaDB(t *testing.T, admin *stdsql.DB, name string) {
 	t.Helper()
+	registerTestDB("mariadb", name)
 	drop := func() {
 		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
 			t.Errorf("drop database %s: %v", name, err)
@@ -95,59 +97,55 @@ func pgReachable() string {
 	return fmt.Sprintf("%s:%d", cfg.Host, cfg.Port)
 }
 
-// testDatabasePrefixes start the names of the databases this package's
-// tests create on the local servers.
-var testDatabasePrefixes = []string{"rb_", "rbtest_", "rumbench_"}
+// testDBs holds the databases this package's tests create, as
+// "server:name", registered by freshDB and freshMariaDB: TestMain checks
+// that none is left. (Names, not prefixes: other packages' tests, which go
+// test ./... runs at the same time, have databases of their own.)
+var testDBs struct {
+	sync.Mutex
+	names map[string]bool
+}
 
-// testDatabases lists the databases on the local PostgreSQL and MariaDB
-// (those reachable) whose names start with a test prefix, as
-// "engine:name".
-func testDatabases() map[string]bool {
-	out := map[string]bool{}
-	keep := func(server, name string) {
-		for _, p := range testDatabasePrefixes {
-			if strings.HasPrefix(name, p) {
-				out[server+":"+name] = true
-			}
-		}
+func registerTestDB(server, name string) {
+	testDBs.Lock()
+	defer testDBs.Unlock()
+	if testDBs.names == nil {
+		testDBs.names = map[string]bool{}
 	}
+	testDBs.names[server+":"+name] = true
+}
+
+// leftDatabases lists the registered databases that still exist on the
+// local servers, sorted.
+func leftDatabases() []string {
+	testDBs.Lock()
+	defer testDBs.Unlock()
+	if len(testDBs.names) == 0 {
+		return nil
+	}
+	var left []string
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if c, err := pgx.Connect(ctx, pgDSN()); err == nil {
-		if rows, err := c.Query(ctx, "SELECT datname FROM pg_database"); err == nil {
-			for rows.Next() {
-				var n string
-				if rows.Scan(&n) == nil {
-					keep("postgres", n)
-				}
+		for n := range testDBs.names {
+			name, ok := strings.CutPrefix(n, "postgres:")
+			var exists bool
+			if ok && c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists) == nil && exists {
+				left = append(left, n)
 			}
-			rows.Close()
 		}
 		c.Close(ctx)
 	}
 	if db, err := mariaPing(); err == nil {
-		if rows, err := db.QueryContext(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"); err == nil {
-			for rows.Next() {
-				var n string
-				if rows.Scan(&n) == nil {
-					keep("mariadb", n)
-				}
+		for n := range testDBs.names {
+			name, ok := strings.CutPrefix(n, "mariadb:")
+			var count int
+			if ok && db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&count) == nil && count > 0 {
+				left = append(left, n)
 			}
-			rows.Close()
 		}
 		db.Close()
 	}
-	return out
-}
-
-// newDatabases lists what is in after and not in before, sorted.
-func newDatabases(before, after map[string]bool) []string {
-	var out []string
-	for n := range after {
-		if !before[n] {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
+	sort.Strings(left)
+	return left
 }

@@ -51,6 +51,7 @@ func pgAdmin(t *testing.T) *pgx.Conn {
 // freshDB drops database name now and when the test ends.
 func freshDB(t *testing.T, admin *pgx.Conn, name string) {
 	t.Helper()
+	registerTestDB("postgres", name)
 	drop := func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") }
 	drop()
 	t.Cleanup(drop)
