@@ -51,6 +51,13 @@ func Sizes(t *testing.T, tg Target, wantDisk string) {
 			t.Fatalf("%s: no metrics", name)
 		}
 		live := s.EngineSize
+		if live == 0 && tg.Engine == "myrocks" && name == "l.i0" {
+			// MyRocks reports a table's size from its SST files only: a
+			// small load still in the memtable has none yet (l.x's
+			// index build flushes it).
+			t.Logf("%s: myrocks live size 0: the load is still in the memtable", name)
+			continue
+		}
 		if live <= 0 {
 			t.Errorf("%s: live size %d, want > 0 after a load", name, live)
 		}

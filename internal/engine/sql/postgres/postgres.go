@@ -150,6 +150,9 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		return nil, err
 	}
 	admin, name, dropOnClose, blocking := p.admin, p.name, p.dropOnClose, p.blocking
+	if cfg.ReadOnly {
+		dropOnClose = false // reading never drops what it reads
+	}
 	secret := admin.Password
 	if admin.ConnectTimeout == 0 {
 		admin.ConnectTimeout = 10 * time.Second
@@ -160,7 +163,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		admin.Database = "postgres"
 	}
 	d := &DB{admin: admin, name: name, dropOnCl: dropOnClose, secret: secret, local: sqleng.LocalHost(admin.Host)}
-	version, err := d.ensureDatabase(ctx)
+	version, err := d.ensureDatabase(ctx, cfg.ReadOnly)
 	if err != nil {
 		return nil, sqleng.Redact(err, secret)
 	}
@@ -175,6 +178,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		if v := strings.TrimSpace(cfg.Options[k]); v != "" {
 			work.RuntimeParams[k] = v
 		}
+	}
+	if cfg.ReadOnly {
+		// The server itself refuses any write a reader might attempt.
+		work.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	sdb := stdlib.OpenDB(*work)
 	// The pool serves schema changes (index builds run one per client at
@@ -218,6 +225,14 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		}
 		return s, nil
 	}
+	if cfg.ReadOnly {
+		inner, err := sqleng.NewReader(ctx, sdb, Dialect{}, info, sessions)
+		if err != nil {
+			return fail(fmt.Errorf("postgres: database %s at %s %w: give the --database a run used", name, info.Settings["host"], err))
+		}
+		d.DB = inner
+		return d, nil
+	}
 	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{}, info, sessions)
 	if err != nil {
 		return fail(classify(fmt.Errorf("postgres: %w", err), admin, name))
@@ -237,9 +252,9 @@ func parseBool(key, v string) (bool, error) {
 	return b, nil
 }
 
-// ensureDatabase checks the server and creates the database when missing.
-// It returns the server version.
-func (d *DB) ensureDatabase(ctx context.Context) (string, error) {
+// ensureDatabase checks the server and creates the database when missing
+// (or, readOnly, says it is missing). It returns the server version.
+func (d *DB) ensureDatabase(ctx context.Context, readOnly bool) (string, error) {
 	c, err := pgx.ConnectConfig(ctx, d.admin)
 	if err != nil {
 		return "", classify(err, d.admin, d.name)
@@ -259,6 +274,9 @@ func (d *DB) ensureDatabase(ctx context.Context) (string, error) {
 	}
 	if exists {
 		return version, d.checkOurs(ctx)
+	}
+	if readOnly {
+		return "", model.NoDataError(fmt.Errorf("postgres: database %s does not exist at %s:%d: give the --database a run used", d.name, d.admin.Host, d.admin.Port))
 	}
 	// The name was checked to be a plain identifier.
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+sqleng.QuoteDouble(d.name)); err != nil {
@@ -309,16 +327,16 @@ func classify(err error, cfg *pgx.ConnConfig, dbName string) error {
 	if errors.As(err, &pe) {
 		switch {
 		case pe.Code == "28P01" || pe.Code == "28000":
-			return fmt.Errorf("postgres: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s (SQLSTATE %s)", cfg.User, addr, pe.Message, EnvDSN, pe.Code)
+			return model.SetupError(fmt.Errorf("postgres: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s (SQLSTATE %s)", cfg.User, addr, pe.Message, EnvDSN, pe.Code))
 		case pe.Code == "42501":
-			return fmt.Errorf("postgres: user %q lacks a privilege (%s): grant it (e.g. ALTER ROLE %s CREATEDB) or have an admin create database %s owned by that user (SQLSTATE %s)", cfg.User, pe.Message, cfg.User, dbName, pe.Code)
+			return model.SetupError(fmt.Errorf("postgres: user %q lacks a privilege (%s): grant it (e.g. ALTER ROLE %s CREATEDB) or have an admin create database %s owned by that user (SQLSTATE %s)", cfg.User, pe.Message, cfg.User, dbName, pe.Code))
 		case pe.Code == "3D000":
-			return fmt.Errorf("postgres: the database named in --dsn does not exist (%s): use an existing one such as /postgres", pe.Message)
+			return model.SetupError(fmt.Errorf("postgres: the database named in --dsn does not exist (%s): use an existing one such as /postgres", pe.Message))
 		}
 		return sqleng.OneLine(err)
 	}
 	if sqleng.Unreachable(err) {
-		return sqleng.WithMessage(fmt.Sprintf("postgres: cannot reach the server at %s: start PostgreSQL there or give its address with --dsn or $%s (e.g. postgres://user@host:5432/): %s", addr, EnvDSN, sqleng.LastLine(err)), err)
+		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("postgres: cannot reach the server at %s: start PostgreSQL there or give its address with --dsn or $%s (e.g. postgres://user@host:5432/): %s", addr, EnvDSN, sqleng.LastLine(err)), err))
 	}
 	return sqleng.OneLine(err)
 }
