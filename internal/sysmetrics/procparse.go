@@ -93,13 +93,8 @@ func atou(b []byte) (uint64, bool) {
 // "name: value" file (/proc/PID/status, /proc/PID/io).
 func valueOf(b []byte, name string) (uint64, bool) {
 	for len(b) > 0 {
-		j := bytes.IndexByte(b, '\n')
-		line := b
-		if j >= 0 {
-			line, b = b[:j], b[j+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = nextLine(b)
 		if len(line) > len(name) && string(line[:len(name)]) == name && line[len(name)] == ':' {
 			return atou(bytes.TrimSpace(line[len(name)+1:]))
 		}
@@ -175,13 +170,8 @@ type diskLine struct {
 func parseDiskstats(b []byte, major, minor uint32) (diskLine, bool) {
 	maj, min := strconv.AppendUint(nil, uint64(major), 10), strconv.AppendUint(nil, uint64(minor), 10)
 	for len(b) > 0 {
-		j := bytes.IndexByte(b, '\n')
-		line := b
-		if j >= 0 {
-			line, b = b[:j], b[j+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = nextLine(b)
 		f := bytes.Fields(line)
 		if len(f) < 14 || !bytes.Equal(f[0], maj) || !bytes.Equal(f[1], min) {
 			continue
@@ -194,4 +184,13 @@ func parseDiskstats(b []byte, major, minor uint32) (diskLine, bool) {
 		return d, true
 	}
 	return diskLine{}, false
+}
+
+// nextLine splits b at its first newline: the line and the rest (nil after
+// the last line).
+func nextLine(b []byte) (line, rest []byte) {
+	if j := bytes.IndexByte(b, '\n'); j >= 0 {
+		return b[:j], b[j+1:]
+	}
+	return b, nil
 }
