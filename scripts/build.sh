@@ -26,18 +26,14 @@ scripts/deps.sh "${pkgs[@]}"
 tags=$(printf '%s\n' "${!want[@]}" | sort | paste -sd, -)
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain 2>/dev/null | grep -v '^??' || true)" ]; then commit="$commit-dirty"; fi
-# The first build compiles ~630 packages; two things shorten it without
-# changing a byte of the engines' machine code:
-# - C is compiled without -g (Go's default CGO_CFLAGS is "-O2 -g"): gcc
-#   emits the same code, only the C parts' DWARF is left out (symbols stay,
-#   so perf still names C functions). Saves ~15 s of CPU, 8 of them in
-#   SQLite's amalgamation. A CGO_CFLAGS set in the environment is kept.
-# - go-sqlite3 is named first: go build starts work in the order it meets
-#   it, and the amalgamation (~30 s on one core, the longest single
-#   compile) then runs beside the rest instead of alone at the end.
+# C is compiled without -g (Go's default CGO_CFLAGS is "-O2 -g"): gcc emits
+# the same machine code, only the C parts' DWARF is left out (symbols stay,
+# so perf still names C functions). That saves ~15 s of a first build's CPU,
+# 8 of them in SQLite's amalgamation. A CGO_CFLAGS set in the environment
+# is kept as it is.
 if [ -z "${CGO_CFLAGS+set}" ]; then
 	export CGO_CFLAGS
 	CGO_CFLAGS=$(scripts/cgo-cflags.sh)
 fi
-go build -tags "$tags" -ldflags "-X rumbench/internal/version.Commit=$commit" -o bin/ github.com/mattn/go-sqlite3 ./cmd/rumbench
+go build -tags "$tags" -ldflags "-X rumbench/internal/version.Commit=$commit" -o bin/rumbench ./cmd/rumbench
 echo "${tags//,/ }" > bin/.tags
