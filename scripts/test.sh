@@ -9,6 +9,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh chromium librocksdb-dev libwiredtiger-dev
+# The C flags of scripts/build.sh (Go's without -g), so the tests and
+# bin/rumbench share Go's build cache instead of compiling SQLite twice.
+if [ -z "${CGO_CFLAGS+set}" ]; then
+	export CGO_CFLAGS
+	CGO_CFLAGS=$(scripts/cgo-cflags.sh)
+fi
 unformatted=$(gofmt -l cmd internal)
 if [ -n "$unformatted" ]; then echo "gofmt needed:"; echo "$unformatted"; exit 1; fi
 go vet -tags rocksdb,wiredtiger ./...

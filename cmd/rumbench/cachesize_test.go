@@ -118,6 +118,7 @@ func TestCacheSizeManaged(t *testing.T) {
 // warning line and run.json carries the caveat.
 func TestCacheSizeUnmanagedWarns(t *testing.T) {
 	t.Parallel()
+	freshDB(t, pgAdmin(t), "rumbench_cachesize") // dropped also when the test fails
 	out := filepath.Join(t.TempDir(), "r")
 	size := "96MB"
 	stdout, stderr, code := rb(t, "run", "--engine", "postgres", "--database", "rumbench_cachesize", "--cache-size", size,

@@ -115,6 +115,10 @@ each point keeps rumbench's and the engine's build and settings, so that a
 change point names what changed around it. ` + "`history check`" + ` exits 1 when the
 newest runs of a series hold a regression (docs/history.md).`,
 	}
+	// Runnable with argsNone, as the root command: an unknown subcommand
+	// is refused on one line (exit 2), alone it prints the help.
+	cmd.Args = argsNone
+	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	cmd.PersistentFlags().StringVar(&f.target, "history", "", historyFlagHelp)
 	cmd.AddCommand(newHistoryAddCmd(f), newHistoryListCmd(f), newHistoryShowCmd(f), newHistoryExportCmd(f), newHistoryCheckCmd(f), newHistoryCalibrateCmd(f), newHistoryCompareCmd(f))
 	return cmd

@@ -123,6 +123,7 @@ func TestHistoryCheckGate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "never")); err == nil {
 		t.Fatal("run with an unreachable --history ran anyway")
 	}
+	wantBadInput(t, []string{"unknown command", "chek", "did you mean check"}, "history", "chek")
 	wantBadInput(t, []string{"--format"}, "history", "export", "--history", step, "--format", "json")
 	_, stderr, code = rb(t, "history", "list", "--history", "postgres://u:hunter2@127.0.0.1:1/x?connect_timeout=2")
 	if code != 2 || strings.Contains(stderr, "hunter2") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

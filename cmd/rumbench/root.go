@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	_ "rumbench/internal/engine/all"
@@ -28,13 +31,51 @@ Start with:  rumbench run            (quick insert benchmark on pebble and sqlit
 		return &runner.BadInputError{Err: err}
 	})
 	root.AddCommand(newRunCmd(), newWorkloadsCmd(), newSweepCmd(), newVerifyCmd(), newEnginesCmd(), newReportCmd(), newCrashtestCmd(), newCrashtestChildCmd(), newCgroupExecCmd(), newMergeCmd(), newHistoryCmd())
+	// Runnable with argsNone, so an unknown command is refused with the
+	// commands listed on one line (Cobra's own error spans lines); alone,
+	// it prints the help as before.
+	root.Args = argsNone
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			// Cobra's completion command prints its help, exit 0, for a
+			// shell it does not know (tcsh).
+			c.Args = argsNone
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		}
+	}
+	wrapNumericFlags(root)
 	return root
 }
 
-// argsNone rejects positional arguments as bad input.
+// argsNone rejects positional arguments as bad input: for a command with
+// subcommands, an unknown one, listing them; else an argument the command
+// does not take.
 func argsNone(cmd *cobra.Command, args []string) error {
-	if err := cobra.NoArgs(cmd, args); err != nil {
-		return &runner.BadInputError{Err: err}
+	if len(args) == 0 {
+		return nil
 	}
-	return nil
+	if cmd.HasAvailableSubCommands() {
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		return &runner.BadInputError{Err: fmt.Errorf("unknown command %q for `%s`: choose one of %s%s", args[0], cmd.CommandPath(), strings.Join(names, ", "), suggest(cmd, args[0]))}
+	}
+	return &runner.BadInputError{Err: fmt.Errorf("unexpected argument %q: `%s` takes flags only (see `%s --help`)", args[0], cmd.CommandPath(), cmd.CommandPath())}
+}
+
+// suggest is "; did you mean X?" when arg is a near miss of one of cmd's
+// subcommands, else "".
+func suggest(cmd *cobra.Command, arg string) string {
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // Cobra's own default
+	}
+	if s := cmd.SuggestionsFor(arg); len(s) > 0 {
+		return "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return ""
 }

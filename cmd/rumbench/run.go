@@ -487,6 +487,11 @@ func parseEngineOpts(kvs []string) (map[string]string, error) {
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--engine-opt %q is not key=value (e.g. --engine-opt cache_size=1GB)", kv)
 		}
+		// The same key for the same scope (all engines, or engine.key)
+		// twice: the last would silently win.
+		if prev, dup := out[k]; dup {
+			return nil, fmt.Errorf("--engine-opt %s is given twice (%s=%s and %s): give it once", k, k, prev, kv)
+		}
 		out[k] = v
 	}
 	return out, nil

@@ -30,7 +30,7 @@ func TestHotrowBadInput(t *testing.T) {
 		{"hotrow flag on ibench", []string{"--cell-seconds", "workload hotrow only"}, []string{"run", "--engine", "null", "--out", filepath.Join(out, "r"), "--cell-seconds", "1"}},
 		{"hotrow flag on ibench subcommand", []string{"--cell-seconds", "workload hotrow only"}, []string{"run", "ibench", "--engine", "null", "--cell-seconds", "1"}},
 		{"unknown workload", []string{"unknown --workload", "hotrow, ibench, linkbench"}, []string{"run", "--workload", "tpcc", "--engine", "null", "--out", out}},
-		{"unknown workload subcommand", []string{"unknown command", "tpcc"}, []string{"run", "tpcc", "--engine", "null", "--out", out}},
+		{"unknown workload subcommand", []string{"unknown workload", "tpcc", "hotrow"}, []string{"run", "tpcc", "--engine", "null", "--out", out}},
 		{"contradicting workloads", []string{"contradicts"}, []string{"run", "hotrow", "--workload", "ibench", "--engine", "null", "--out", out}},
 	}
 	for _, c := range cases {

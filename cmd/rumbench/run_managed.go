@@ -19,6 +19,7 @@ import (
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
 	"rumbench/internal/runner"
+	"rumbench/internal/workload"
 )
 
 // managedFlags are the flags of private servers (--managed).
@@ -43,6 +44,10 @@ func addManagedFlags(fl *pflag.FlagSet, m *managedFlags) {
 func runArgs(cmd *cobra.Command, f *commonFlags, args []string) error {
 	if len(args) > 0 && cmd.Flags().Changed("managed") && contains(f.managed.engines, managedAll) {
 		return &runner.BadInputError{Err: fmt.Errorf("unexpected argument %q: give --managed its engines with '=' (--managed=%s), or --managed alone for every server engine", args[0], args[0])}
+	}
+	if len(args) > 0 && cmd.HasAvailableSubCommands() {
+		// `run NAME`: the subcommands are the workloads.
+		return &runner.BadInputError{Err: fmt.Errorf("unknown workload %q: choose one of %s (`rumbench run NAME`; see `rumbench workloads`)%s", args[0], strings.Join(workload.Names(), ", "), suggest(cmd, args[0]))}
 	}
 	return argsNone(cmd, args)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	stdsql "database/sql"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -18,11 +17,9 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-	mysqldrv "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	sqleng "rumbench/internal/engine/sql"
-	mysqleng "rumbench/internal/engine/sql/mysql"
 	"rumbench/internal/engine/sql/postgres"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/measure"
@@ -54,6 +51,7 @@ func pgAdmin(t *testing.T) *pgx.Conn {
 // freshDB drops database name now and when the test ends.
 func freshDB(t *testing.T, admin *pgx.Conn, name string) {
 	t.Helper()
+	registerTestDB("postgres", name)
 	drop := func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") }
 	drop()
 	t.Cleanup(drop)
@@ -482,29 +480,11 @@ func TestShardBadInput(t *testing.T) {
 // the barrier table is left empty.
 func TestShardedRunMariaDB(t *testing.T) {
 	t.Parallel()
-	mc, err := mysqldrv.ParseDSN(sqleng.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc.DBName = ""
-	dsn := mc.FormatDSN()
-	db, err := stdsql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := db.PingContext(ctx); err != nil {
-		if enginetest.RequireServers() {
-			t.Fatalf("mariadb unreachable: %v", err)
-		}
-		t.Skipf("mariadb unreachable (set RUMBENCH_REQUIRE_SERVERS=1 to fail): %v", err)
-	}
+	// The pool outlives the drop: a deferred Close ran before t.Cleanup's
+	// drop and left the database behind.
+	db, dsn := mariaAdmin(t)
 	const database = "rb_shard_maria"
-	drop := func() { db.Exec("DROP DATABASE IF EXISTS " + database) }
-	drop()
-	t.Cleanup(drop)
+	freshMariaDB(t, db, database)
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	errs := make([]string, 2)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,7 +12,12 @@ import (
 // sweep) each in a database of its own: both load every row, and neither
 // drops or fills the other's tables.
 func TestSweepServerCellsAtOnce(t *testing.T) {
-	pgAdmin(t) // the server is there, or the test skips (fails under CI)
+	admin := pgAdmin(t) // the server is there, or the test skips (fails under CI)
+	// The cells' databases, dropped also when the test fails.
+	cellDBs := []string{"rbtest_cells_x0_pad20_c1", "rbtest_cells_x3_pad20_c1"}
+	for _, db := range cellDBs {
+		freshDB(t, admin, db)
+	}
 	out := filepath.Join(t.TempDir(), "s")
 	args := []string{"sweep", "--engine", "postgres", "--indexes", "0,3", "--rows", "3000", "--steps", "l.i0,l.x,l.i1",
 		"--churn-rows", "2000", "--database", "rbtest_cells", "--out", out, "--cell", "env"}
@@ -45,13 +49,7 @@ func TestSweepServerCellsAtOnce(t *testing.T) {
 		}
 		dbs[b.Run.Engine.Settings["database"]] = true
 	}
-	if !dbs["rbtest_cells_x0_pad20_c1"] || !dbs["rbtest_cells_x3_pad20_c1"] {
+	if !dbs[cellDBs[0]] || !dbs[cellDBs[1]] {
 		t.Errorf("databases %v, want one per cell", dbs)
-	}
-	// The runs dropped their databases (the engine's drop_database
-	// default) or left them; either way none is shared: clean up.
-	admin := pgAdmin(t)
-	for db := range dbs {
-		admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db) //nolint:errcheck // cleanup
 	}
 }

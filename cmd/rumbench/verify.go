@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -30,7 +29,11 @@ check every secondary index of every table against the primary key: the same
 number of entries and the same (index columns, primary key) tuples.
 With --workload, also check that workload's own invariants (linkbench: every
 count row equals the visible links of its id and link type).
-Exit code 0 when consistent, 1 when not, 2 on bad input.`,
+The engine is opened read-only: verify creates and changes nothing, so a
+data dir or database that is missing, or holds no rumbench tables, is an
+error, not a pass.
+Exit code 0 when consistent, 1 when not, 2 on bad input (also nothing to
+check).`,
 		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb\n  rumbench verify --engine sqlite --data-dir /data/rb/sqlite --workload linkbench",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -45,9 +48,6 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 			if d.Kind() == model.Embedded {
 				if dataDir == "" {
 					return bad(fmt.Errorf("--data-dir is required for embedded engine %s", eng))
-				}
-				if _, err := os.Stat(dataDir); err != nil {
-					return bad(fmt.Errorf("--data-dir %s does not exist: give the data dir of a run (runs keep it when --data-dir is set)", dataDir))
 				}
 			}
 			var wcheck workload.VerifyFunc
@@ -74,14 +74,23 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 				defer srv.Stop()
 				dsn = srv.DSN()
 			}
-			db, err := engine.Open(ctx, eng, model.Config{DataDir: dataDir, DSN: dsn, Database: database, Options: opts})
+			// ReadOnly: a check creates and changes nothing; data that is
+			// not there is the user's input, not a pass.
+			db, err := engine.Open(ctx, eng, model.Config{DataDir: dataDir, DSN: dsn, Database: database, Options: opts, ReadOnly: true})
 			if err != nil {
-				if errors.Is(err, engine.ErrForeignData) {
+				if errors.Is(err, engine.ErrForeignData) || errors.Is(err, model.ErrNoData) || errors.Is(err, model.ErrSetup) {
 					return bad(err)
 				}
 				return err
 			}
 			defer db.Close()
+			tables, err := db.Tables(ctx)
+			if err != nil {
+				return err
+			}
+			if len(tables) == 0 {
+				return bad(fmt.Errorf("%s holds no rumbench tables: nothing to verify; give the %s of a run", where(d, dataDir, database), what(d)))
+			}
 			res, err := verify.Run(ctx, db)
 			if err != nil {
 				return err
@@ -110,9 +119,6 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 				}
 				tw.Flush()
 			}
-			if res.Tables == 0 {
-				fmt.Fprintln(w, "no rumbench tables found")
-			}
 			if !res.OK {
 				return &exitError{code: exitFailure, err: errors.New("verify: indexes are inconsistent with the primary key")}
 			}
@@ -139,4 +145,20 @@ Exit code 0 when consistent, 1 when not, 2 on bad input.`,
 	fl.StringVar(&wl, "workload", "", "also check this workload's own invariants (linkbench: counts equal visible links)")
 	fl.BoolVar(&managedSrv, "managed", false, "start the managed server a run kept in --data-dir (run --managed --keep-data), check it, and stop it again (it stays kept)")
 	return cmd
+}
+
+// where names the data verify was given, for messages.
+func where(d model.Driver, dataDir, database string) string {
+	if d.Kind() == model.Embedded {
+		return "--data-dir " + dataDir
+	}
+	return "database " + database
+}
+
+// what names what a run leaves for verify: a data dir or a database.
+func what(d model.Driver) string {
+	if d.Kind() == model.Embedded {
+		return "--data-dir"
+	}
+	return "--database"
 }

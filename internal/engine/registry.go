@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"rumbench/internal/model"
 )
@@ -169,7 +170,8 @@ const MarkerFile = "RUMBENCH_ENGINE"
 var ErrForeignData = errors.New("data dir holds other data")
 
 // PrepareDataDir creates dir if needed and checks that it is empty or holds
-// data written by the named engine; it then writes the marker.
+// data written by the named engine; it then writes the marker. A dir that
+// is a file or not writable is model.ErrSetup, with the fix in the message.
 func PrepareDataDir(dir, engineName string) error {
 	if dir == "" {
 		return fmt.Errorf("engine %s needs a data dir", engineName)
@@ -178,10 +180,10 @@ func PrepareDataDir(dir, engineName string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create data dir: %w", err)
+			return dataDirError(dir, "cannot be created", err)
 		}
 	case err != nil:
-		return fmt.Errorf("read data dir: %w", err)
+		return dataDirError(dir, "cannot be read", err)
 	case len(entries) > 0:
 		b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
 		if err != nil {
@@ -193,13 +195,56 @@ func PrepareDataDir(dir, engineName string) error {
 		return nil
 	}
 	if err := os.WriteFile(filepath.Join(dir, MarkerFile), []byte(engineName+"\n"), 0o644); err != nil {
-		return fmt.Errorf("write data dir marker: %w", err)
+		return dataDirError(dir, "is not writable", err)
+	}
+	return nil
+}
+
+// dataDirError says what is wrong with a data dir the user gave and how to
+// fix it, as model.ErrSetup.
+func dataDirError(dir, what string, err error) error {
+	var pe *fs.PathError
+	cause := err
+	if errors.As(err, &pe) {
+		cause = pe.Err // the path is in the message already
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return model.SetupError(fmt.Errorf("--data-dir %s is not a directory (it or a parent is a file): give a directory, new or kept from a run", dir))
+	}
+	return model.SetupError(fmt.Errorf("--data-dir %s %s (%v): give a directory this user can create and write, or fix its permissions", dir, what, cause))
+}
+
+// CheckDataDir is the read-only counterpart of PrepareDataDir: dir must be
+// a directory holding data the named engine wrote. It creates nothing.
+func CheckDataDir(dir, engineName string) error {
+	if dir == "" {
+		return model.SetupError(fmt.Errorf("engine %s needs --data-dir: the data dir a run kept (runs keep it when --data-dir is set)", engineName))
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return model.NoDataError(fmt.Errorf("--data-dir %s does not exist: give the data dir of a run (runs keep it when --data-dir is set)", dir))
+	case err != nil:
+		return dataDirError(dir, "cannot be read", err)
+	case !fi.IsDir():
+		return dataDirError(dir, "is not a directory", syscall.ENOTDIR)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, MarkerFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return model.NoDataError(fmt.Errorf("--data-dir %s holds no data written by rumbench (no %s file): give the data dir of a %s run", dir, MarkerFile, engineName))
+	}
+	if err != nil {
+		return dataDirError(dir, "cannot be read", err)
+	}
+	if got := strings.TrimSpace(string(b)); got != engineName {
+		return fmt.Errorf("%w: %s holds data of engine %q, not %q: give --engine %s or another --data-dir", ErrForeignData, dir, got, engineName, got)
 	}
 	return nil
 }
 
 // Open looks up, checks options, prepares the data dir (embedded engines) and
-// opens an engine.
+// opens an engine. With cfg.ReadOnly the data dir must exist and hold this
+// engine's data; nothing is created.
 func Open(ctx context.Context, name string, cfg model.Config) (model.DB, error) {
 	d, err := Lookup(name)
 	if err != nil {
@@ -213,12 +258,21 @@ func Open(ctx context.Context, name string, cfg model.Config) (model.DB, error) 
 		return nil, err
 	}
 	if d.Kind() == model.Embedded {
-		if err := PrepareDataDir(cfg.DataDir, name); err != nil {
+		check := PrepareDataDir
+		if cfg.ReadOnly {
+			check = CheckDataDir
+		}
+		if err := check(cfg.DataDir, name); err != nil {
 			return nil, err
 		}
 	}
 	db, err := d.Open(ctx, cfg)
 	if err != nil {
+		// Engines name themselves ("postgres: cannot reach ..."); a
+		// second prefix would only repeat it.
+		if strings.HasPrefix(err.Error(), name+":") {
+			return nil, err
+		}
 		return nil, fmt.Errorf("open engine %s: %w", name, err)
 	}
 	return db, nil

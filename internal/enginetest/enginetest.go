@@ -77,7 +77,7 @@ func RunSteps(t *testing.T, tg Target, c ibench.Config) *results.Bundle {
 
 // runWorkload runs one workload on the target (200 ms intervals) and
 // returns its bundle; what names the run in a failure.
-func runWorkload(t *testing.T, tg Target, seed int64, cfg any, newWorkload func() (workload.Workload, error), what string) *results.Bundle {
+func runWorkload(t *testing.T, tg Target, seed int64, cfg any, newWorkload func() (workload.Workload, error), what string, observers ...runner.ObserverFactory) *results.Bundle {
 	t.Helper()
 	res, err := runner.Run(context.Background(), runner.Options{
 		Engines:     []string{tg.Engine},
@@ -90,6 +90,7 @@ func runWorkload(t *testing.T, tg Target, seed int64, cfg any, newWorkload func(
 		Seed:        seed,
 		Config:      cfg,
 		NewWorkload: newWorkload,
+		Observers:   observers,
 	})
 	if err != nil {
 		t.Fatalf("%s on %s: %v", what, tg.Engine, err)

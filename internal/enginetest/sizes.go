@@ -1,12 +1,10 @@
 package enginetest
 
 import (
-	"context"
+	"fmt"
 	"testing"
-	"time"
 
 	"rumbench/internal/results"
-	"rumbench/internal/runner"
 	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
@@ -24,26 +22,8 @@ import (
 func Sizes(t *testing.T, tg Target, wantDisk string) {
 	t.Helper()
 	c := tg.cfg(ibench.StepLoad, ibench.StepIndex)
-	res, err := runner.Run(context.Background(), runner.Options{
-		Engines:     []string{tg.Engine},
-		Out:         t.TempDir(),
-		DataDir:     tg.DataDir,
-		EngineOpts:  tg.Options,
-		DSN:         tg.DSN,
-		Database:    tg.Database,
-		Interval:    200 * time.Millisecond,
-		Seed:        c.Seed,
-		Config:      c,
-		NewWorkload: func() (workload.Workload, error) { return ibench.New(c) },
-		Observers:   []runner.ObserverFactory{sysmetrics.Factory(nil)},
-	})
-	if err != nil {
-		t.Fatalf("run %v on %s: %v", c.Steps, tg.Engine, err)
-	}
-	b, err := results.Read(res[0].Dir)
-	if err != nil {
-		t.Fatalf("read bundle: %v", err)
-	}
+	b := runWorkload(t, tg, c.Seed, c, func() (workload.Workload, error) { return ibench.New(c) },
+		fmt.Sprintf("run %v", c.Steps), sysmetrics.Factory(nil))
 	for _, name := range c.Steps {
 		s := mustStep(t, b, name)
 		m := s.Metrics
@@ -51,6 +31,13 @@ func Sizes(t *testing.T, tg Target, wantDisk string) {
 			t.Fatalf("%s: no metrics", name)
 		}
 		live := s.EngineSize
+		if live == 0 && tg.Engine == "myrocks" && name == "l.i0" {
+			// MyRocks reports a table's size from its SST files only: a
+			// small load still in the memtable has none yet (l.x's
+			// index build flushes it).
+			t.Logf("%s: myrocks live size 0: the load is still in the memtable", name)
+			continue
+		}
 		if live <= 0 {
 			t.Errorf("%s: live size %d, want > 0 after a load", name, live)
 		}

@@ -124,6 +124,8 @@ type target struct {
 type bare struct {
 	name string
 	dial func(ctx context.Context) (bareConn, error)
+	// ext: the C loop, a subprocess (external_test.go).
+	ext bool
 }
 
 func targetFor(b *testing.B, eng string) target {
@@ -142,7 +144,7 @@ func targetFor(b *testing.B, eng string) target {
 		// use it, and the floor under it, pgconn with prepared statements
 		// and binary arguments (what rumbench's workers use).
 		return target{engine: eng, dsn: dsn, d: pgeng.Dialect{}, bares: []bare{
-			{"pgx", func(ctx context.Context) (bareConn, error) {
+			{name: "pgx", dial: func(ctx context.Context) (bareConn, error) {
 				cfg, err := config()
 				if err != nil {
 					return nil, err
@@ -153,7 +155,7 @@ func targetFor(b *testing.B, eng string) target {
 				}
 				return &pgBare{c: c}, nil
 			}},
-			{"pgconn", func(ctx context.Context) (bareConn, error) {
+			{name: "pgconn", dial: func(ctx context.Context) (bareConn, error) {
 				cfg, err := config()
 				if err != nil {
 					return nil, err
@@ -171,7 +173,7 @@ func targetFor(b *testing.B, eng string) target {
 		if eng == "myrocks" {
 			en = "ROCKSDB"
 		}
-		return target{engine: eng, dsn: dsn, d: mysqleng.Dialect{Engine: en}, bares: []bare{{"driver", func(ctx context.Context) (bareConn, error) {
+		return target{engine: eng, dsn: dsn, d: mysqleng.Dialect{Engine: en}, bares: []bare{{name: "driver", dial: func(ctx context.Context) (bareConn, error) {
 			cfg, err := mysql.ParseDSN(dsn)
 			if err != nil {
 				return nil, err
@@ -450,6 +452,7 @@ func floorEngine(b *testing.B, eng string) {
 	t := ibench.Table(ibench.TableName(0), 3, 20)
 	loaded := false
 	var rowsOut []string
+	first := true
 	for _, step := range s.steps {
 		if step != ibench.StepLoad && !loaded {
 			// The churn and query steps run on a loaded, indexed table.
@@ -470,16 +473,44 @@ func floorEngine(b *testing.B, eng string) {
 				}
 			}
 		}
-		nb := len(tg.bares)
-		bareUs, ratio := make([][]float64, nb), make([][]float64, nb)
-		var stepUs []float64
+		// The bare loops: the C loop first (when built), then the Go ones.
+		bares := tg.bares
+		cbin, cerr := cloopBin(tg)
+		if cerr != nil {
+			b.Fatal(cerr)
+		}
+		if cbin != "" {
+			bares = append([]bare{{name: "C", ext: true}}, bares...)
+		} else if first {
+			b.Logf("no C loop for %s: FLOOR_CLOOP_DIR unset or without it (scripts/floor.sh builds it)", eng)
+		}
+		withBin := os.Getenv("FLOOR_BIN") != ""
+		if !withBin && first {
+			b.Logf("FLOOR_BIN unset: the rumbench binary is not run (scripts/floor.sh builds it)")
+		}
+		first = false
+		nb := len(bares)
+		bareUs, ratio, binRatio := make([][]float64, nb), make([][]float64, nb), make([][]float64, nb)
+		var stepUs, binUs []float64
 		for r := range s.rounds {
-			// Every bare loop and the step, in an order rotated each round.
+			// Every bare loop, the step in process and the binary, in an
+			// order rotated each round.
 			brs := make([]result, nb)
 			var sr result
+			var bu float64
 			phases := []func() error{func() (err error) { sr, err = runStep(ctx, db, s, step); return }}
-			for i, bl := range tg.bares {
-				phases = append(phases, func() (err error) { brs[i], err = runBare(ctx, db, tg, bl, t, s, step); return })
+			if withBin {
+				phases = append(phases, func() (err error) { bu, err = runBinary(ctx, tg, s, step); return })
+			}
+			for i, bl := range bares {
+				phases = append(phases, func() (err error) {
+					if bl.ext {
+						brs[i], err = runCOnTable(ctx, db, tg, t, s, step)
+					} else {
+						brs[i], err = runBare(ctx, db, tg, bl, t, s, step)
+					}
+					return
+				})
 			}
 			for k := range phases {
 				if err := phases[(k+r)%len(phases)](); err != nil {
@@ -490,29 +521,39 @@ func floorEngine(b *testing.B, eng string) {
 				loaded = true
 			}
 			stepUs = append(stepUs, sr.perOp())
-			for i, bl := range tg.bares {
-				b.Logf("%s %s round %d: bare %s %.2f µs/op (%d ops), step %.2f µs/op (%d ops)", eng, step, r+1, bl.name, brs[i].perOp(), brs[i].ops, sr.perOp(), sr.ops)
+			binUs = append(binUs, bu)
+			for i, bl := range bares {
+				b.Logf("%s %s round %d: bare %s %.2f µs/op (%d ops), step %.2f µs/op (%d ops), binary %.2f µs/op", eng, step, r+1, bl.name, brs[i].perOp(), brs[i].ops, sr.perOp(), sr.ops, bu)
 				bareUs[i] = append(bareUs[i], brs[i].perOp())
 				ratio[i] = append(ratio[i], sr.perOp()/brs[i].perOp())
+				binRatio[i] = append(binRatio[i], bu/brs[i].perOp())
 			}
 		}
-		ms := median(stepUs)
+		ms, mbin := median(stepUs), median(binUs)
 		b.ReportMetric(0, "ns/op")
 		b.ReportMetric(ms, step+"-step-µs/op")
+		if withBin {
+			b.ReportMetric(mbin, step+"-binary-µs/op")
+		}
 		unit := "row"
 		if step[0] == 'q' {
 			unit = "query"
 		}
-		for i, bl := range tg.bares {
-			mb, mr := median(bareUs[i]), median(ratio[i])
+		for i, bl := range bares {
+			mb, mr, mbr := median(bareUs[i]), median(ratio[i]), median(binRatio[i])
 			b.ReportMetric(mb, step+"-bare-"+bl.name+"-µs/op")
 			b.ReportMetric(mr, step+"-ratio-"+bl.name)
-			rowsOut = append(rowsOut, fmt.Sprintf("| %-8s | %-6s | %-5s | %-6s | %8.2f | %8.2f | %5.2f | %s |", eng, step, unit, bl.name, mb, ms, mr, fmtList(ratio[i])))
+			binCols := "        - |     - "
+			if withBin {
+				binCols = fmt.Sprintf("%9.2f | %5.2f", mbin, mbr)
+				b.ReportMetric(mbr, step+"-binary-ratio-"+bl.name)
+			}
+			rowsOut = append(rowsOut, fmt.Sprintf("| %-8s | %-6s | %-5s | %-6s | %8.2f | %8.2f | %5.2f | %s | %s / %s |", eng, step, unit, bl.name, mb, ms, mr, binCols, fmtList(ratio[i]), fmtList(binRatio[i])))
 		}
 	}
-	fmt.Printf("\nclient CPU per op (µs, median of %d rounds; load %s)\n", s.rounds, loadAvg())
-	fmt.Println("| engine   | step   | per   | bare   |     bare |     step | ratio | ratios per round |")
-	fmt.Println("| -------- | ------ | ----- | ------ | -------: | -------: | ----: | ---------------- |")
+	fmt.Printf("\nclient CPU per op (µs, median of %d rounds; load %s; binary at --interval %s)\n", s.rounds, loadAvg(), binInterval())
+	fmt.Println("| engine   | step   | per   | bare   |     bare |     step | ratio |    binary | ratio | ratios per round: step / binary |")
+	fmt.Println("| -------- | ------ | ----- | ------ | -------: | -------: | ----: | --------: | ----: | ------------------------------- |")
 	for _, l := range rowsOut {
 		fmt.Println(l)
 	}

@@ -46,11 +46,19 @@ func Route(managed []string, kvs []string) (map[string][]Setting, error) {
 		}
 		out[engine] = append(out[engine], Setting{Key: key, Value: value})
 	}
+	// given finds a setting given twice for one scope: the last would
+	// silently win. A scope is "" (every managed server) or an engine.
+	given := map[string]string{}
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--server-opt %q is not key=value (e.g. --server-opt shared_buffers=1GB or --server-opt innodb.innodb_buffer_pool_size=1G)", kv)
 		}
+		id := strings.ReplaceAll(strings.ToLower(k), "-", "_") // as the servers read them
+		if prev, dup := given[id]; dup {
+			return nil, fmt.Errorf("--server-opt %s is given twice (%s and %s): give it once", k, prev, kv)
+		}
+		given[id] = kv
 		if strings.ContainsAny(v, "\n\x00") {
 			return nil, fmt.Errorf("--server-opt %s: the value holds a newline or NUL byte", k)
 		}

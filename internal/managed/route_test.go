@@ -94,3 +94,21 @@ func TestRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteRefusesDuplicates (issue 34): one setting twice for one scope is
+// refused (the last would silently win), also spelt with '-' once and '_'
+// once as MariaDB reads them; the same key for two scopes is not a
+// duplicate.
+func TestRouteRefusesDuplicates(t *testing.T) {
+	for _, kvs := range [][]string{
+		{"shared_buffers=64MB", "shared_buffers=128MB"},
+		{"Shared_Buffers=64MB", "shared_buffers=64MB"},
+		{"postgres.shared_buffers=64MB", "postgres.shared_buffers=128MB"},
+		{"innodb.innodb-buffer-pool-size=64M", "innodb.innodb_buffer_pool_size=128M"},
+	} {
+		_, err := Route([]string{"postgres", "innodb"}, kvs)
+		if err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("Route(%q) = %v, want a refusal of the duplicate", kvs, err)
+		}
+	}
+}

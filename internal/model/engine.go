@@ -42,7 +42,45 @@ type Config struct {
 	Database string
 	// Options are --engine-opt settings, already checked against Driver.Options.
 	Options map[string]string
+	// ReadOnly opens existing data for reading (rumbench verify): the
+	// engine creates nothing (no database, data dir, catalog or file) and
+	// changes nothing it can avoid changing; data that is not there is
+	// ErrNoData.
+	ReadOnly bool
 }
+
+// ErrNoData is matched (errors.Is) by a ReadOnly Open that finds no
+// rumbench data: no database, data dir or catalog (NoDataError).
+var ErrNoData = errors.New("no rumbench data")
+
+// NoDataError marks err as ErrNoData, keeping its message and its chain.
+func NoDataError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{err, ErrNoData}
+}
+
+// ErrSetup is matched (errors.Is) by Open failures that the user's input
+// causes and can fix: a server that cannot be reached, refused credentials,
+// a missing privilege, a data dir that is not a writable directory. The CLI
+// reports them as bad input (exit 2).
+var ErrSetup = errors.New("engine set-up error")
+
+// SetupError marks err as ErrSetup, keeping its message and its chain.
+func SetupError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &markedError{err, ErrSetup}
+}
+
+// markedError reads as err and matches mark as well as err's chain.
+type markedError struct{ err, mark error }
+
+func (e *markedError) Error() string        { return e.err.Error() }
+func (e *markedError) Unwrap() error        { return e.err }
+func (e *markedError) Is(target error) bool { return target == e.mark }
 
 // Driver describes an engine and opens it. Engines register a Driver with
 // package engine, like database/sql drivers.

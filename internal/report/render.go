@@ -14,25 +14,9 @@ import (
 // also read well in a terminal.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", r.Title())
-	// What qualifies every number first, then the comparison relative to
-	// the base, then the absolute figures.
-	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "%s\n\n", w)
-	}
-	if len(r.Runs) > 1 {
-		writeMDTable(&b, r.RelativeTable(), "##")
-		writeMDTable(&b, r.EfficiencyTable(), "##")
-	}
-	writeMDTable(&b, r.ThroughputTable(), "##")
-	writeMDTable(&b, r.StallsTable(), "##")
+	r.summary(&b)
 	writeMDTable(&b, r.RunsTable(), "##")
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "%s\n", n)
-	}
-	if len(r.Notes) > 0 {
-		b.WriteString("\n")
-	}
+	r.notes(&b)
 	for _, sr := range r.Steps {
 		for i, t := range r.StepTables(sr) {
 			level := "##"
@@ -55,24 +39,35 @@ func (r *Report) Markdown(w io.Writer) error {
 // --quiet` prints before the verdict).
 func (r *Report) Summary(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", r.Title())
+	r.summary(&b)
+	r.notes(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary writes what qualifies every number first (the title and its
+// warnings), then the comparison relative to the base, then the absolute
+// throughput and the stalls.
+func (r *Report) summary(b *strings.Builder) {
+	fmt.Fprintf(b, "# %s\n\n", r.Title())
 	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "%s\n\n", w)
+		fmt.Fprintf(b, "%s\n\n", w)
 	}
 	if len(r.Runs) > 1 {
-		writeMDTable(&b, r.RelativeTable(), "##")
-		writeMDTable(&b, r.EfficiencyTable(), "##")
+		writeMDTable(b, r.RelativeTable(), "##")
+		writeMDTable(b, r.EfficiencyTable(), "##")
 	}
-	writeMDTable(&b, r.ThroughputTable(), "##")
-	writeMDTable(&b, r.StallsTable(), "##")
+	writeMDTable(b, r.ThroughputTable(), "##")
+	writeMDTable(b, r.StallsTable(), "##")
+}
+
+func (r *Report) notes(b *strings.Builder) {
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "%s\n", n)
+		fmt.Fprintf(b, "%s\n", n)
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 func writeMDTable(b *strings.Builder, t Table, level string) {

@@ -380,8 +380,12 @@ type Metrics struct {
 	ProcRKB      *float64 `json:"proc_rkb"`
 	ProcWKB      *float64 `json:"proc_wkb"`
 	// Step totals the ratios derive from.
-	CPUUs                *int64 `json:"cpu_us"`
-	ClientCPUUs          *int64 `json:"client_cpu_us"`
+	CPUUs       *int64 `json:"cpu_us"`
+	ClientCPUUs *int64 `json:"client_cpu_us"`
+	// SamplerCPUUs is the system-metrics sampler's own CPU (its reads, on
+	// their own OS thread), left out of client_cpu_us and, when rumbench's
+	// process is measured, cpu_us.
+	SamplerCPUUs         *int64 `json:"sampler_cpu_us"`
 	ContextSwitches      *int64 `json:"cs"`
 	DevReads             *int64 `json:"dev_reads"`
 	DevWrites            *int64 `json:"dev_writes"`

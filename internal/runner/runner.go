@@ -343,11 +343,16 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 			if errors.As(err, &bad) {
 				return out, err
 			}
-			fmt.Fprintf(o.Log, "rumbench: %s: %v\n", name, err)
+			// Said now only when other engines follow: the last
+			// one's failure is the error Run returns, printed once.
+			if i < len(o.Engines)-1 {
+				fmt.Fprintf(o.Log, "rumbench: %s: %v\n", name, err)
+			}
 		}
 	}
-	for _, r := range out {
-		if r.Err != nil {
+	// The last failure: when it is the last engine's, it was not logged.
+	for i := len(out) - 1; i >= 0; i-- {
+		if r := out[i]; r.Err != nil {
 			return out, fmt.Errorf("engine %s failed: %w", r.Engine, r.Err)
 		}
 	}
@@ -413,7 +418,9 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		Options:  optionsFor(d, o.EngineOpts),
 	})
 	if err != nil {
-		if errors.Is(err, engine.ErrForeignData) {
+		// Another engine's data, an unreachable server, refused
+		// credentials: the user's to fix (exit 2).
+		if errors.Is(err, engine.ErrForeignData) || errors.Is(err, model.ErrSetup) {
 			return &BadInputError{Err: err}
 		}
 		return err

@@ -51,9 +51,10 @@ func TestReadIgnoresExitedMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &reader{fs: fs, root: 100, tree: true}
+	r := &reader{fs: fs, root: 100, tree: true, procDir: root}
+	spent := func() uint64 { return 0 }
 	rd := &reading{}
-	r.readProcs(rd, false)
+	r.readProcs(rd, true, false, spent)
 	for _, f := range []field{fCS, fProcRead, fProcWrite, fCPU} {
 		if rd.errs[f] != nil {
 			t.Errorf("%s: error for a process that exited while read: %v", fieldKeys[f], rd.errs[f])
@@ -76,7 +77,7 @@ func TestReadIgnoresExitedMembers(t *testing.T) {
 	}
 	fakeProc(t, root, 102, 100, "S", false, true)
 	rd = &reading{}
-	r.readProcs(rd, false)
+	r.readProcs(rd, true, false, spent)
 	if rd.errs[fProcRead] == nil {
 		t.Error("a live member's unreadable io was not reported")
 	}

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -31,6 +33,7 @@ const (
 	fDevDiscardSect              // device sectors discarded (512 B)
 	fHostBusy                    // whole host, /proc/stat user+nice+system+irq+softirq, µs
 	fSteal                       // whole host, /proc/stat steal (the hypervisor's), µs
+	fSamplerCPU                  // the sampler's own reads, thread CPU, µs
 	numFields
 )
 
@@ -39,6 +42,7 @@ var fieldKeys = [numFields]string{
 	"cpu_us", "cs", "proc_read_bytes", "proc_write_bytes", "client_cpu_us",
 	"dev_reads", "dev_read_sectors", "dev_writes", "dev_write_sectors",
 	"dev_discards", "dev_discard_sectors", "host_busy_us", "steal_us",
+	"sampler_cpu_us",
 }
 
 // userHZ is the unit of utime/stime in /proc/PID/stat: USER_HZ is 100 on
@@ -55,6 +59,9 @@ type reading struct {
 	alive [numFields]map[key]bool
 	// errs says why a field is nil (or partial: some members unreadable).
 	errs [numFields]error
+	// skipped marks a field not due at this sample (per-thread context
+	// switches between refreshes): nil without an error.
+	skipped [numFields]bool
 	// Memory levels (not counters): PSS summed over the set, and the RSS of
 	// the largest member as the fallback.
 	pss        *uint64
@@ -99,6 +106,19 @@ func (t *tracker) reset() {
 	}
 }
 
+// Membership and per-thread context switches are re-read on a slower clock
+// than the interval's: a process or thread found late still counts in full
+// (setCounter), and what a thread that exits did since its last reading is
+// lost either way (docs/metrics.md).
+const refreshEvery = time.Second
+
+// member is one process of the measured set, with its threads as of the
+// last refresh.
+type member struct {
+	pid  int
+	tids []int
+}
+
 // reader reads the counters of a measured process set and a device.
 type reader struct {
 	fs  procfs.FS
@@ -111,84 +131,193 @@ type reader struct {
 	client int
 	dev    *Device
 	// pssEvery bounds the cost of smaps_rollup, which walks page tables:
-	// it is read again only after 100× its last read time has passed.
+	// it is read again only after 1000× its last read time has passed.
 	pssNext time.Time
 	pssLast *uint64
 	// unavailable, when set, is why nothing can be read (no /proc).
 	unavailable error
-	// exitRaces counts reads that failed because the process had exited
-	// since it was listed (a server's backend or worker ending): expected,
-	// so never an error; the process's counts since the last sample are
-	// lost, as for any member that exits between samples.
+
+	buf procBuf
+	// The measured set as of refreshedAt; members are re-found from the
+	// root's children files (/proc/PID/task/TID/children), or by scanning
+	// every process when the kernel has no such files (scanAll).
+	set         []member
+	setErr      error
+	refreshedAt time.Time
+	scanAll     bool
+	// samplerUs is the CPU every read so far took on its own OS thread;
+	// clientLast keeps the client's net CPU monotonic.
+	samplerUs  uint64
+	clientLast uint64
+	selfLast   uint64
+	// exitRaces counts members found exited (or zombies) when read: a
+	// server's backend or worker ending between the refresh and the read
+	// is expected, so never an error the user sees; its counts since the
+	// last sample are lost, as for any member that exits between samples.
 	exitRaces int
+	// procDir, when set, replaces procRoot (tests of races on a fake /proc).
+	procDir string
 }
 
-// exited reports whether err, from reading member p, came from p having
-// exited (or become a zombie) since it was listed, and counts it.
-func (r *reader) exited(p procfs.Proc, err error) bool {
-	gone := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH)
-	if !gone {
-		st, serr := p.Stat()
-		gone = serr != nil || st.State == "Z" || st.State == "X"
+// proc is the /proc directory read: procRoot, or a test's fake one.
+func (r *reader) proc() string {
+	if r.procDir != "" {
+		return r.procDir
 	}
-	if gone {
-		r.exitRaces++
-	}
-	return gone
+	return procRoot
 }
 
-// members returns the measured processes: root and, for a tree, every
-// process whose parent chain leads to root (parents found from /proc/*/stat).
-func (r *reader) members() ([]procfs.Proc, []procfs.ProcStat, error) {
-	rootProc, err := r.fs.Proc(r.root)
-	if err != nil {
-		return nil, nil, fmt.Errorf("process %d: %w", r.root, err)
+// gone says whether pid, whose file could not be read with err, has exited
+// or is a zombie since it was listed: the file is gone (ENOENT, ESRCH), or
+// its stat says so.
+func (r *reader) gone(pid int, err error) bool {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		return true
 	}
-	rootStat, err := rootProc.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("read /proc/%d/stat: %w", r.root, err)
+	b, serr := r.buf.read(r.proc() + "/" + strconv.Itoa(pid) + "/stat")
+	if serr != nil {
+		return true
 	}
-	procs, stats := []procfs.Proc{rootProc}, []procfs.ProcStat{rootStat}
+	st, perr := parseStat(b)
+	return perr != nil || st.state == 'Z' || st.state == 'X'
+}
+
+// refresh re-finds the measured set: root and, for a tree, every
+// descendant, each with its threads.
+func (r *reader) refresh() {
+	r.set, r.setErr, r.refreshedAt = r.set[:0], nil, time.Now()
 	if !r.tree {
-		return procs, stats, nil
+		tids, err := r.threads(r.root)
+		if err != nil {
+			r.setErr = err
+		}
+		r.set = append(r.set, member{pid: r.root, tids: tids})
+		return
 	}
+	if !r.scanAll {
+		if err := r.walkChildren(); err == nil {
+			return
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			r.setErr = err
+			return
+		}
+		// No children files (a kernel without CONFIG_PROC_CHILDREN):
+		// scan every process from now on.
+		r.scanAll = true
+		r.set = r.set[:0]
+	}
+	pids, err := r.scanTree()
+	if err != nil {
+		r.setErr = err
+	}
+	for _, pid := range pids {
+		tids, _ := r.threads(pid)
+		r.set = append(r.set, member{pid: pid, tids: tids})
+	}
+}
+
+// threads lists a process's thread ids.
+func (r *reader) threads(pid int) ([]int, error) {
+	d, err := os.Open(filepath.Join(r.proc(), strconv.Itoa(pid), "task"))
+	if err != nil {
+		return nil, fmt.Errorf("list threads of %d: %w", pid, err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, fmt.Errorf("list threads of %d: %w", pid, err)
+	}
+	tids := make([]int, 0, len(names))
+	for _, n := range names {
+		if t, err := strconv.Atoi(n); err == nil {
+			tids = append(tids, t)
+		}
+	}
+	sort.Ints(tids)
+	return tids, nil
+}
+
+// walkChildren finds the tree from each thread's children file (a child
+// is listed under the thread that forked it). ErrNotExist from the root's
+// first file means the kernel has none.
+func (r *reader) walkChildren() error {
+	queue := []int{r.root}
+	seen := map[int]bool{r.root: true}
+	var kids []int
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		tids, err := r.threads(pid)
+		if err != nil {
+			if pid == r.root {
+				return err
+			}
+			continue // exited while walking
+		}
+		r.set = append(r.set, member{pid: pid, tids: tids})
+		for _, tid := range tids {
+			b, err := r.buf.read(r.proc() + "/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(tid) + "/children")
+			if err != nil {
+				if pid == r.root && errors.Is(err, fs.ErrNotExist) && len(r.set) == 1 {
+					if _, serr := os.Stat(filepath.Join(r.proc(), strconv.Itoa(pid), "task", strconv.Itoa(tid))); serr == nil {
+						return err // the thread exists, its children file does not
+					}
+				}
+				continue
+			}
+			kids = appendPids(kids[:0], b)
+			sort.Ints(kids)
+			for _, k := range kids {
+				if !seen[k] {
+					seen[k] = true
+					queue = append(queue, k)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// scanTree returns root and every process whose parent chain leads to it,
+// parents found from every /proc/*/stat: the fallback for kernels without
+// children files, costly on a host with many processes.
+func (r *reader) scanTree() ([]int, error) {
 	all, err := r.fs.AllProcs()
 	if err != nil {
-		return procs, stats, fmt.Errorf("list processes: %w", err)
+		return []int{r.root}, fmt.Errorf("list processes: %w", err)
 	}
 	children := map[int][]int{}
-	byPid := map[int]struct {
-		p procfs.Proc
-		s procfs.ProcStat
-	}{}
 	for _, p := range all {
 		s, err := p.Stat()
 		if err != nil {
 			continue // exited while listing
 		}
 		children[s.PPID] = append(children[s.PPID], p.PID)
-		byPid[p.PID] = struct {
-			p procfs.Proc
-			s procfs.ProcStat
-		}{p, s}
 	}
+	out := []int{r.root}
 	queue := append([]int(nil), children[r.root]...)
 	sort.Ints(queue)
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
-		e, ok := byPid[pid]
-		if !ok || pid == r.root {
+		if pid == r.root {
 			continue
 		}
-		procs, stats = append(procs, e.p), append(stats, e.s)
+		out = append(out, pid)
 		queue = append(queue, children[pid]...)
 	}
-	return procs, stats, nil
+	return out, nil
 }
 
-// read takes one sample. withPSS forces a PSS read regardless of its cost.
-func (r *reader) read(withPSS bool) *reading {
+// read takes one sample. full re-finds the measured set and reads every
+// thread's context switches (step boundaries, warm-up); otherwise they are
+// read when refreshEvery has passed. withPSS forces a PSS read regardless
+// of its cost. The read runs on its own locked OS thread, whose CPU time is
+// the sampler's (sampler_cpu_us), kept out of rumbench's process CPU.
+func (r *reader) read(full, withPSS bool) *reading {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	t0, terr := threadCPUus()
 	rd := &reading{at: time.Now()}
 	if r.unavailable != nil {
 		for f := range rd.errs {
@@ -197,38 +326,72 @@ func (r *reader) read(withPSS bool) *reading {
 		rd.pssErr = r.unavailable
 		return rd
 	}
+	spent := func() uint64 {
+		t, err := threadCPUus()
+		if err != nil || terr != nil {
+			return r.samplerUs
+		}
+		return r.samplerUs + (t - t0)
+	}
 	if r.root > 0 {
-		r.readProcs(rd, withPSS)
+		r.readProcs(rd, full, withPSS, spent)
 	} else {
 		for _, f := range []field{fCPU, fCS, fProcRead, fProcWrite} {
 			rd.errs[f] = errNoProcess
 		}
 		rd.pssErr = errNoProcess
 	}
-	if r.client > 0 {
-		rd.vals[fClientCPU], rd.errs[fClientCPU] = r.cpuOf(r.client)
-	} else {
-		rd.errs[fClientCPU] = errClientShared
-	}
 	r.readDevice(rd)
 	r.readHost(rd)
+	var selfCPU uint64
+	var serr error
+	if r.client > 0 {
+		selfCPU, _, serr = selfUsage()
+	}
+	r.samplerUs = spent()
+	if terr != nil {
+		rd.errs[fSamplerCPU] = terr
+	} else {
+		rd.vals[fSamplerCPU] = map[key]uint64{{}: r.samplerUs}
+	}
+	switch {
+	case r.client <= 0:
+		rd.errs[fClientCPU] = errClientShared
+	case serr != nil:
+		rd.errs[fClientCPU] = serr
+	default:
+		rd.vals[fClientCPU] = map[key]uint64{{pid: r.client}: r.net(selfCPU, r.samplerUs, &r.clientLast)}
+	}
 	return rd
+}
+
+// net is rumbench's process CPU less the sampler's, never going down (the
+// two clocks are read a few µs apart).
+func (r *reader) net(cpu, sampler uint64, last *uint64) uint64 {
+	v := *last
+	if cpu > sampler && cpu-sampler > v {
+		v = cpu - sampler
+	}
+	*last = v
+	return v
 }
 
 // readHost reads the whole host's CPU time from /proc/stat: what every
 // process used (busy) and what the hypervisor gave other guests (steal).
 // Busy includes guest time (the kernel counts it in user).
 func (r *reader) readHost(rd *reading) {
-	st, err := r.fs.Stat()
+	b, err := r.buf.read(r.proc() + "/stat")
+	var h hostCPU
+	if err == nil {
+		h, err = parseHostCPU(b)
+	}
 	if err != nil {
 		rd.errs[fHostBusy] = fmt.Errorf("read /proc/stat: %w", err)
 		rd.errs[fSteal] = rd.errs[fHostBusy]
 		return
 	}
-	c := st.CPUTotal
-	us := func(secs float64) map[key]uint64 { return map[key]uint64{{}: uint64(math.Round(secs * 1e6))} }
-	rd.vals[fHostBusy] = us(c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ)
-	rd.vals[fSteal] = us(c.Steal)
+	rd.vals[fHostBusy] = map[key]uint64{{}: h.busy * usPerTick}
+	rd.vals[fSteal] = map[key]uint64{{}: h.steal * usPerTick}
 }
 
 var (
@@ -236,102 +399,133 @@ var (
 	errClientShared = fmt.Errorf("not separable: the client runs in the engine's process")
 )
 
-func (r *reader) cpuOf(pid int) (map[key]uint64, error) {
-	p, err := r.fs.Proc(pid)
-	if err != nil {
-		return nil, fmt.Errorf("process %d: %w", pid, err)
+func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64) {
+	now := time.Now()
+	csDue := full || len(r.set) == 0 || now.Sub(r.refreshedAt) >= refreshEvery
+	if csDue {
+		r.refresh()
 	}
-	s, err := p.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read /proc/%d/stat: %w", pid, err)
+	rd.memberErr = r.setErr
+	self := os.Getpid()
+	cpu, alive := map[key]uint64{}, map[key]bool{}
+	rb, wb := map[key]uint64{}, map[key]uint64{}
+	cs, csAlive := map[key]uint64{}, map[key]bool{}
+	var rssLargest uint64
+	pageSize := uint64(os.Getpagesize())
+	var live []int
+	for _, m := range r.set {
+		dir := r.proc() + "/" + strconv.Itoa(m.pid)
+		b, err := r.buf.read(dir + "/stat")
+		var st statFields
+		if err == nil {
+			st, err = parseStat(b)
+		}
+		if err != nil {
+			if m.pid == r.root {
+				rd.memberErr = fmt.Errorf("read /proc/%d/stat: %w", m.pid, err)
+				break
+			}
+			r.exitRaces++
+			continue // exited since the refresh
+		}
+		if m.pid != r.root && (st.state == 'Z' || st.state == 'X') {
+			r.exitRaces++
+			continue // exited: a zombie has no io or threads left
+		}
+		iob, ioErr := r.buf.read(dir + "/io")
+		if ioErr != nil && m.pid != r.root && r.gone(m.pid, ioErr) {
+			r.exitRaces++
+			continue // exited between its stat and its io
+		}
+		live = append(live, m.pid)
+		k := key{pid: m.pid, start: st.start}
+		alive[k] = true
+		cpu[k] = st.ticks * usPerTick
+		if rss := st.rss * pageSize; rss > rssLargest {
+			rssLargest = rss
+		}
+		if ioErr != nil {
+			rd.errs[fProcRead] = fmt.Errorf("read /proc/%d/io: %w", m.pid, ioErr)
+			rd.errs[fProcWrite] = rd.errs[fProcRead]
+		} else if rv, wv, err := parseIO(iob); err != nil {
+			rd.errs[fProcRead] = fmt.Errorf("read /proc/%d/io: %w", m.pid, err)
+			rd.errs[fProcWrite] = rd.errs[fProcRead]
+		} else {
+			rb[k], wb[k] = rv, wv
+		}
+		if m.pid == self {
+			// rumbench itself: exact CPU and context switches from
+			// getrusage (exited threads included), less the sampler's.
+			if c, n, err := selfUsage(); err == nil {
+				cpu[k] = r.net(c, spent(), &r.selfLast)
+				cs[k], csAlive[k] = n, true
+				continue
+			}
+		}
+		if !csDue {
+			continue
+		}
+		// Context switches in /proc/PID/status are the main thread's
+		// only, so they are summed over the threads.
+		for _, tid := range m.tids {
+			tk := key{pid: m.pid, tid: tid, start: st.start}
+			csAlive[tk] = true
+			b, err := r.buf.read(dir + "/task/" + strconv.Itoa(tid) + "/status")
+			if err != nil {
+				continue // exited since the refresh
+			}
+			if n, err := parseCS(b); err == nil {
+				cs[tk] = n
+			}
+		}
 	}
-	return map[key]uint64{{pid: pid, start: s.Starttime}: uint64(s.UTime+s.STime) * usPerTick}, nil
-}
-
-func (r *reader) readProcs(rd *reading, withPSS bool) {
-	procs, stats, err := r.members()
-	rd.memberErr = err
-	if len(procs) == 0 {
+	if len(live) == 0 {
+		err := rd.memberErr
+		if err == nil {
+			err = fmt.Errorf("process %d is gone", r.root)
+		}
 		for _, f := range []field{fCPU, fCS, fProcRead, fProcWrite} {
 			rd.errs[f] = err
 		}
 		rd.pssErr = err
 		return
 	}
-	rd.members = len(procs)
-	cpu := map[key]uint64{}
-	rb, wb := map[key]uint64{}, map[key]uint64{}
-	cs, csAlive := map[key]uint64{}, map[key]bool{}
-	alive := map[key]bool{}
-	var rssLargest uint64
-	pageSize := uint64(os.Getpagesize())
-	for i, p := range procs {
-		s := stats[i]
-		k := key{pid: p.PID, start: s.Starttime}
-		alive[k] = true
-		cpu[k] = uint64(s.UTime+s.STime) * usPerTick
-		if rss := uint64(s.RSS) * pageSize; rss > rssLargest {
-			rssLargest = rss
-		}
-		if io, err := p.IO(); err == nil {
-			rb[k], wb[k] = io.ReadBytes, io.WriteBytes
-		} else if r.exited(p, err) {
-			// It lost its count since the last sample, as any member
-			// that exits between samples does.
-			delete(alive, k)
-			continue
-		} else {
-			rd.errs[fProcRead] = fmt.Errorf("read /proc/%d/io: %w", p.PID, err)
-			rd.errs[fProcWrite] = rd.errs[fProcRead]
-		}
-		// Context switches in /proc/PID/status are the main thread's
-		// only, so they are summed over the threads in /proc/PID/task.
-		threads, err := r.fs.AllThreads(p.PID)
-		if err != nil {
-			if !r.exited(p, err) {
-				rd.errs[fCS] = fmt.Errorf("list threads of %d: %w", p.PID, err)
-			}
-			continue
-		}
-		for _, t := range threads {
-			tk := key{pid: p.PID, tid: t.PID, start: s.Starttime}
-			csAlive[tk] = true
-			st, err := t.NewStatus()
-			if err != nil {
-				continue // exited while listing
-			}
-			cs[tk] = st.VoluntaryCtxtSwitches + st.NonVoluntaryCtxtSwitches
-		}
-	}
+	rd.members = len(live)
 	rd.vals[fCPU], rd.alive[fCPU] = cpu, alive
 	rd.alive[fProcRead], rd.alive[fProcWrite] = alive, alive
 	if len(rb) > 0 {
 		rd.vals[fProcRead], rd.vals[fProcWrite] = rb, wb
 	}
-	if len(cs) > 0 {
+	switch {
+	case len(cs) > 0:
 		rd.vals[fCS], rd.alive[fCS] = cs, csAlive
-	} else if rd.errs[fCS] == nil {
+	case !csDue:
+		rd.skipped[fCS] = true
+	default:
 		rd.errs[fCS] = fmt.Errorf("no thread status readable")
 	}
 	rd.rssLargest = &rssLargest
 
-	now := time.Now()
 	if !withPSS && now.Before(r.pssNext) {
 		rd.pss = r.pssLast
 		return
 	}
 	var pss uint64
-	for _, p := range procs {
-		sm, err := p.ProcSMapsRollup()
+	for _, pid := range live {
+		p, err := r.fs.Proc(pid)
+		var sm procfs.ProcSMapsRollup
+		if err == nil {
+			sm, err = p.ProcSMapsRollup()
+		}
 		if err != nil {
-			rd.pssErr = fmt.Errorf("read /proc/%d/smaps_rollup: %w", p.PID, err)
+			rd.pssErr = fmt.Errorf("read /proc/%d/smaps_rollup: %w", pid, err)
 			r.pssLast = nil
 			return
 		}
 		pss += sm.Pss
 	}
 	cost := time.Since(now)
-	r.pssNext = now.Add(100 * cost)
+	r.pssNext = now.Add(1000 * cost)
 	rd.pss, r.pssLast = &pss, &pss
 }
 
@@ -346,28 +540,26 @@ func (r *reader) readDevice(rd *reading) {
 		fail(errNoDevice)
 		return
 	}
-	stats, err := r.bfs.ProcDiskstats()
+	b, err := r.buf.read(r.proc() + "/diskstats")
 	if err != nil {
 		fail(fmt.Errorf("read /proc/diskstats: %w", err))
 		return
 	}
-	for _, s := range stats {
-		if s.MajorNumber != r.dev.Major || s.MinorNumber != r.dev.Minor {
-			continue
-		}
-		one := func(v uint64) map[key]uint64 { return map[key]uint64{{}: v} }
-		rd.vals[fDevReads], rd.vals[fDevReadSect] = one(s.ReadIOs), one(s.ReadSectors)
-		rd.vals[fDevWrites], rd.vals[fDevWriteSect] = one(s.WriteIOs), one(s.WriteSectors)
-		// Discard columns exist since Linux 4.18 (18+ fields).
-		if s.IoStatsCount >= 18 {
-			rd.vals[fDevDiscards], rd.vals[fDevDiscardSect] = one(s.DiscardIOs), one(s.DiscardSectors)
-		} else {
-			rd.errs[fDevDiscards] = fmt.Errorf("kernel reports no discard counters in /proc/diskstats (before Linux 4.18, which counts discards as writes: dev_wkb may include them)")
-			rd.errs[fDevDiscardSect] = rd.errs[fDevDiscards]
-		}
+	s, ok := parseDiskstats(b, r.dev.Major, r.dev.Minor)
+	if !ok {
+		fail(fmt.Errorf("device %s (%d:%d) is not in /proc/diskstats", r.dev.Name, r.dev.Major, r.dev.Minor))
 		return
 	}
-	fail(fmt.Errorf("device %s (%d:%d) is not in /proc/diskstats", r.dev.Name, r.dev.Major, r.dev.Minor))
+	one := func(v uint64) map[key]uint64 { return map[key]uint64{{}: v} }
+	rd.vals[fDevReads], rd.vals[fDevReadSect] = one(s.reads), one(s.readSect)
+	rd.vals[fDevWrites], rd.vals[fDevWriteSect] = one(s.writes), one(s.writeSect)
+	// Discard columns exist since Linux 4.18.
+	if s.hasDiscards {
+		rd.vals[fDevDiscards], rd.vals[fDevDiscardSect] = one(s.discards), one(s.discardSect)
+	} else {
+		rd.errs[fDevDiscards] = fmt.Errorf("kernel reports no discard counters in /proc/diskstats (before Linux 4.18, which counts discards as writes: dev_wkb may include them)")
+		rd.errs[fDevDiscardSect] = rd.errs[fDevDiscards]
+	}
 }
 
 var errNoDevice = fmt.Errorf("the data dir's block device could not be resolved")

@@ -160,6 +160,8 @@ type Sampler struct {
 	lastPSS     *uint64
 	lastRSS     *uint64
 	lastPSSOK   bool
+	// lastSkipped: the last sample left a counter for later.
+	lastSkipped bool
 	// The step's first and last samples: the span the host's noise is
 	// measured over (past the clock's stop: the step-end flush).
 	spanFrom, spanTo time.Time
@@ -243,7 +245,7 @@ func (s *Sampler) StepStart(string, results.StepDesc) {
 	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
 	s.lastPSS, s.lastRSS = nil, nil
 	s.spanFrom = time.Time{}
-	s.observe(s.rd.read(false))
+	s.observe(s.rd.read(true, false))
 }
 
 // observe feeds one reading to the tracker and accumulates the step totals.
@@ -258,7 +260,7 @@ func (s *Sampler) observe(r *reading) Deltas {
 			s.totals[f] += d.V[f]
 			s.have[f] = true
 		}
-		s.lastOK[f] = r.vals[f] != nil
+		s.lastOK[f] = r.vals[f] != nil || r.skipped[f]
 		if r.errs[f] != nil {
 			s.errs[f] = r.errs[f]
 			s.explain(field(f), r.errs[f])
@@ -266,6 +268,10 @@ func (s *Sampler) observe(r *reading) Deltas {
 	}
 	if r.members > 0 {
 		s.members = r.members
+	}
+	s.lastSkipped = false
+	for _, sk := range r.skipped {
+		s.lastSkipped = s.lastSkipped || sk
 	}
 	if r.pss != nil {
 		s.lastPSS = r.pss
@@ -294,7 +300,9 @@ func (s *Sampler) explain(f field, err error) {
 func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.rd.read(false)
+	// Warm-up samples are full: the step's figures start from a complete
+	// baseline.
+	r := s.rd.read(iv.Warmup, false)
 	d := s.observe(r)
 	if iv.Warmup {
 		// The step's figures start after its warm-up.
@@ -303,7 +311,7 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	}
 	out := make(map[string]any, numFields+4)
 	for f := range d.V {
-		if field(f) == fClientCPU && s.client != clientSeparate {
+		if field(f) == fClientCPU && s.client != clientSeparate || r.skipped[f] {
 			continue
 		}
 		if d.OK[f] {
@@ -335,18 +343,19 @@ func (s *Sampler) StepStop(_ *measure.Clock, bundleBytes int64) {
 		if err := syncFilesystem(s.dataDir); err != nil {
 			s.log.Printf("cannot flush the data dir's filesystem (%v): device writes still buffered at a step's end count in the next step", err)
 		} else {
-			s.observe(s.rd.read(false))
+			s.observe(s.rd.read(true, false))
 		}
 	}
 	// A missing last sample leaves the tail uncounted; one more reading
 	// spans the gap.
+	// So does one whose counters were not all due at the last tick.
 	for f := range s.lastOK {
-		if !s.lastOK[f] && s.have[f] {
-			s.observe(s.rd.read(false))
+		if !s.lastOK[f] && s.have[f] || s.lastSkipped {
+			s.observe(s.rd.read(true, false))
 			break
 		}
 	}
-	lv := s.rd.read(true)
+	lv := s.rd.read(true, true)
 	if lv.pss != nil {
 		s.lastPSS = lv.pss
 	}
@@ -387,6 +396,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 
 	cpu, cpuWhy := s.total(fCPU)
 	cs, csWhy := s.total(fCS)
+	samp, sampWhy := s.total(fSamplerCPU)
 	prb, prWhy := s.total(fProcRead)
 	pwb, pwWhy := s.total(fProcWrite)
 	devR, devWhy := s.total(fDevReads)
@@ -406,7 +416,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		return &x
 	}
 	const sector = 512
-	m.CPUUs, m.ContextSwitches = toInt(cpu), toInt(cs)
+	m.CPUUs, m.ContextSwitches, m.SamplerCPUUs = toInt(cpu), toInt(cs), toInt(samp)
 	m.DevReads, m.DevWrites, m.DevDiscards = toInt(devR), toInt(devW), toInt(devD)
 	m.DevRKB, m.DevWKB, m.DevDiscardKB = kb(devRS, sector), kb(devWS, sector), kb(devDS, sector)
 	m.ProcRKB, m.ProcWKB = kb(prb, 1), kb(pwb, 1)
@@ -424,7 +434,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		p   any
 		why string
 	}{
-		"cpu_us": {m.CPUUs, cpuWhy}, "cs": {m.ContextSwitches, csWhy},
+		"cpu_us": {m.CPUUs, cpuWhy}, "cs": {m.ContextSwitches, csWhy}, "sampler_cpu_us": {m.SamplerCPUUs, sampWhy},
 		"dev_reads": {m.DevReads, devWhy}, "dev_writes": {m.DevWrites, devWhy},
 		"dev_rkb": {m.DevRKB, devWhy}, "dev_wkb": {m.DevWKB, devWhy},
 		"dev_discards": {m.DevDiscards, ddWhy}, "dev_discard_kb": {m.DevDiscardKB, ddWhy},
@@ -440,13 +450,13 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	case clientSeparate:
 		c, why := s.total(fClientCPU)
 		m.ClientCPUUs = toInt(c)
-		m.ClientCPUSource = "rumbench process user+sys CPU (the server runs in other processes)"
+		m.ClientCPUSource = "rumbench process user+sys CPU (getrusage) less the sampler's own (sampler_cpu_us); the server runs in other processes"
 		if c == nil {
 			null("client_cpu_us", why)
 		}
 	case clientIsProcess:
 		m.ClientCPUUs = m.CPUUs
-		m.ClientCPUSource = "rumbench process user+sys CPU (null engine: the process is only the client)"
+		m.ClientCPUSource = "rumbench process user+sys CPU (getrusage) less the sampler's own (sampler_cpu_us); null engine: the process is only the client"
 		if m.CPUUs == nil {
 			null("client_cpu_us", cpuWhy)
 		}
@@ -662,6 +672,10 @@ func (s *Sampler) noise(m *results.Metrics) {
 			return
 		}
 		other -= float64(*m.ClientCPUUs)
+	}
+	// The sampler's own CPU is rumbench's bookkeeping, not other load.
+	if m.SamplerCPUUs != nil {
+		other -= float64(*m.SamplerCPUUs)
 	}
 	// Host and process counters tick apart (10 ms each): never below 0.
 	other = math.Max(0, other)

@@ -82,3 +82,59 @@ func syncFilesystem(dir string) error {
 	}
 	return nil
 }
+
+// procBuf reads small /proc files into one reused buffer with raw system
+// calls: no *os.File, no allocation per file, and no netpoller registration
+// (os.Open tries one for every regular file).
+type procBuf struct{ b []byte }
+
+// read returns path's contents, valid until the next read.
+func (p *procBuf) read(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	if p.b == nil {
+		p.b = make([]byte, 16<<10)
+	}
+	n := 0
+	for {
+		if n == len(p.b) {
+			p.b = append(p.b, make([]byte, len(p.b))...)
+		}
+		m, err := unix.Read(fd, p.b[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if m == 0 {
+			return p.b[:n], nil
+		}
+		n += m
+	}
+}
+
+// threadCPUus is the calling OS thread's CPU time in µs
+// (CLOCK_THREAD_CPUTIME_ID: the scheduler's nanosecond count).
+func threadCPUus() (uint64, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, fmt.Errorf("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %w", err)
+	}
+	return uint64(ts.Nano() / 1000), nil
+}
+
+// selfUsage is rumbench's own process CPU (user+sys, µs: getrusage derives
+// it from the scheduler's count, not from 10 ms ticks like /proc/PID/stat)
+// and context switches, exited threads included.
+func selfUsage() (cpuUs, cs uint64, err error) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0, fmt.Errorf("getrusage(RUSAGE_SELF): %w", err)
+	}
+	us := func(tv unix.Timeval) uint64 { return uint64(tv.Sec)*1_000_000 + uint64(tv.Usec) }
+	return us(ru.Utime) + us(ru.Stime), uint64(ru.Nvcsw + ru.Nivcsw), nil
+}

@@ -12,3 +12,11 @@ func deviceNumber(string) (uint32, uint32, error) { return 0, 0, errNotLinux }
 func AllocatedBytes(string) (int64, error) { return 0, errNotLinux }
 
 func syncFilesystem(string) error { return errNotLinux }
+
+type procBuf struct{}
+
+func (p *procBuf) read(string) ([]byte, error) { return nil, errNotLinux }
+
+func threadCPUus() (uint64, error) { return 0, errNotLinux }
+
+func selfUsage() (uint64, uint64, error) { return 0, 0, errNotLinux }

@@ -9,6 +9,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/model"
 )
 
 // Server error codes rumbench reacts to.
@@ -53,11 +54,11 @@ func (d *DB) classify(err error) error {
 	code, hasCode := errCode(err)
 	switch {
 	case code == codeAuthenticationFailed || strings.Contains(msg, "AuthenticationFailed") || strings.Contains(msg, "auth error") || strings.Contains(msg, "Authentication failed"):
-		return sqleng.WithMessage(fmt.Sprintf("mongodb: authentication failed for user %q at %s: check the user, password and authSource in --dsn or $%s (%s)", user, d.host, EnvDSN, lastCause(msg)), err)
+		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("mongodb: authentication failed for user %q at %s: check the user, password and authSource in --dsn or $%s (%s)", user, d.host, EnvDSN, lastCause(msg)), err))
 	case hasCode && code == codeUnauthorized:
-		return sqleng.WithMessage(fmt.Sprintf("mongodb: user %q lacks a privilege (%s): grant it a role such as readWrite and dbAdmin on database %s (or dbOwner), plus clusterMonitor for serverStatus", user, lastCause(msg), d.p.name), err)
+		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("mongodb: user %q lacks a privilege (%s): grant it a role such as readWrite and dbAdmin on database %s (or dbOwner), plus clusterMonitor for serverStatus", user, lastCause(msg), d.p.name), err))
 	case isUnreachable(err):
-		return sqleng.WithMessage(fmt.Sprintf("mongodb: cannot reach the server at %s: start mongod (or FerretDB) there or give its address with --dsn or $%s (e.g. mongodb://user@host:27017/): %s", d.host, EnvDSN, lastCause(msg)), err)
+		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("mongodb: cannot reach the server at %s: start mongod (or FerretDB) there or give its address with --dsn or $%s (e.g. mongodb://user@host:27017/): %s", d.host, EnvDSN, lastCause(msg)), err))
 	}
 	return sqleng.OneLine(fmt.Errorf("mongodb: %w", err))
 }

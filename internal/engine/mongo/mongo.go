@@ -257,6 +257,9 @@ type DB struct {
 	// schemaMu serialises catalog read-modify-writes (CreateIndexes).
 	schemaMu sync.Mutex
 	closed   bool
+	// readOnly: opened for reading (model.Config.ReadOnly), creates and
+	// drops nothing.
+	readOnly bool
 }
 
 var (
@@ -273,7 +276,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &DB{p: p}
+	if cfg.ReadOnly {
+		p.dropOnClose = false // reading never drops what it reads
+	}
+	d := &DB{p: p, readOnly: cfg.ReadOnly}
 	if len(p.cs.Hosts) > 0 {
 		d.host = p.cs.Hosts[0]
 	}
@@ -438,6 +444,9 @@ func (d *DB) ensureDatabase(ctx context.Context) error {
 	}
 	if others > 0 {
 		return fmt.Errorf("mongodb: database %s exists and was not created by rumbench (%d collections, no %s): choose another --database", d.p.name, others, CatalogCollection)
+	}
+	if d.readOnly {
+		return model.NoDataError(fmt.Errorf("mongodb: database %s on %s holds no rumbench tables (no %s collection): give the --database a run used", d.p.name, d.host, CatalogCollection))
 	}
 	if err := d.db.CreateCollection(ctx, CatalogCollection); err != nil && !isNamespaceExists(err) {
 		return d.classify(fmt.Errorf("create database %s: %w", d.p.name, err))

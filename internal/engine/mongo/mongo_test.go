@@ -497,3 +497,36 @@ func TestRefusedInsertWritesNothing(t *testing.T) {
 		t.Fatalf("insert of a third v=7 after the failed build: %v", err)
 	}
 }
+
+// TestOpenReadOnly (issue 34): a read-only open (rumbench verify) of a
+// database that does not exist is model.ErrNoData and creates nothing; of
+// a run's database it reads the tables and, with drop_database=true,
+// still drops nothing.
+func TestOpenReadOnly(t *testing.T) {
+	c := client(t)
+	ctx := context.Background()
+	const missing = "rumbench_test_ro_missing"
+	c.Database(missing).Drop(ctx)
+	_, err := engine.Open(ctx, "mongodb", model.Config{DSN: serverDSN(t), Database: missing, ReadOnly: true})
+	if !errors.Is(err, model.ErrNoData) || !strings.Contains(err.Error(), "--database") {
+		t.Fatalf("read-only open of a missing database: %v, want ErrNoData naming --database", err)
+	}
+	if dbExists(t, c, missing) {
+		c.Database(missing).Drop(ctx)
+		t.Fatalf("a read-only open created database %s", missing)
+	}
+
+	tg := target(t, "rumbench_test_ro")
+	enginetest.OpenServer(t, tg).Close() // created, and dropped when the test ends
+	db, err := engine.Open(ctx, "mongodb", model.Config{DSN: tg.DSN, Database: tg.Database, ReadOnly: true, Options: map[string]string{"drop_database": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Tables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if !dbExists(t, c, tg.Database) {
+		t.Fatal("a read-only open dropped the database at Close (drop_database=true)")
+	}
+}

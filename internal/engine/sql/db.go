@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"sync"
 
 	"rumbench/internal/model"
@@ -50,6 +51,21 @@ func NewWithSessions(ctx context.Context, db *stdsql.DB, d Dialect, info model.I
 	}
 	out.sessions = sessions
 	return out, nil
+}
+
+// NewReader is NewWithSessions for reading existing data
+// (model.Config.ReadOnly): it creates no catalog, and a database whose
+// catalog is missing or lists no table is model.ErrNoData (its message
+// reads "holds no rumbench tables (...)", for the caller to say what).
+func NewReader(ctx context.Context, db *stdsql.DB, d Dialect, info model.Info, sessions SessionOpener) (*DB, error) {
+	var n int64
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Quote(CatalogTable)).Scan(&n); err != nil {
+		return nil, model.NoDataError(fmt.Errorf("holds no rumbench tables (no %s table: %s)", CatalogTable, strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])))
+	}
+	if n == 0 {
+		return nil, model.NoDataError(fmt.Errorf("holds no rumbench tables (%s is empty)", CatalogTable))
+	}
+	return &DB{db: db, d: d, info: info, sessions: sessions}, nil
 }
 
 // SQL returns the underlying pool, for engine-specific statements.

@@ -1,8 +1,10 @@
 // Package kube writes the Kubernetes Job that runs rumbench's sweep cells or
 // a run's shards as pods of one Indexed Job: pod i runs index i (the
 // JOB_COMPLETION_INDEX Kubernetes gives it), all of them write into one
-// shared volume. The manifest is built from the Kubernetes API types and
-// written as YAML for kubectl apply.
+// shared volume. The manifest is written as YAML for kubectl apply from
+// rumbench's own copy of the few Job fields it sets (manifest.go), not from
+// k8s.io/api: those modules were a tenth of the first build's CPU. The tests
+// decode every manifest strictly into the Kubernetes types.
 package kube
 
 import (
@@ -12,11 +14,6 @@ import (
 	"path"
 	"strings"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"rumbench/internal/launch"
@@ -79,17 +76,17 @@ const DSNEnv = "RUMBENCH_DSN"
 
 // Check refuses a Job Kubernetes would refuse, naming the flag to fix.
 func (j *Job) Check() error {
-	if errs := validation.IsDNS1123Label(j.Name); len(errs) > 0 {
+	if errs := dns1123Label(j.Name); len(errs) > 0 {
 		return fmt.Errorf("--job-name %q is not a Kubernetes Job name (%s): use lower-case letters, digits and '-', e.g. rumbench-sweep", j.Name, strings.Join(errs, "; "))
 	}
 	if j.PVC == "" {
 		return errors.New("--pvc is required with --kubernetes: the ReadWriteMany PersistentVolumeClaim every pod writes its results to")
 	}
-	if errs := validation.IsDNS1123Subdomain(j.PVC); len(errs) > 0 {
+	if errs := dns1123Subdomain(j.PVC); len(errs) > 0 {
 		return fmt.Errorf("--pvc %q is not a PersistentVolumeClaim name (%s)", j.PVC, strings.Join(errs, "; "))
 	}
 	if j.DSNSecret != "" {
-		if errs := validation.IsDNS1123Subdomain(j.DSNSecret); len(errs) > 0 {
+		if errs := dns1123Subdomain(j.DSNSecret); len(errs) > 0 {
 			return fmt.Errorf("--dsn-secret %q is not a Secret name (%s)", j.DSNSecret, strings.Join(errs, "; "))
 		}
 	}
@@ -111,83 +108,81 @@ func (j *Job) Check() error {
 	return nil
 }
 
-// Build returns the Job as the Kubernetes API type.
-func (j *Job) Build() (*batchv1.Job, error) {
+// Build returns the Job as the manifest's object (the subset of the
+// Kubernetes batch/v1 Job that rumbench sets).
+func (j *Job) Build() (*job, error) {
 	if err := j.Check(); err != nil {
 		return nil, err
 	}
-	i32 := func(n int) *int32 { v := int32(n); return &v }
-	indexed := batchv1.IndexedCompletion
-	// A pod is replaced only once it has stopped: two pods of one index
-	// never write its directory at the same time.
-	replace := batchv1.Failed
 	labels := map[string]string{
 		"app.kubernetes.io/name":      "rumbench",
 		"app.kubernetes.io/component": j.Component,
 		"app.kubernetes.io/instance":  j.Name,
 	}
-	c := corev1.Container{
+	c := container{
 		Name:    "rumbench",
 		Image:   j.Image,
 		Command: []string{"rumbench"},
 		Args:    j.Args,
-		Env: []corev1.EnvVar{
-			{Name: launch.IndexEnv, ValueFrom: &corev1.EnvVarSource{
-				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + indexAnnotation + "']"}}},
+		Env: []envVar{
+			{Name: launch.IndexEnv, ValueFrom: &envVarSource{
+				FieldRef: &fieldRef{FieldPath: "metadata.annotations['" + indexAnnotation + "']"}}},
 			{Name: "TMPDIR", Value: ScratchDir},
 		},
-		VolumeMounts: []corev1.VolumeMount{
+		VolumeMounts: []volumeMount{
 			{Name: "results", MountPath: j.MountPath},
 			{Name: "scratch", MountPath: ScratchDir},
 		},
 	}
 	if j.DSNSecret != "" {
-		c.Env = append(c.Env, corev1.EnvVar{Name: DSNEnv, ValueFrom: &corev1.EnvVarSource{
-			SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: j.DSNSecret}, Key: "dsn"}}})
+		c.Env = append(c.Env, envVar{Name: DSNEnv, ValueFrom: &envVarSource{
+			SecretKeyRef: &secretKeyRef{Name: j.DSNSecret, Key: "dsn"}}})
 	}
 	if j.JobUIDEnv {
-		c.Env = append(c.Env, corev1.EnvVar{Name: JobUIDEnv, ValueFrom: &corev1.EnvVarSource{
-			FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['" + jobUIDLabel + "']"}}})
+		c.Env = append(c.Env, envVar{Name: JobUIDEnv, ValueFrom: &envVarSource{
+			FieldRef: &fieldRef{FieldPath: "metadata.labels['" + jobUIDLabel + "']"}}})
 	}
 	if j.MemoryBytes > 0 {
 		// Request = limit: the scheduler places the pod where that much is
 		// free, and the container's cgroup holds the engine to it, page
 		// cache included, as --memory-limit does on one machine.
-		q := *resource.NewQuantity(j.MemoryBytes, resource.BinarySI)
-		c.Resources = corev1.ResourceRequirements{
-			Limits:   corev1.ResourceList{corev1.ResourceMemory: q},
-			Requests: corev1.ResourceList{corev1.ResourceMemory: q},
+		q := binaryQuantity(j.MemoryBytes)
+		c.Resources = &resources{
+			Limits:   map[string]string{"memory": q},
+			Requests: map[string]string{"memory": q},
 		}
 	}
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: j.Name, Labels: labels},
-		Spec: batchv1.JobSpec{
-			CompletionMode:       &indexed,
-			Completions:          i32(j.Completions),
-			Parallelism:          i32(j.Parallelism),
-			BackoffLimitPerIndex: i32(j.BackoffLimitPerIndex),
-			PodReplacementPolicy: &replace,
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
+	return &job{
+		APIVersion: "batch/v1",
+		Kind:       "Job",
+		Metadata:   objectMeta{Name: j.Name, Labels: labels},
+		Spec: jobSpec{
+			CompletionMode:       "Indexed",
+			Completions:          j.Completions,
+			Parallelism:          j.Parallelism,
+			BackoffLimitPerIndex: j.BackoffLimitPerIndex,
+			// A pod is replaced only once it has stopped: two pods of one
+			// index never write its directory at the same time.
+			PodReplacementPolicy: "Failed",
+			Template: podTemplate{
+				Metadata: objectMeta{Labels: labels},
+				Spec: podSpec{
+					RestartPolicy: "Never",
 					// Pods of one Job on one node would disturb each
 					// other's measurements: spread them when nodes allow.
-					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
-						PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+					Affinity: &affinity{PodAntiAffinity: &podAntiAffinity{
+						Preferred: []weightedPodAffinityTerm{{
 							Weight: 100,
-							PodAffinityTerm: corev1.PodAffinityTerm{
-								LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": j.Name}},
+							PodAffinityTerm: podAffinityTerm{
+								LabelSelector: &labelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": j.Name}},
 								TopologyKey:   "kubernetes.io/hostname",
 							},
 						}},
 					}},
-					Containers: []corev1.Container{c},
-					Volumes: []corev1.Volume{
-						{Name: "results", VolumeSource: corev1.VolumeSource{
-							PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: j.PVC}}},
-						{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+					Containers: []container{c},
+					Volumes: []volume{
+						{Name: "results", PersistentVolumeClaim: &pvcSource{ClaimName: j.PVC}},
+						{Name: "scratch", EmptyDir: &emptyDir{}},
 					},
 				},
 			},

@@ -117,10 +117,15 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("bbolt needs a data dir")
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	path := filepath.Join(cfg.DataDir, fileName)
+	if cfg.ReadOnly {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, model.NoDataError(fmt.Errorf("bbolt: --data-dir %s holds no database file %s: give the data dir of a bbolt run", cfg.DataDir, fileName))
+		}
+	} else if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("bbolt data dir: %w", err)
 	}
-	st, err := openStore(filepath.Join(cfg.DataDir, fileName), s)
+	st, err := openStore(path, s, cfg.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +152,9 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	return &DB{DB: d, st: st}, nil
 }
 
-func openStore(path string, s settings) (*store, error) {
+// openStore opens (creating if needed) the file; readOnly opens an existing
+// one under a shared lock and creates nothing.
+func openStore(path string, s settings, readOnly bool) (*store, error) {
 	ft := bolt.FreelistArrayType
 	if s.freelist == "hashmap" {
 		ft = bolt.FreelistMapType
@@ -159,9 +166,23 @@ func openStore(path string, s settings) (*store, error) {
 		NoFreelistSync:  s.noFreelistSync,
 		InitialMmapSize: int(s.initialMmap),
 		FreelistType:    ft,
+		ReadOnly:        readOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open bbolt file %s: %w", path, err)
+	}
+	if readOnly {
+		err := db.View(func(tx *bolt.Tx) error {
+			if tx.Bucket(bucketName) == nil {
+				return model.NoDataError(fmt.Errorf("bbolt %s holds no rumbench tables", path))
+			}
+			return nil
+		})
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		return &store{db: db, fill: s.fillPercent}, nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketName)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -175,7 +176,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("pebble needs a data dir")
 	}
-	st, err := openStore(filepath.Join(cfg.DataDir, "pebble"), s)
+	st, err := openStore(filepath.Join(cfg.DataDir, "pebble"), s, cfg.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	return &DB{DB: d, st: st}, nil
 }
 
-func openStore(dir string, s settings) (*store, error) {
+// openStore opens (creating if needed) the store in dir; readOnly opens an
+// existing one in Pebble's read-only mode: no flush of the replayed WAL, no
+// compaction, no format upgrade.
+func openStore(dir string, s settings, readOnly bool) (*store, error) {
 	st := &store{wo: pdb.NoSync, fail: &failure{}}
 	if s.sync {
 		st.wo = pdb.Sync
@@ -248,6 +252,15 @@ func openStore(dir string, s settings) (*store, error) {
 	}
 	// The defaults Open would fill in, filled here so Memory can read them.
 	opts.EnsureDefaults()
+	opts.ReadOnly = readOnly
+	if readOnly {
+		// Pebble names its manifest in marker.manifest.* (CURRENT in
+		// older formats); neither: nothing was ever written here.
+		m, _ := filepath.Glob(filepath.Join(dir, "marker.manifest.*"))
+		if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err != nil && len(m) == 0 {
+			return nil, model.NoDataError(fmt.Errorf("pebble: %s holds no pebble store: give the data dir of a pebble run", filepath.Dir(dir)))
+		}
+	}
 	db, err := pdb.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)

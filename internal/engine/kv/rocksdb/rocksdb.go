@@ -166,7 +166,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("rocksdb needs a data dir")
 	}
-	st, err := openStore(filepath.Join(cfg.DataDir, "rocksdb"), s)
+	st, err := openStore(filepath.Join(cfg.DataDir, "rocksdb"), s, cfg.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	return &DB{DB: d, st: st}, nil
 }
 
-func openStore(dir string, s settings) (*store, error) {
+// openStore opens (creating if needed) the store in dir as a TransactionDB;
+// readOnly opens an existing one with RocksDB's read-only open (a plain DB:
+// reads only, no flush, compaction or new MANIFEST).
+func openStore(dir string, s settings, readOnly bool) (*store, error) {
 	st := &store{dir: dir}
 	st.cache = grocksdb.NewLRUCache(uint64(s.cacheSize))
 	st.bbto = grocksdb.NewDefaultBlockBasedTableOptions()
@@ -223,7 +226,7 @@ func openStore(dir string, s settings) (*store, error) {
 	}
 	o := grocksdb.NewDefaultOptions()
 	st.opts = o
-	o.SetCreateIfMissing(true)
+	o.SetCreateIfMissing(!readOnly)
 	o.SetBlockBasedTableFactory(st.bbto)
 	o.SetWriteBufferSize(uint64(s.writeBuffer))
 	o.SetCompression(compressionType(s.compression))
@@ -250,6 +253,10 @@ func openStore(dir string, s settings) (*store, error) {
 	// Every column family of the data dir is opened; keyspace ones exist
 	// only if column_family_per_index was true when it was created.
 	names, err := grocksdb.ListColumnFamilies(o, dir)
+	if readOnly && (err != nil || len(names) == 0) {
+		st.destroyOptions()
+		return nil, model.NoDataError(fmt.Errorf("rocksdb: %s holds no rocksdb store: give the data dir of a rocksdb run", filepath.Dir(dir)))
+	}
 	if err != nil || len(names) == 0 {
 		names = []string{"default"} // a new data dir
 	}
@@ -258,7 +265,15 @@ func openStore(dir string, s settings) (*store, error) {
 		cfOpts[i] = o
 	}
 	var handles []*grocksdb.ColumnFamilyHandle
-	if s.optimistic {
+	switch {
+	case readOnly:
+		db, hs, err := grocksdb.OpenDbForReadOnlyColumnFamilies(o, dir, names, cfOpts, false)
+		if err != nil {
+			st.destroyOptions()
+			return nil, fmt.Errorf("open rocksdb in %s read-only: %w", dir, err)
+		}
+		st.db, handles = db, hs
+	case s.optimistic:
 		st.oTxnOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
 		st.oTxnOpts.SetSetSnapshot(true)
 		st.oUpdOpts = grocksdb.NewDefaultOptimisticTransactionOptions()
@@ -268,7 +283,7 @@ func openStore(dir string, s settings) (*store, error) {
 			return nil, fmt.Errorf("open rocksdb in %s: %w", dir, err)
 		}
 		st.odb, st.db, handles = odb, odb.GetBaseDB(), hs
-	} else {
+	default:
 		st.tdbOpts = grocksdb.NewDefaultTransactionDBOptions()
 		st.tdbOpts.SetTransactionLockTimeout(lockTimeoutMS)
 		// Deadlock detection: a lock cycle between transactions (which
@@ -634,11 +649,17 @@ func (s *store) NewBatch() kv.Batch { return &batch{s: s, wb: s.getWB()} }
 // write applies a batch through the TransactionDB, which locks its keys
 // against pessimistic transactions (an optimistic one sees it at commit).
 func (s *store) write(wb *grocksdb.WriteBatch) error {
-	if s.tdb != nil {
+	switch {
+	case s.tdb != nil:
 		return txnError(s.tdb.Write(s.wo, wb))
+	case s.odb != nil:
+		return txnError(s.odb.Write(s.wo, wb))
 	}
-	return txnError(s.odb.Write(s.wo, wb))
+	return errReadOnly
 }
+
+// errReadOnly is a write through a store opened read-only (verify).
+var errReadOnly = errors.New("rocksdb: the store is open read-only")
 
 // begin starts a RocksDB transaction, reusing a finished one.
 func (s *store) begin(update bool) *txn {
@@ -673,10 +694,20 @@ func (s *store) begin(update bool) *txn {
 // Begin starts a transaction from a snapshot: a write of a key that changed
 // since then fails with a conflict (kv.ConcurrentStore). Its reads see its
 // own writes whatever readOwnWrites asks.
-func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) { return s.begin(false), nil }
+func (s *store) Begin(readOwnWrites bool) (kv.Txn, error) {
+	if s.tdb == nil && s.odb == nil {
+		return nil, errReadOnly
+	}
+	return s.begin(false), nil
+}
 
 // BeginUpdate implements kv.ConcurrentStore.
-func (s *store) BeginUpdate() (kv.UpdateTxn, error) { return s.begin(true), nil }
+func (s *store) BeginUpdate() (kv.UpdateTxn, error) {
+	if s.tdb == nil && s.odb == nil {
+		return nil, errReadOnly
+	}
+	return s.begin(true), nil
+}
 
 // DeleteRange writes a range tombstone to the base DB: TransactionDB
 // batches cannot hold one, and the range is unreachable, so no transaction
@@ -774,12 +805,15 @@ func (s *store) Close() error {
 	for _, h := range append(s.allCFs(), s.others...) {
 		h.Destroy()
 	}
-	if s.tdb != nil {
+	switch {
+	case s.tdb != nil:
 		freeBaseDB(s.db)
 		s.tdb.Close()
-	} else {
+	case s.odb != nil:
 		s.odb.CloseBaseDB(s.db)
 		s.odb.Close()
+	default: // read-only
+		s.db.Close()
 	}
 	s.mu.Lock()
 	for _, ro := range s.freeRO {

@@ -61,7 +61,7 @@ func BenchmarkBareLoop(b *testing.B) {
 // bareLoad loads rows rows and returns the whole load's rate and the rate
 // of its slowest window of bareWindow rows.
 func bareLoad(b *testing.B, s settings, rows int) (rate, worst float64) {
-	st, _, err := openStore(b.TempDir(), s)
+	st, _, err := openStore(b.TempDir(), s, false)
 	if err != nil {
 		b.Fatal(err)
 	}

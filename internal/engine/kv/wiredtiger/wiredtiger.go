@@ -222,7 +222,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("wiredtiger needs a data dir")
 	}
-	st, compressor, err := openStore(filepath.Join(cfg.DataDir, "wiredtiger"), s)
+	st, compressor, err := openStore(filepath.Join(cfg.DataDir, "wiredtiger"), s, cfg.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -266,12 +266,24 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 // openStore opens the connection, creates the metadata table if needed and
 // finds the keyspaces' tables. It returns the block compressor the data dir
 // actually has (it is fixed when the metadata table is created, and every
-// later table gets the same).
-func openStore(dir string, s settings) (*store, string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// later table gets the same). readOnly opens an existing data dir with
+// WiredTiger's readonly=true and creates nothing.
+func openStore(dir string, s settings, readOnly bool) (*store, string, error) {
+	config := s.openConfig()
+	if readOnly {
+		if _, err := os.Stat(filepath.Join(dir, "WiredTiger")); err != nil {
+			return nil, "", model.NoDataError(fmt.Errorf("wiredtiger: %s holds no wiredtiger store: give the data dir of a wiredtiger run", filepath.Dir(dir)))
+		}
+		config = strings.TrimPrefix(config, "create,") + ",readonly=true"
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, "", fmt.Errorf("wiredtiger data dir: %w", err)
 	}
-	c, err := openConn(dir, s.openConfig())
+	c, err := openConn(dir, config)
+	if readOnly && err != nil && strings.Contains(err.Error(), "WT_RUN_RECOVERY") {
+		// Recovery writes; a read-only open cannot run it.
+		data := filepath.Dir(dir)
+		return nil, "", model.SetupError(fmt.Errorf("wiredtiger: %s needs recovery (the process that wrote it was killed), which a read-only check cannot run: open it once with `rumbench run --engine wiredtiger --data-dir %s --steps maint` and the run's --clients, then verify", data, data))
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("open wiredtiger in %s: %w", dir, err)
 	}
@@ -284,11 +296,12 @@ func openStore(dir string, s settings) (*store, string, error) {
 	if err != nil {
 		return fail(err)
 	}
-	var legacy bool
+	var legacy, hasMeta bool
 	err = ss.metadataKeys(func(uri string) {
 		if uri == legacyURI {
 			legacy = true
 		}
+		hasMeta = hasMeta || uri == metaURI
 		if ks, ok := parseSpaceURI(uri); ok {
 			st.spaces[ks] = uri
 		}
@@ -299,8 +312,14 @@ func openStore(dir string, s settings) (*store, string, error) {
 	if legacy {
 		return fail(errors.New("the data dir holds the single-table layout of an older rumbench (table:rumbench): remove it or use another --data-dir"))
 	}
-	if err := ss.create(metaURI, fmt.Sprintf("key_format=u,value_format=u,block_compressor=%s,prefix_compression=%v", s.compressor, s.prefixCompression == "true")); err != nil {
-		return fail(err)
+	if readOnly && !hasMeta {
+		c.close()
+		return nil, "", model.NoDataError(fmt.Errorf("wiredtiger in %s holds no rumbench tables", dir))
+	}
+	if !readOnly {
+		if err := ss.create(metaURI, fmt.Sprintf("key_format=u,value_format=u,block_compressor=%s,prefix_compression=%v", s.compressor, s.prefixCompression == "true")); err != nil {
+			return fail(err)
+		}
 	}
 	meta, err := ss.metadata(metaFileURI)
 	if err != nil {

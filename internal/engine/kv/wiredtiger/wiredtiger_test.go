@@ -389,7 +389,7 @@ func TestPrefixCompressionLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, _, err := openStore(t.TempDir(), s)
+		st, _, err := openStore(t.TempDir(), s, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -65,6 +66,7 @@ func (d Driver) Description() string {
 func (d Driver) Options() []model.Option {
 	opts := []model.Option{
 		{Key: "prepare", Default: "false", Help: "server-side prepared statements instead of text statements with interpolated values (true/false)"},
+		{Key: blockconn.OptionKey, Default: "blocking", Help: blockconn.OptionHelp},
 		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
 	}
 	if d.engineName == "InnoDB" {
@@ -142,6 +144,7 @@ type parsed struct {
 	mc                                  *mysql.Config
 	name                                string
 	prepare, dropOnClose, installPlugin bool
+	blocking                            bool   // client_io=blocking
 	pageSize                            int64  // bytes; 0: any
 	rowFormat                           string // table options; "": none
 	compression                         string // RocksDB's name (kLZ4Compression); "": any
@@ -244,6 +247,9 @@ func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
 	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
 		return p, err
 	}
+	if p.blocking, err = blockconn.ParseOption(d.name, cfg.Options[blockconn.OptionKey]); err != nil {
+		return p, err
+	}
 	if p.installPlugin, err = parseBool("install_plugin", cfg.Options["install_plugin"]); err != nil {
 		return p, err
 	}
@@ -273,6 +279,10 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		return nil, err
 	}
 	mc, name, prepare, dropOnClose, installPlugin := p.mc, p.name, p.prepare, p.dropOnClose, p.installPlugin
+	if cfg.ReadOnly {
+		// Reading never drops what it reads, nor loads a plugin.
+		dropOnClose, installPlugin = false, false
+	}
 	secret := mc.Passwd
 	mc.DBName = ""
 	mc.Logger = discard{}
@@ -285,7 +295,7 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	mc.InterpolateParams = !prepare
 	local := mc.Net == "unix" || sqleng.LocalHost(mc.Addr)
 	db := &DB{cfg: mc, name: name, engine: d.engineName, local: local, dropOnCl: dropOnClose, secret: secret, installPlugin: installPlugin}
-	version, settings, err := db.ensureDatabase(ctx, d.name)
+	version, settings, err := db.ensureDatabase(ctx, d.name, cfg.ReadOnly)
 	if err != nil {
 		return nil, sqleng.Redact(err, secret)
 	}
@@ -306,6 +316,10 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	settings["database"] = name
 	settings["address"] = mc.Net + "(" + mc.Addr + ")"
 	settings["prepare"] = strconv.FormatBool(prepare)
+	settings[blockconn.OptionKey] = "netpoller"
+	if p.blocking {
+		settings[blockconn.OptionKey] = "blocking"
+	}
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
 	if p.rowFormat != "" {
 		settings["table_options"] = strings.TrimSpace(p.rowFormat)
@@ -317,13 +331,23 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	info := model.Info{Name: d.name, Family: d.family, Kind: model.Server, Version: version, Settings: settings}
 	settings["client"] = "driver.Conn of go-sql-driver/mysql (no database/sql pool), one connection per worker"
 	sessions := func(ctx context.Context) (sqleng.Session, error) {
-		s, err := openSession(ctx, work, !prepare)
+		s, err := openSession(ctx, work, !prepare, p.blocking)
 		if err != nil {
 			return nil, sqleng.Redact(classify(d.name, err, mc, name), secret)
 		}
 		return s, nil
 	}
-	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{Engine: d.engineName, Prepare: prepare, RowFormat: p.rowFormat}, info, sessions)
+	dialect := Dialect{Engine: d.engineName, Prepare: prepare, RowFormat: p.rowFormat}
+	if cfg.ReadOnly {
+		inner, err := sqleng.NewReader(ctx, sdb, dialect, info, sessions)
+		if err != nil {
+			sdb.Close()
+			return nil, sqleng.Redact(fmt.Errorf("%s: database %s at %s %w: give the --database a run used", d.name, name, settings["address"], err), secret)
+		}
+		db.DB = inner
+		return db, nil
+	}
+	inner, err := sqleng.NewWithSessions(ctx, sdb, dialect, info, sessions)
 	if err != nil {
 		sdb.Close()
 		return nil, sqleng.Redact(classify(d.name, fmt.Errorf("%s: %w", d.name, err), mc, name), secret)
@@ -344,8 +368,9 @@ func (db *DB) admin() (*stdsql.DB, error) {
 }
 
 // ensureDatabase checks the server version, loads the storage engine and
-// creates the database when missing. It returns the version and settings.
-func (db *DB) ensureDatabase(ctx context.Context, eng string) (string, map[string]string, error) {
+// creates the database when missing (or, readOnly, says it is missing). It
+// returns the version and settings.
+func (db *DB) ensureDatabase(ctx context.Context, eng string, readOnly bool) (string, map[string]string, error) {
 	a, err := db.admin()
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", eng, err)
@@ -372,6 +397,9 @@ func (db *DB) ensureDatabase(ctx context.Context, eng string) (string, map[strin
 	}
 	if n > 0 {
 		return version, settings, db.checkOurs(ctx, a, eng)
+	}
+	if readOnly {
+		return "", nil, model.NoDataError(fmt.Errorf("%s: database %s does not exist at %s(%s): give the --database a run used", eng, db.name, db.cfg.Net, db.cfg.Addr))
 	}
 	// The name was checked to be a plain identifier.
 	if _, err := a.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+sqleng.QuoteBacktick(db.name)); err != nil {
@@ -494,16 +522,16 @@ func classify(eng string, err error, cfg *mysql.Config, dbName string) error {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1045, 1698: // access denied (bad password; unix_socket user mismatch)
-			return fmt.Errorf("%s: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s", eng, cfg.User, addr, me.Message, EnvDSN)
+			return model.SetupError(fmt.Errorf("%s: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s", eng, cfg.User, addr, me.Message, EnvDSN))
 		case 1044, 1142, 1227, 1370: // no privilege on the database, command, SUPER, routine
-			return fmt.Errorf("%s: user %q lacks a privilege (%s): GRANT ALL ON %s.* TO the user, or use an administrative user", eng, cfg.User, me.Message, sqleng.QuoteBacktick(dbName))
+			return model.SetupError(fmt.Errorf("%s: user %q lacks a privilege (%s): GRANT ALL ON %s.* TO the user, or use an administrative user", eng, cfg.User, me.Message, sqleng.QuoteBacktick(dbName)))
 		case 1040: // too many connections
 			return fmt.Errorf("%s: the server refused a connection (%s): raise max_connections or use fewer --clients", eng, me.Message)
 		}
 		return fmt.Errorf("%s: %w", eng, err)
 	}
 	if sqleng.Unreachable(err) {
-		return fmt.Errorf("%s: cannot reach the server at %s: start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/): %w", eng, addr, EnvDSN, err)
+		return model.SetupError(fmt.Errorf("%s: cannot reach the server at %s: start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/): %w", eng, addr, EnvDSN, err))
 	}
 	return fmt.Errorf("%s: %w", eng, err)
 }

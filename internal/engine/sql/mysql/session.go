@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -36,13 +37,16 @@ type session struct {
 
 // openSession connects with cfg (which it does not modify), keeping the
 // socket so a cancelled context can interrupt it.
-func openSession(ctx context.Context, cfg *mysql.Config, text bool) (*session, error) {
+func openSession(ctx context.Context, cfg *mysql.Config, text, blocking bool) (*session, error) {
 	s := &session{text: text}
 	c := cfg.Clone()
 	timeout := c.Timeout
 	c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		d := net.Dialer{Timeout: timeout}
 		nc, err := d.DialContext(ctx, network, addr)
+		if err == nil && blocking {
+			nc, err = blockconn.Wrap(nc)
+		}
 		s.nc = nc
 		return nc, err
 	}
@@ -130,6 +134,10 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, fn func(model.Row) bool) (n int, err error) {
 	p := st.(*stmt)
 	if err := s.w.Watch(ctx); err != nil {
+		return 0, err
+	}
+	// A connection that runs queries waits blocked in recv (blockconn).
+	if err := blockconn.Block(s.nc); err != nil {
 		return 0, err
 	}
 	var rows driver.Rows

@@ -9,6 +9,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -22,7 +23,7 @@ func testSession(t *testing.T, text bool) *session {
 	mc.DBName = ""
 	mc.InterpolateParams = text
 	mc.Logger = discard{}
-	s, err := openSession(context.Background(), mc, text)
+	s, err := openSession(context.Background(), mc, text, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,5 +87,41 @@ func TestSessionCancel(t *testing.T) {
 	}
 	if _, err := s.Exec(ctx, st, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("done context: got %v", err)
+	}
+}
+
+// With client_io=blocking (the default) a connection that only writes
+// stays in the netpoller, and one that ran a query waits blocked in the
+// kernel from then on (blockconn).
+func TestQueryConnectionsBlock(t *testing.T) {
+	for _, text := range []bool{true, false} {
+		s := testSession(t, text)
+		ctx := context.Background()
+		q, err := s.Prepare(ctx, "SELECT CAST(? AS SIGNED)", []model.Type{model.Int})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.Prepare(ctx, "DO ?", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
+		if _, err := s.Exec(ctx, w, args); err != nil {
+			t.Fatal(err)
+		}
+		if blockconn.Blocking(s.nc) {
+			t.Fatalf("text=%v: after a write the connection is in blocking mode", text)
+		}
+		for range 2 {
+			if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
+				t.Fatal(err)
+			}
+			if !blockconn.Blocking(s.nc) {
+				t.Fatalf("text=%v: after a query the connection is not in blocking mode", text)
+			}
+			if _, err := s.Exec(ctx, w, args); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

@@ -20,6 +20,7 @@ func TestValidateConfig(t *testing.T) {
 		{"innodb", model.Config{DSN: "mysql://root@localhost/"}, "URL"},
 		{"innodb", model.Config{DSN: "root@tcp(localhost"}, "--dsn"},
 		{"innodb", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"prepare": "maybe"}}, "prepare"},
+		{"innodb", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"client_io": "epoll"}}, "client_io"},
 		{"myrocks", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"install_plugin": "maybe"}}, "install_plugin"},
 		{"innodb", model.Config{Options: map[string]string{"page_size": "8k", "row_format": "compressed", "key_block_size": "4"}}, ""},
 		{"innodb", model.Config{Options: map[string]string{"page_size": "12k"}}, "page_size"},

@@ -29,6 +29,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -58,6 +59,7 @@ func (Driver) Options() []model.Option {
 	return []model.Option{
 		{Key: "synchronous_commit", Default: "", Help: "session synchronous_commit (on, off, local, remote_write; empty = the server's setting)"},
 		{Key: "maintenance_work_mem", Default: "256MB", Help: "session memory for CREATE INDEX (step l.x) and VACUUM (empty = the server's setting)"},
+		{Key: blockconn.OptionKey, Default: "blocking", Help: blockconn.OptionHelp},
 		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
 	}
 }
@@ -99,6 +101,7 @@ type parsed struct {
 	admin       *pgx.ConnConfig
 	name        string
 	dropOnClose bool
+	blocking    bool
 }
 
 // parseConfig checks the DSN's form, the database name and the option
@@ -125,6 +128,9 @@ func parseConfig(cfg model.Config) (parsed, error) {
 	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
 		return p, err
 	}
+	if p.blocking, err = blockconn.ParseOption("postgres", cfg.Options[blockconn.OptionKey]); err != nil {
+		return p, err
+	}
 	return p, nil
 }
 
@@ -143,7 +149,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, name, dropOnClose := p.admin, p.name, p.dropOnClose
+	admin, name, dropOnClose, blocking := p.admin, p.name, p.dropOnClose, p.blocking
+	if cfg.ReadOnly {
+		dropOnClose = false // reading never drops what it reads
+	}
 	secret := admin.Password
 	if admin.ConnectTimeout == 0 {
 		admin.ConnectTimeout = 10 * time.Second
@@ -154,7 +163,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		admin.Database = "postgres"
 	}
 	d := &DB{admin: admin, name: name, dropOnCl: dropOnClose, secret: secret, local: sqleng.LocalHost(admin.Host)}
-	version, err := d.ensureDatabase(ctx)
+	version, err := d.ensureDatabase(ctx, cfg.ReadOnly)
 	if err != nil {
 		return nil, sqleng.Redact(err, secret)
 	}
@@ -169,6 +178,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		if v := strings.TrimSpace(cfg.Options[k]); v != "" {
 			work.RuntimeParams[k] = v
 		}
+	}
+	if cfg.ReadOnly {
+		// The server itself refuses any write a reader might attempt.
+		work.RuntimeParams["default_transaction_read_only"] = "on"
 	}
 	sdb := stdlib.OpenDB(*work)
 	// The pool serves schema changes (index builds run one per client at
@@ -201,12 +214,24 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	settings["drop_database"] = strconv.FormatBool(dropOnClose)
 	info := model.Info{Name: "postgres", Family: model.HeapBTree, Kind: model.Server, Version: version, Settings: settings}
 	settings["client"] = "pgconn: statements prepared once per connection, binary parameters and results"
+	settings[blockconn.OptionKey] = "netpoller"
+	if blocking {
+		settings[blockconn.OptionKey] = "blocking"
+	}
 	sessions := func(ctx context.Context) (sqleng.Session, error) {
-		s, err := openSession(ctx, work)
+		s, err := openSession(ctx, work, blocking)
 		if err != nil {
 			return nil, sqleng.Redact(classify(err, work, name), secret)
 		}
 		return s, nil
+	}
+	if cfg.ReadOnly {
+		inner, err := sqleng.NewReader(ctx, sdb, Dialect{}, info, sessions)
+		if err != nil {
+			return fail(fmt.Errorf("postgres: database %s at %s %w: give the --database a run used", name, info.Settings["host"], err))
+		}
+		d.DB = inner
+		return d, nil
 	}
 	inner, err := sqleng.NewWithSessions(ctx, sdb, Dialect{}, info, sessions)
 	if err != nil {
@@ -227,9 +252,9 @@ func parseBool(key, v string) (bool, error) {
 	return b, nil
 }
 
-// ensureDatabase checks the server and creates the database when missing.
-// It returns the server version.
-func (d *DB) ensureDatabase(ctx context.Context) (string, error) {
+// ensureDatabase checks the server and creates the database when missing
+// (or, readOnly, says it is missing). It returns the server version.
+func (d *DB) ensureDatabase(ctx context.Context, readOnly bool) (string, error) {
 	c, err := pgx.ConnectConfig(ctx, d.admin)
 	if err != nil {
 		return "", classify(err, d.admin, d.name)
@@ -249,6 +274,9 @@ func (d *DB) ensureDatabase(ctx context.Context) (string, error) {
 	}
 	if exists {
 		return version, d.checkOurs(ctx)
+	}
+	if readOnly {
+		return "", model.NoDataError(fmt.Errorf("postgres: database %s does not exist at %s:%d: give the --database a run used", d.name, d.admin.Host, d.admin.Port))
 	}
 	// The name was checked to be a plain identifier.
 	if _, err := c.Exec(ctx, "CREATE DATABASE "+sqleng.QuoteDouble(d.name)); err != nil {
@@ -299,16 +327,16 @@ func classify(err error, cfg *pgx.ConnConfig, dbName string) error {
 	if errors.As(err, &pe) {
 		switch {
 		case pe.Code == "28P01" || pe.Code == "28000":
-			return fmt.Errorf("postgres: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s (SQLSTATE %s)", cfg.User, addr, pe.Message, EnvDSN, pe.Code)
+			return model.SetupError(fmt.Errorf("postgres: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s (SQLSTATE %s)", cfg.User, addr, pe.Message, EnvDSN, pe.Code))
 		case pe.Code == "42501":
-			return fmt.Errorf("postgres: user %q lacks a privilege (%s): grant it (e.g. ALTER ROLE %s CREATEDB) or have an admin create database %s owned by that user (SQLSTATE %s)", cfg.User, pe.Message, cfg.User, dbName, pe.Code)
+			return model.SetupError(fmt.Errorf("postgres: user %q lacks a privilege (%s): grant it (e.g. ALTER ROLE %s CREATEDB) or have an admin create database %s owned by that user (SQLSTATE %s)", cfg.User, pe.Message, cfg.User, dbName, pe.Code))
 		case pe.Code == "3D000":
-			return fmt.Errorf("postgres: the database named in --dsn does not exist (%s): use an existing one such as /postgres", pe.Message)
+			return model.SetupError(fmt.Errorf("postgres: the database named in --dsn does not exist (%s): use an existing one such as /postgres", pe.Message))
 		}
 		return sqleng.OneLine(err)
 	}
 	if sqleng.Unreachable(err) {
-		return sqleng.WithMessage(fmt.Sprintf("postgres: cannot reach the server at %s: start PostgreSQL there or give its address with --dsn or $%s (e.g. postgres://user@host:5432/): %s", addr, EnvDSN, sqleng.LastLine(err)), err)
+		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("postgres: cannot reach the server at %s: start PostgreSQL there or give its address with --dsn or $%s (e.g. postgres://user@host:5432/): %s", addr, EnvDSN, sqleng.LastLine(err)), err))
 	}
 	return sqleng.OneLine(err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -20,7 +22,11 @@ import (
 // from binary in place. Cancellation is watched once per context
 // (sqleng.CtxWatch), not once per statement.
 type session struct {
-	c      *pgconn.PgConn
+	c *pgconn.PgConn
+	// bc is the socket under pgconn (and TLS) when client_io=blocking: a
+	// connection that runs a query waits blocked in recv from then on
+	// (blockconn).
+	bc     net.Conn
 	w      sqleng.CtxWatch
 	seq    int
 	params [][]byte
@@ -39,12 +45,26 @@ const (
 	oidVarchar = 1043
 )
 
-func openSession(ctx context.Context, cfg *pgx.ConnConfig) (*session, error) {
-	c, err := pgconn.ConnectConfig(ctx, &cfg.Config)
+func openSession(ctx context.Context, cfg *pgx.ConnConfig, blocking bool) (*session, error) {
+	pc := &cfg.Config
+	var bc net.Conn
+	if blocking {
+		pc = pc.Copy()
+		dial := pc.DialFunc
+		pc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := dial(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			bc, err = blockconn.Wrap(nc)
+			return bc, err
+		}
+	}
+	c, err := pgconn.ConnectConfig(ctx, pc)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{c: c}
+	s := &session{c: c, bc: bc}
 	s.w.Interrupt = func() { c.Conn().SetDeadline(time.Unix(1, 0)) } //nolint:errcheck // a closed socket is interrupted already
 	return s, nil
 }
@@ -169,6 +189,9 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 		return 0, err
 	}
 	if err := s.encode(p, args); err != nil {
+		return 0, err
+	}
+	if err := blockconn.Block(s.bc); err != nil {
 		return 0, err
 	}
 	rr := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt)

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/model"
 )
 
@@ -19,7 +20,7 @@ func testSession(t *testing.T) *session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openSession(context.Background(), cfg)
+	s, err := openSession(context.Background(), cfg, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +124,39 @@ func TestSessionCancel(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if n, err := s2.Query(ctx3, st2, nil, func(model.Row) bool { return true }); err != nil || n != 1 {
 		t.Fatalf("after an old context ended: %d rows, %v", n, err)
+	}
+}
+
+// With client_io=blocking (the default) a connection that only writes
+// stays in the netpoller, and one that ran a query waits blocked in the
+// kernel from then on (blockconn).
+func TestQueryConnectionsBlock(t *testing.T) {
+	s := testSession(t)
+	ctx := context.Background()
+	q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.Prepare(ctx, "SELECT 1 WHERE $1::int8 > 0", []model.Type{model.Int})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
+	if _, err := s.Exec(ctx, w, args); err != nil {
+		t.Fatal(err)
+	}
+	if blockconn.Blocking(s.bc) {
+		t.Fatal("after a write the connection is in blocking mode")
+	}
+	for range 2 {
+		if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		if !blockconn.Blocking(s.bc) {
+			t.Fatal("after a query the connection is not in blocking mode")
+		}
+		if _, err := s.Exec(ctx, w, args); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -20,6 +20,8 @@ func TestValidateConfig(t *testing.T) {
 		{"postgres", model.Config{DSN: "::bad"}, "--dsn"},
 		{"postgres", model.Config{DSN: "root@tcp(localhost:3306)/"}, "MySQL DSN"},
 		{"postgres", model.Config{DSN: "postgres://u@localhost/", Options: map[string]string{"drop_database": "maybe"}}, "drop_database"},
+		{"postgres", model.Config{DSN: "postgres://u@localhost/", Options: map[string]string{"client_io": "epoll"}}, "client_io"},
+		{"postgres", model.Config{DSN: "postgres://u@localhost/", Options: map[string]string{"client_io": "netpoller"}}, ""},
 		{"postgres", model.Config{DSN: "postgres://u@localhost/", Database: "bad name;"}, "postgres"},
 	}
 	for _, c := range cases {

@@ -18,6 +18,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -198,6 +199,38 @@ func (s settings) pragmas() []string {
 	}
 }
 
+// readOnly makes c open the existing database file read-only (SQLite's
+// mode=ro) with only the pragmas that change nothing in the file.
+func (c *connector) readOnly(path string, s settings) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		return model.NoDataError(fmt.Errorf("sqlite: --data-dir %s holds no database file %s: give the data dir of a sqlite run", filepath.Dir(path), FileName))
+	}
+	// A read-only connection to a WAL database creates the -wal and -shm
+	// files when they are missing. They are missing after a clean close,
+	// when the file holds everything: then immutable=1 reads it as it is,
+	// creating nothing. Left over from a crash, they hold committed rows
+	// and are read (and already exist).
+	q := "mode=ro&_txlock=immediate"
+	if !exists(abs+"-wal") && !exists(abs+"-shm") {
+		q += "&immutable=1"
+	}
+	c.dsn = (&url.URL{Scheme: "file", Path: abs, RawQuery: q}).String()
+	c.pragmas = []string{
+		fmt.Sprintf("PRAGMA busy_timeout = %d", s.busyMS),
+		fmt.Sprintf("PRAGMA mmap_size = %d", s.mmapBytes),
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // connector opens go-sqlite3 connections and applies the pragmas. It stands
 // in for a registered driver name so each Open can have its own settings.
 type connector struct {
@@ -309,6 +342,11 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	// IMMEDIATE too, like the Conn's own write transactions.
 	c := &connector{drv: &sqlite3.SQLiteDriver{}, dsn: path + "?_txlock=immediate", pragmas: s.pragmas(),
 		budget: &cacheBudget{totalKiB: max(1, s.cacheBytes>>10)}}
+	if cfg.ReadOnly {
+		if err := c.readOnly(path, s); err != nil {
+			return nil, err
+		}
+	}
 	sdb := stdsql.OpenDB(c)
 	fail := func(err error) (model.DB, error) {
 		sdb.Close()
@@ -324,7 +362,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if err := sdb.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&journal); err != nil {
 		return fail(fmt.Errorf("sqlite: read journal_mode: %w", err))
 	}
-	if journal != s.journalMode {
+	if journal != s.journalMode && !cfg.ReadOnly {
 		return fail(fmt.Errorf("sqlite: journal_mode is %s, not the requested %s", journal, s.journalMode))
 	}
 	if err := sdb.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
@@ -341,7 +379,18 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	// An existing database keeps the page size it was created with.
 	settings["page_size"] = strconv.FormatInt(pageSize, 10)
 	info := model.Info{Name: "sqlite", Family: model.BTree, Kind: model.Embedded, Version: version, Settings: settings}
-	inner, err := sqleng.New(ctx, sdb, Dialect{}, info)
+	newDB := sqleng.New
+	if cfg.ReadOnly {
+		// A reader takes the journal mode the file has.
+		settings["journal_mode"] = journal
+		newDB = func(ctx context.Context, db *stdsql.DB, d sqleng.Dialect, info model.Info) (*sqleng.DB, error) {
+			return sqleng.NewReader(ctx, db, d, info, nil)
+		}
+	}
+	inner, err := newDB(ctx, sdb, Dialect{}, info)
+	if cfg.ReadOnly && errors.Is(err, model.ErrNoData) {
+		return fail(fmt.Errorf("sqlite: %s %w: give the --data-dir of a sqlite run", path, err))
+	}
 	if err != nil {
 		return fail(fmt.Errorf("sqlite: %w", err))
 	}

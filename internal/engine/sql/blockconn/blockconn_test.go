@@ -1,0 +1,197 @@
+//go:build unix
+
+package blockconn
+
+import (
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// pair returns a client connection in blocking mode and the server's end.
+func pair(t *testing.T) (*Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		acc <- c
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc, err := Wrap(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Block(wc); err != nil {
+		t.Fatal(err)
+	}
+	srv := <-acc
+	t.Cleanup(func() { wc.Close(); srv.Close() })
+	return wc.(*Conn), srv
+}
+
+func nonblocking(t *testing.T, c *Conn) bool {
+	t.Helper()
+	flags, err := unix.FcntlInt(uintptr(c.fd), unix.F_GETFL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flags&unix.O_NONBLOCK != 0
+}
+
+func echo(srv net.Conn) {
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(srv, buf); err == nil {
+		srv.Write(append(buf, '!'))
+	}
+}
+
+func roundTrip(t *testing.T, c net.Conn) {
+	t.Helper()
+	if _, err := c.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 6)
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "hello!" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+}
+
+// A connection works in Go's netpoller until Block, and blocking after it,
+// on a socket without O_NONBLOCK.
+func TestRoundTripBeforeAndAfterBlock(t *testing.T) {
+	c, srv := pair(t)
+	if nonblocking(t, c) {
+		t.Fatal("in blocking mode the socket is still O_NONBLOCK")
+	}
+	go echo(srv)
+	roundTrip(t, c)
+}
+
+// Before Block, deadlines are Go's own: a future one fires and the
+// connection stays usable once it is cleared.
+func TestBeforeBlockDeadlinesAreGos(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	acc := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		acc <- c
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Wrap(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv := <-acc
+	defer srv.Close()
+	c.SetReadDeadline(time.Now().Add(30 * time.Millisecond))
+	if err := <-waitRead(c); err == nil {
+		t.Fatal("read past its deadline returned no error")
+	} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("read past its deadline: %v, want a timeout", err)
+	}
+	c.SetReadDeadline(time.Time{})
+	go echo(srv)
+	roundTrip(t, c)
+	if Blocking(c) {
+		t.Fatal("blocking without Block")
+	}
+}
+
+// A future deadline fires in blocking mode too.
+func TestFutureDeadlineFiresWhileBlocking(t *testing.T) {
+	c, _ := pair(t)
+	c.SetDeadline(time.Now().Add(30 * time.Millisecond))
+	err := <-waitRead(c)
+	if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+		t.Fatalf("read past its deadline: %v, want a timeout", err)
+	}
+}
+
+// waitRead runs a Read that blocks (the peer sends nothing) and returns
+// its error once it returns.
+func waitRead(c net.Conn) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Read(make([]byte, 1))
+		done <- err
+	}()
+	return done
+}
+
+// A deadline in the past interrupts a read blocked in the kernel: how the
+// workers' context watch cancels a statement.
+func TestPastDeadlineInterruptsBlockedRead(t *testing.T) {
+	c, _ := pair(t)
+	done := waitRead(c)
+	time.Sleep(20 * time.Millisecond) // let it block; the test holds either way
+	c.SetDeadline(time.Unix(1, 0))
+	if err := <-done; err == nil {
+		t.Fatal("the interrupted read returned no error")
+	}
+}
+
+// Go's Close would wait for a read blocked in the kernel; Close wakes it.
+func TestCloseWakesBlockedRead(t *testing.T) {
+	c, _ := pair(t)
+	done := waitRead(c)
+	time.Sleep(20 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("read on a closed connection returned no error")
+	}
+}
+
+// While connections block GOMAXPROCS stays above their number (so sysmon
+// never finds every P held by a blocked thread), and it is restored when
+// the last one closes.
+func TestGOMAXPROCSAboveBlockingConnections(t *testing.T) {
+	base := runtime.GOMAXPROCS(0)
+	var conns []*Conn
+	for range base + 2 {
+		c, _ := pair(t)
+		conns = append(conns, c)
+	}
+	if got, want := runtime.GOMAXPROCS(0), len(conns)+1; got < want {
+		t.Fatalf("GOMAXPROCS %d with %d blocking connections; want at least %d", got, len(conns), want)
+	}
+	for _, c := range conns {
+		c.Close()
+		c.Close() // a second Close releases nothing
+	}
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Fatalf("GOMAXPROCS %d after every connection closed; want the original %d", got, base)
+	}
+}
+
+func TestParseOption(t *testing.T) {
+	for v, want := range map[string]bool{"": true, "blocking": true, "netpoller": false} {
+		if got, err := ParseOption("postgres", v); err != nil || got != want {
+			t.Errorf("%q: %v, %v; want %v", v, got, err, want)
+		}
+	}
+	if _, err := ParseOption("postgres", "epoll"); err == nil || err.Error() != `postgres: bad client_io "epoll": want blocking or netpoller` {
+		t.Errorf("bad value: %v", err)
+	}
+}
