@@ -77,10 +77,10 @@ func open(ctx context.Context, target string, version int) (*Store, error) {
 				return nil, fmt.Errorf("create the history's directory: %w", err)
 			}
 		}
-		// WAL lets readers run beside a writer; immediate transactions
-		// and a busy timeout let two processes record at once, the second
-		// waiting for the first instead of failing.
-		s.db, err = sql.Open("sqlite3", "file:"+target+"?_busy_timeout=30000&_journal_mode=WAL&_txlock=immediate")
+		// Immediate transactions and a busy timeout let two processes
+		// record at once, the second waiting for the first instead of
+		// failing; WAL (set below) lets readers run beside a writer.
+		s.db, err = sql.Open("sqlite3", "file:"+target+"?_busy_timeout=30000&_txlock=immediate")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open history %s: %w", s.where, s.redact(err))
@@ -89,11 +89,50 @@ func open(ctx context.Context, target string, version int) (*Store, error) {
 		s.db.Close()
 		return nil, fmt.Errorf("open history %s: %w", s.where, s.redact(err))
 	}
+	if !s.pg {
+		if err := s.setWAL(ctx); err != nil {
+			s.db.Close()
+			return nil, err
+		}
+	}
 	if err := s.migrate(ctx, version); err != nil {
 		s.db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// setWAL puts a SQLite store in WAL mode, once: the mode stays with the
+// file. Switching needs the file to itself, and SQLite answers "database
+// is locked" at once, without waiting out the busy timeout, when another
+// process holds it (two processes creating a store together): it is
+// retried until the busy timeout would have ended.
+func (s *Store) setWAL(ctx context.Context) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var mode string
+		err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode)
+		if err == nil && strings.EqualFold(mode, "wal") {
+			return nil
+		}
+		if err == nil {
+			err = s.db.QueryRowContext(ctx, `PRAGMA journal_mode=WAL`).Scan(&mode)
+			if err == nil && strings.EqualFold(mode, "wal") {
+				return nil
+			}
+		}
+		if err == nil {
+			err = fmt.Errorf("journal mode %s", mode)
+		}
+		if time.Now().After(deadline) || !strings.Contains(err.Error(), "locked") && !strings.Contains(err.Error(), "busy") && err.Error() != "journal mode delete" {
+			return fmt.Errorf("history %s: set WAL mode: %w", s.where, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Where names the store for messages (no password).
