@@ -675,11 +675,10 @@ func (r *Report) checkSettings() {
 }
 
 // Figure is one headline figure of a step: its key (a CSV column name of
-// the report), its value, and what it means.
+// the report) and its value.
 type Figure struct {
 	Key   string
 	Value float64
-	Desc  string
 }
 
 // StepFigures are the headline figures of step name of bundle b, as the
@@ -696,21 +695,10 @@ func StepFigures(b *Bundle, name string) []Figure {
 	var out []Figure
 	for _, k := range valueKeys {
 		if v := k.get(row, kind, s); v.OK {
-			out = append(out, Figure{Key: k.Key, Value: v.V, Desc: k.desc})
+			out = append(out, Figure{Key: k.Key, Value: v.V})
 		}
 	}
 	return out
-}
-
-// FigureDesc is what figure key means; empty for a key the report does
-// not know.
-func FigureDesc(key string) string {
-	for _, k := range valueKeys {
-		if k.Key == key {
-			return k.desc
-		}
-	}
-	return ""
 }
 
 // FigureKeys are every headline figure's key, in CSV column order.
