@@ -179,3 +179,21 @@ func TestHistoryEndToEndSettingChange(t *testing.T) {
 		fail("no regression at run 7")
 	}
 }
+
+// A sweep with --history records each cell's run, once even when the
+// sweep is resumed.
+func TestSweepRecordsHistory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db, out := filepath.Join(dir, "h.db"), filepath.Join(dir, "sw")
+	args := []string{"sweep", "--engine", "null", "--indexes", "0,1", "--rows", "1000", "--out", out, "--history", db}
+	for i := 0; i < 2; i++ { // the second resumes a finished sweep
+		if _, stderr, code := rb(t, args...); code != 0 {
+			t.Fatalf("sweep: exit %d: %s", code, stderr)
+		}
+	}
+	stdout, _, code := rb(t, "history", "list", "--history", db)
+	if code != 0 || strings.Count(stdout, "/null\n") != 2 || !strings.Contains(stdout, "x0-pad20-c1") || !strings.Contains(stdout, "x1-pad20-c1") {
+		t.Fatalf("list: exit %d, want the two cells once each:\n%s", code, stdout)
+	}
+}

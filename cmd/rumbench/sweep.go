@@ -50,6 +50,7 @@ type sweepFlags struct {
 	childRep      int
 	cell          string
 	kube          kubeFlags
+	history       string
 }
 
 func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
@@ -101,6 +102,7 @@ those missing.`,
 	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator")
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
+	fl.StringVar(&f.history, "history", "", "record the sweep's runs (every cell) in the results history when it ends: a SQLite file, postgres://..., or \"default\" for "+defaultHistoryHelp)
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
 	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
@@ -299,6 +301,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if err := runner.CheckEngines(&probe); err != nil {
 		return err
 	}
+	if !childMode {
+		if err := checkRunHistory(cmd.Context(), &f.history); err != nil {
+			return err
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if childMode {
@@ -354,7 +361,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		if err == nil {
 			fmt.Fprintf(stdout, "cell %d (%s) is finished; the matrices of the cells present: rumbench sweep collect %s\n", cell, c.Name(), f.out)
 		}
-		return err
+		return recordRunHistory(f.history, []string{f.out}, err, stdout)
 	}
 	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
 	if f.repeat > 1 {
@@ -366,7 +373,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		return runner.ErrInterrupted
 	}
 	printSweepReport(stdout, f.out, spec, f.compareTo)
-	return err
+	// Every cell present, those of an earlier, resumed invocation too: a
+	// cell recorded before is the same run again.
+	return recordRunHistory(f.history, []string{f.out}, err, stdout)
 }
 
 // cellDatabase is the database of a cell on a server engine: its own, so
