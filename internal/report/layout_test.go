@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"rumbench/internal/measure"
 	"rumbench/internal/results"
 )
 
@@ -266,4 +267,27 @@ func TestGoldenHTMLOutline(t *testing.T) {
 		}
 	}
 	golden(t, "report-outline.txt", []byte(outline.String()))
+}
+
+// TestOneActionVerdict: maint is one timed action (and the engine's wait to
+// come to rest) in every run: its verdict gives each run's length instead
+// of ranking 1/length as if it were a throughput.
+func TestOneActionVerdict(t *testing.T) {
+	run := func(label string, secs float64) *Row {
+		st := &results.Step{Step: "maint", StepDesc: results.StepDesc{MainOp: "maintain"}, Seconds: secs,
+			Ops: map[string]*results.OpSummary{"maintain": {Unit: measure.UnitOps, Count: 1}}}
+		b := &Bundle{Bundle: &results.Bundle{Steps: map[string]*results.Step{"maint": st}}}
+		return &Row{Run: &Run{Label: label, Bundle: b}, Status: StatusOK, Values: map[string]Value{"rate_avg": some(1 / secs)}}
+	}
+	a, b := run("pebble", 4.1), run("sqlite", 1.4)
+	r := &Report{Runs: []*Run{a.Run, b.Run}, Steps: []*StepReport{{Name: "maint", Ran: true, Rows: []*Row{a, b},
+		Rate: measure.OpSpec{Name: "maintain", Unit: measure.UnitOps}}}}
+	if line := r.stepVerdict(r.Steps[0]); !strings.HasPrefix(line, "took pebble 4.10 s, sqlite 1.40 s") || strings.Contains(line, "faster") {
+		t.Errorf("maint verdict %q, want each run's length", line)
+	}
+	// A step of many operations is still ranked by its rate.
+	a.Run.Bundle.Steps["maint"].Ops["maintain"].Count = 50
+	if line := r.stepVerdict(r.Steps[0]); !strings.Contains(line, "faster than") {
+		t.Errorf("a step of 50 operations: verdict %q, want a ranking", line)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"rumbench/internal/measure"
 )
 
 // Verdict is the report's conclusion in hyperfine's form, one line per step:
@@ -60,6 +62,9 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 	if len(rs) == 0 {
 		return "not run"
 	}
+	if t := oneActionVerdict(sr, len(r.Runs) > 1); t != "" {
+		return t
+	}
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].v > rs[j].v })
 	lead := rs[0]
 	unit := unitLabel(sr.Rate)
@@ -99,6 +104,38 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 		fmt.Fprintf(&b, "; not run: %s", strings.Join(missing, ", "))
 	}
 	return b.String()
+}
+
+// oneActionVerdict is the verdict of a step that is one timed action in
+// every run (maint: the engine's maintenance, then the wait for it to come
+// to rest and the pause): its "rate" is 1 / its length, not a throughput,
+// so the line gives each run's length instead; "" for other steps.
+func oneActionVerdict(sr *StepReport, several bool) string {
+	if sr.Rate.Unit != measure.UnitOps {
+		return ""
+	}
+	var parts []string
+	for _, row := range sr.Rows {
+		if row.Run.Bundle == nil {
+			return ""
+		}
+		st := row.Run.Bundle.Steps[sr.Name]
+		if row.Status == StatusNotRun || st == nil {
+			continue
+		}
+		if o := st.Ops[st.MainOp]; o == nil || o.Done() > 1 {
+			return ""
+		}
+		parts = append(parts, fmt.Sprintf("%s %s s", row.Run.Label, fmtNum(st.Seconds)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	t := "took " + strings.Join(parts, ", ")
+	if several {
+		t += " (one action and the engine's wait to come to rest: a length, not a rate to rank)"
+	}
+	return t
 }
 
 // timesText is "2.10×": how many times a is b.
