@@ -34,13 +34,16 @@ const (
 // failed for them; each cost a backoff pause.
 const DetailEngineRetries = "engine_retries"
 
-// Number is a numeric detail's value, whatever its Go type: int or int64
-// as a step wrote it, float64 as read back from JSON.
+// Number is a numeric detail's value, whatever its Go type: int, int64 or
+// uint64 (the sampler's counters) as written, float64 as read back from
+// JSON.
 func Number(v any) (float64, bool) {
 	switch n := v.(type) {
 	case float64:
 		return n, true
 	case int64:
+		return float64(n), true
+	case uint64:
 		return float64(n), true
 	case int:
 		return float64(n), true

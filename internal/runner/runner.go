@@ -605,6 +605,15 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 	}
 	stepCtx, dog := newWatchdog(ctx, timeout)
 	defer dog.stop()
+	main, _ := ops.Lookup(s.MainOp)
+	// lastWKB is the KB the measured processes wrote to storage
+	// (/proc/PID/io write_bytes) per main operation in the last interval
+	// the sampler measured: the steady-state rule's wkb metric, one
+	// interval behind the clock (the sampler reads after the tick). The
+	// process figure, not the device's: the kernel's writeback makes the
+	// device's writes come in bursts seconds apart. Read and written on
+	// the clock's goroutine only.
+	lastWKB := 0.0
 	clock := measure.NewClock(nominal, ops, func(iv *measure.Interval) {
 		dog.observe(iv)
 		rec := results.EncodeInterval(s.Name, iv)
@@ -616,6 +625,11 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 				for k, v := range sys {
 					rec.System[k] = v
 				}
+			}
+		}
+		if wb, ok := results.Number(rec.System["proc_write_bytes"]); ok {
+			if done := iv.Rate(main) * iv.Seconds; done > 0 {
+				lastWKB = wb / 1024 / done
 			}
 		}
 		if err := bw.AppendInterval(rec); err != nil {
@@ -640,8 +654,11 @@ func runStep(ctx context.Context, o *Options, name, dataDir string, w workload.W
 	}
 	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
 	if o.Steady != nil && s.Steady {
-		main, _ := w.Ops().Lookup(s.MainOp)
-		clock.SetSteady(steady.NewTracker(*o.Steady), func(iv *measure.Interval) float64 { return iv.Rate(main) })
+		value := func(iv *measure.Interval) float64 { return iv.Rate(main) }
+		if o.Steady.Metric == steady.WKBPerOp {
+			value = func(*measure.Interval) float64 { return lastWKB }
+		}
+		clock.SetSteady(steady.NewTracker(*o.Steady), value)
 	}
 	if !startAt.IsZero() {
 		if err := sleepUntil(ctx, startAt); err != nil {

@@ -19,7 +19,8 @@ type Metric string
 const (
 	// Rate is the step's main rate (rows/s, queries/s, requests/s).
 	Rate Metric = "rate"
-	// WKBPerOp is storage KB written per main operation.
+	// WKBPerOp is KB written to storage per main operation (by the
+	// measured processes, /proc/PID/io).
 	WKBPerOp Metric = "wkb"
 	// WriteAmp is device bytes written per logical byte written.
 	WriteAmp Metric = "wamp"
