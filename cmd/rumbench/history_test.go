@@ -197,3 +197,25 @@ func TestSweepRecordsHistory(t *testing.T) {
 		t.Fatalf("list: exit %d, want the two cells once each:\n%s", code, stdout)
 	}
 }
+
+// End to end, the other half: twelve identical short runs recorded with
+// --history give no change point. Judged on CPU per inserted row, which a
+// busy shared machine (the tests run beside each other) shifts far less
+// than the rate.
+func TestHistoryEndToEndIdenticalRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	for i := 1; i <= 12; i++ {
+		_, stderr, code := rb(t, "run", "--engine", "pebble", "--rows", "20000", "--steps", "l.i0", "--quiet",
+			"--out", filepath.Join(dir, fmt.Sprintf("run%02d", i)), "--history", db)
+		if code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	stdout, stderr, code := rb(t, "history", "check", "--history", db, "--figure", "cpu_us_per_op")
+	if code != 0 || strings.Contains(stdout, "REGRESSION") || !strings.Contains(stdout, "0 changes") {
+		show, _, _ := rb(t, "history", "show", "--history", db, "--figure", "cpu_us_per_op")
+		t.Fatalf("12 identical runs: exit %d, want 0 and no change:\n%s%s%s", code, stdout, stderr, show)
+	}
+}
