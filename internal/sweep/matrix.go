@@ -22,6 +22,9 @@ type figures struct {
 	readsPer, wkbPer  report.Value
 	status, stepShown string
 	percentile        float64
+	// slaMissed: the step's paced writers missed their SLA (a query step
+	// shown as the matrix step; in a repeated sweep, any repetition).
+	slaMissed bool
 	// stats hold each figure over a repeated sweep's repetitions (the
 	// fields are then their medians), by figure key.
 	stats map[string]*report.Stat
@@ -75,6 +78,9 @@ func readFigures(dir, step string) figures {
 		return all[0]
 	}
 	out := done[0]
+	for _, f := range done {
+		out.slaMissed = out.slaMissed || f.slaMissed
+	}
 	out.stats = map[string]*report.Stat{}
 	for _, k := range figureKeys {
 		var vals []float64
@@ -117,7 +123,8 @@ func readRun(dir, step string) figures {
 	if s == nil {
 		return figures{status: "not run"}
 	}
-	f := figures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile}
+	f := figures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile,
+		slaMissed: s.TargetMet != nil && !*s.TargetMet}
 	if !s.Complete {
 		f.status = "incomplete"
 	}
@@ -183,7 +190,7 @@ func Tables(dir string, s *Spec) []report.Table {
 			rel := report.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
 			rpi := report.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
 			wpi := report.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
-			pct := 0.0
+			pct, slaNote := 0.0, false
 			for _, e := range s.Engines {
 				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
 				base := readFigures(filepath.Join(dir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
@@ -201,6 +208,10 @@ func Tables(dir string, s *Spec) []report.Table {
 					if !f.ok {
 						cell += " (incomplete)"
 					}
+					if f.slaMissed {
+						cell += " SLA✗"
+						slaNote = true
+					}
 					a = append(a, cell)
 					if k == 0 {
 						r = append(r, report.CellText(report.Ratio(f.ipsAvg, base.ipsAvg), report.FmtRatio))
@@ -217,6 +228,9 @@ func Tables(dir string, s *Spec) []report.Table {
 			}
 			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", strconv.FormatFloat(pct, 'f', -1, 64))}
 			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
+			if slaNote {
+				abs.Notes = append(abs.Notes, "SLA✗: the step's paced writers inserted less than 95% of their target rate (a query step's writers' SLA).")
+			}
 			if s.Reps() > 1 {
 				abs.Notes = append(abs.Notes, repsNote(s))
 				rel.Notes = append(rel.Notes, repsNote(s))

@@ -127,3 +127,34 @@ func TestMemoryLine(t *testing.T) {
 		t.Errorf("no limit: %q", got)
 	}
 }
+
+// A matrix step whose paced writers missed their target (a sweep of query
+// steps) is marked SLA✗ in its cell, with a note; one that met it is not.
+func TestMatrixMarksMissedSLA(t *testing.T) {
+	spec := &Spec{Engines: []string{"pebble"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+	dir := t.TempDir()
+	c0, c3 := Cell{Indexes: 0, Pad: 20, Clients: 1}, Cell{Indexes: 3, Pad: 20, Clients: 1}
+	writeCell(t, dir, c0, "pebble", 1000, 800, 2e9, 1e9, 0.5, 2)
+	writeCell(t, dir, c3, "pebble", 600, 300, 3e9, 1e9, 1.5, 4)
+	for c, met := range map[Cell]bool{c0: true, c3: false} {
+		p := filepath.Join(dir, c.Name(), "pebble", results.StepsDir, "l.i0x.json")
+		var step map[string]any
+		b, _ := os.ReadFile(p)
+		if err := json.Unmarshal(b, &step); err != nil {
+			t.Fatal(err)
+		}
+		step["ips_target"], step["target_met"] = 1000.0, met
+		b, _ = json.Marshal(step)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs := Tables(dir, spec)[0]
+	row := abs.Rows[0]
+	if strings.Contains(row[1], "SLA") || !strings.HasSuffix(row[2], " SLA✗") {
+		t.Fatalf("cells %q: want only the 3-index cell marked SLA✗", row)
+	}
+	if !strings.Contains(strings.Join(abs.Notes, " "), "SLA✗: the step's paced writers") {
+		t.Fatalf("no SLA note: %v", abs.Notes)
+	}
+}
