@@ -146,7 +146,7 @@ func TestHistoryEndToEndSettingChange(t *testing.T) {
 		if i > 6 {
 			sync = "true"
 		}
-		_, stderr, code := rb(t, "run", "--engine", "pebble", "--rows", "20000", "--steps", "l.i0", "--engine-opt", "sync="+sync,
+		_, stderr, code := rb(t, "run", "--engine", "pebble", "--rows", "100000", "--steps", "l.i0", "--engine-opt", "sync="+sync,
 			"--quiet", "--out", filepath.Join(dir, fmt.Sprintf("run%02d", i)), "--history", db)
 		if code != 0 {
 			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
