@@ -100,6 +100,22 @@ func openHistory(ctx context.Context, given string) (*history.Store, error) {
 
 const historyFlagHelp = "the history: a SQLite file, or postgres://user@host:port/database for a shared one (default $XDG_DATA_HOME/rumbench/history.db, else ~/.local/share/rumbench/history.db)"
 
+// series reads the series the filter flags select from the history; where
+// names the store for messages.
+func (f *historyFlags) series(ctx context.Context) (ss []*history.Series, where string, err error) {
+	flt, err := f.filter.filter(time.Now())
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := openHistory(ctx, f.target)
+	if err != nil {
+		return nil, "", err
+	}
+	defer s.Close()
+	ss, err = s.Series(ctx, flt)
+	return ss, s.Where(), err
+}
+
 func newHistoryCmd() *cobra.Command {
 	f := &historyFlags{}
 	cmd := &cobra.Command{
@@ -287,26 +303,17 @@ func newHistoryShowCmd(f *historyFlags) *cobra.Command {
 		Args: argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			flt, err := f.filter.filter(time.Now())
-			if err != nil {
-				return err
-			}
 			o, err := det.options()
 			if err != nil {
 				return err
 			}
-			s, err := openHistory(ctx, f.target)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ss, err := s.Series(ctx, flt)
+			ss, where, err := f.series(ctx)
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			if len(ss) == 0 {
-				fmt.Fprintf(w, "no recorded series match (history %s)\n", s.Where())
+				fmt.Fprintf(w, "no recorded series match (history %s)\n", where)
 				return nil
 			}
 			figs := figureList(figures)
@@ -410,16 +417,7 @@ and each metric's direction.`,
 			if config != "" && out == "" {
 				return &runner.BadInputError{Err: fmt.Errorf("--otava-config names the CSV file: give --out FILE too")}
 			}
-			flt, err := f.filter.filter(time.Now())
-			if err != nil {
-				return err
-			}
-			s, err := openHistory(ctx, f.target)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ss, err := s.Series(ctx, flt)
+			ss, _, err := f.series(ctx)
 			if err != nil {
 				return err
 			}
@@ -483,20 +481,11 @@ listed as well.`,
 		Args: argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			flt, err := f.filter.filter(time.Now())
-			if err != nil {
-				return err
-			}
 			o, err := det.options()
 			if err != nil {
 				return err
 			}
-			s, err := openHistory(ctx, f.target)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ss, err := s.Series(ctx, flt)
+			ss, _, err := f.series(ctx)
 			if err != nil {
 				return err
 			}
@@ -629,10 +618,6 @@ keep the rate under the false alarms you accept (docs/history.md).`,
 		Args: argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			flt, err := f.filter.filter(time.Now())
-			if err != nil {
-				return err
-			}
 			o, err := det.options()
 			if err != nil {
 				return err
@@ -640,12 +625,7 @@ keep the rate under the false alarms you accept (docs/history.md).`,
 			if shuffles < 0 {
 				return &runner.BadInputError{Err: fmt.Errorf("--shuffles %d must be 0 or more", shuffles)}
 			}
-			s, err := openHistory(ctx, f.target)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			ss, err := s.Series(ctx, flt)
+			ss, _, err := f.series(ctx)
 			if err != nil {
 				return err
 			}
