@@ -17,6 +17,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	_ "github.com/mattn/go-sqlite3"    // database/sql driver "sqlite3"
+
+	"rumbench/internal/sqlbind"
 )
 
 // Store is an open history database.
@@ -178,17 +180,7 @@ func (s *Store) q(stmt string) string {
 	if !s.pg {
 		return stmt
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range stmt {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&b, "$%d", n)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return sqlbind.Numbered(stmt)
 }
 
 // timeFormat stores times as fixed-width UTC text: the same on both

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"rumbench/internal/sqlbind"
 )
 
 // Flavor is the SQL dialect of the server the barrier table lives on.
@@ -258,17 +260,7 @@ func (b *Barrier) bind(q string) string {
 	if b.flavor != Postgres {
 		return q
 	}
-	var sb strings.Builder
-	n := 0
-	for _, r := range q {
-		if r == '?' {
-			n++
-			fmt.Fprintf(&sb, "$%d", n)
-			continue
-		}
-		sb.WriteRune(r)
-	}
-	return sb.String()
+	return sqlbind.Numbered(q)
 }
 
 func (b *Barrier) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
