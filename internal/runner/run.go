@@ -105,20 +105,19 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return err
 	}
 	defer cleanup()
-	dsn, srv := o.DSN, (*Server)(nil)
-	if o.StartServer != nil {
-		if srv, err = o.StartServer(ctx, name, dataDir); err != nil {
-			return err
-		}
-		if srv != nil {
-			// Deferred before the engine's Close, so it runs after it.
-			defer func() {
-				if serr := srv.Stop(); serr != nil && err == nil {
-					err = fmt.Errorf("stop the managed server: %w", serr)
-				}
-			}()
-			dsn = srv.DSN
-		}
+	srv, err := startServer(ctx, o, name, dataDir)
+	if err != nil {
+		return err
+	}
+	dsn := o.DSN
+	if srv != nil {
+		// Deferred before the engine's Close, so it runs after it.
+		defer func() {
+			if serr := srv.Stop(); serr != nil && err == nil {
+				err = fmt.Errorf("stop the managed server: %w", serr)
+			}
+		}()
+		dsn = srv.DSN
 	}
 	d, _ := engine.Lookup(name)
 	db, err := openEngine(ctx, o, name, d, dataDir, dsn)
@@ -149,10 +148,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return err
 	}
 	run := newRunRecord(o, w, db, srv, ops, steps)
-	cgroup := o.MemoryCgroup
-	if srv != nil && srv.MemoryCgroup != nil {
-		cgroup = srv.MemoryCgroup
-	}
+	cgroup := memoryCgroupOf(o, srv)
 	if cgroup != nil {
 		run.MemoryLimit = cgroup()
 	}
@@ -202,6 +198,24 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return err
 	}
 	return finish(true)
+}
+
+// startServer starts a private server for the engine when the run manages
+// one (--managed): nil when it does not.
+func startServer(ctx context.Context, o *Options, name, dataDir string) (*Server, error) {
+	if o.StartServer == nil {
+		return nil, nil
+	}
+	return o.StartServer(ctx, name, dataDir)
+}
+
+// memoryCgroupOf reports the memory cgroup the engine runs in: its managed
+// server's, else this process's; nil when there is none to report.
+func memoryCgroupOf(o *Options, srv *Server) func() *results.MemoryCgroup {
+	if srv != nil && srv.MemoryCgroup != nil {
+		return srv.MemoryCgroup
+	}
+	return o.MemoryCgroup
 }
 
 // openEngine opens engine name (driver d) on its data dir (or server, at dsn) with the
@@ -401,12 +415,5 @@ func Cooldown(ctx context.Context, d time.Duration, w io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(w, "rumbench: cooling down for %s before the next run (--cooldown)\n", d)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return sleepUntil(ctx, time.Now().Add(d))
 }
