@@ -101,28 +101,38 @@ func TestSteadyStateBadInput(t *testing.T) {
 	}{
 		{"rate:dev=10%,window=60s", []string{"--steady-state", "no max"}},
 		{"iops:dev=10%,window=60s,max=1h", []string{"--steady-state", `unknown metric "iops"`}},
-		{"wamp:dev=10%,window=60s,max=1h", []string{"--steady-state", "only rate and wkb"}},
 		{"rate:dev=10%,window=1s,max=1h", []string{"--steady-state", "at least two intervals"}},
 	} {
 		wantBadInput(t, c.want, "run", "linkbench", "--engine", "null", "--interval", "1s", "--steady-state", c.rule, "--out", out)
 	}
+	// Hot rows only update: write amplification has no denominator.
+	wantBadInput(t, []string{"--steady-state wamp:", "step t1c1 inserts no rows", "use rate, wkb or size"},
+		"run", "hotrow", "--engine", "null", "--preset", "quick", "--interval", "1s", "--steady-state", "wamp:dev=10%,window=60s,max=1h", "--out", out)
 }
 
-// The wkb metric judges the device KB written per request of each interval
-// (one interval behind the clock): the rule sees real values, so its last
-// window's mean is positive, whether or not it held.
-func TestSteadyStateWKB(t *testing.T) {
+// The wkb, wamp and size metrics judge figures the sampler takes at each
+// interval (one interval behind the clock): the rule sees real values, so
+// its last window's mean is positive, whether or not it held.
+func TestSteadyStateSampledMetrics(t *testing.T) {
 	t.Parallel()
-	out := filepath.Join(t.TempDir(), "r")
-	_, stderr, code := rb(t, "run", "linkbench", "--engine", "pebble", "--nodes", "2000", "--request-seconds", "1",
-		"--interval", "200ms", "--steady-state", "wkb:dev=99%,window=1s,max=4s", "--out", out)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var st results.Step
-	readJSON(t, filepath.Join(out, "pebble", "steps", "request.json"), &st)
-	ss := st.SteadyState
-	if ss == nil || !strings.HasPrefix(ss.Rule, "wkb:") || ss.Window.N < 3 || !(ss.Window.Mean > 0) {
-		t.Fatalf("steady_state = %+v, want a wkb rule judged over real values", ss)
+	for _, metric := range []string{"wkb", "wamp", "size"} {
+		t.Run(metric, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "r")
+			_, stderr, code := rb(t, "run", "linkbench", "--engine", "pebble", "--nodes", "2000", "--request-seconds", "1",
+				"--interval", "200ms", "--steady-state", metric+":dev=99%,window=1s,max=4s", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var st results.Step
+			readJSON(t, filepath.Join(out, "pebble", "steps", "request.json"), &st)
+			ss := st.SteadyState
+			if ss == nil || !strings.HasPrefix(ss.Rule, metric+":") || ss.Window.N < 2 || !(ss.Window.Mean > 0) {
+				t.Fatalf("steady_state = %+v, want a %s rule judged over real values", ss, metric)
+			}
+			if metric == "size" && ss.Window.Mean < 4096 {
+				t.Errorf("size window mean %v bytes: not a data dir's size", ss.Window.Mean)
+			}
+		})
 	}
 }

@@ -28,14 +28,15 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	stepCtx, dog := newWatchdog(ctx, timeout)
 	defer dog.stop()
 	main, _ := r.ops.Lookup(s.MainOp)
-	// lastWKB is the KB the measured processes wrote to storage
-	// (/proc/PID/io write_bytes) per main operation in the last interval
-	// the sampler measured: the steady-state rule's wkb metric, one
-	// interval behind the clock (the sampler reads after the tick). The
-	// process figure, not the device's: the kernel's writeback makes the
-	// device's writes come in bursts seconds apart. Read and written on
-	// the clock's goroutine only.
-	lastWKB := 0.0
+	var series *steadySeries
+	if o.Steady != nil && s.Steady {
+		series = newSteadySeries(o.Steady.Metric, main, s.LogicalBytes)
+	}
+	for _, ob := range observers {
+		if sw, ok := ob.(SizeWatcher); ok {
+			sw.WatchSize(series != nil && o.Steady.Metric == steady.SizeGrowth)
+		}
+	}
 	clock := measure.NewClock(nominal, r.ops, func(iv *measure.Interval) {
 		dog.observe(iv)
 		rec := results.EncodeInterval(s.Name, iv)
@@ -49,10 +50,8 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 				}
 			}
 		}
-		if wb, ok := results.Number(rec.System["proc_write_bytes"]); ok {
-			if done := iv.Rate(main) * iv.Seconds; done > 0 {
-				lastWKB = wb / 1024 / done
-			}
+		if series != nil {
+			series.observe(iv, rec.System)
 		}
 		if err := bw.AppendInterval(rec); err != nil {
 			// Measuring on without a place to keep the figures is
@@ -75,12 +74,8 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		},
 	}
 	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
-	if o.Steady != nil && s.Steady {
-		value := func(iv *measure.Interval) float64 { return iv.Rate(main) }
-		if o.Steady.Metric == steady.WKBPerOp {
-			value = func(*measure.Interval) float64 { return lastWKB }
-		}
-		clock.SetSteady(steady.NewTracker(*o.Steady), value)
+	if series != nil {
+		clock.SetSteady(steady.NewTracker(*o.Steady), series.value)
 	}
 	if !startAt.IsZero() {
 		if err := sleepUntil(ctx, startAt); err != nil {

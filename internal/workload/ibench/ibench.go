@@ -217,6 +217,7 @@ func (b *Bench) step(s string) workload.Step {
 		// Query steps are judged by their query rate, over the whole
 		// --query-seconds window.
 		st.MainOp, st.Seconds, st.Warmup, st.Steady = OpQuery, b.cfg.QuerySeconds, b.cfg.WarmupSeconds, true
+		st.LogicalBytes = b.filledLogicalBytes
 		// The paced writers (and the deleters, which follow them) commit
 		// one batch per client per batch/rate seconds, the clients'
 		// schedules staggered: all together, one batch every period.
