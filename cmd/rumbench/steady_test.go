@@ -136,3 +136,47 @@ func TestSteadyStateSampledMetrics(t *testing.T) {
 		})
 	}
 }
+
+// --churn-seconds makes l.i1 and l.i2 time-bounded: they insert and delete
+// until the time is up (the table size unchanged), run.json records the
+// length like the query steps', and --steady-state applies to them.
+func TestChurnSeconds(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []string{"pebble", "sqlite"} {
+		t.Run(eng, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "r")
+			_, stderr, code := rb(t, "run", "ibench", "--engine", eng, "--clients", "1", "--rows", "5000", "--indexes", "1",
+				"--steps", "l.i0,l.x,l.i1,l.i2", "--churn-seconds", "1", "--interval", "200ms",
+				"--steady-state", "rate:dev=90%,window=600ms,max=5s", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var run results.Run
+			readJSON(t, filepath.Join(out, eng, "run.json"), &run)
+			cfg, _ := run.Config.(map[string]any)
+			if ib, _ := cfg["ibench"].(map[string]any); ib["churn_seconds"] != 1.0 {
+				t.Errorf("run.json config %v, want ibench.churn_seconds 1", run.Config)
+			}
+			for _, step := range []string{"l.i1", "l.i2"} {
+				var st results.Step
+				readJSON(t, filepath.Join(out, eng, "steps", step+".json"), &st)
+				if st.TimeBoundedS != 1 {
+					t.Errorf("%s: time_bounded_s %v, want 1", step, st.TimeBoundedS)
+				}
+				if st.SteadyState == nil || !st.SteadyState.Reached {
+					t.Errorf("%s: steady_state %+v, want a loose rule reached", step, st.SteadyState)
+				}
+				if st.Seconds < 0.9 || st.Seconds > 2 {
+					t.Errorf("%s: measured %v s, want about 1", step, st.Seconds)
+				}
+				if growth, _ := results.Number(st.Details["table_growth_rows"]); growth != 0 {
+					t.Errorf("%s: the table grew by %v rows, want constant size", step, growth)
+				}
+				if ins := st.Ops["insert"]; ins == nil || ins.Rows == 0 {
+					t.Errorf("%s: no rows inserted", step)
+				}
+			}
+		})
+	}
+}

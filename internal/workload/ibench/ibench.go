@@ -208,6 +208,12 @@ func (b *Bench) step(s string) workload.Step {
 		st.MainOp, st.LongOps = OpIndex, true
 	case StepChurnBig, StepChurnSmall:
 		st.Work = b.ChurnRows(s) * clients
+		if b.cfg.ChurnSeconds > 0 {
+			// Time-bounded (--churn-seconds): judged, warmed up and
+			// brought to steady state like the query steps.
+			st.Work, st.Seconds, st.Warmup, st.Steady = 0, b.cfg.ChurnSeconds, b.cfg.WarmupSeconds, true
+			st.LogicalBytes = b.filledLogicalBytes
+		}
 	case StepScan:
 		st.MainOp, st.LongOps = OpScan, true
 	case StepMaintain:
