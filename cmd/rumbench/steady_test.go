@@ -180,3 +180,33 @@ func TestChurnSeconds(t *testing.T) {
 		})
 	}
 }
+
+// Write amplification leaves the warm-up out of its denominator too: a
+// query step warmed up for as long as it is measured reports the logical
+// bytes of its measured rows only (per row as many as the load's), not
+// twice as many.
+func TestWarmupLeftOutOfLogicalBytes(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "r")
+	_, stderr, code := rb(t, "run", "ibench", "--engine", "pebble", "--clients", "1", "--rows", "2000", "--indexes", "0",
+		"--steps", "l.i0,qr100", "--query-seconds", "3", "--warmup", "3s", "--interval", "500ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	perRow := func(step string) float64 {
+		var st results.Step
+		readJSON(t, filepath.Join(out, "pebble", "steps", step+".json"), &st)
+		b, _ := results.Number(st.Details[results.DetailLogicalBytesInserted])
+		ins := st.Ops["insert"]
+		if ins == nil || ins.Rows == 0 {
+			t.Fatalf("%s: no rows inserted", step)
+		}
+		return b / float64(ins.Rows)
+	}
+	load, query := perRow("l.i0"), perRow("qr100")
+	// One batch of 50 rows generated across the warm-up's end is the
+	// only slack: within a third of 300 measured rows.
+	if r := query / load; r < 0.75 || r > 1.35 {
+		t.Fatalf("qr100 reports %.1f logical bytes per measured row, the load %.1f: the warm-up's rows are counted", query, load)
+	}
+}

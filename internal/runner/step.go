@@ -37,8 +37,19 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 			sw.WatchSize(series != nil && o.Steady.Metric == steady.SizeGrowth)
 		}
 	}
+	// loggedFrom is the workload's logical bytes inserted when the last
+	// warm-up interval closed: where the sampler's measured totals start,
+	// and so where write amplification's denominator must start too.
+	var loggedFrom int64
+	warmedUp := false
+	if s.LogicalBytes != nil {
+		loggedFrom = s.LogicalBytes()
+	}
 	clock := measure.NewClock(nominal, r.ops, func(iv *measure.Interval) {
 		dog.observe(iv)
+		if iv.Warmup && s.LogicalBytes != nil {
+			loggedFrom, warmedUp = s.LogicalBytes(), true
+		}
 		rec := results.EncodeInterval(s.Name, iv)
 		for _, ob := range observers {
 			if sys := ob.Interval(iv); sys != nil {
@@ -113,6 +124,11 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
 	}
 
+	if _, reported := env.Details[results.DetailLogicalBytesInserted]; reported && warmedUp {
+		// The warm-up's rows are left out of every figure, write
+		// amplification's logical bytes included.
+		env.Details[results.DetailLogicalBytesInserted] = s.LogicalBytes() - loggedFrom
+	}
 	sum := r.summarize(ctx, s.Name, desc, clock, env.Details, err)
 	if rr != nil {
 		if sum.Details == nil {
