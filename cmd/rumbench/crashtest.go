@@ -19,6 +19,7 @@ import (
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
+	"rumbench/internal/plan"
 	"rumbench/internal/runner"
 )
 
@@ -61,7 +62,7 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 			if shape.RowsPerCommit < 1 || shape.RowsPerCommit > 100000 {
 				return bad(fmt.Errorf("--rows-per-commit must be between 1 and 100000, got %d", shape.RowsPerCommit))
 			}
-			opts, err := parseEngineOpts(engineOpts)
+			opts, err := plan.ParseEngineOpts(engineOpts)
 			if err != nil {
 				return bad(err)
 			}
@@ -111,7 +112,7 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 					if err != nil {
 						return bad(err)
 					}
-					budgetServers(budget, []string{name}, routed)
+					plan.BudgetServers(budget, []string{name}, routed)
 					srvSettings = routed[name]
 				}
 				specs = append(specs, crashtest.Spec{Engine: name, Options: eo, Durable: durable, Shape: shape,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/plan"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
@@ -168,7 +169,7 @@ func TestRunHelpIntervalIsWhatRuns(t *testing.T) {
 			if v, ok := own[name+" "+p]; ok {
 				want = v
 			}
-			if got := presetInterval(d, p); got != want {
+			if got := plan.PresetInterval(d, p); got != want {
 				t.Errorf("run %s --preset %s runs at %s intervals, help says %s (%q)", name, p, got, want, desc)
 			}
 		}

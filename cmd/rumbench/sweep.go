@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/launch"
+	"rumbench/internal/plan"
 	"rumbench/internal/report"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
@@ -167,10 +168,10 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if f.out == "" {
 		return bad(fmt.Errorf("--out is required: the sweep's directory (a rerun resumes it)"))
 	}
-	if err := checkCooldown(f.cooldown); err != nil {
+	if err := plan.CheckCooldown(f.cooldown); err != nil {
 		return err
 	}
-	if err := checkRepeat(f.repeat); err != nil {
+	if err := plan.CheckRepeat(f.repeat); err != nil {
 		return err
 	}
 	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
@@ -190,7 +191,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if !(f.ratePct > 0 && f.ratePct <= 100) {
 		return bad(fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct))
 	}
-	opts, err := parseEngineOpts(f.engineOpts)
+	opts, err := plan.ParseEngineOpts(f.engineOpts)
 	if err != nil {
 		return bad(err)
 	}
@@ -199,7 +200,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if err != nil {
 		return bad(err)
 	}
-	var presetMemory map[string]any
+	var presetMemory map[string]int64
 	engines := f.engines
 	if f.mem.childEngine != "" {
 		engines = []string{f.mem.childEngine}
@@ -212,12 +213,15 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 		mp = ibench.IOBoundMemory(rows, maxClients)
 	}
-	budget, err := chooseBudget(fl, &f.mem, f.mem.cacheSize, mp, f.preset, engines, opts)
+	mem := plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")}
+	budget, err := plan.ChooseBudget(mem, mp, f.preset, engines, opts)
 	if err != nil {
 		return bad(err)
 	}
 	if mp != nil {
-		presetMemory = applyMemoryPreset(mp, engines, opts, &f.mem, fl.Changed("memory-limit"))
+		mplan := &plan.MemoryPlan{Budget: budget, Limit: f.mem.limit}
+		presetMemory = plan.ApplyMemoryPreset(mp, engines, opts, mplan, mem.LimitGiven)
+		f.mem.limit, f.mem.perEngine = mplan.Limit, mplan.PerEngine
 	}
 	setup := setupMemory
 	if f.kube.file != "" {
@@ -231,7 +235,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		Engines: f.engines, Indexes: f.indexes, PadSizes: pads, PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps,
 		Shared: map[string]any{"rows": rows, "churn_rows": churn, "query_seconds": qs, "rows_per_commit": f.rowsPerCommit,
 			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset,
-			"cache_size": budgetConfig(budget)},
+			"cache_size": plan.CacheConfig(budget)},
 	}
 	if f.repeat > 1 {
 		spec.Repeat = f.repeat

@@ -12,6 +12,7 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/model"
+	"rumbench/internal/plan"
 	"rumbench/internal/runner"
 	"rumbench/internal/verify"
 	"rumbench/internal/workload"
@@ -61,13 +62,13 @@ check).`,
 				}
 				wcheck = def.Verify
 			}
-			opts, err := parseEngineOpts(engineOpts)
+			opts, err := plan.ParseEngineOpts(engineOpts)
 			if err != nil {
 				return bad(err)
 			}
 			ctx := context.Background()
 			if managedSrv {
-				srv, err := startKeptServer(ctx, d, dataDir, dsn)
+				srv, err := plan.StartKeptServer(ctx, d.Name(), dataDir, dsn)
 				if err != nil {
 					return err
 				}
