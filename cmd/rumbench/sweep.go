@@ -89,7 +89,7 @@ those missing.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list)")
-	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+sweepDefault(func(p ibench.Preset) string { return joinInts(sweepIndexes(p)) }))
+	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+sweepDefault(func(p ibench.Preset) string { return joinInts(plan.SweepIndexes(p)) }))
 	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
 	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
 	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
@@ -126,103 +126,39 @@ func sweepDefault(v func(p ibench.Preset) string) string {
 	return workload.PresetDefaults(ibench.PresetOrder, func(n string) string { return v(ibench.Presets[n]) })
 }
 
-// sweepIndexes are the index counts a sweep of preset p runs without
-// --indexes: all of 0..3, or for the IO-bound comparison none against all
-// three.
-func sweepIndexes(p ibench.Preset) []int {
-	if p.IOBound {
-		return []int{0, 3}
+// sweepRequest is the sweep the flags ask for.
+func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) *plan.Sweep {
+	req := &plan.Sweep{
+		Given: fl.Changed, Out: f.out, Engines: plan.Engines(f.engines...), Indexes: f.indexes, PadSizes: f.padSizes,
+		PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps, Preset: f.preset, Rows: f.rows, ChurnRows: f.churnRows,
+		QuerySeconds: f.querySeconds, RowsPerCommit: f.rowsPerCommit, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
+		EngineOpts: f.engineOpts, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
+		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
-	return []int{0, 1, 2, 3}
-}
-
-// resolvePreset fills in what the preset decides for the flags not given
-// (the interval and index counts in f; rows, churn rows and query seconds
-// returned): what the sweep runs, and what its help lists.
-func (f *sweepFlags) resolvePreset(fl *pflag.FlagSet, preset ibench.Preset) (rows, churn int64, qs float64, err error) {
-	pick := func(name string, v, def int64) int64 {
-		if fl.Changed(name) {
-			return v
-		}
-		return def
+	if f.mem.childEngine != "" || f.mem.childData != "" {
+		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}
 	}
-	rows = pick("rows", f.rows, preset.Rows)
-	churn = pick("churn-rows", f.churnRows, preset.ChurnRows)
-	qs = preset.QuerySeconds
-	if fl.Changed("query-seconds") {
-		qs = f.querySeconds
-	}
-	if !fl.Changed("interval") {
-		f.interval = preset.RunInterval()
-	} else if f.interval <= 0 {
-		return 0, 0, 0, fmt.Errorf("--interval must be positive, got %s", f.interval)
-	}
-	if !fl.Changed("indexes") {
-		f.indexes = sweepIndexes(preset)
-	}
-	return rows, churn, qs, nil
+	return req
 }
 
 func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
-	if f.out == "" {
-		return bad(fmt.Errorf("--out is required: the sweep's directory (a rerun resumes it)"))
-	}
-	if err := plan.CheckCooldown(f.cooldown); err != nil {
+	fl := cmd.Flags()
+	req := sweepRequest(fl, f)
+	if err := req.Check(); err != nil {
 		return err
 	}
-	if err := plan.CheckRepeat(f.repeat); err != nil {
-		return err
-	}
-	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
+	if err := checkKubeFlags(fl, &f.kube); err != nil {
 		return err
 	}
 	if f.kube.file != "" && f.cell != "" {
 		return bad(fmt.Errorf("--cell and --kubernetes: the manifest gives each pod its cell; leave --cell out"))
 	}
-	pads, err := sweep.ParsePadSizes(f.padSizes)
+	p, err := plan.PlanSweep(req)
 	if err != nil {
-		return bad(err)
+		return err
 	}
-	preset, err := ibench.LookupPreset(f.preset)
-	if err != nil {
-		return bad(err)
-	}
-	if !(f.ratePct > 0 && f.ratePct <= 100) {
-		return bad(fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct))
-	}
-	opts, err := plan.ParseEngineOpts(f.engineOpts)
-	if err != nil {
-		return bad(err)
-	}
-	fl := cmd.Flags()
-	rows, churn, qs, err := f.resolvePreset(fl, preset)
-	if err != nil {
-		return bad(err)
-	}
-	var presetMemory map[string]int64
-	engines := f.engines
-	if f.mem.childEngine != "" {
-		engines = []string{f.mem.childEngine}
-	}
-	var mp *workload.MemoryPreset
-	if preset.IOBound {
-		maxClients := 1
-		for _, c := range f.clients {
-			maxClients = max(maxClients, c)
-		}
-		mp = ibench.IOBoundMemory(rows, maxClients)
-	}
-	mem := plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")}
-	budget, err := plan.ChooseBudget(mem, mp, f.preset, engines, opts)
-	if err != nil {
-		return bad(err)
-	}
-	if mp != nil {
-		mplan := &plan.MemoryPlan{Budget: budget, Limit: f.mem.limit}
-		presetMemory = plan.ApplyMemoryPreset(mp, engines, opts, mplan, mem.LimitGiven)
-		f.mem.limit, f.mem.perEngine = mplan.Limit, mplan.PerEngine
-	}
+	f.mem.limit, f.mem.perEngine = p.Memory.Limit, p.Memory.PerEngine
 	setup := setupMemory
 	if f.kube.file != "" {
 		setup = podMemory // only a manifest is written: Kubernetes limits the pods
@@ -231,38 +167,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if err != nil {
 		return bad(err)
 	}
-	spec := &sweep.Spec{
-		Engines: f.engines, Indexes: f.indexes, PadSizes: pads, PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps,
-		Shared: map[string]any{"rows": rows, "churn_rows": churn, "query_seconds": qs, "rows_per_commit": f.rowsPerCommit,
-			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset,
-			"cache_size": plan.CacheConfig(budget)},
-	}
-	if f.repeat > 1 {
-		spec.Repeat = f.repeat
-	}
-	if ms.Limit > 0 {
-		spec.Shared["memory_limit"] = ms.Limit
-	}
-	if presetMemory != nil {
-		spec.Shared["preset_memory"] = presetMemory
-	}
-	if ms.Drop != nil {
-		spec.Shared["drop_caches"] = true
-	}
-	if err := spec.Validate(); err != nil {
-		return bad(err)
-	}
-	config := func(c sweep.Cell) ibench.Config {
-		// One table per client, recorded in run.json as the run command does.
-		return ibench.Config{Clients: c.Clients, Tables: c.Clients, Rows: rows, ChurnRows: churn, Indexes: c.Indexes, PadMin: c.Pad, PadMax: c.Pad,
-			PadRandomPct: f.padRandomPct, RowsPerCommit: f.rowsPerCommit, QuerySeconds: qs, Seed: f.seed, Steps: f.steps}
-	}
-	// Every cell's configuration is checked before anything runs.
-	for _, c := range spec.Cells() {
-		cfg := config(c)
-		if err := cfg.Validate(); err != nil {
-			return bad(fmt.Errorf("cell %s: %w", c.Name(), err))
-		}
+	spec, err := p.Spec(ms)
+	if err != nil {
+		return err
 	}
 	if f.kube.file != "" {
 		return writeSweepJob(cmd, &f.kube, f.out, len(spec.Cells()), ms.Limit)
@@ -275,30 +182,14 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	stdout := cmd.OutOrStdout()
 	options := func(c sweep.Cell, engine, dir string) runner.Options {
-		cfg := config(c)
-		live := io.Discard
+		o := p.CellOptions(c, engine, dir)
+		o.Live, o.Log = io.Discard, io.Discard
 		if f.verbose {
-			live = stdout
+			o.Live, o.Log = stdout, stdout
 		}
-		conf := map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
-			"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()}
-		if f.cooldown > 0 {
-			conf["cooldown_s"] = f.cooldown.Seconds()
-		}
-		return runner.Options{
-			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: cellDatabase(f.database, c),
-			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct, OpTimeout: runner.DefaultOpTimeout,
-			Config: conf,
-			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
-				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
-			NewWorkload:  func() (workload.Workload, error) { return ibench.New(cfg) },
-			Observers:    observers(),
-			Live:         live,
-			Log:          live,
-			MemoryCgroup: ms.ChildStats(),
-			DropCaches:   ms.Drop,
-			Cache:        budget,
-		}
+		o.Observers = observers()
+		o.MemoryCgroup, o.DropCaches = ms.ChildStats(), ms.Drop
+		return o
 	}
 	probe := options(spec.Cells()[0], "", f.out)
 	probe.Engines = f.engines
@@ -380,13 +271,6 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	// Every cell present, those of an earlier, resumed invocation too: a
 	// cell recorded before is the same run again.
 	return recordRunHistory(f.history, []string{f.out}, err, stdout)
-}
-
-// cellDatabase is the database of a cell on a server engine: its own, so
-// cells running at once against one server (pods of a --kubernetes sweep)
-// do not drop or fill each other's tables.
-func cellDatabase(base string, c sweep.Cell) string {
-	return base + "_" + strings.ReplaceAll(c.Name(), "-", "_")
 }
 
 // joinInts renders a comma list as the flag takes it.
