@@ -321,7 +321,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if repeat > 1 {
 		// What this many repetitions can show, before they run.
 		fmt.Fprintln(banner, report.RepeatCaveat(repeat))
-		runErr := runRepeated(ctx, &ro, repeat, out, &runOut, stdout, func() (*report.Report, error) {
+		runErr := plan.RunRepeated(ctx, &ro, repeat, out, &runOut, stdout, func() (*report.Report, error) {
 			return report.RepeatReport(stdout, out, f.quiet)
 		})
 		return recordRunHistory(f.history, report.RepDirs(out), runErr, stdout)
