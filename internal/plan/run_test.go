@@ -172,3 +172,48 @@ func TestRepeatDirs(t *testing.T) {
 		t.Errorf("three: %v", d)
 	}
 }
+
+// --steady-state rules that cannot be measured are refused before a run.
+func TestRunSteadyBadInput(t *testing.T) {
+	for _, c := range []struct{ rule, want string }{
+		{"rate:dev=10%,window=60s", "no max"},
+		{"iops:dev=10%,window=60s,max=1h", `unknown metric "iops"`},
+		{"wamp:dev=10%,window=60s,max=1h", "only rate and wkb"},
+		{"rate:dev=10%,window=1s,max=1h", "at least two intervals"},
+	} {
+		r := request(t, "linkbench")
+		r.Steady, r.Interval = c.rule, time.Second
+		given(r, "interval")
+		_, err := PlanRun(r)
+		var bi *runner.BadInputError
+		if err == nil || !errors.As(err, &bi) || !strings.Contains(err.Error(), "--steady-state") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want bad input %q", c.rule, err, c.want)
+		}
+	}
+	r := request(t, "linkbench")
+	r.Steady = "rate:dev=10%,window=60s,max=1h"
+	p, err := PlanRun(r)
+	if err != nil || p.Steady == nil || p.Steady.Window != time.Minute {
+		t.Errorf("a good rule: %+v, %v", p, err)
+	}
+	if c := p.Config(nil, nil); c.SteadyState != r.Steady {
+		t.Errorf("run.json records %q, want the rule as given", c.SteadyState)
+	}
+}
+
+// --cache-size takes a size from 1MB to 1TB.
+func TestRunBadCacheSize(t *testing.T) {
+	for _, v := range []string{"abc", "0", "512KB", "2TB", "-5MB"} {
+		r := request(t, "ibench")
+		r.Memory = Memory{CacheSize: v, CacheSizeGiven: true}
+		if _, err := PlanRun(r); err == nil || !strings.Contains(err.Error(), "--cache-size") || !strings.Contains(err.Error(), "from 1MB to 1TB") {
+			t.Errorf("--cache-size %s: %v", v, err)
+		}
+	}
+	r := request(t, "ibench")
+	r.Memory = Memory{CacheSize: "64MB", CacheSizeGiven: true}
+	p, err := PlanRun(r)
+	if err != nil || p.Budget().Bytes != 64<<20 || p.EngineOpts["pebble.cache_size"] != "67108864" {
+		t.Errorf("--cache-size 64MB: %+v, %v", p, err)
+	}
+}
