@@ -20,38 +20,32 @@ import (
 	"rumbench/internal/report"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
-	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
 
 type sweepFlags struct {
-	engines       []string
-	indexes       []int
-	padSizes      []string
-	padRandomPct  int
-	clients       []int
-	steps         []string
-	preset        string
-	rows          int64
-	churnRows     int64
-	querySeconds  float64
-	rowsPerCommit int
-	interval      time.Duration
-	ratePct       float64
-	seed          int64
-	out           string
-	engineOpts    []string
-	dsn           string
-	database      string
-	verbose       bool
-	mem           memFlags
-	compareTo     string
-	repeat        int
-	cooldown      time.Duration
-	childRep      int
-	cell          string
-	kube          kubeFlags
-	history       string
+	ibench     ibench.SweepValues
+	engines    []string
+	indexes    []int
+	padSizes   []string
+	clients    []int
+	preset     string
+	interval   time.Duration
+	ratePct    float64
+	seed       int64
+	out        string
+	engineOpts []string
+	dsn        string
+	database   string
+	verbose    bool
+	mem        memFlags
+	compareTo  string
+	repeat     int
+	cooldown   time.Duration
+	childRep   int
+	cell       string
+	kube       kubeFlags
+	history    string
 }
 
 func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
@@ -89,17 +83,12 @@ those missing.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list)")
-	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+sweepDefault(func(p ibench.Preset) string { return joinInts(plan.SweepIndexes(p)) }))
+	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+ibench.PresetDefault(func(p ibench.Preset) string { return joinInts(plan.SweepIndexes(p)) }))
 	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
-	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
+	ibench.AddSweepFlags(fl, &f.ibench)
 	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
-	fl.StringSliceVar(&f.steps, "steps", []string{ibench.StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
 	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
-	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.Rows) }))
-	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.ChurnRows) }))
-	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.QuerySeconds) }))
-	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction (default: each step's own)")
-	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+sweepDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
+	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
 	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator")
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
@@ -120,18 +109,11 @@ those missing.`,
 	return cmd
 }
 
-// sweepDefault is the help of a sweep flag whose default comes from the
-// insert benchmark's preset, listed from the presets themselves.
-func sweepDefault(v func(p ibench.Preset) string) string {
-	return workload.PresetDefaults(ibench.PresetOrder, func(n string) string { return v(ibench.Presets[n]) })
-}
-
 // sweepRequest is the sweep the flags ask for.
 func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) *plan.Sweep {
 	req := &plan.Sweep{
 		Given: fl.Changed, Out: f.out, Engines: plan.Engines(f.engines...), Indexes: f.indexes, PadSizes: f.padSizes,
-		PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps, Preset: f.preset, Rows: f.rows, ChurnRows: f.churnRows,
-		QuerySeconds: f.querySeconds, RowsPerCommit: f.rowsPerCommit, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
+		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
 		EngineOpts: f.engineOpts, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
 		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
@@ -247,7 +229,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	if cell >= 0 {
 		c := spec.Cells()[cell]
-		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(f.engines), f.steps, f.out)
+		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(f.engines), f.ibench.Steps, f.out)
 		err = sweep.RunCell(ctx, spec, f.out, cell, runCell, stdout)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stdout, "sweep cell interrupted: rerun the same command to resume it")
@@ -258,7 +240,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 		return recordRunHistory(f.history, []string{f.out}, err, stdout)
 	}
-	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
+	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.ibench.Steps, f.out)
 	if f.repeat > 1 {
 		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
 	}

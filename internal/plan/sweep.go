@@ -21,18 +21,14 @@ import (
 type Sweep struct {
 	Given func(name string) bool
 
-	Out            string
-	Engines        []Engine
-	Indexes        []int
-	PadSizes       []string
-	PadRandomPct   int
-	Clients        []int
-	Steps          []string
+	Out      string
+	Engines  []Engine
+	Indexes  []int
+	PadSizes []string
+	Clients  []int
+	// IBench are the insert benchmark's settings of every run.
+	IBench         ibench.SweepValues
 	Preset         string
-	Rows           int64
-	ChurnRows      int64
-	QuerySeconds   float64
-	RowsPerCommit  int
 	Interval       time.Duration
 	RatePercentile float64
 	Seed           int64
@@ -121,18 +117,7 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 // given: rows, churn rows, query seconds, the interval and index counts.
 func (p *SweepPlan) resolvePreset(preset ibench.Preset) error {
 	r := p.Request
-	pick := func(name string, v, def int64) int64 {
-		if r.Given(name) {
-			return v
-		}
-		return def
-	}
-	p.Rows = pick("rows", r.Rows, preset.Rows)
-	p.Churn = pick("churn-rows", r.ChurnRows, preset.ChurnRows)
-	p.QS = preset.QuerySeconds
-	if r.Given("query-seconds") {
-		p.QS = r.QuerySeconds
-	}
+	p.Rows, p.Churn, p.QS = preset.Sizes(r.Given, r.IBench.Rows, r.IBench.ChurnRows, r.IBench.QuerySeconds)
 	p.Interval = preset.RunInterval()
 	if r.Given("interval") {
 		if r.Interval <= 0 {
@@ -163,8 +148,8 @@ func SweepIndexes(p ibench.Preset) []int {
 func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 	r := p.Request
 	spec := &sweep.Spec{
-		Engines: p.Engines, Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.PadRandomPct, Clients: r.Clients, Steps: r.Steps,
-		Shared: map[string]any{"rows": p.Rows, "churn_rows": p.Churn, "query_seconds": p.QS, "rows_per_commit": r.RowsPerCommit,
+		Engines: p.Engines, Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
+		Shared: map[string]any{"rows": p.Rows, "churn_rows": p.Churn, "query_seconds": p.QS, "rows_per_commit": r.IBench.RowsPerCommit,
 			"interval_s": p.Interval.Seconds(), "rate_percentile": r.RatePercentile, "seed": r.Seed, "engine_opts": p.EngineOpts, "preset": r.Preset,
 			"cache_size": CacheConfig(p.Memory.Budget)},
 	}
@@ -195,9 +180,7 @@ func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 // CellConfig is the insert benchmark's configuration of a cell: one table
 // per client, recorded in run.json as the run command does.
 func (p *SweepPlan) CellConfig(c sweep.Cell) ibench.Config {
-	r := p.Request
-	return ibench.Config{Clients: c.Clients, Tables: c.Clients, Rows: p.Rows, ChurnRows: p.Churn, Indexes: c.Indexes, PadMin: c.Pad, PadMax: c.Pad,
-		PadRandomPct: r.PadRandomPct, RowsPerCommit: r.RowsPerCommit, QuerySeconds: p.QS, Seed: r.Seed, Steps: r.Steps}
+	return p.Request.IBench.CellConfig(p.Rows, p.Churn, p.QS, p.Request.Seed, c.Clients, c.Indexes, c.Pad)
 }
 
 // Budget is the sweep's cache budget.

@@ -26,8 +26,8 @@ func sweepRequest(given ...string) *Sweep {
 			}
 			return false
 		},
-		Out: "s", Engines: Engines("pebble", "sqlite"), PadSizes: []string{"20"}, PadRandomPct: 50, Clients: []int{1},
-		Steps: []string{ibench.StepLoadIndexed}, Preset: "quick", RatePercentile: runner.DefaultRatePercentile, Seed: 1,
+		Out: "s", Engines: Engines("pebble", "sqlite"), PadSizes: []string{"20"}, Clients: []int{1},
+		IBench: ibench.SweepValues{PadRandomPct: 50, Steps: []string{ibench.StepLoadIndexed}}, Preset: "quick", RatePercentile: runner.DefaultRatePercentile, Seed: 1,
 		Database: "rumbench", Repeat: 1,
 	}
 }
@@ -36,7 +36,7 @@ func sweepRequest(given ...string) *Sweep {
 // its grid as sweep.json has it.
 func TestSweepAsStored(t *testing.T) {
 	r := sweepRequest("indexes", "rows", "churn-rows", "query-seconds")
-	r.Indexes, r.Rows, r.ChurnRows, r.QuerySeconds = []int{0, 3}, 5000, 500, 0.5
+	r.Indexes, r.IBench.Rows, r.IBench.ChurnRows, r.IBench.QuerySeconds = []int{0, 3}, 5000, 500, 0.5
 	p, err := PlanSweep(r)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestSweepBadInput(t *testing.T) {
 	}
 	// A cell's configuration is checked before anything runs.
 	r := sweepRequest("rows-per-commit")
-	r.RowsPerCommit = -1
+	r.IBench.RowsPerCommit = -1
 	p, err := PlanSweep(r)
 	if err != nil {
 		t.Fatal(err)
