@@ -265,12 +265,12 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, KeepData: f.managed.keepData,
 		}, p.Engines, p.DataDir, f.dsn, p.Budget(), ms, stdout)
 		if err != nil {
-			return &runner.BadInputError{Err: err}
+			return err
 		}
 	}
 	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
 	if ms.Ctl != nil {
-		if err := launch.CheckLimitable(p.Engines, func(e string) bool { return servers != nil && servers.Plan.Manages(e) }); err != nil {
+		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
 			return &runner.BadInputError{Err: err}
 		}
 		iso := newIsolator(ms, stdout, cmd.ErrOrStderr())
@@ -282,15 +282,8 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			return iso.Run(ctx, engine, filepath.Join(runOut, engine), dataDir, extra...)
 		}
 	}
-	var serversCfg *results.ManagedConfig
-	if servers != nil {
-		serversCfg = servers.Config
-	}
-	ro := p.Options(out, ms, serversCfg)
-	if servers != nil {
-		ro.StartServer = servers.Start
-	}
-	ro.Isolate = isolate
+	ro := p.Options(out, ms, servers.Recorded())
+	ro.StartServer, ro.Isolate = servers.Starter(), isolate
 	ro.Observers = observers()
 	ro.Live, ro.Log = stdout, stdout
 	if f.quiet {

@@ -35,8 +35,11 @@ func PlanServers(req managed.Request, engines []string, dataDir, dsn string, b *
 		}
 	}
 	mp, err := managed.NewPlan(req)
-	if err != nil || mp == nil {
-		return nil, err
+	if err != nil {
+		return nil, bad(err)
+	}
+	if mp == nil {
+		return nil, nil
 	}
 	if b != nil {
 		BudgetServers(b, mp.Engines, mp.Settings)
@@ -66,6 +69,26 @@ func PlanServers(req managed.Request, engines []string, dataDir, dsn string, b *
 		Config: &results.ManagedConfig{Engines: mp.Engines, ServerOpts: req.ServerOpts, KeepData: req.KeepData},
 		Start:  launch.ManagedMemory(ms, starter),
 	}, nil
+}
+
+// Manages reports whether engine runs on a server of s (none when s is
+// nil).
+func (s *Servers) Manages(engine string) bool { return s != nil && s.Plan.Manages(engine) }
+
+// Recorded is what run.json records about the servers (nil without).
+func (s *Servers) Recorded() *results.ManagedConfig {
+	if s == nil {
+		return nil
+	}
+	return s.Config
+}
+
+// Starter is the runner's hook that starts the servers (nil without).
+func (s *Servers) Starter() runner.ServerStarter {
+	if s == nil {
+		return nil
+	}
+	return s.Start
 }
 
 // StartKeptServer starts the managed server a run kept in dataDir, for

@@ -1,7 +1,12 @@
 package plan
 
 import (
+	"errors"
+	"io"
 	"testing"
+
+	"rumbench/internal/launch"
+	"rumbench/internal/runner"
 
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
@@ -72,5 +77,43 @@ func TestBudgetServers(t *testing.T) {
 	}
 	if len(settings["innodb"]) != 1 || b.Overrides["innodb"] != "--server-opt innodb_buffer_pool_size=1G" {
 		t.Errorf("innodb settings %v, overrides %v: want the given pool kept and recorded", settings["innodb"], b.Overrides)
+	}
+}
+
+// --managed plans each server with the run's cache and records what
+// run.json says; nothing starts until the runner calls Start.
+func TestPlanServers(t *testing.T) {
+	if err := managed.Check("postgres"); err != nil {
+		t.Skipf("no PostgreSQL server binaries here: %v", err)
+	}
+	b := &membudget.Budget{Bytes: 64 << 20, From: "default"}
+	s, err := PlanServers(managed.Request{Given: true, Engines: []string{managed.All}, ServerOpts: []string{"work_mem=8MB"}},
+		[]string{"pebble", "postgres"}, "", "", b, &launch.Memory{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Manages("postgres") || s.Manages("pebble") || s.Starter() == nil {
+		t.Errorf("servers %+v", s.Plan)
+	}
+	keys := map[string]string{}
+	for _, st := range s.Plan.Settings["postgres"] {
+		keys[st.Key] = st.Value
+	}
+	if keys["work_mem"] != "8MB" || keys["shared_buffers"] == "" {
+		t.Errorf("postgres settings %v: want work_mem as given and the budget's shared_buffers", keys)
+	}
+	if c := s.Recorded(); c == nil || len(c.Engines) != 1 || c.Engines[0] != "postgres" || c.ServerOpts[0] != "work_mem=8MB" {
+		t.Errorf("recorded %+v", c)
+	}
+	// Without --managed: no servers, nothing recorded, no hook.
+	var none *Servers
+	if none, err = PlanServers(managed.Request{}, []string{"postgres"}, "", "", b, nil, io.Discard); err != nil || none.Recorded() != nil || none.Starter() != nil || none.Manages("postgres") {
+		t.Errorf("without --managed: %+v, %v", none, err)
+	}
+	// Refusals are the user's input.
+	_, err = PlanServers(managed.Request{Given: true, Engines: []string{"innodb"}}, []string{"postgres"}, "", "", b, nil, io.Discard)
+	var bi *runner.BadInputError
+	if !errors.As(err, &bi) {
+		t.Errorf("--managed innodb without it in --engine: %v, want bad input", err)
 	}
 }
