@@ -44,7 +44,11 @@ func TestPlanShard(t *testing.T) {
 		{shardRequest("shard", "managed"), "--shard cannot be combined with --managed"},
 		{shardRequest("shard", "repeat"), "--shard cannot be combined with --repeat"},
 		{shardRequest("shard", "memory-limit"), "--shard cannot be combined with --memory-limit"},
-		{func() Shard { r := shardRequest("shard"); r.EngineOpts = []string{"postgres.drop_database=true"}; return r }(),
+		{func() Shard {
+			r := shardRequest("shard")
+			r.EngineOpts = []string{"postgres.drop_database=true"}
+			return r
+		}(),
 			"--shard cannot be combined with --engine-opt postgres.drop_database=true"},
 	} {
 		if _, err := PlanShard(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
