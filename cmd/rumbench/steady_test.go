@@ -92,6 +92,22 @@ func TestSteadyState(t *testing.T) {
 	}
 }
 
+func TestSteadyStateBadInput(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "r")
+	for _, c := range []struct {
+		rule string
+		want []string
+	}{
+		{"rate:dev=10%,window=60s", []string{"--steady-state", "no max"}},
+		{"iops:dev=10%,window=60s,max=1h", []string{"--steady-state", `unknown metric "iops"`}},
+		{"wamp:dev=10%,window=60s,max=1h", []string{"--steady-state", "only rate and wkb"}},
+		{"rate:dev=10%,window=1s,max=1h", []string{"--steady-state", "at least two intervals"}},
+	} {
+		wantBadInput(t, c.want, "run", "linkbench", "--engine", "null", "--interval", "1s", "--steady-state", c.rule, "--out", out)
+	}
+}
+
 // The wkb metric judges the device KB written per request of each interval
 // (one interval behind the clock): the rule sees real values, so its last
 // window's mean is positive, whether or not it held.

@@ -173,12 +173,12 @@ func TestRepeatDirs(t *testing.T) {
 	}
 }
 
-// --steady-state rules that cannot be measured are refused before a run.
+// --steady-state rules that cannot be judged are refused before a run (the
+// command's TestSteadyStateBadInput checks the same end to end).
 func TestRunSteadyBadInput(t *testing.T) {
 	for _, c := range []struct{ rule, want string }{
 		{"rate:dev=10%,window=60s", "no max"},
 		{"iops:dev=10%,window=60s,max=1h", `unknown metric "iops"`},
-		{"wamp:dev=10%,window=60s,max=1h", "only rate and wkb"},
 		{"rate:dev=10%,window=1s,max=1h", "at least two intervals"},
 	} {
 		r := request(t, "linkbench")
