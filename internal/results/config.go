@@ -70,7 +70,7 @@ type CacheConfig struct {
 
 // MarshalJSON writes the config as one object with sorted keys, the shape
 // run.json has always had.
-func (c *RunConfig) MarshalJSON() ([]byte, error) {
+func (c RunConfig) MarshalJSON() ([]byte, error) {
 	m := map[string]any{
 		"workload": c.Workload, "preset": c.Preset, "engines": c.Engines, "engine_opts": c.EngineOpts,
 		"interval_s": c.IntervalS, "rate_percentile": c.RatePercentile,
