@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"rumbench/internal/engine"
 	"rumbench/internal/runner"
 	"rumbench/internal/shard"
 )
@@ -71,6 +72,21 @@ func CheckShardable(given func(name string) bool, engineOpts []string, also ...s
 		k, val, _ := strings.Cut(kv, "=")
 		if drop, err := strconv.ParseBool(strings.TrimSpace(val)); err == nil && drop && (k == "drop_database" || strings.HasSuffix(k, ".drop_database")) {
 			return bad(fmt.Errorf("--shard cannot be combined with --engine-opt %s: one shard would drop the database the others still use; drop it after the run", kv))
+		}
+	}
+	return nil
+}
+
+// CheckShardedEngines refuses engines that shards cannot share (embedded
+// ones): each shard runs on its own host against one server.
+func CheckShardedEngines(engines []string) error {
+	for _, e := range engines {
+		d, err := engine.Lookup(e)
+		if err != nil {
+			return bad(err)
+		}
+		if err := shard.CheckDriver(d); err != nil {
+			return bad(fmt.Errorf("--shards: %w", err))
 		}
 	}
 	return nil

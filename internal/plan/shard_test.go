@@ -59,3 +59,16 @@ func TestPlanShard(t *testing.T) {
 		t.Errorf("drop_database=false: %v", err)
 	}
 }
+
+// Shards share one server: an embedded engine cannot be split.
+func TestCheckShardedEngines(t *testing.T) {
+	if err := CheckShardedEngines([]string{"postgres", "innodb"}); err != nil {
+		t.Errorf("server engines: %v", err)
+	}
+	if err := CheckShardedEngines([]string{"postgres", "pebble"}); err == nil || !strings.HasPrefix(err.Error(), "--shards: ") || !strings.Contains(err.Error(), "pebble") {
+		t.Errorf("pebble: %v", err)
+	}
+	if err := CheckShardedEngines([]string{"nosuch"}); err == nil || !strings.Contains(err.Error(), `unknown engine "nosuch"`) {
+		t.Errorf("unknown engine: %v", err)
+	}
+}
