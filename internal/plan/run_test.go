@@ -103,7 +103,7 @@ func TestRunBadInput(t *testing.T) {
 		{"repeat", func(r *Run) { r.Repeat = MaxRepeat + 1 }, "--repeat must be between 1 and 100, got 101"},
 		{"cooldown", func(r *Run) { r.Cooldown = -time.Second }, "--cooldown must be 0 or more, got -1s"},
 		{"warmup", func(r *Run) { r.Warmup = -time.Second }, "--warmup must be 0 or more, got -1s"},
-		{"steady metric", func(r *Run) { r.Steady = "size:dev=10%,window=10s,max=1m" }, "--steady-state"},
+		{"steady metric", func(r *Run) { r.Steady = "iops:dev=10%,window=10s,max=1m" }, `unknown metric "iops"`},
 		{"steady window", func(r *Run) { r.Steady = "rate:dev=10%,window=300ms,max=1m" }, "the window must hold at least two intervals of 200ms"},
 		{"op timeout", func(r *Run) { r.OpTimeout = -time.Second }, "--op-timeout must be 0 (no limit) or more, got -1s"},
 		{"engine opt", func(r *Run) { r.EngineOpts = []string{"cache_size"} }, `--engine-opt "cache_size" is not key=value`},
