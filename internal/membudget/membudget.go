@@ -11,6 +11,7 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 	"rumbench/internal/units"
 )
@@ -66,15 +67,11 @@ func (b *Budget) ApplyEngineOpts(engines []string, opts map[string]string) {
 			continue
 		}
 		key := co.CacheOption()
-		if v, given := opts[e+"."+key]; given {
-			b.override(e, "--engine-opt "+e+"."+key+"="+v)
+		if written, given := engineopt.Scoped(opts).Given(e, key); given {
+			b.override(e, "--engine-opt "+written)
 			continue
 		}
-		if v, given := opts[key]; given {
-			b.override(e, "--engine-opt "+key+"="+v)
-			continue
-		}
-		opts[e+"."+key] = strconv.FormatInt(b.Bytes, 10)
+		opts[engineopt.Join(e, key)] = strconv.FormatInt(b.Bytes, 10)
 	}
 }
 
