@@ -1056,14 +1056,22 @@ func (t *txn) release() {
 // that timed out (TimedOut), a write conflict with a snapshot or an
 // optimistic commit that lost (Busy), or a commit that could not be checked
 // (TryAgain). The transaction may be run again (kv.ErrConflict); the text
-// is RocksDB's.
-type conflictError struct{ err error }
+// is RocksDB's, and kind the model's name for it.
+type conflictError struct {
+	err  error
+	kind error
+}
 
-func (e *conflictError) Error() string        { return e.err.Error() }
-func (e *conflictError) Unwrap() error        { return e.err }
-func (e *conflictError) Is(target error) bool { return target == kv.ErrConflict }
+func (e *conflictError) Error() string { return e.err.Error() }
+func (e *conflictError) Unwrap() error { return e.err }
+func (e *conflictError) Is(target error) bool {
+	return target == kv.ErrConflict || (e.kind != nil && errors.Is(e.kind, target))
+}
 
-// txnError marks RocksDB's concurrency-control errors as conflicts.
+// txnError marks RocksDB's concurrency-control errors as conflicts, and
+// with their model kind: grocksdb gives a status's text, not its code, so
+// the kind is read from the text RocksDB gives each status ("Resource busy:
+// Deadlock", "Operation timed out: Timeout waiting to lock key").
 func txnError(err error) error {
 	if err == nil {
 		return nil
@@ -1071,8 +1079,23 @@ func txnError(err error) error {
 	msg := err.Error()
 	for _, p := range []string{"Resource busy", "Operation timed out", "Operation failed. Try again"} {
 		if strings.HasPrefix(msg, p) {
-			return &conflictError{err}
+			return &conflictError{err: err, kind: statusKind(msg)}
 		}
 	}
 	return err
+}
+
+// statusKind is the model kind of a concurrency-control status: a Busy
+// that names a deadlock is one, a lock timeout names its key.
+func statusKind(msg string) error {
+	lower := strings.ToLower(msg)
+	switch {
+	case strings.Contains(lower, "deadlock"):
+		return model.ErrDeadlock
+	case strings.Contains(lower, "timeout waiting to lock key"), strings.Contains(lower, "lock timeout"), strings.Contains(lower, "lock wait timeout"):
+		return model.ErrLockTimeout
+	case strings.HasPrefix(msg, "Resource busy"), strings.Contains(lower, "try again"):
+		return model.ErrSerialization
+	}
+	return nil
 }
