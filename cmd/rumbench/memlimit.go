@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv"
 	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
 	"rumbench/internal/membudget"
@@ -106,7 +105,7 @@ func chooseBudget(fl *pflag.FlagSet, m *memFlags, size string, mp *workload.Memo
 		c.PresetCache = mp.CacheBytes
 	}
 	if m.limit != "" {
-		if n, err := kv.ParseSize("memory-limit", m.limit); err == nil {
+		if n, err := engineopt.ParseSize("memory-limit", m.limit); err == nil {
 			c.Limit, c.LimitText = n, m.limit
 		}
 	}

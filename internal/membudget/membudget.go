@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv"
 	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 	"rumbench/internal/units"
@@ -36,7 +35,7 @@ type Budget struct {
 
 // Parse reads a --cache-size value.
 func Parse(s string) (int64, error) {
-	n, err := kv.ParseSize("cache-size", s)
+	n, err := engineopt.ParseSize("cache-size", s)
 	if err != nil || n < MinBytes || n > MaxBytes {
 		return 0, fmt.Errorf("--cache-size %q: want a size from 1MB to 1TB, such as 256MB or 2GB", s)
 	}
