@@ -115,6 +115,15 @@ func Choice(p *string, key, def, help string, choices ...string) Option {
 // Set parses raw into the option's destination.
 func (o Option) Set(raw string) error { return o.set(raw) }
 
+// Text is a value rumbench passes on as given (to a server, which checks
+// it); an empty one usually means "the server's setting".
+func Text(p *string, key, def, help string) Option {
+	return Option{Key: key, Default: def, Help: help, set: func(raw string) error {
+		*p = raw
+		return nil
+	}}
+}
+
 // Func is an option of a kind of its own: parse checks and stores raw
 // (the given value or the default).
 func Func(key, def, help string, parse func(raw string) error) Option {
