@@ -85,16 +85,7 @@ func (d Driver) optionTable(p *parsed) engineopt.Table {
 	}
 	if d.engineName == "InnoDB" {
 		t = append(t,
-			engineopt.Func("page_size", "", "InnoDB page size the run needs: 4k, 8k, 16k, 32k or 64k; fixed when the server's data dir is created, so this checks the server's innodb_page_size and refuses to run on another (default: the server's)", func(raw string) error {
-				if v := strings.ToLower(raw); v != "" {
-					n, ok := pageSizes[v]
-					if !ok {
-						return fmt.Errorf("innodb: bad page_size %q: want 4k, 8k, 16k, 32k or 64k", raw)
-					}
-					p.pageSize = n
-				}
-				return nil
-			}),
+			engineopt.Func("page_size", "", "InnoDB page size the run needs: 4k, 8k, 16k, 32k or 64k; fixed when the server's data dir is created, so this checks the server's innodb_page_size and refuses to run on another (default: the server's)", named(&p.pageSize, pageSizes, "innodb: bad page_size %q: want 4k, 8k, 16k, 32k or 64k")),
 			engineopt.Func("row_format", "", "ROW_FORMAT of the tables: dynamic, compact or compressed (table compression, with key_block_size) (default: the server's innodb_default_row_format)", func(raw string) error {
 				switch rf := strings.ToLower(raw); rf {
 				case "", "dynamic", "compact", "compressed":
@@ -108,16 +99,7 @@ func (d Driver) optionTable(p *parsed) engineopt.Table {
 	}
 	if d.engineName == "ROCKSDB" {
 		t = append(t,
-			engineopt.Func("compression", "", "MyRocks compression the run needs: none, snappy, lz4, zstd or zlib; set by the server's rocksdb_default_cf_options at start, so this checks it and refuses to run on another (default: the server's)", func(raw string) error {
-				if v := strings.ToLower(raw); v != "" {
-					c, ok := rocksCompression[v]
-					if !ok {
-						return fmt.Errorf("myrocks: bad compression %q: want none, snappy, lz4, zstd or zlib", raw)
-					}
-					p.compression = c
-				}
-				return nil
-			}),
+			engineopt.Func("compression", "", "MyRocks compression the run needs: none, snappy, lz4, zstd or zlib; set by the server's rocksdb_default_cf_options at start, so this checks it and refuses to run on another (default: the server's)", named(&p.compression, rocksCompression, "myrocks: bad compression %q: want none, snappy, lz4, zstd or zlib")),
 			boolean(&p.installPlugin, "install_plugin", "false", "run INSTALL SONAME 'ha_rocksdb' when the server has not loaded MyRocks (true/false; crashes MariaDB 10.11's Debian build, so off by default)"))
 	}
 	return t
@@ -199,6 +181,22 @@ var pageSizes = map[string]int64{"4k": 4096, "8k": 8192, "16k": 16384, "32k": 32
 // rocksCompression maps the compression option to RocksDB's names.
 var rocksCompression = map[string]string{"none": "kNoCompression", "snappy": "kSnappyCompression",
 	"lz4": "kLZ4Compression", "zstd": "kZSTD", "zlib": "kZlibCompression"}
+
+// named parses an option whose value names an entry of m (in any case),
+// stored in dst; "" leaves dst as it is (the server's setting), another
+// value is refused with bad (a format taking the value).
+func named[T any](dst *T, m map[string]T, bad string) func(raw string) error {
+	return func(raw string) error {
+		if v := strings.ToLower(raw); v != "" {
+			x, ok := m[v]
+			if !ok {
+				return fmt.Errorf(bad, raw)
+			}
+			*dst = x
+		}
+		return nil
+	}
+}
 
 // tableOptions turns row_format (and key_block_size) into the tables'
 // options.
