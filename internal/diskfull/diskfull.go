@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/prometheus/procfs"
+
+	"rumbench/internal/model"
 )
 
 // Error is a write that failed because a filesystem is full.
@@ -34,7 +36,8 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // messages are how engines and servers say a disk is full when their error
-// does not wrap ENOSPC (cgo libraries and servers send text).
+// neither wraps ENOSPC nor is marked model.ErrDiskFull (an engine's error
+// seen past a layer that kept only its text, the bundle's own writes).
 var messages = []string{
 	"no space left on device",  // strerror(ENOSPC): RocksDB, WiredTiger, PostgreSQL, Pebble
 	"database or disk is full", // SQLITE_FULL
@@ -49,7 +52,7 @@ func Is(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, syscall.ENOSPC) {
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, model.ErrDiskFull) {
 		return true
 	}
 	var de *Error

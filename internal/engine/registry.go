@@ -137,6 +137,16 @@ func CheckConfig(d model.Driver, cfg model.Config) (model.Config, error) {
 	return cfg, nil
 }
 
+// Defaults maps each of the driver's options to its default, as declared
+// in its option table: what a run gets for a setting it does not give.
+func Defaults(d model.Driver) map[string]string {
+	out := map[string]string{}
+	for _, o := range d.Options() {
+		out[o.Key] = o.Default
+	}
+	return out
+}
+
 func checkKeys(d model.Driver, opts map[string]string) (map[string]string, error) {
 	known := map[string]model.Option{}
 	var keys []string
@@ -145,10 +155,7 @@ func checkKeys(d model.Driver, opts map[string]string) (map[string]string, error
 		keys = append(keys, o.Key)
 	}
 	sort.Strings(keys)
-	out := map[string]string{}
-	for _, o := range d.Options() {
-		out[o.Key] = o.Default
-	}
+	out := Defaults(d)
 	for k, v := range opts {
 		if _, ok := known[k]; !ok {
 			if len(keys) == 0 {

@@ -5,8 +5,8 @@ package enginetest
 import (
 	"testing"
 
+	"rumbench/internal/model"
 	"rumbench/internal/results"
-
 	"rumbench/internal/workload/ibench"
 )
 
@@ -68,6 +68,19 @@ func TestLinkBenchCountsCgo(t *testing.T) {
 	for _, e := range cgoEngines {
 		t.Run(e.name, func(t *testing.T) {
 			LinkBenchCounts(t, Target{Engine: e.name, DataDir: t.TempDir()})
+		})
+	}
+}
+
+// TestErrorKindsCgo: a real conflict between two transactions carries its
+// model kind: WiredTiger's WT_ROLLBACK (first writer wins) is a deadlock,
+// RocksDB's TransactionDB detects the lock cycle (deadlock_detect).
+func TestErrorKindsCgo(t *testing.T) {
+	for _, name := range []string{"rocksdb", "wiredtiger"} {
+		t.Run(name, func(t *testing.T) {
+			err := CrossedUpdates(t, openEmbedded(t, name), "ek")
+			CheckKind(t, "crossed updates", err, model.ErrDeadlock)
+			CheckKind(t, "crossed updates", err, model.ErrConflict)
 		})
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/memcg"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
@@ -66,7 +66,7 @@ type Memory struct {
 func SetupMemory(req MemoryRequest) (*Memory, error) {
 	ms := &Memory{PerEngine: req.PerEngine}
 	if req.Limit != "" {
-		n, err := kv.ParseSize("memory-limit", req.Limit)
+		n, err := engineopt.ParseSize("memory-limit", req.Limit)
 		if err != nil || (n != 0 && n < 16<<20) {
 			return nil, fmt.Errorf("--memory-limit %q: want a size of at least 16MB, such as 256MB or 2GB (0: no limit)", req.Limit)
 		}

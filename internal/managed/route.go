@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"rumbench/internal/engineopt"
 )
 
 // Engines are the engines that can run on a managed server.
@@ -63,7 +65,7 @@ func Route(managed []string, kvs []string) (map[string][]Setting, error) {
 			return nil, fmt.Errorf("--server-opt %s: the value holds a newline or NUL byte", k)
 		}
 		var scope string
-		if eng, key, scoped := strings.Cut(k, "."); scoped {
+		if eng, key, scoped := engineopt.Split(k); scoped {
 			if !IsManageable(eng) {
 				return nil, fmt.Errorf("--server-opt %s: %q is not a server engine (scope a setting with postgres., innodb. or myrocks.)", k, eng)
 			}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 	"rumbench/internal/units"
 )
@@ -35,7 +35,7 @@ type Budget struct {
 
 // Parse reads a --cache-size value.
 func Parse(s string) (int64, error) {
-	n, err := kv.ParseSize("cache-size", s)
+	n, err := engineopt.ParseSize("cache-size", s)
 	if err != nil || n < MinBytes || n > MaxBytes {
 		return 0, fmt.Errorf("--cache-size %q: want a size from 1MB to 1TB, such as 256MB or 2GB", s)
 	}
@@ -66,15 +66,11 @@ func (b *Budget) ApplyEngineOpts(engines []string, opts map[string]string) {
 			continue
 		}
 		key := co.CacheOption()
-		if v, given := opts[e+"."+key]; given {
-			b.override(e, "--engine-opt "+e+"."+key+"="+v)
+		if written, given := engineopt.Scoped(opts).Given(e, key); given {
+			b.override(e, "--engine-opt "+written)
 			continue
 		}
-		if v, given := opts[key]; given {
-			b.override(e, "--engine-opt "+key+"="+v)
-			continue
-		}
-		opts[e+"."+key] = strconv.FormatInt(b.Bytes, 10)
+		opts[engineopt.Join(e, key)] = strconv.FormatInt(b.Bytes, 10)
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
@@ -50,7 +50,7 @@ func ChooseBudget(m Memory, mp *workload.MemoryPreset, preset string, engines []
 		c.PresetCache = mp.CacheBytes
 	}
 	if m.Limit != "" {
-		if n, err := kv.ParseSize("memory-limit", m.Limit); err == nil {
+		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil {
 			c.Limit, c.LimitText = n, m.Limit
 		}
 	}
@@ -103,26 +103,23 @@ func ApplyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 				continue
 			}
 			wb = true
-			if _, given := opts[k]; !given {
-				if _, given := opts[e+"."+k]; !given {
-					opts[e+"."+k] = strconv.FormatInt(mp.WriteBufferBytes, 10)
-					set[e+"."+k] = mp.WriteBufferBytes
-				}
+			if _, given := engineopt.Scoped(opts).Given(e, k); !given {
+				opts[engineopt.Join(e, k)] = strconv.FormatInt(mp.WriteBufferBytes, 10)
+				set[engineopt.Join(e, k)] = mp.WriteBufferBytes
 			}
 			break
 		}
 		if co, ok := d.(model.CacheOption); ok {
-			set[e+"."+co.CacheOption()] = mp.CacheBytes
+			set[engineopt.Join(e, co.CacheOption())] = mp.CacheBytes
 		}
 		// The kv engines' index build sorts in memory of its own: as
 		// much as the cache (SQLite's sorter lives in its page cache),
 		// so the build stays inside the limit.
 		if has["index_build_memory"] {
-			_, given := opts["index_build_memory"]
-			if _, scoped := opts[e+".index_build_memory"]; !given && !scoped {
+			if _, given := engineopt.Scoped(opts).Given(e, "index_build_memory"); !given {
 				v := max(mp.CacheBytes, 64<<10)
-				opts[e+".index_build_memory"] = strconv.FormatInt(v, 10)
-				set[e+".index_build_memory"] = v
+				opts[engineopt.Join(e, "index_build_memory")] = strconv.FormatInt(v, 10)
+				set[engineopt.Join(e, "index_build_memory")] = v
 			}
 		}
 		if !limitGiven && d.Kind() == model.Embedded {

@@ -10,11 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/measure"
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
@@ -209,60 +209,29 @@ func OptionsFor(name string, all map[string]string) map[string]string {
 
 // optionsFor picks the settings that apply to driver d.
 func optionsFor(d model.Driver, all map[string]string) map[string]string {
-	known := map[string]bool{}
-	for _, opt := range d.Options() {
-		known[opt.Key] = true
-	}
-	out := map[string]string{}
-	for k, v := range all {
-		if eng, key, scoped := strings.Cut(k, "."); scoped {
-			if eng == d.Name() {
-				out[key] = v
+	return engineopt.Scoped(all).For(d.Name(), func(key string) bool {
+		for _, opt := range d.Options() {
+			if opt.Key == key {
+				return true
 			}
-			continue
 		}
-		if known[k] {
-			out[k] = v
-		}
-	}
-	return out
+		return false
+	})
 }
 
 // checkUnscopedOptions rejects a plain key that no selected engine knows, and
 // a scoped key for an engine that is not selected.
 func checkUnscopedOptions(o *Options) error {
-	keys := make([]string, 0, len(o.EngineOpts))
-	for k := range o.EngineOpts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if eng, key, scoped := strings.Cut(k, "."); scoped {
-			found := false
-			for _, e := range o.Engines {
-				found = found || e == eng
-			}
-			if !found {
-				return badInput("--engine-opt %s=...: engine %q is not in --engine", k, eng)
-			}
-			_ = key
-			continue
+	err := engineopt.Scoped(o.EngineOpts).Check(o.Engines, func(name string) []string {
+		d, _ := engine.Lookup(name)
+		var keys []string
+		for _, opt := range d.Options() {
+			keys = append(keys, opt.Key)
 		}
-		used := false
-		var all []string
-		for _, name := range o.Engines {
-			d, _ := engine.Lookup(name)
-			for _, opt := range d.Options() {
-				all = append(all, name+"."+opt.Key)
-				used = used || opt.Key == k
-			}
-		}
-		if !used {
-			if len(all) == 0 {
-				return badInput("unknown --engine-opt %q: the selected engines take no settings", k)
-			}
-			return badInput("unknown --engine-opt %q: the selected engines take %s", k, strings.Join(all, ", "))
-		}
+		return keys
+	})
+	if err != nil {
+		return &BadInputError{Err: err}
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"rumbench/internal/model"
 )
 
 // lockTable holds exact locks on keys, named by a 64-bit hash of the key:
@@ -273,7 +275,8 @@ const txLockWait = 20 * time.Millisecond
 
 // errLockTimeout is the error of a Tx that timed out waiting for a
 // kv-layer lock; it was not changed by the operation that failed, and is
-// to be rolled back and may run again (it matches ErrConflict).
+// to be rolled back and may run again (it matches ErrConflict, and
+// model.ErrLockTimeout).
 var errLockTimeout error = lockTimeoutError{}
 
 type lockTimeoutError struct{}
@@ -281,7 +284,9 @@ type lockTimeoutError struct{}
 func (lockTimeoutError) Error() string {
 	return "kv: lock wait timeout: another operation holds the insert lock of a key this transaction writes"
 }
-func (lockTimeoutError) Is(target error) bool { return target == ErrConflict }
+func (lockTimeoutError) Is(target error) bool {
+	return target == ErrConflict || target == model.ErrLockTimeout
+}
 
 // lockWait locks h for a Tx, waiting up to txLockWait.
 func (t *lockTable) lockWait(h uint64) error {

@@ -35,6 +35,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -67,13 +68,29 @@ func (Driver) Description() string {
 	return "MongoDB (WiredTiger) via the official Go driver; --dsn default $" + EnvDSN + " or " + DefaultDSN
 }
 
-func (Driver) Options() []model.Option {
-	return []model.Option{
-		{Key: "w", Default: "", Help: "write concern w: a number of members (>= 1) or majority (empty = the server's default)"},
-		{Key: "j", Default: "", Help: "write concern j: true waits for the journal at every write (empty = the server's default)"},
-		{Key: "read_concern", Default: "", Help: "read concern level: local, available, majority, linearizable or snapshot (empty = the server's default)"},
-		{Key: "hint", Default: "true", Help: "send the index as a hint with range queries and _id scans (true/false)"},
-		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
+func (Driver) Options() []model.Option { return optionTable(&parsed{}).Options() }
+
+// optionTable declares mongo's options, parsed into p.
+func optionTable(p *parsed) engineopt.Table {
+	var w string // read with j, which follows it
+	boolean := func(dst *bool, key, def, help string, empty bool) engineopt.Option {
+		return engineopt.Func(key, def, help, func(raw string) (err error) {
+			*dst, err = parseBool(key, raw, empty)
+			return err
+		})
+	}
+	return engineopt.Table{
+		engineopt.Text(&w, "w", "", "write concern w: a number of members (>= 1) or majority (empty = the server's default)"),
+		engineopt.Func("j", "", "write concern j: true waits for the journal at every write (empty = the server's default)", func(raw string) (err error) {
+			p.wc, err = parseWriteConcern(w, raw)
+			return err
+		}),
+		engineopt.Func("read_concern", "", "read concern level: local, available, majority, linearizable or snapshot (empty = the server's default)", func(raw string) (err error) {
+			p.rc, err = parseReadConcern(raw)
+			return err
+		}),
+		boolean(&p.hint, "hint", "true", "send the index as a hint with range queries and _id scans (true/false)", true),
+		boolean(&p.dropOnClose, "drop_database", "false", "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it", false),
 	}
 }
 
@@ -123,7 +140,6 @@ func redact(err error, dsn string) error {
 // mongodb+srv URI in DNS.
 func parseConfig(cfg model.Config, resolve bool) (parsed, error) {
 	var p parsed
-	var err error
 	p.dsn = sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
 	if !strings.HasPrefix(p.dsn, "mongodb://") && !strings.HasPrefix(p.dsn, "mongodb+srv://") {
 		return p, fmt.Errorf("mongodb: --dsn must be a MongoDB URI such as mongodb://user@host:27017/ (got one starting %q)", dsnScheme(p.dsn))
@@ -148,17 +164,7 @@ func parseConfig(cfg model.Config, resolve bool) (parsed, error) {
 	if err := sqleng.CheckDatabaseName(p.name); err != nil {
 		return p, fmt.Errorf("mongodb: %w", err)
 	}
-	o := cfg.Options
-	if p.wc, err = parseWriteConcern(o["w"], o["j"]); err != nil {
-		return p, err
-	}
-	if p.rc, err = parseReadConcern(o["read_concern"]); err != nil {
-		return p, err
-	}
-	if p.hint, err = parseBool("hint", o["hint"], true); err != nil {
-		return p, err
-	}
-	if p.dropOnClose, err = parseBool("drop_database", o["drop_database"], false); err != nil {
+	if err := optionTable(&p).Parse(cfg.Options); err != nil {
 		return p, err
 	}
 	return p, nil

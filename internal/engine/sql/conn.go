@@ -80,6 +80,22 @@ type DuplicateKeyDetector interface {
 	IsDuplicateKey(err error) bool
 }
 
+// ErrorKinds is implemented by dialects that recognise their driver's
+// errors: ErrorKind returns the model error kind of err (model.ErrDeadlock,
+// model.ErrLockTimeout, ...) or nil. The Conn marks the errors of the
+// statements it runs with it, so workloads classify them with errors.Is.
+type ErrorKinds interface {
+	ErrorKind(err error) error
+}
+
+// kind marks err with the dialect's error kind.
+func (c *Conn) kind(err error) error {
+	if ek, ok := c.d.(ErrorKinds); ok && err != nil {
+		return model.WithKind(err, ek.ErrorKind(err))
+	}
+	return err
+}
+
 // TextStatements is implemented by dialects whose driver can bind parameters
 // into the statement text on the client (go-sql-driver/mysql with
 // interpolateParams=true). When it returns true the Conn caches the text of
@@ -152,6 +168,9 @@ func (c *Conn) execStmt(ctx context.Context, p *prepared, args []Arg) (int64, er
 	n, err := c.s.Exec(ctx, p.stmt, args)
 	clear(args) // do not keep the caller's buffers reachable
 	c.args = args[:0]
+	if err != nil {
+		err = c.kind(err)
+	}
 	return n, err
 }
 
@@ -165,7 +184,7 @@ func abbrev(q string) string {
 
 func (c *Conn) exec(ctx context.Context, q string) error {
 	if err := c.s.ExecText(ctx, q); err != nil {
-		return fmt.Errorf("%s: %w", q, err)
+		return fmt.Errorf("%s: %w", q, c.kind(err))
 	}
 	return nil
 }
@@ -456,6 +475,9 @@ func (c *Conn) query(ctx context.Context, p *prepared, args []Arg, fn func(model
 	n, err := c.s.Query(ctx, p.stmt, args, fn)
 	clear(args)
 	c.args = args[:0]
+	if err != nil {
+		err = c.kind(err)
+	}
 	return n, err
 }
 

@@ -1,11 +1,12 @@
 package hotrow
 
 import (
+	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"rumbench/internal/gen"
+	"rumbench/internal/model"
 )
 
 // ErrKind classifies a failed update attempt.
@@ -28,45 +29,40 @@ func (k ErrKind) String() string { return errKindNames[k] }
 // rolled back by the engine, so running it again cannot double-count.
 func (k ErrKind) Retryable() bool { return k != ErrOther }
 
-// Error texts by engine. Workloads never import drivers, so classification
-// goes by the text the drivers put in their errors:
-//   - MySQL/MariaDB (go-sql-driver "Error 1213 (40001): ..."): 1213 deadlock,
-//     1205 lock wait timeout. 1213 carries SQLSTATE 40001 too, so deadlocks
-//     are matched before serialization failures.
-//   - PostgreSQL (pgx "... (SQLSTATE 40P01)"): 40P01 deadlock, 40001
-//     serialization failure, 55P03 lock not available (lock_timeout).
-//   - SQLite (mattn): SQLITE_BUSY "database is locked", SQLITE_LOCKED
-//     "database table is locked", after busy_timeout.
-//   - WiredTiger: WT_ROLLBACK, a write conflict between snapshot
-//     transactions (first writer wins), counted as a deadlock: like one, the
-//     engine rolled the loser back at once.
-//   - RocksDB TransactionDB: "Timeout waiting to lock key" (TimedOut) is a
-//     lock wait timeout; an optimistic transaction's failed commit ("Resource
-//     busy", or "Try again" when the memtable history is too short to check)
-//     is a serialization failure.
-//   - pebble, bbolt: the kv layer serialises updates of a row with a lock, so
-//     they have no transient errors; anything they return is "other".
-var classes = []struct {
-	kind ErrKind
-	subs []string
+// kinds maps the engines' error kinds (model.WithKind, marked where each
+// engine produces the error, from its codes) to the kinds counted here, in
+// the order they are tried:
+//   - deadlock: MySQL/MariaDB 1213, PostgreSQL 40P01, a RocksDB Busy that
+//     names a deadlock, and WiredTiger's WT_ROLLBACK (a write conflict
+//     between snapshot transactions: like a deadlock, the engine rolled
+//     the loser back at once);
+//   - lock wait timeout: MySQL/MariaDB 1205, PostgreSQL 55P03
+//     (lock_timeout), RocksDB's TimedOut, the kv layer's insert lock;
+//   - serialization failure: PostgreSQL 40001, a RocksDB optimistic
+//     commit that lost (Busy, or TryAgain when the memtable history is too
+//     short to check);
+//   - busy: SQLite's SQLITE_BUSY and SQLITE_LOCKED, after busy_timeout.
+//
+// pebble and bbolt have no transient errors (the kv layer serialises
+// updates of a row with a lock): anything they return is "other".
+var kinds = []struct {
+	engine error
+	kind   ErrKind
 }{
-	{ErrDeadlock, []string{"Error 1213", "SQLSTATE 40P01", "deadlock", "WT_ROLLBACK"}},
-	{ErrLockWaitTimeout, []string{"Error 1205", "SQLSTATE 55P03", "lock wait timeout", "lock timeout", "timeout waiting to lock key"}},
-	{ErrSerialization, []string{"SQLSTATE 40001", "could not serialize", "serialization failure", "Resource busy", "Try again"}},
-	{ErrBusy, []string{"SQLITE_BUSY", "SQLITE_LOCKED", "database is locked", "database table is locked", "database is busy"}},
+	{model.ErrDeadlock, ErrDeadlock},
+	{model.ErrLockTimeout, ErrLockWaitTimeout},
+	{model.ErrSerialization, ErrSerialization},
+	{model.ErrBusy, ErrBusy},
 }
 
-// Classify returns the kind of a failed attempt's error (case-insensitive).
+// Classify returns the kind of a failed attempt's error.
 func Classify(err error) ErrKind {
 	if err == nil {
 		return ErrOther
 	}
-	msg := strings.ToLower(err.Error())
-	for _, c := range classes {
-		for _, s := range c.subs {
-			if strings.Contains(msg, strings.ToLower(s)) {
-				return c.kind
-			}
+	for _, k := range kinds {
+		if errors.Is(err, k.engine) {
+			return k.kind
 		}
 	}
 	return ErrOther

@@ -569,8 +569,8 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time,
 // wait timeout, serialization failure, busy, or a duplicate key from a
 // concurrent add of the same link): the engine rolled it back, so running
 // it again cannot double-count. The policy is the same on every engine
-// (engines differ only in which transient errors they raise, and their
-// texts, see hotrow.Classify): up to MaxRetries retries, after a backoff
+// (engines differ only in which transient errors they raise, marked with
+// model's error kinds, see hotrow.Classify): up to MaxRetries retries, after a backoff
 // of 200µs·2^n capped at 20ms with equal jitter, so requesters that
 // collided do not collide again in lockstep.
 func (q *requester) do(ctx context.Context, typ int) error {

@@ -18,6 +18,7 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -51,15 +52,7 @@ func (Driver) Description() string {
 }
 
 // Options implements model.Driver.
-func (Driver) Options() []model.Option {
-	return append([]model.Option{
-		{Key: "sync", Default: "false", Help: "fsync at every commit (true: durable against power loss); the default false sets bbolt's NoSync, durable against a process crash, comparable to sqlite's synchronous=normal"},
-		{Key: "no_freelist_sync", Default: "false", Help: "do not write the freelist at each commit (faster commits, slower open: it is rebuilt by scanning)"},
-		{Key: "fill_percent", Default: "0.5", Help: "how full split pages are left, 0.1 to 1.0 (bbolt's default 0.5; near 1.0 suits append-only keys)"},
-		{Key: "initial_mmap_size", Default: "0", Help: "initial mmap size in bytes (64MB, 1GiB...); a large value avoids remaps, which wait for open readers"},
-		{Key: "freelist_type", Default: "array", Help: "freelist implementation: array or hashmap (faster with many free pages)"},
-	}, kv.Options()...)
-}
+func (Driver) Options() []model.Option { return optionTable(&settings{}).Options() }
 
 // Available implements model.Driver: bbolt is compiled in.
 func (Driver) Available() error { return nil }
@@ -72,32 +65,21 @@ type settings struct {
 	freelist             string
 }
 
+// optionTable declares bbolt's options, parsed into s.
+func optionTable(s *settings) engineopt.Table {
+	return append(engineopt.Table{
+		engineopt.Bool(&s.sync, "sync", "false", "fsync at every commit (true: durable against power loss); the default false sets bbolt's NoSync, durable against a process crash, comparable to sqlite's synchronous=normal"),
+		engineopt.Bool(&s.noFreelistSync, "no_freelist_sync", "false", "do not write the freelist at each commit (faster commits, slower open: it is rebuilt by scanning)"),
+		engineopt.Float(&s.fillPercent, "fill_percent", "0.5", "how full split pages are left, 0.1 to 1.0 (bbolt's default 0.5; near 1.0 suits append-only keys)", 0.1, 1.0),
+		engineopt.SizeIn(&s.initialMmap, "initial_mmap_size", "0", "initial mmap size in bytes (64MB, 1GiB...); a large value avoids remaps, which wait for open readers", 0, 1<<40, "at most 1TB"),
+		engineopt.Choice(&s.freelist, "freelist_type", "array", "freelist implementation: array or hashmap (faster with many free pages)", "array", "hashmap"),
+	}, kv.OptionTable(&s.kv)...)
+}
+
 func parseOptions(opts map[string]string) (settings, error) {
 	var s settings
-	get := kv.OptionGetter(opts, Driver{}.Options())
-	var err error
-	if s.sync, err = kv.ParseBool("sync", get("sync")); err != nil {
-		return s, err
-	}
-	if s.noFreelistSync, err = kv.ParseBool("no_freelist_sync", get("no_freelist_sync")); err != nil {
-		return s, err
-	}
-	if s.fillPercent, err = kv.ParseFloat("fill_percent", get("fill_percent"), 0.1, 1.0); err != nil {
-		return s, err
-	}
-	if s.initialMmap, err = kv.ParseSize("initial_mmap_size", get("initial_mmap_size")); err != nil {
-		return s, err
-	}
-	if s.initialMmap > 1<<40 {
-		return s, fmt.Errorf("engine option initial_mmap_size=%q: want at most 1TB", get("initial_mmap_size"))
-	}
-	if s.freelist, err = kv.ParseChoice("freelist_type", get("freelist_type"), "array", "hashmap"); err != nil {
-		return s, err
-	}
-	if s.kv, err = kv.ParseConfig(get); err != nil {
-		return s, err
-	}
-	return s, nil
+	err := optionTable(&s).Parse(opts)
+	return s, err
 }
 
 // ValidateConfig checks the option values without opening anything.

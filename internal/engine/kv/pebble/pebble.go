@@ -19,6 +19,7 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -47,17 +48,7 @@ func (Driver) Description() string {
 const updateCaveat = "Pebble has no transactions: concurrent updates of a row are serialised by rumbench's own lock table (kv layer), not by the engine"
 
 // Options implements model.Driver.
-func (Driver) Options() []model.Option {
-	return append([]model.Option{
-		{Key: "cache_size", Default: model.DefaultCacheSize, Help: "block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based); --cache-size sets it"},
-		{Key: "memtable_size", Default: "64MB", Help: "size of one memtable (writes stall when 2 are full and flushing); below 4GB"},
-		{Key: "sync", Default: "false", Help: "fsync the WAL at every commit (true: durable against power loss and process crashes); with the default false a commit returns before Pebble has written its WAL record to the OS, so a process crash can lose the last commits (rumbench crashtest --durable=false measured 100-200 of ~50000 rows)"},
-		{Key: "compression", Default: "snappy", Help: "sstable block compression: none, snappy or zstd"},
-		{Key: "l0_compaction_threshold", Default: "4", Help: "L0 read amplification (sublevels) that triggers an L0 compaction"},
-		{Key: "bloom_bits_per_key", Default: "10", Help: "bits per key of the sstable bloom filters, on every level (0: none, Pebble's own default); like RocksDB's, they spare a Get of an absent key (the insert's unique check) a block read per level"},
-		{Key: "max_concurrent_compactions", Default: "2", Help: "compactions that may run at once (Pebble's own default is 1)"},
-	}, kv.Options()...)
-}
+func (Driver) Options() []model.Option { return optionTable(&settings{}).Options() }
 
 // Available implements model.Driver: pebble is compiled in.
 func (Driver) Available() error { return nil }
@@ -71,42 +62,23 @@ type settings struct {
 	bloomBits               int
 }
 
+// optionTable declares pebble's options, parsed into s.
+func optionTable(s *settings) engineopt.Table {
+	return append(engineopt.Table{
+		engineopt.Size(&s.cacheSize, "cache_size", model.DefaultCacheSize, "block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based); --cache-size sets it"),
+		engineopt.SizeIn(&s.memtableSize, "memtable_size", "64MB", "size of one memtable (writes stall when 2 are full and flushing); below 4GB", 64<<10, 4<<30-1, "a size from 64KB to below 4GB"),
+		engineopt.Bool(&s.sync, "sync", "false", "fsync the WAL at every commit (true: durable against power loss and process crashes); with the default false a commit returns before Pebble has written its WAL record to the OS, so a process crash can lose the last commits (rumbench crashtest --durable=false measured 100-200 of ~50000 rows)"),
+		engineopt.Choice(&s.compression, "compression", "snappy", "sstable block compression: none, snappy or zstd", "none", "snappy", "zstd"),
+		engineopt.Int(&s.l0Threshold, "l0_compaction_threshold", "4", "L0 read amplification (sublevels) that triggers an L0 compaction", 1, 1000),
+		engineopt.Int(&s.bloomBits, "bloom_bits_per_key", "10", "bits per key of the sstable bloom filters, on every level (0: none, Pebble's own default); like RocksDB's, they spare a Get of an absent key (the insert's unique check) a block read per level", 0, 64),
+		engineopt.Int(&s.maxComp, "max_concurrent_compactions", "2", "compactions that may run at once (Pebble's own default is 1)", 1, 64),
+	}, kv.OptionTable(&s.kv)...)
+}
+
 func parseOptions(opts map[string]string) (settings, error) {
 	var s settings
-	get := kv.OptionGetter(opts, Driver{}.Options())
-	var err error
-	if s.cacheSize, err = kv.ParseSize("cache_size", get("cache_size")); err != nil {
-		return s, err
-	}
-	if s.memtableSize, err = kv.ParseSize("memtable_size", get("memtable_size")); err != nil {
-		return s, err
-	}
-	if s.memtableSize < 64<<10 || s.memtableSize >= 4<<30 {
-		return s, fmt.Errorf("engine option memtable_size=%q: want a size from 64KB to below 4GB", get("memtable_size"))
-	}
-	if s.sync, err = kv.ParseBool("sync", get("sync")); err != nil {
-		return s, err
-	}
-	if s.compression, err = kv.ParseChoice("compression", get("compression"), "none", "snappy", "zstd"); err != nil {
-		return s, err
-	}
-	n, err := kv.ParseInt("l0_compaction_threshold", get("l0_compaction_threshold"), 1, 1000)
-	if err != nil {
-		return s, err
-	}
-	s.l0Threshold = int(n)
-	if n, err = kv.ParseInt("max_concurrent_compactions", get("max_concurrent_compactions"), 1, 64); err != nil {
-		return s, err
-	}
-	s.maxComp = int(n)
-	if n, err = kv.ParseInt("bloom_bits_per_key", get("bloom_bits_per_key"), 0, 64); err != nil {
-		return s, err
-	}
-	s.bloomBits = int(n)
-	if s.kv, err = kv.ParseConfig(get); err != nil {
-		return s, err
-	}
-	return s, nil
+	err := optionTable(&s).Parse(opts)
+	return s, err
 }
 
 // quietLogger drops Pebble's informational lines (they would interleave with

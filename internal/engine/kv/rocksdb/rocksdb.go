@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -21,6 +22,7 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -48,21 +50,7 @@ func (Driver) Description() string {
 var compressions = []string{"none", "snappy", "lz4", "zstd"}
 
 // Options implements model.Driver.
-func (Driver) Options() []model.Option {
-	return append([]model.Option{
-		{Key: "block_cache_size", Default: model.DefaultCacheSize, Help: "LRU block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based); --cache-size sets it"},
-		{Key: "write_buffer_size", Default: "64MB", Help: "size of one memtable"},
-		{Key: "compression", Default: "snappy", Help: "SST block compression: none, snappy, lz4 or zstd"},
-		{Key: "bottommost_compression", Default: "same", Help: "compression of the bottommost level: same (as compression), none, snappy, lz4 or zstd"},
-		{Key: "sync", Default: "false", Help: "fsync the WAL at every commit (true: durable against power loss); the default false writes the WAL to the OS at every commit, durable against a process crash"},
-		{Key: "disable_wal", Default: "false", Help: "write no WAL (unflushed memtables are lost on any crash)"},
-		{Key: "use_direct_reads", Default: "false", Help: "read SST files with O_DIRECT, bypassing the OS page cache"},
-		{Key: "max_background_jobs", Default: "2", Help: "flushes and compactions that may run at once"},
-		{Key: "bloom_bits_per_key", Default: "10", Help: "bits per key of the SST bloom filters (0: none)"},
-		{Key: "column_family_per_index", Default: "false", Help: "false: every table and index in the default column family, as MyRocks does by default; true: a column family per table (primary key) and per secondary index, each with its own memtable and SSTs (fixed when the data dir is created)"},
-		{Key: "transactions", Default: "pessimistic", Help: "concurrency control of row updates, by RocksDB: pessimistic (TransactionDB: an update locks its row, waiting up to " + lockTimeoutText + ", as MyRocks) or optimistic (OptimisticTransactionDB: a commit fails if its row changed since it was read, and is retried)"},
-	}, kv.Options()...)
-}
+func (Driver) Options() []model.Option { return optionTable(&settings{}).Options() }
 
 // lockTimeoutMS is how long a pessimistic transaction waits for a row lock
 // (TransactionDB's default, and MyRocks' rocksdb_lock_wait_timeout).
@@ -83,56 +71,34 @@ type settings struct {
 	optimistic, cfPerIndex          bool
 }
 
+// optionTable declares rocksdb's options, parsed into s.
+func optionTable(s *settings) engineopt.Table {
+	return append(engineopt.Table{
+		engineopt.Size(&s.cacheSize, "block_cache_size", model.DefaultCacheSize, "LRU block cache size in bytes (plain bytes or with a unit: 64MB, 1GiB; units are 1024-based); --cache-size sets it"),
+		engineopt.SizeIn(&s.writeBuffer, "write_buffer_size", "64MB", "size of one memtable", 64<<10, math.MaxInt64, "at least 64KB"),
+		engineopt.Choice(&s.compression, "compression", "snappy", "SST block compression: none, snappy, lz4 or zstd", compressions...),
+		engineopt.Choice(&s.bottommost, "bottommost_compression", "same", "compression of the bottommost level: same (as compression), none, snappy, lz4 or zstd", append([]string{"same"}, compressions...)...),
+		engineopt.Bool(&s.sync, "sync", "false", "fsync the WAL at every commit (true: durable against power loss); the default false writes the WAL to the OS at every commit, durable against a process crash"),
+		engineopt.Bool(&s.disableWAL, "disable_wal", "false", "write no WAL (unflushed memtables are lost on any crash)"),
+		engineopt.Bool(&s.directReads, "use_direct_reads", "false", "read SST files with O_DIRECT, bypassing the OS page cache"),
+		engineopt.Int(&s.backgroundJobs, "max_background_jobs", "2", "flushes and compactions that may run at once", 1, 256),
+		engineopt.Int(&s.bloomBitsPerKey, "bloom_bits_per_key", "10", "bits per key of the SST bloom filters (0: none)", 0, 100),
+		engineopt.Bool(&s.cfPerIndex, "column_family_per_index", "false", "false: every table and index in the default column family, as MyRocks does by default; true: a column family per table (primary key) and per secondary index, each with its own memtable and SSTs (fixed when the data dir is created)"),
+		engineopt.Func("transactions", "pessimistic", "concurrency control of row updates, by RocksDB: pessimistic (TransactionDB: an update locks its row, waiting up to "+lockTimeoutText+", as MyRocks) or optimistic (OptimisticTransactionDB: a commit fails if its row changed since it was read, and is retried)", func(raw string) error {
+			mode, err := engineopt.ParseChoice("transactions", raw, "pessimistic", "optimistic")
+			s.optimistic = mode == "optimistic"
+			return err
+		}),
+	}, kv.OptionTable(&s.kv)...)
+}
+
 func parseOptions(opts map[string]string) (settings, error) {
 	var s settings
-	get := kv.OptionGetter(opts, Driver{}.Options())
-	var err error
-	if s.cacheSize, err = kv.ParseSize("block_cache_size", get("block_cache_size")); err != nil {
-		return s, err
-	}
-	if s.writeBuffer, err = kv.ParseSize("write_buffer_size", get("write_buffer_size")); err != nil {
-		return s, err
-	}
-	if s.writeBuffer < 64<<10 {
-		return s, fmt.Errorf("engine option write_buffer_size=%q: want at least 64KB", get("write_buffer_size"))
-	}
-	if s.compression, err = kv.ParseChoice("compression", get("compression"), compressions...); err != nil {
-		return s, err
-	}
-	if s.bottommost, err = kv.ParseChoice("bottommost_compression", get("bottommost_compression"), append([]string{"same"}, compressions...)...); err != nil {
-		return s, err
-	}
-	if s.sync, err = kv.ParseBool("sync", get("sync")); err != nil {
-		return s, err
-	}
-	if s.disableWAL, err = kv.ParseBool("disable_wal", get("disable_wal")); err != nil {
-		return s, err
-	}
-	if s.directReads, err = kv.ParseBool("use_direct_reads", get("use_direct_reads")); err != nil {
+	if err := optionTable(&s).Parse(opts); err != nil {
 		return s, err
 	}
 	if s.sync && s.disableWAL {
 		return s, errors.New("engine options sync=true and disable_wal=true conflict: sync applies to the WAL")
-	}
-	n, err := kv.ParseInt("max_background_jobs", get("max_background_jobs"), 1, 256)
-	if err != nil {
-		return s, err
-	}
-	s.backgroundJobs = int(n)
-	if n, err = kv.ParseInt("bloom_bits_per_key", get("bloom_bits_per_key"), 0, 100); err != nil {
-		return s, err
-	}
-	s.bloomBitsPerKey = int(n)
-	if s.kv, err = kv.ParseConfig(get); err != nil {
-		return s, err
-	}
-	mode, err := kv.ParseChoice("transactions", get("transactions"), "pessimistic", "optimistic")
-	if err != nil {
-		return s, err
-	}
-	s.optimistic = mode == "optimistic"
-	if s.cfPerIndex, err = kv.ParseBool("column_family_per_index", get("column_family_per_index")); err != nil {
-		return s, err
 	}
 	return s, nil
 }
@@ -1056,14 +1022,22 @@ func (t *txn) release() {
 // that timed out (TimedOut), a write conflict with a snapshot or an
 // optimistic commit that lost (Busy), or a commit that could not be checked
 // (TryAgain). The transaction may be run again (kv.ErrConflict); the text
-// is RocksDB's.
-type conflictError struct{ err error }
+// is RocksDB's, and kind the model's name for it.
+type conflictError struct {
+	err  error
+	kind error
+}
 
-func (e *conflictError) Error() string        { return e.err.Error() }
-func (e *conflictError) Unwrap() error        { return e.err }
-func (e *conflictError) Is(target error) bool { return target == kv.ErrConflict }
+func (e *conflictError) Error() string { return e.err.Error() }
+func (e *conflictError) Unwrap() error { return e.err }
+func (e *conflictError) Is(target error) bool {
+	return target == kv.ErrConflict || (e.kind != nil && errors.Is(e.kind, target))
+}
 
-// txnError marks RocksDB's concurrency-control errors as conflicts.
+// txnError marks RocksDB's concurrency-control errors as conflicts, and
+// with their model kind: grocksdb gives a status's text, not its code, so
+// the kind is read from the text RocksDB gives each status ("Resource busy:
+// Deadlock", "Operation timed out: Timeout waiting to lock key").
 func txnError(err error) error {
 	if err == nil {
 		return nil
@@ -1071,8 +1045,23 @@ func txnError(err error) error {
 	msg := err.Error()
 	for _, p := range []string{"Resource busy", "Operation timed out", "Operation failed. Try again"} {
 		if strings.HasPrefix(msg, p) {
-			return &conflictError{err}
+			return &conflictError{err: err, kind: statusKind(msg)}
 		}
 	}
 	return err
+}
+
+// statusKind is the model kind of a concurrency-control status: a Busy
+// that names a deadlock is one, a lock timeout names its key.
+func statusKind(msg string) error {
+	lower := strings.ToLower(msg)
+	switch {
+	case strings.Contains(lower, "deadlock"):
+		return model.ErrDeadlock
+	case strings.Contains(lower, "timeout waiting to lock key"), strings.Contains(lower, "lock timeout"), strings.Contains(lower, "lock wait timeout"):
+		return model.ErrLockTimeout
+	case strings.HasPrefix(msg, "Resource busy"), strings.Contains(lower, "try again"):
+		return model.ErrSerialization
+	}
+	return nil
 }

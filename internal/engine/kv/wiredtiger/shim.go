@@ -242,9 +242,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/model"
 )
 
 const (
@@ -263,8 +265,18 @@ func (e *wtError) Error() string { return e.msg }
 
 // Is makes WT_ROLLBACK (a write conflict between snapshot transactions, or
 // a transaction rolled back to relieve cache pressure) a kv.ErrConflict:
-// the transaction was rolled back and may be run again.
-func (e *wtError) Is(target error) bool { return target == kv.ErrConflict && e.code == wtRollback }
+// the transaction was rolled back and may be run again. Like a deadlock
+// the engine rolled the loser back at once (model.ErrDeadlock). ENOSPC is
+// a full disk.
+func (e *wtError) Is(target error) bool {
+	switch e.code {
+	case wtRollback:
+		return target == kv.ErrConflict || target == model.ErrDeadlock || target == model.ErrConflict
+	case int(syscall.ENOSPC):
+		return target == model.ErrDiskFull
+	}
+	return false
+}
 
 var lastErr struct {
 	mu   sync.Mutex

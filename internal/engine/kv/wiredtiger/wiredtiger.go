@@ -18,6 +18,7 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -58,20 +59,7 @@ func (Driver) Description() string {
 }
 
 // Options implements model.Driver.
-func (Driver) Options() []model.Option {
-	return append([]model.Option{
-		{Key: "cache_size", Default: model.DefaultCacheSize, Help: "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; --cache-size sets it; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty"},
-		{Key: "block_compressor", Default: "snappy", Help: "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); fixed when the data dir is created, for all its tables"},
-		{Key: "prefix_compression", Default: "indexes", Help: "compress key prefixes within leaf pages: indexes (MongoDB's layout: its indexes are prefix-compressed, its collections are not), true (every table's primary key too), false; applies to tables and indexes created from then on"},
-		{Key: "leaf_page_max", Default: "auto", Help: "largest B-tree leaf page, 4KB to 32KB in powers of two; auto: WiredTiger's default 32KB, smaller when the cache holds fewer than 1024 such pages (cache_size/1024 rounded down to a power of two, at least 4KB, the allocation unit). WiredTiger 3.2 cannot evict a page an open transaction changed, and a 100-row batch over 3 random-order indexes changes about 300 leaf pages: with 32KB pages in a 5.6MB cache (the iobound preset) they do not fit and the load stops (docs/design.md); applies to tables created from then on"},
-		{Key: "checkpoint_wait", Default: "60", Help: "seconds between checkpoints (MongoDB's default 60); 0: only at close"},
-		{Key: "log", Default: "true", Help: "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"},
-		{Key: "eviction_dirty_target", Default: "50", Help: "percent of the cache that may be dirty before eviction threads write dirty pages; WiredTiger's and MongoDB's default is 5, sized for caches of gigabytes: with this engine's 256MB cache, random index inserts keep more than 5% of it dirty, and WiredTiger 3.2's eviction threads then rewrite the same hot pages over and over (docs/design.md); checkpoints write dirty pages anyway. 5 with eviction_dirty_trigger=20 gives MongoDB's settings"},
-		{Key: "eviction_dirty_trigger", Default: "90", Help: "percent of the cache dirty at which application threads must help evict (WiredTiger's and MongoDB's default 20; InnoDB's innodb_max_dirty_pages_pct is 90); above eviction_dirty_target"},
-		{Key: "eviction_threads", Default: "4", Help: "eviction worker threads (threads_min = threads_max, as MongoDB configures them)"},
-		{Key: "sync", Default: "false", Help: "fsync the log at every commit (true: durable against power loss); the default false writes the log to the OS at every commit (transaction_sync method=none), durable against a process crash"},
-	}, kv.Options()...)
-}
+func (Driver) Options() []model.Option { return optionTable(&settings{}).Options() }
 
 // Available implements model.Driver: libwiredtiger is linked in.
 func (Driver) Available() error { return nil }
@@ -96,50 +84,33 @@ type settings struct {
 	compressorExtension string
 }
 
+// optionTable declares wiredtiger's options, parsed into s.
+func optionTable(s *settings) engineopt.Table {
+	return append(engineopt.Table{
+		engineopt.SizeIn(&s.cacheSize, "cache_size", model.DefaultCacheSize, "WiredTiger cache size in bytes (plain bytes or with a unit: 256MB, 1GiB; units are 1024-based), at least 1MB; --cache-size sets it; the default is MongoDB's minimum: the cache holds dirty pages too, and eviction forces application threads to write pages once 20% of it is dirty", 1<<20, 10<<40, "a size from 1MB to 10TB"),
+		engineopt.Choice(&s.compressor, "block_compressor", "snappy", "page compression: none, snappy or zlib (the extension from Debian's libwiredtiger0); fixed when the data dir is created, for all its tables", "none", "snappy", "zlib"),
+		engineopt.Choice(&s.prefixCompression, "prefix_compression", "indexes", "compress key prefixes within leaf pages: indexes (MongoDB's layout: its indexes are prefix-compressed, its collections are not), true (every table's primary key too), false; applies to tables and indexes created from then on", "indexes", "true", "false"),
+		// After cache_size: auto derives the page from the cache.
+		engineopt.Func("leaf_page_max", "auto", "largest B-tree leaf page, 4KB to 32KB in powers of two; auto: WiredTiger's default 32KB, smaller when the cache holds fewer than 1024 such pages (cache_size/1024 rounded down to a power of two, at least 4KB, the allocation unit). WiredTiger 3.2 cannot evict a page an open transaction changed, and a 100-row batch over 3 random-order indexes changes about 300 leaf pages: with 32KB pages in a 5.6MB cache (the iobound preset) they do not fit and the load stops (docs/design.md); applies to tables created from then on", func(raw string) (err error) {
+			s.leafPage, s.leafPageFrom, err = leafPageMax(raw, s.cacheSize)
+			return err
+		}),
+		engineopt.Int(&s.checkpointWait, "checkpoint_wait", "60", "seconds between checkpoints (MongoDB's default 60); 0: only at close", 0, 100000),
+		engineopt.Bool(&s.log, "log", "true", "write-ahead log (MongoDB's journal); false: commits are durable only at the next checkpoint"),
+		engineopt.Int(&s.dirtyTarget, "eviction_dirty_target", "50", "percent of the cache that may be dirty before eviction threads write dirty pages; WiredTiger's and MongoDB's default is 5, sized for caches of gigabytes: with this engine's 256MB cache, random index inserts keep more than 5% of it dirty, and WiredTiger 3.2's eviction threads then rewrite the same hot pages over and over (docs/design.md); checkpoints write dirty pages anyway. 5 with eviction_dirty_trigger=20 gives MongoDB's settings", 1, 99),
+		engineopt.Int(&s.dirtyTrigger, "eviction_dirty_trigger", "90", "percent of the cache dirty at which application threads must help evict (WiredTiger's and MongoDB's default 20; InnoDB's innodb_max_dirty_pages_pct is 90); above eviction_dirty_target", 1, 99),
+		engineopt.Int(&s.evictionThreads, "eviction_threads", "4", "eviction worker threads (threads_min = threads_max, as MongoDB configures them)", 1, 20),
+		engineopt.Bool(&s.sync, "sync", "false", "fsync the log at every commit (true: durable against power loss); the default false writes the log to the OS at every commit (transaction_sync method=none), durable against a process crash"),
+	}, kv.OptionTable(&s.kv)...)
+}
+
 func parseOptions(opts map[string]string) (settings, error) {
 	var s settings
-	get := kv.OptionGetter(opts, Driver{}.Options())
-	var err error
-	if s.cacheSize, err = kv.ParseSize("cache_size", get("cache_size")); err != nil {
+	if err := optionTable(&s).Parse(opts); err != nil {
 		return s, err
 	}
-	if s.cacheSize < 1<<20 || s.cacheSize > 10<<40 {
-		return s, fmt.Errorf("engine option cache_size=%q: want a size from 1MB to 10TB", get("cache_size"))
-	}
-	if s.leafPage, s.leafPageFrom, err = leafPageMax(get("leaf_page_max"), s.cacheSize); err != nil {
-		return s, err
-	}
-	if s.compressor, err = kv.ParseChoice("block_compressor", get("block_compressor"), "none", "snappy", "zlib"); err != nil {
-		return s, err
-	}
-	if s.prefixCompression, err = kv.ParseChoice("prefix_compression", get("prefix_compression"), "indexes", "true", "false"); err != nil {
-		return s, err
-	}
-	n, err := kv.ParseInt("checkpoint_wait", get("checkpoint_wait"), 0, 100000)
-	if err != nil {
-		return s, err
-	}
-	s.checkpointWait = int(n)
-	if n, err = kv.ParseInt("eviction_dirty_target", get("eviction_dirty_target"), 1, 99); err != nil {
-		return s, err
-	}
-	s.dirtyTarget = int(n)
-	if n, err = kv.ParseInt("eviction_dirty_trigger", get("eviction_dirty_trigger"), 1, 99); err != nil {
-		return s, err
-	}
-	s.dirtyTrigger = int(n)
 	if s.dirtyTrigger <= s.dirtyTarget {
 		return s, fmt.Errorf("engine options eviction_dirty_trigger=%d and eviction_dirty_target=%d: the trigger must be above the target", s.dirtyTrigger, s.dirtyTarget)
-	}
-	if n, err = kv.ParseInt("eviction_threads", get("eviction_threads"), 1, 20); err != nil {
-		return s, err
-	}
-	s.evictionThreads = int(n)
-	if s.log, err = kv.ParseBool("log", get("log")); err != nil {
-		return s, err
-	}
-	if s.sync, err = kv.ParseBool("sync", get("sync")); err != nil {
-		return s, err
 	}
 	if s.sync && !s.log {
 		return s, errors.New("engine options sync=true and log=false conflict: sync applies to the log")
@@ -156,9 +127,6 @@ func parseOptions(opts map[string]string) (settings, error) {
 	}
 	if s.compressor != "none" && s.compressorExtension == "" {
 		return s, fmt.Errorf("engine option block_compressor=%s: libwiredtiger_%s.so not found in %s (install libwiredtiger0)", s.compressor, s.compressor, strings.Join(extensionDirs, ", "))
-	}
-	if s.kv, err = kv.ParseConfig(get); err != nil {
-		return s, err
 	}
 	return s, nil
 }
@@ -510,7 +478,7 @@ func leafPageMax(v string, cacheSize int64) (int64, string, error) {
 		}
 		return p, "auto (cache_size/1024)", nil
 	}
-	n, err := kv.ParseSize("leaf_page_max", v)
+	n, err := engineopt.ParseSize("leaf_page_max", v)
 	if err != nil {
 		return 0, "", err
 	}

@@ -150,3 +150,42 @@ func (Dialect) IsDuplicateKey(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && me.Number == 1062
 }
+
+// ErrorKind maps MariaDB's error numbers to a model error kind
+// (sqleng.ErrorKinds). MyRocks reports some of RocksDB's concurrency
+// errors under other numbers, with RocksDB's status text in the message
+// (rocksStatusKinds).
+func (Dialect) ErrorKind(err error) error {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return nil
+	}
+	switch me.Number {
+	case 1213: // ER_LOCK_DEADLOCK
+		return model.ErrDeadlock
+	case 1205: // ER_LOCK_WAIT_TIMEOUT
+		return model.ErrLockTimeout
+	case 1021, 1114: // ER_DISK_FULL, ER_RECORD_FILE_FULL ("The table 'x' is full")
+		return model.ErrDiskFull
+	}
+	msg := strings.ToLower(me.Message)
+	for _, k := range rocksStatusKinds {
+		for _, s := range k.texts {
+			if strings.Contains(msg, s) {
+				return k.kind
+			}
+		}
+	}
+	return nil
+}
+
+// rocksStatusKinds are RocksDB's statuses as MyRocks quotes them, in the
+// order they are tried: a Busy status that names a deadlock is one.
+var rocksStatusKinds = []struct {
+	kind  error
+	texts []string
+}{
+	{model.ErrDeadlock, []string{"deadlock"}},
+	{model.ErrLockTimeout, []string{"lock wait timeout", "lock timeout", "timeout waiting to lock key"}},
+	{model.ErrSerialization, []string{"resource busy", "try again"}},
+}

@@ -30,6 +30,7 @@ import (
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/blockconn"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -63,23 +64,45 @@ func (d Driver) Description() string {
 	return what + " via go-sql-driver/mysql; --dsn default $" + EnvDSN + " or " + DefaultDSN
 }
 
-func (d Driver) Options() []model.Option {
-	opts := []model.Option{
-		{Key: "prepare", Default: "false", Help: "server-side prepared statements instead of text statements with interpolated values (true/false)"},
-		{Key: blockconn.OptionKey, Default: "blocking", Help: blockconn.OptionHelp},
-		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
+func (d Driver) Options() []model.Option { return d.optionTable(&parsed{}).Options() }
+
+// optionTable declares the engine's options, parsed into p: those of both
+// engines, then InnoDB's table settings or MyRocks' own.
+func (d Driver) optionTable(p *parsed) engineopt.Table {
+	boolean := func(dst *bool, key, def, help string) engineopt.Option {
+		return engineopt.Func(key, def, help, func(raw string) (err error) {
+			*dst, err = parseBool(key, raw)
+			return err
+		})
+	}
+	t := engineopt.Table{
+		boolean(&p.prepare, "prepare", "false", "server-side prepared statements instead of text statements with interpolated values (true/false)"),
+		engineopt.Func(blockconn.OptionKey, "blocking", blockconn.OptionHelp, func(raw string) (err error) {
+			p.blocking, err = blockconn.ParseOption(d.name, raw)
+			return err
+		}),
+		boolean(&p.dropOnClose, "drop_database", "false", "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"),
 	}
 	if d.engineName == "InnoDB" {
-		opts = append(opts,
-			model.Option{Key: "page_size", Default: "", Help: "InnoDB page size the run needs: 4k, 8k, 16k, 32k or 64k; fixed when the server's data dir is created, so this checks the server's innodb_page_size and refuses to run on another (default: the server's)"},
-			model.Option{Key: "row_format", Default: "", Help: "ROW_FORMAT of the tables: dynamic, compact or compressed (table compression, with key_block_size) (default: the server's innodb_default_row_format)"},
-			model.Option{Key: "key_block_size", Default: "8", Help: "KEY_BLOCK_SIZE in KB of row_format=compressed: 1, 2, 4, 8 or 16 (8 with 16k pages is the published 2X compression)"})
+		t = append(t,
+			engineopt.Func("page_size", "", "InnoDB page size the run needs: 4k, 8k, 16k, 32k or 64k; fixed when the server's data dir is created, so this checks the server's innodb_page_size and refuses to run on another (default: the server's)", named(&p.pageSize, pageSizes, "innodb: bad page_size %q: want 4k, 8k, 16k, 32k or 64k")),
+			engineopt.Func("row_format", "", "ROW_FORMAT of the tables: dynamic, compact or compressed (table compression, with key_block_size) (default: the server's innodb_default_row_format)", func(raw string) error {
+				switch rf := strings.ToLower(raw); rf {
+				case "", "dynamic", "compact", "compressed":
+					p.rowFormat = rf
+					return nil
+				}
+				return fmt.Errorf("innodb: bad row_format %q: want dynamic, compact or compressed", raw)
+			}),
+			// Checked with row_format=compressed only (tableOptions).
+			engineopt.Text(&p.keyBlockSize, "key_block_size", "8", "KEY_BLOCK_SIZE in KB of row_format=compressed: 1, 2, 4, 8 or 16 (8 with 16k pages is the published 2X compression)"))
 	}
 	if d.engineName == "ROCKSDB" {
-		opts = append(opts, model.Option{Key: "compression", Default: "", Help: "MyRocks compression the run needs: none, snappy, lz4, zstd or zlib; set by the server's rocksdb_default_cf_options at start, so this checks it and refuses to run on another (default: the server's)"})
-		opts = append(opts, model.Option{Key: "install_plugin", Default: "false", Help: "run INSTALL SONAME 'ha_rocksdb' when the server has not loaded MyRocks (true/false; crashes MariaDB 10.11's Debian build, so off by default)"})
+		t = append(t,
+			engineopt.Func("compression", "", "MyRocks compression the run needs: none, snappy, lz4, zstd or zlib; set by the server's rocksdb_default_cf_options at start, so this checks it and refuses to run on another (default: the server's)", named(&p.compression, rocksCompression, "myrocks: bad compression %q: want none, snappy, lz4, zstd or zlib")),
+			boolean(&p.installPlugin, "install_plugin", "false", "run INSTALL SONAME 'ha_rocksdb' when the server has not loaded MyRocks (true/false; crashes MariaDB 10.11's Debian build, so off by default)"))
 	}
-	return opts
+	return t
 }
 
 // Available needs nothing local (the driver is pure Go); whether the
@@ -147,6 +170,7 @@ type parsed struct {
 	blocking                            bool   // client_io=blocking
 	pageSize                            int64  // bytes; 0: any
 	rowFormat                           string // table options; "": none
+	keyBlockSize                        string // with row_format=compressed
 	compression                         string // RocksDB's name (kLZ4Compression); "": any
 }
 
@@ -158,21 +182,30 @@ var pageSizes = map[string]int64{"4k": 4096, "8k": 8192, "16k": 16384, "32k": 32
 var rocksCompression = map[string]string{"none": "kNoCompression", "snappy": "kSnappyCompression",
 	"lz4": "kLZ4Compression", "zstd": "kZSTD", "zlib": "kZlibCompression"}
 
-// parseTableOptions checks the InnoDB and MyRocks table settings.
-func (p *parsed) parseTableOptions(opts map[string]string) error {
-	if v := strings.ToLower(opts["page_size"]); v != "" {
-		n, ok := pageSizes[v]
-		if !ok {
-			return fmt.Errorf("innodb: bad page_size %q: want 4k, 8k, 16k, 32k or 64k", opts["page_size"])
+// named parses an option whose value names an entry of m (in any case),
+// stored in dst; "" leaves dst as it is (the server's setting), another
+// value is refused with bad (a format taking the value).
+func named[T any](dst *T, m map[string]T, bad string) func(raw string) error {
+	return func(raw string) error {
+		if v := strings.ToLower(raw); v != "" {
+			x, ok := m[v]
+			if !ok {
+				return fmt.Errorf(bad, raw)
+			}
+			*dst = x
 		}
-		p.pageSize = n
+		return nil
 	}
-	switch rf := strings.ToLower(opts["row_format"]); rf {
-	case "":
+}
+
+// tableOptions turns row_format (and key_block_size) into the tables'
+// options.
+func (p *parsed) tableOptions() error {
+	switch p.rowFormat {
 	case "dynamic", "compact":
-		p.rowFormat = " ROW_FORMAT=" + strings.ToUpper(rf)
+		p.rowFormat = " ROW_FORMAT=" + strings.ToUpper(p.rowFormat)
 	case "compressed":
-		kb := opts["key_block_size"]
+		kb := p.keyBlockSize
 		switch kb {
 		case "", "8":
 			kb = "8"
@@ -181,15 +214,6 @@ func (p *parsed) parseTableOptions(opts map[string]string) error {
 			return fmt.Errorf("innodb: bad key_block_size %q: want 1, 2, 4, 8 or 16 (KB)", kb)
 		}
 		p.rowFormat = " ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=" + kb
-	default:
-		return fmt.Errorf("innodb: bad row_format %q: want dynamic, compact or compressed", opts["row_format"])
-	}
-	if v := strings.ToLower(opts["compression"]); v != "" {
-		c, ok := rocksCompression[v]
-		if !ok {
-			return fmt.Errorf("myrocks: bad compression %q: want none, snappy, lz4, zstd or zlib", opts["compression"])
-		}
-		p.compression = c
 	}
 	return nil
 }
@@ -241,19 +265,10 @@ func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
 		return p, fmt.Errorf("%s: %w", d.name, err)
 	}
 	var err error
-	if p.prepare, err = parseBool("prepare", cfg.Options["prepare"]); err != nil {
+	if err = d.optionTable(&p).Parse(cfg.Options); err != nil {
 		return p, err
 	}
-	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
-		return p, err
-	}
-	if p.blocking, err = blockconn.ParseOption(d.name, cfg.Options[blockconn.OptionKey]); err != nil {
-		return p, err
-	}
-	if p.installPlugin, err = parseBool("install_plugin", cfg.Options["install_plugin"]); err != nil {
-		return p, err
-	}
-	if err := p.parseTableOptions(cfg.Options); err != nil {
+	if err = p.tableOptions(); err != nil {
 		return p, err
 	}
 	if p.mc, err = mysql.ParseDSN(dsn); err != nil {

@@ -51,7 +51,16 @@ func TestValidateConfig(t *testing.T) {
 // was not started with is refused in one line naming both.
 func TestServerSettingsCheck(t *testing.T) {
 	var p parsed
-	if err := p.parseTableOptions(map[string]string{"page_size": "8k", "compression": "zstd", "row_format": "compressed"}); err != nil {
+	for name, opts := range map[string]map[string]string{"innodb": {"page_size": "8k", "row_format": "compressed"}, "myrocks": {"compression": "zstd"}} {
+		d, err := engine.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.(Driver).optionTable(&p).Parse(opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.tableOptions(); err != nil {
 		t.Fatal(err)
 	}
 	if p.rowFormat != " ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=8" {

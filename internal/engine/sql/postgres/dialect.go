@@ -128,3 +128,23 @@ func (Dialect) IsDuplicateKey(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
 }
+
+// ErrorKind maps PostgreSQL's SQLSTATE to a model error kind
+// (sqleng.ErrorKinds).
+func (Dialect) ErrorKind(err error) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	switch pe.Code {
+	case "40P01": // deadlock_detected
+		return model.ErrDeadlock
+	case "55P03": // lock_not_available (lock_timeout)
+		return model.ErrLockTimeout
+	case "40001": // serialization_failure
+		return model.ErrSerialization
+	case "53100": // disk_full
+		return model.ErrDiskFull
+	}
+	return nil
+}

@@ -30,6 +30,7 @@ import (
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/blockconn"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -55,12 +56,21 @@ func (Driver) Description() string {
 	return "PostgreSQL heap + B-tree via pgx; --dsn default $" + EnvDSN + " or postgres://postgres@127.0.0.1:5432/"
 }
 
-func (Driver) Options() []model.Option {
-	return []model.Option{
-		{Key: "synchronous_commit", Default: "", Help: "session synchronous_commit (on, off, local, remote_write; empty = the server's setting)"},
-		{Key: "maintenance_work_mem", Default: "256MB", Help: "session memory for CREATE INDEX (step l.x) and VACUUM (empty = the server's setting)"},
-		{Key: blockconn.OptionKey, Default: "blocking", Help: blockconn.OptionHelp},
-		{Key: "drop_database", Default: "false", Help: "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it"},
+func (Driver) Options() []model.Option { return optionTable(&parsed{}).Options() }
+
+// optionTable declares postgres's options, parsed into p.
+func optionTable(p *parsed) engineopt.Table {
+	return engineopt.Table{
+		engineopt.Text(&p.synchronousCommit, "synchronous_commit", "", "session synchronous_commit (on, off, local, remote_write; empty = the server's setting)"),
+		engineopt.Text(&p.maintenanceWorkMem, "maintenance_work_mem", "256MB", "session memory for CREATE INDEX (step l.x) and VACUUM (empty = the server's setting)"),
+		engineopt.Func(blockconn.OptionKey, "blocking", blockconn.OptionHelp, func(raw string) (err error) {
+			p.blocking, err = blockconn.ParseOption("postgres", raw)
+			return err
+		}),
+		engineopt.Func("drop_database", "false", "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it", func(raw string) (err error) {
+			p.dropOnClose, err = parseBool("drop_database", raw)
+			return err
+		}),
 	}
 }
 
@@ -102,6 +112,8 @@ type parsed struct {
 	name        string
 	dropOnClose bool
 	blocking    bool
+	// Session settings, "" for the server's.
+	synchronousCommit, maintenanceWorkMem string
 }
 
 // parseConfig checks the DSN's form, the database name and the option
@@ -125,10 +137,7 @@ func parseConfig(cfg model.Config) (parsed, error) {
 		// know it here, so say only what is wrong.
 		return p, fmt.Errorf("postgres: bad --dsn (want a URL such as postgres://user@host:5432/): %w", err)
 	}
-	if p.dropOnClose, err = parseBool("drop_database", cfg.Options["drop_database"]); err != nil {
-		return p, err
-	}
-	if p.blocking, err = blockconn.ParseOption("postgres", cfg.Options[blockconn.OptionKey]); err != nil {
+	if err := optionTable(&p).Parse(cfg.Options); err != nil {
 		return p, err
 	}
 	return p, nil
@@ -174,8 +183,8 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	for k, v := range admin.RuntimeParams {
 		work.RuntimeParams[k] = v
 	}
-	for _, k := range []string{"synchronous_commit", "maintenance_work_mem"} {
-		if v := strings.TrimSpace(cfg.Options[k]); v != "" {
+	for k, v := range map[string]string{"synchronous_commit": p.synchronousCommit, "maintenance_work_mem": p.maintenanceWorkMem} {
+		if v := strings.TrimSpace(v); v != "" {
 			work.RuntimeParams[k] = v
 		}
 	}

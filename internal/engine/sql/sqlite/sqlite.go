@@ -29,6 +29,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -47,22 +48,7 @@ func (Driver) Description() string {
 	return "SQLite B-tree via mattn/go-sqlite3 (cgo); WAL, synchronous=NORMAL by default"
 }
 
-func (Driver) Options() []model.Option {
-	return []model.Option{
-		{Key: "journal_mode", Default: "wal", Help: "journal: wal, delete, truncate or memory"},
-		{Key: "synchronous", Default: "normal", Help: "fsync policy: off, normal or full (normal in WAL mode syncs at checkpoints only)"},
-		{Key: "cache_size", Default: model.DefaultCacheSize, Help: "page cache of the whole database, bytes or with KB/MB/GB: divided in equal shares over its open connections (each worker has one), rebalanced as they open and close; --cache-size sets it"},
-		{Key: "busy_timeout", Default: "10000", Help: "ms a connection waits for a lock before failing with SQLITE_BUSY"},
-		{Key: "mmap_size", Default: "0", Help: "bytes of the file read through mmap (0 = off), bytes or with KB/MB/GB"},
-		{Key: "wal_autocheckpoint", Default: "1000", Help: "WAL pages after which a commit copies the WAL back into the database file (0 = never; SQLite's default is 1000)"},
-		{Key: "page_size", Default: "4096", Help: "page size in bytes, a power of two in 512..65536; only applies when the database is created"},
-		{Key: "wal_checkpoint", Default: ckptRestart, Help: "WAL checkpoint policy: auto = only SQLite's automatic PASSIVE checkpoints (wal_autocheckpoint), which never wait for readers, so readers pinning old WAL frames can keep the WAL from restarting; " +
-			"restart = also, when a write leaves the WAL file larger than wal_checkpoint_size, the writer runs wal_checkpoint(RESTART), which holds off other writers until readers of old frames finish, so the next write starts the WAL over; " +
-			"truncate = like restart but also truncates the WAL file to 0 bytes (less disk at rest, but the file is regrown)"},
-		{Key: "wal_checkpoint_size", Default: "64MB", Help: "WAL file size that triggers the restart/truncate checkpoint, bytes or with KB/MB/GB; must exceed journal_size_limit for restart"},
-		{Key: "journal_size_limit", Default: "16MB", Help: "size the WAL file is trimmed to when a write starts it over after a complete checkpoint (-1 = never trimmed, SQLite's default), bytes or with KB/MB/GB"},
-	}
-}
+func (Driver) Options() []model.Option { return optionTable(&settings{}).Options() }
 
 // Available opens an in-memory database, which fails when the binary was
 // built without cgo (go-sqlite3 then compiles to a stub).
@@ -89,63 +75,76 @@ type settings struct {
 	journalLimit int64
 }
 
-func parseSettings(opts map[string]string) (settings, error) {
-	get := func(k string) string {
-		if v, ok := opts[k]; ok {
-			return strings.TrimSpace(v)
-		}
-		for _, o := range (Driver{}).Options() {
-			if o.Key == k {
-				return o.Default
+// optionTable declares sqlite's options, parsed into s. Values are
+// trimmed, and refused in sqlite's own words ("sqlite: bad KEY ...").
+func optionTable(s *settings) engineopt.Table {
+	choice := func(p *string, key, def, help string, allowed ...string) engineopt.Option {
+		return engineopt.Func(key, def, help, func(raw string) (err error) {
+			*p, err = oneOf(key, strings.TrimSpace(raw), allowed...)
+			return err
+		})
+	}
+	size := func(p *int64, key, def, help string) engineopt.Option {
+		return engineopt.Func(key, def, help, func(raw string) (err error) {
+			*p, err = parseBytes(key, strings.TrimSpace(raw))
+			return err
+		})
+	}
+	count := func(p *int64, key, def, help string, ok func(int64) bool, want string) engineopt.Option {
+		return engineopt.Func(key, def, help, func(raw string) (err error) {
+			v := strings.TrimSpace(raw)
+			if *p, err = strconv.ParseInt(v, 10, 64); err != nil || !ok(*p) {
+				return fmt.Errorf("sqlite: bad %s %q: want %s", key, v, want)
 			}
-		}
-		return ""
+			return nil
+		})
 	}
+	return engineopt.Table{
+		choice(&s.journalMode, "journal_mode", "wal", "journal: wal, delete, truncate or memory", "wal", "delete", "truncate", "memory"),
+		choice(&s.synchronous, "synchronous", "normal", "fsync policy: off, normal or full (normal in WAL mode syncs at checkpoints only)", "off", "normal", "full"),
+		size(&s.cacheBytes, "cache_size", model.DefaultCacheSize, "page cache of the whole database, bytes or with KB/MB/GB: divided in equal shares over its open connections (each worker has one), rebalanced as they open and close; --cache-size sets it"),
+		count(&s.busyMS, "busy_timeout", "10000", "ms a connection waits for a lock before failing with SQLITE_BUSY", func(n int64) bool { return n >= 0 && n <= 1<<31-1 }, "milliseconds, an integer in 0..2147483647"),
+		size(&s.mmapBytes, "mmap_size", "0", "bytes of the file read through mmap (0 = off), bytes or with KB/MB/GB"),
+		count(&s.walPages, "wal_autocheckpoint", "1000", "WAL pages after which a commit copies the WAL back into the database file (0 = never; SQLite's default is 1000)", func(n int64) bool { return n >= 0 && n <= 1<<31-1 }, "a page count, an integer in 0..2147483647"),
+		count(&s.pageSize, "page_size", "4096", "page size in bytes, a power of two in 512..65536; only applies when the database is created", func(n int64) bool { return n >= 512 && n <= 65536 && n&(n-1) == 0 }, "a power of two in 512..65536"),
+		choice(&s.ckptMode, "wal_checkpoint", ckptRestart, "WAL checkpoint policy: auto = only SQLite's automatic PASSIVE checkpoints (wal_autocheckpoint), which never wait for readers, so readers pinning old WAL frames can keep the WAL from restarting; "+
+			"restart = also, when a write leaves the WAL file larger than wal_checkpoint_size, the writer runs wal_checkpoint(RESTART), which holds off other writers until readers of old frames finish, so the next write starts the WAL over; "+
+			"truncate = like restart but also truncates the WAL file to 0 bytes (less disk at rest, but the file is regrown)", ckptAuto, ckptRestart, ckptTruncate),
+		engineopt.Func("wal_checkpoint_size", "64MB", "WAL file size that triggers the restart/truncate checkpoint, bytes or with KB/MB/GB; must exceed journal_size_limit for restart", func(raw string) (err error) {
+			v := strings.TrimSpace(raw)
+			if s.ckptBytes, err = parseBytes("wal_checkpoint_size", v); err == nil && s.ckptBytes <= 0 {
+				err = fmt.Errorf("sqlite: bad wal_checkpoint_size %q: want a positive size", v)
+			}
+			return err
+		}),
+		engineopt.Func("journal_size_limit", "16MB", "size the WAL file is trimmed to when a write starts it over after a complete checkpoint (-1 = never trimmed, SQLite's default), bytes or with KB/MB/GB", func(raw string) (err error) {
+			if v := strings.TrimSpace(raw); v == "-1" {
+				s.journalLimit = -1
+			} else {
+				s.journalLimit, err = parseBytes("journal_size_limit", v)
+			}
+			return err
+		}),
+	}
+}
+
+func parseSettings(opts map[string]string) (settings, error) {
 	var s settings
-	var err error
-	if s.journalMode, err = oneOf("journal_mode", get("journal_mode"), "wal", "delete", "truncate", "memory"); err != nil {
-		return s, err
-	}
-	if s.synchronous, err = oneOf("synchronous", get("synchronous"), "off", "normal", "full"); err != nil {
-		return s, err
-	}
-	if s.cacheBytes, err = parseBytes("cache_size", get("cache_size")); err != nil {
-		return s, err
-	}
-	if s.mmapBytes, err = parseBytes("mmap_size", get("mmap_size")); err != nil {
-		return s, err
-	}
-	v := get("busy_timeout")
-	if s.busyMS, err = strconv.ParseInt(v, 10, 64); err != nil || s.busyMS < 0 || s.busyMS > 1<<31-1 {
-		return s, fmt.Errorf("sqlite: bad busy_timeout %q: want milliseconds, an integer in 0..2147483647", v)
-	}
-	v = get("wal_autocheckpoint")
-	if s.walPages, err = strconv.ParseInt(v, 10, 64); err != nil || s.walPages < 0 || s.walPages > 1<<31-1 {
-		return s, fmt.Errorf("sqlite: bad wal_autocheckpoint %q: want a page count, an integer in 0..2147483647", v)
-	}
-	v = get("page_size")
-	if s.pageSize, err = strconv.ParseInt(v, 10, 64); err != nil || s.pageSize < 512 || s.pageSize > 65536 || s.pageSize&(s.pageSize-1) != 0 {
-		return s, fmt.Errorf("sqlite: bad page_size %q: want a power of two in 512..65536", v)
-	}
-	if s.ckptMode, err = oneOf("wal_checkpoint", get("wal_checkpoint"), ckptAuto, ckptRestart, ckptTruncate); err != nil {
-		return s, err
-	}
-	if s.ckptBytes, err = parseBytes("wal_checkpoint_size", get("wal_checkpoint_size")); err != nil {
-		return s, err
-	}
-	if s.ckptBytes <= 0 {
-		return s, fmt.Errorf("sqlite: bad wal_checkpoint_size %q: want a positive size", get("wal_checkpoint_size"))
-	}
-	if v = get("journal_size_limit"); v == "-1" {
-		s.journalLimit = -1
-	} else if s.journalLimit, err = parseBytes("journal_size_limit", v); err != nil {
+	t := optionTable(&s)
+	if err := t.Parse(opts); err != nil {
 		return s, err
 	}
 	// After a RESTART checkpoint the WAL file keeps its size until the next
 	// commit trims it to journal_size_limit; were that above the threshold,
 	// every write would checkpoint again.
 	if s.ckptMode == ckptRestart && (s.journalLimit < 0 || s.journalLimit >= s.ckptBytes) {
-		return s, fmt.Errorf("sqlite: journal_size_limit %s must be at least 0 and below wal_checkpoint_size %s with wal_checkpoint=restart", get("journal_size_limit"), get("wal_checkpoint_size"))
+		given := func(k string) string {
+			if v, ok := opts[k]; ok {
+				return strings.TrimSpace(v)
+			}
+			return t.Defaults()[k]
+		}
+		return s, fmt.Errorf("sqlite: journal_size_limit %s must be at least 0 and below wal_checkpoint_size %s with wal_checkpoint=restart", given("journal_size_limit"), given("wal_checkpoint_size"))
 	}
 	return s, nil
 }

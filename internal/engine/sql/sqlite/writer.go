@@ -40,8 +40,8 @@ func newWriteLock(wait time.Duration) *writeLock {
 	return &writeLock{ch: make(chan struct{}, 1), wait: wait}
 }
 
-// lock takes the write lock, failing like SQLite would (SQLITE_BUSY) after
-// busy_timeout, or when ctx ends.
+// lock takes the write lock, failing like SQLite would (SQLITE_BUSY, of
+// kind model.ErrBusy) after busy_timeout, or when ctx ends.
 func (l *writeLock) lock(ctx context.Context) error {
 	select {
 	case l.ch <- struct{}{}:
@@ -49,7 +49,7 @@ func (l *writeLock) lock(ctx context.Context) error {
 	default:
 	}
 	if l.wait <= 0 {
-		return fmt.Errorf("write lock taken and busy_timeout is 0: %w", sqlite3.ErrBusy)
+		return model.WithKind(fmt.Errorf("write lock taken and busy_timeout is 0: %w", sqlite3.ErrBusy), model.ErrBusy)
 	}
 	t := time.NewTimer(l.wait)
 	defer t.Stop()
@@ -59,7 +59,7 @@ func (l *writeLock) lock(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("wait for the write lock: %w", ctx.Err())
 	case <-t.C:
-		return fmt.Errorf("waited busy_timeout (%v) for the write lock: %w", l.wait, sqlite3.ErrBusy)
+		return model.WithKind(fmt.Errorf("waited busy_timeout (%v) for the write lock: %w", l.wait, sqlite3.ErrBusy), model.ErrBusy)
 	}
 }
 

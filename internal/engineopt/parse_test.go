@@ -1,4 +1,4 @@
-package kv
+package engineopt
 
 import (
 	"strings"
