@@ -70,7 +70,7 @@ func (s Scoped) Check(scopes []string, keysOf func(scope string) []string) error
 				found = found || e == sc
 			}
 			if !found {
-				return fmt.Errorf("--engine-opt %s=...: engine %q is not in --engine", k, sc)
+				return fmt.Errorf("--engine-opt %s=...: %q is neither a label nor an engine in --engine: scope it to one of %s", k, sc, strings.Join(scopes, ", "))
 			}
 			continue
 		}
@@ -90,4 +90,30 @@ func (s Scoped) Check(scopes []string, keysOf func(scope string) []string) error
 		}
 	}
 	return nil
+}
+
+// ForVariant returns the settings as engine's scope sees them for the
+// variant labelled label: its label.key settings become engine.key ones,
+// winning over them, and the keys of the other labels are left out. Then
+// For, Given and every reader of engine scopes apply unchanged, with one
+// precedence: label over engine over plain. A bare variant (label ==
+// engine) sees the settings as they are, minus other labels'.
+func (s Scoped) ForVariant(label, engine string, labels []string) Scoped {
+	other := map[string]bool{}
+	for _, l := range labels {
+		other[l] = l != label && l != engine
+	}
+	out := Scoped{}
+	for k, v := range s {
+		if sc, _, scoped := Split(k); scoped && (other[sc] || sc == label) {
+			continue
+		}
+		out[k] = v
+	}
+	for k, v := range s {
+		if sc, key, scoped := Split(k); scoped && sc == label {
+			out[Join(engine, key)] = v
+		}
+	}
+	return out
 }

@@ -90,7 +90,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{Scoped{"cache_size": "1", "pebble.sync": "true"}, []string{"pebble", "sqlite"}, ""},
 		{Scoped{"synchronous": "full"}, []string{"pebble", "sqlite"}, ""},
-		{Scoped{"rocksdb.sync": "true"}, []string{"pebble"}, `--engine-opt rocksdb.sync=...: engine "rocksdb" is not in --engine`},
+		{Scoped{"rocksdb.sync": "true"}, []string{"pebble"}, `--engine-opt rocksdb.sync=...: "rocksdb" is neither a label nor an engine in --engine: scope it to one of pebble`},
 		{Scoped{"nosuch": "1"}, []string{"pebble", "sqlite"}, `unknown --engine-opt "nosuch": the selected engines take pebble.cache_size, pebble.sync, pebble.compression, sqlite.cache_size, sqlite.synchronous`},
 		{Scoped{"nosuch": "1"}, []string{"null"}, `unknown --engine-opt "nosuch": the selected engines take no settings`},
 		// the first bad key in sorted order is named
@@ -104,5 +104,31 @@ func TestCheck(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("Check(%v, %v) = %q, want %q", tc.s, tc.scopes, got, tc.want)
 		}
+	}
+}
+
+func TestForVariant(t *testing.T) {
+	given := Scoped{
+		"compression": "snappy", "pebble.compression": "none", "zstd.compression": "zstd",
+		"zstd.sync": "true", "big.cache_size": "1GB",
+	}
+	labels := []string{"pebble", "zstd", "big"}
+	for _, tc := range []struct {
+		label string
+		want  map[string]string
+	}{
+		// label over engine over plain
+		{"zstd", map[string]string{"compression": "zstd", "sync": "true"}},
+		{"big", map[string]string{"compression": "none", "cache_size": "1GB"}},
+		// the bare variant sees no label's settings
+		{"pebble", map[string]string{"compression": "none"}},
+	} {
+		got := given.ForVariant(tc.label, "pebble", labels).For("pebble", knows("pebble"))
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("variant %s: %v, want %v", tc.label, got, tc.want)
+		}
+	}
+	if w, ok := given.ForVariant("zstd", "pebble", labels).Given("pebble", "sync"); !ok || w != "pebble.sync=true" {
+		t.Errorf("Given after ForVariant: %q %v", w, ok)
 	}
 }
