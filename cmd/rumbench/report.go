@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,7 @@ import (
 )
 
 type reportFlags struct {
-	base      int
+	base      string
 	format    string
 	html      string
 	compareTo string
@@ -61,7 +62,7 @@ base are flagged.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, f, args) },
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.base, "base", 1, "base run for the relative tables: its 1-based number, in the order the runs are listed")
+	fl.StringVar(&f.base, "base", "1", "base run for the relative tables: its 1-based number, in the order the runs are listed, or its variant's label (--engine LABEL=ENGINE; an engine's name for a run without one)")
 	fl.StringVar(&f.format, "format", "md", "output format: md (markdown, aligned for terminals), csv (one line per step per run), json")
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report with charts to this file")
 	fl.StringVar(&f.compareTo, "compare-to", "", "with a sweep directory: also print each matrix relative to this earlier sweep's")
@@ -75,8 +76,8 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	default:
 		return &runner.BadInputError{Err: fmt.Errorf("unknown --format %q: choose md, csv or json", f.format)}
 	}
-	if f.base < 1 {
-		return &runner.BadInputError{Err: fmt.Errorf("--base %d is out of range: runs are numbered from 1", f.base)}
+	if n, err := strconv.Atoi(f.base); err == nil && n < 1 {
+		return &runner.BadInputError{Err: fmt.Errorf("--base %d is out of range: runs are numbered from 1", n)}
 	}
 	if f.compare {
 		return reportCompare(cmd, f, dirs)
@@ -96,7 +97,11 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
-	rep, err := report.BuildGroups(groups, report.Options{Base: f.base})
+	base, err := plan.ReportBase(groups, f.base)
+	if err != nil {
+		return err
+	}
+	rep, err := report.BuildGroups(groups, report.Options{Base: base})
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
@@ -194,7 +199,11 @@ func reportSweep(cmd *cobra.Command, f *reportFlags, dir string) error {
 // reportCompare compares two result dirs (runs, repeated runs) engine by
 // engine (plan.Compare) and prints one report per pair.
 func reportCompare(cmd *cobra.Command, f *reportFlags, dirs []string) error {
-	reps, err := plan.Compare(dirs, f.format, f.html, f.base)
+	base := 1
+	if f.base != "1" {
+		base = 0 // --compare takes no --base
+	}
+	reps, err := plan.Compare(dirs, f.format, f.html, base)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"rumbench/internal/report"
 )
@@ -48,7 +50,7 @@ func pairGroups(old, cur [][]*report.Bundle) [][][]*report.Bundle {
 	if len(old) == 1 && len(cur) == 1 {
 		return [][][]*report.Bundle{{old[0], cur[0]}}
 	}
-	name := func(g []*report.Bundle) string { return g[0].Run.Engine.Name }
+	name := func(g []*report.Bundle) string { return g[0].Run.VariantLabel() }
 	var pairs [][][]*report.Bundle
 	for _, o := range old {
 		for _, c := range cur {
@@ -58,4 +60,25 @@ func pairGroups(old, cur [][]*report.Bundle) [][][]*report.Bundle {
 		}
 	}
 	return pairs
+}
+
+// ReportBase reads `report --base`: a run's 1-based number in the order
+// the runs are listed, or a variant's label (a bundle without one is
+// labelled by its engine's name). It returns the number.
+func ReportBase(groups [][]*report.Bundle, base string) (int, error) {
+	if n, err := strconv.Atoi(base); err == nil {
+		if n < 1 {
+			return 0, bad(fmt.Errorf("--base %d is out of range: runs are numbered from 1", n))
+		}
+		return n, nil
+	}
+	var known []string
+	for i, g := range groups {
+		l := g[0].Run.VariantLabel()
+		if l == base {
+			return i + 1, nil
+		}
+		known = append(known, l)
+	}
+	return 0, bad(fmt.Errorf("--base %s: no run is labelled %s: give a run's number or one of %s", base, base, strings.Join(known, ", ")))
 }

@@ -2,10 +2,14 @@ package plan
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
+	"sort"
+	"strings"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
@@ -26,7 +30,8 @@ type Servers struct {
 // gives each managed server the budget's cache (unless a --server-opt set
 // it); each server runs in its own memory cgroup when ms has one. Without
 // --managed it returns nil servers. Errors are the user's input.
-func PlanServers(req managed.Request, engines []string, dataDir, dsn string, b *membudget.Budget, ms *launch.Memory, log io.Writer) (*Servers, error) {
+func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b *membudget.Budget, ms *launch.Memory, log io.Writer) (*Servers, error) {
+	engines := uniqueNames(variants)
 	req.Selected, req.DSN, req.DataDir = engines, dsn, dataDir
 	req.Servers = nil
 	for _, e := range engines {
@@ -34,24 +39,45 @@ func PlanServers(req managed.Request, engines []string, dataDir, dsn string, b *
 			req.Servers = append(req.Servers, e)
 		}
 	}
+	all := req.ServerOpts
+	req.ServerOpts = withoutLabelScopes(all, variants)
 	mp, err := managed.NewPlan(req)
+	req.ServerOpts = all
+	if err != nil {
+		return nil, bad(err)
+	}
+	settings, err := variantServerSettings(mp, all, variants)
 	if err != nil {
 		return nil, bad(err)
 	}
 	if mp == nil {
 		return nil, nil
 	}
-	if b != nil {
-		BudgetServers(b, mp.Engines, mp.Settings)
+	engineOf := map[string]string{}
+	var managedLabels []string
+	for _, v := range variants {
+		engineOf[v.label()] = v.Name
+		if mp.Manages(v.Name) {
+			managedLabels = append(managedLabels, v.label())
+		}
 	}
+	if b != nil {
+		// Plan.Settings stay the engines' (what run.json's managed
+		// config and bare variants show); each variant its own.
+		BudgetServers(b, mp.Engines, mp.Settings)
+		budgetVariants(b, managedLabels, engineOf, settings)
+	}
+	// name is a variant's label (the runner's), its engine's name for a
+	// bare one.
 	starter := func(ctx context.Context, name, dataDir string, before func(*exec.Cmd) error) (*runner.Server, error) {
-		if !mp.Manages(name) {
+		eng := engineOf[name]
+		if !mp.Manages(eng) {
 			return nil, nil
 		}
 		srv, err := managed.Start(ctx, managed.Spec{
-			Engine:      name,
+			Engine:      eng,
 			Dir:         dataDir,
-			Settings:    mp.Settings[name],
+			Settings:    settings[name],
 			Keep:        req.KeepData,
 			Log:         log,
 			BeforeStart: before,
@@ -69,6 +95,92 @@ func PlanServers(req managed.Request, engines []string, dataDir, dsn string, b *
 		Config: &results.ManagedConfig{Engines: mp.Engines, ServerOpts: req.ServerOpts, KeepData: req.KeepData},
 		Start:  launch.ManagedMemory(ms, starter),
 	}, nil
+}
+
+// withoutLabelScopes are the --server-opt settings minus those scoped to
+// a variant's label (not an engine's name), which managed.NewPlan does not
+// know.
+func withoutLabelScopes(kvs []string, variants []Engine) []string {
+	isLabel := map[string]bool{}
+	for _, v := range variants {
+		isLabel[v.label()] = v.label() != v.Name
+	}
+	var out []string
+	for _, kv := range kvs {
+		if sc, _, scoped := engineopt.Split(kv); scoped && isLabel[sc] {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// variantServerSettings routes the --server-opt settings to each managed
+// variant, by label: LABEL.key over engine.key over key (engineopt's
+// ForVariant on the one scoping rule). A label-scoped setting of a variant
+// whose engine runs on no managed server is refused.
+func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine) (map[string][]managed.Setting, error) {
+	given := engineopt.Scoped{}
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		given[k] = v
+	}
+	ls := labels(variants)
+	for _, v := range variants {
+		if v.label() == v.Name || mp.Manages(v.Name) {
+			continue
+		}
+		for k := range given {
+			if sc, _, scoped := engineopt.Split(k); scoped && sc == v.label() {
+				return nil, fmt.Errorf("--server-opt %s: variant %s (%s) does not run on a managed server: add --managed=%s, or drop the setting", k, v.label(), v.Name, v.Name)
+			}
+		}
+	}
+	if mp == nil {
+		return nil, nil
+	}
+	out := map[string][]managed.Setting{}
+	for _, v := range variants {
+		if !mp.Manages(v.Name) {
+			continue
+		}
+		seen := given.ForVariant(v.label(), v.Name, ls)
+		// Plain keys first: Route lets a later value win, and a scoped
+		// one wins over the plain.
+		keys := make([]string, 0, len(seen))
+		for k := range seen {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			_, _, si := engineopt.Split(keys[i])
+			_, _, sj := engineopt.Split(keys[j])
+			if si != sj {
+				return !si
+			}
+			return keys[i] < keys[j]
+		})
+		var list []string
+		for _, k := range keys {
+			list = append(list, k+"="+seen[k])
+		}
+		routed, err := managed.Route(mp.Engines, list)
+		if err != nil {
+			return nil, err
+		}
+		out[v.label()] = routed[v.Name]
+	}
+	return out, nil
+}
+
+// budgetVariants is BudgetServers over variants: each managed variant's
+// server gets the run's cache unless its settings set one.
+func budgetVariants(b *membudget.Budget, labels []string, engineOf map[string]string, settings map[string][]managed.Setting) {
+	for _, l := range labels {
+		e := engineOf[l]
+		one := map[string][]managed.Setting{e: settings[l]}
+		BudgetServers(b, []string{e}, one)
+		settings[l] = one[e]
+	}
 }
 
 // Manages reports whether engine runs on a server of s (none when s is

@@ -12,18 +12,28 @@ import (
 	"rumbench/internal/workload"
 )
 
-// Engine is one entry of a request's engine list: today an engine's name.
+// Engine is one entry of a request's engine list: a variant, an engine
+// (Name) under a label; a bare engine is labelled by its name.
 type Engine struct {
-	Name string
+	Label string
+	Name  string
 }
 
-// Engines makes entries of engine names.
+// Engines makes entries of engine names, each labelled by its name.
 func Engines(names ...string) []Engine {
 	out := make([]Engine, len(names))
 	for i, n := range names {
-		out[i] = Engine{Name: n}
+		out[i] = Engine{Label: n, Name: n}
 	}
 	return out
+}
+
+// label is e's label: its engine's name when it has none.
+func (e Engine) label() string {
+	if e.Label == "" {
+		return e.Name
+	}
+	return e.Label
 }
 
 // names are the engines' names, in order.
@@ -45,9 +55,12 @@ type Run struct {
 	// name, on the command line or in --config), so a preset yields to it.
 	Given func(name string) bool
 
-	Preset         string
-	Engines        []Engine
-	EngineOpts     []string
+	Preset     string
+	Engines    []Engine
+	EngineOpts []string
+	// ServerOpts are --server-opt's settings, checked here only for
+	// variants that end up the same (PlanServers routes them).
+	ServerOpts     []string
 	Seed           int64
 	Interval       time.Duration // used when Given("interval")
 	RatePercentile float64
@@ -66,8 +79,8 @@ type Run struct {
 	Child *Child
 }
 
-// Child is an engine's child process: the engine it runs and the
-// temporary data dir its parent made ("" for --data-dir's).
+// Child is an engine's child process: the engine (the variant's label) it
+// runs and the temporary data dir its parent made ("" for --data-dir's).
 type Child struct {
 	Engine  string
 	DataDir string
@@ -75,8 +88,13 @@ type Child struct {
 
 // RunPlan is a checked run: what the runner is given and run.json records.
 type RunPlan struct {
-	Request  *Run
+	Request *Run
+	// Engines are the engine of each variant, in order (an engine twice
+	// under two labels); Labels their labels, nil when every variant is
+	// a bare engine (labelled by its name).
 	Engines  []string
+	Labels   []string
+	Variants []Engine
 	Interval time.Duration
 	Steady   *steady.Spec
 	Workload *workload.Configured
@@ -114,7 +132,7 @@ func PlanRun(r *Run) (*RunPlan, error) {
 	if r.Warmup < 0 {
 		return nil, bad(fmt.Errorf("--warmup must be 0 or more, got %s", r.Warmup))
 	}
-	p := &RunPlan{Request: r, Engines: names(r.Engines), DataDir: r.DataDir}
+	p := &RunPlan{Request: r, Variants: r.Engines, DataDir: r.DataDir}
 	if r.Steady != "" {
 		sp, err := steady.Parse(r.Steady)
 		if err != nil {
@@ -142,14 +160,26 @@ func PlanRun(r *Run) (*RunPlan, error) {
 	if p.EngineOpts, err = ParseEngineOpts(r.EngineOpts); err != nil {
 		return nil, bad(err)
 	}
+	if err := checkDistinct(r.Engines, p.EngineOpts, r.ServerOpts); err != nil {
+		return nil, err
+	}
 	if r.Child != nil {
-		p.Engines = []string{r.Child.Engine}
+		p.Variants = []Engine{{Label: r.Child.Engine, Name: r.Child.Engine}}
+		for _, e := range r.Engines {
+			if e.label() == r.Child.Engine {
+				p.Variants = []Engine{e}
+			}
+		}
 		if r.Child.DataDir != "" {
 			// The parent's temporary dir: run.json keeps "" (temporary).
 			p.DataDir = r.Child.DataDir
 		}
 	}
-	if p.Memory, err = PlanMemory(r.Memory, wr.Memory, r.Preset, p.Engines, p.EngineOpts); err != nil {
+	p.Engines = names(p.Variants)
+	if Labelled(r.Engines) {
+		p.Labels = labels(p.Variants)
+	}
+	if p.Memory, err = PlanMemory(r.Memory, wr.Memory, r.Preset, uniqueNames(p.Variants), p.EngineOpts); err != nil {
 		return nil, bad(err)
 	}
 	return p, nil
@@ -194,6 +224,7 @@ func (p *RunPlan) Options(out string, ms *launch.Memory, servers *results.Manage
 	r := p.Request
 	return runner.Options{
 		Engines:        p.Engines,
+		Labels:         p.Labels,
 		Out:            out,
 		DataDir:        p.DataDir,
 		EngineOpts:     p.EngineOpts,
@@ -219,7 +250,7 @@ func (p *RunPlan) Config(ms *launch.Memory, servers *results.ManagedConfig) *res
 	r := p.Request
 	return &results.RunConfig{
 		Workload: r.Workload.Name, WorkloadConfig: p.Workload.Config, Preset: r.Preset,
-		Engines: p.Engines, EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile,
+		Engines: entries(p.Variants), EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile,
 		SteadyState: r.Steady, CooldownS: r.Cooldown.Seconds(),
 		Local: &results.LocalConfig{
 			OpTimeoutS: r.OpTimeout.Seconds(), DataDir: r.DataDir, Database: r.Database, DSNGiven: r.DSN != "",

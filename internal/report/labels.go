@@ -15,7 +15,8 @@ var labelSkip = map[string]bool{
 	"database": true, "ibench.steps": true, "steps": true,
 }
 
-// labelRuns names each run by its engine plus the settings and config that
+// labelRuns names each run by its variant's label (its engine's name
+// unless the run gave it one) plus the settings and config that
 // differ between the runs; repeated labels get their run number, and runs
 // with an engine note (the null engine) are marked ‡.
 func labelRuns(runs []*Run) {
@@ -43,7 +44,7 @@ func labelRuns(runs []*Run) {
 
 	count := map[string]int{}
 	for i, r := range runs {
-		parts := []string{r.Bundle.Run.Engine.Name}
+		parts := []string{r.Bundle.Run.VariantLabel()}
 		for _, k := range setDiff[i] {
 			parts = append(parts, k+"="+orDash(sets[i][k]))
 		}

@@ -226,16 +226,19 @@ func (r *Report) checkNotStarted() {
 	seen := map[string]bool{}
 	for _, run := range r.Runs {
 		out := filepath.Dir(run.Bundle.Dir)
-		if seen[out] || filepath.Base(run.Bundle.Dir) != run.Bundle.Run.Engine.Name {
-			// Only a run's --out (<out>/<engine>/ each) says where
-			// another engine's bundle would be.
+		if seen[out] || filepath.Base(run.Bundle.Dir) != run.Bundle.Run.VariantLabel() {
+			// Only a run's --out (<out>/<label>/ each) says where
+			// another variant's bundle would be.
 			continue
 		}
 		seen[out] = true
 		cfg, _ := toMap(run.Bundle.Run.Config)
 		list, _ := cfg["engines"].([]any)
 		for _, e := range list {
-			name, _ := e.(string)
+			entry, _ := e.(string)
+			// LABEL=ENGINE for a labelled variant: its bundle is
+			// <out>/<label>.
+			name, _, _ := strings.Cut(entry, "=")
 			if name == "" {
 				continue
 			}

@@ -90,6 +90,10 @@ type Run struct {
 	Config        any        `json:"config"`
 	Host          Host       `json:"host"`
 	Engine        model.Info `json:"engine"`
+	// Label is the variant's label when the run gave the engine one
+	// (--engine LABEL=ENGINE); bundles without it are labelled by their
+	// engine's name (VariantLabel).
+	Label string `json:"label,omitempty"`
 	// MeasuredSettings are the engine's settings that decide what is
 	// measured, normalised across engines (flush on commit, binlog, torn
 	// page protection); reports flag comparisons where they differ.
@@ -510,4 +514,13 @@ func (m *Metrics) SetLegacyPerOp(mainOp string) {
 	m.WKBPerInsert = ins.WKB
 	set(&m.CPUUsPerQuery, "cpu_us_per_query", q.CPUUs, "query")
 	set(&m.RKBPerQuery, "rkb_per_query", q.RKB, "query")
+}
+
+// VariantLabel is the run's variant label: Label, else the engine's name
+// (bundles written before labels, and bare engines).
+func (r *Run) VariantLabel() string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return r.Engine.Name
 }

@@ -38,15 +38,16 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 				return out, ErrInterrupted
 			}
 		}
-		dir := filepath.Join(o.Out, name)
+		label := o.label(i)
+		dir := filepath.Join(o.Out, label)
 		handled, err := false, error(nil)
 		if o.Isolate != nil {
-			handled, err = o.Isolate(ctx, name, o.givenDataDir(name))
+			handled, err = o.Isolate(ctx, label, o.givenDataDir(label))
 		}
 		if !handled {
-			err = runEngine(ctx, &o, name, dir)
+			err = runEngine(ctx, &o, variant{label: label, engine: name}, dir)
 		}
-		out = append(out, EngineResult{Engine: name, Dir: dir, Err: err})
+		out = append(out, EngineResult{Engine: label, Dir: dir, Err: err})
 		if ctx.Err() != nil {
 			return out, ErrInterrupted
 		}
@@ -71,6 +72,13 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 	return out, nil
 }
 
+// variant is the engine a run runs, under its label (the engine's name
+// when it has none): the label names its bundle, data dir, server and
+// lines, and scopes its settings.
+type variant struct {
+	label, engine string
+}
+
 // engineRun is one engine's run once it is open and its run.json written:
 // what its steps run with.
 type engineRun struct {
@@ -91,7 +99,8 @@ type engineRun struct {
 // (data dir, managed server, engine, bundle, observers), records run.json,
 // prepares the workload and runs its steps, and closes everything in the
 // reverse order, also when it fails.
-func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err error) {
+func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (err error) {
+	name := v.engine
 	w, err := o.NewWorkload()
 	if err != nil {
 		return &BadInputError{Err: err}
@@ -103,12 +112,12 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	if err != nil {
 		return err
 	}
-	dataDir, cleanup, err := o.dataDirFor(name)
+	dataDir, cleanup, err := o.dataDirFor(v.label)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	srv, err := startServer(ctx, o, name, dataDir)
+	srv, err := startServer(ctx, o, v.label, dataDir)
 	if err != nil {
 		return err
 	}
@@ -123,7 +132,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		dsn = srv.DSN
 	}
 	d, _ := engine.Lookup(name)
-	db, err := openEngine(ctx, o, name, d, dataDir, dsn)
+	db, err := openEngine(ctx, o, v, d, dataDir, dsn)
 	if err != nil {
 		return err
 	}
@@ -151,6 +160,9 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return err
 	}
 	run := newRunRecord(o, w, db, srv, ops, steps)
+	if v.label != v.engine {
+		run.Label = v.label
+	}
 	cgroup := memoryCgroupOf(o, srv)
 	if cgroup != nil {
 		run.MemoryLimit = cgroup()
@@ -186,12 +198,16 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 		return bw.WriteRun(run)
 	}
 
-	fmt.Fprintf(o.Log, "== %s (%s, %s %s) data dir %s\n", name, run.Engine.Family, run.Engine.Kind, run.Engine.Version, dataDir)
+	shown := v.label
+	if v.label != v.engine {
+		shown += " = " + name
+	}
+	fmt.Fprintf(o.Log, "== %s (%s, %s %s) data dir %s\n", shown, run.Engine.Family, run.Engine.Kind, run.Engine.Version, dataDir)
 	if err := bar.prepare(ctx, func() error { return w.Prepare(ctx, db) }); err != nil {
 		finish(false)
 		return prepareFailure(ctx, w.Name(), err)
 	}
-	r := &engineRun{o: o, name: name, dataDir: dataDirOf(db, dataDir, srv != nil), w: w, db: db, bw: bw, observers: observers, ops: ops, bar: bar}
+	r := &engineRun{o: o, name: v.label, dataDir: dataDirOf(db, dataDir, srv != nil), w: w, db: db, bw: bw, observers: observers, ops: ops, bar: bar}
 	if err := r.runSteps(ctx, steps); err != nil {
 		finish(false)
 		return err
@@ -203,13 +219,13 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	return finish(true)
 }
 
-// startServer starts a private server for the engine when the run manages
-// one (--managed): nil when it does not.
-func startServer(ctx context.Context, o *Options, name, dataDir string) (*Server, error) {
+// startServer starts a private server for the variant labelled label when
+// the run manages one (--managed): nil when it does not.
+func startServer(ctx context.Context, o *Options, label, dataDir string) (*Server, error) {
 	if o.StartServer == nil {
 		return nil, nil
 	}
-	return o.StartServer(ctx, name, dataDir)
+	return o.StartServer(ctx, label, dataDir)
 }
 
 // memoryCgroupOf reports the memory cgroup the engine runs in: its managed
@@ -221,14 +237,14 @@ func memoryCgroupOf(o *Options, srv *Server) func() *results.MemoryCgroup {
 	return o.MemoryCgroup
 }
 
-// openEngine opens engine name (driver d) on its data dir (or server, at dsn) with the
-// settings that apply to it.
-func openEngine(ctx context.Context, o *Options, name string, d model.Driver, dataDir, dsn string) (model.DB, error) {
-	db, err := engine.Open(ctx, name, model.Config{
+// openEngine opens variant v's engine (driver d) on its data dir (or
+// server, at dsn) with the settings that apply to it.
+func openEngine(ctx context.Context, o *Options, v variant, d model.Driver, dataDir, dsn string) (model.DB, error) {
+	db, err := engine.Open(ctx, v.engine, model.Config{
 		DataDir:  dataDir,
 		DSN:      dsn,
 		Database: o.Database,
-		Options:  optionsFor(d, o.EngineOpts),
+		Options:  optionsFor(d, o.variantOpts(v.label, v.engine)),
 	})
 	if err != nil {
 		// Another engine's data, an unreachable server, refused

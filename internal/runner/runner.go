@@ -50,7 +50,13 @@ type ObserverFactory func(ctx context.Context, db model.DB, dataDir, bundleDir s
 // Options configure a run.
 type Options struct {
 	Engines []string
-	// Out is the results directory; each engine writes Out/<engine>.
+	// Labels, when set, name each of Engines (a variant: the same engine
+	// may then be listed under two labels); without, each engine is
+	// labelled by its name. Everything per engine is per label: the
+	// bundle Out/<label>, the data dir, the server, the live lines, and
+	// EngineOpts' scope LABEL.key (over engine.key, over key).
+	Labels []string
+	// Out is the results directory; each engine writes Out/<label>.
 	Out string
 	// DataDir is the data directory; "" means a temporary one per engine,
 	// removed afterwards. With several engines each uses DataDir/<engine>.
@@ -159,9 +165,9 @@ func Check(o *Options) error {
 	if err := checkWritable(o.Out); err != nil {
 		return err
 	}
-	for _, name := range o.Engines {
-		if _, err := os.Stat(filepath.Join(o.Out, name, results.RunFile)); err == nil {
-			return badInput("%s already holds results for %s: choose another --out (nothing was overwritten)", o.Out, name)
+	for i := range o.Engines {
+		if _, err := os.Stat(filepath.Join(o.Out, o.label(i), results.RunFile)); err == nil {
+			return badInput("%s already holds results for %s: choose another --out (nothing was overwritten)", o.Out, o.label(i))
 		}
 	}
 	return nil
@@ -175,12 +181,19 @@ func CheckEngines(o *Options) error {
 	if err := o.checkShard(); err != nil {
 		return err
 	}
+	if o.Labels != nil && len(o.Labels) != len(o.Engines) {
+		return fmt.Errorf("runner: %d labels for %d engines", len(o.Labels), len(o.Engines))
+	}
 	seen := map[string]bool{}
-	for _, name := range o.Engines {
-		if seen[name] {
-			return badInput("engine %q is listed twice in --engine", name)
+	for i, name := range o.Engines {
+		label := o.label(i)
+		if seen[label] {
+			if label == name {
+				return badInput("--engine lists %s twice: give each a label: --engine a=%s,b=%s", name, name, name)
+			}
+			return badInput("--engine: label %s is used twice: give each variant its own label", label)
 		}
-		seen[name] = true
+		seen[label] = true
 		d, err := engine.Lookup(name)
 		if err != nil {
 			return &BadInputError{Err: err}
@@ -188,7 +201,7 @@ func CheckEngines(o *Options) error {
 		if err := d.Available(); err != nil {
 			return badInput("engine %s is not available here: %v", name, err)
 		}
-		cfg := model.Config{DSN: o.DSN, Database: o.Database, Options: optionsFor(d, o.EngineOpts)}
+		cfg := model.Config{DSN: o.DSN, Database: o.Database, Options: optionsFor(d, o.variantOpts(label, name))}
 		if _, err := engine.CheckConfig(d, cfg); err != nil {
 			return &BadInputError{Err: err}
 		}
@@ -207,6 +220,23 @@ func OptionsFor(name string, all map[string]string) map[string]string {
 	return optionsFor(d, all)
 }
 
+// label is the label of the i-th engine: its name without Labels.
+func (o *Options) label(i int) string {
+	if o.Labels == nil {
+		return o.Engines[i]
+	}
+	return o.Labels[i]
+}
+
+// variantOpts are EngineOpts as the variant labelled label of engine sees
+// them (engineopt.Scoped.ForVariant).
+func (o *Options) variantOpts(label, engine string) map[string]string {
+	if o.Labels == nil {
+		return o.EngineOpts
+	}
+	return engineopt.Scoped(o.EngineOpts).ForVariant(label, engine, o.Labels)
+}
+
 // optionsFor picks the settings that apply to driver d.
 func optionsFor(d model.Driver, all map[string]string) map[string]string {
 	return engineopt.Scoped(all).For(d.Name(), func(key string) bool {
@@ -222,8 +252,17 @@ func optionsFor(d model.Driver, all map[string]string) map[string]string {
 // checkUnscopedOptions rejects a plain key that no selected engine knows, and
 // a scoped key for an engine that is not selected.
 func checkUnscopedOptions(o *Options) error {
-	err := engineopt.Scoped(o.EngineOpts).Check(o.Engines, func(name string) []string {
-		d, _ := engine.Lookup(name)
+	scopes := append([]string(nil), o.Engines...)
+	engineOf := map[string]string{}
+	for i, name := range o.Engines {
+		engineOf[name] = name
+		if l := o.label(i); l != name {
+			scopes = append(scopes, l)
+			engineOf[l] = name
+		}
+	}
+	err := engineopt.Scoped(o.EngineOpts).Check(dedup(scopes), func(scope string) []string {
+		d, _ := engine.Lookup(engineOf[scope])
 		var keys []string
 		for _, opt := range d.Options() {
 			keys = append(keys, opt.Key)
@@ -234,6 +273,19 @@ func checkUnscopedOptions(o *Options) error {
 		return &BadInputError{Err: err}
 	}
 	return nil
+}
+
+// dedup is s without repeats, in order.
+func dedup(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // checkWritable checks that dir, or the nearest existing directory above it,
@@ -271,7 +323,8 @@ func checkWritable(dir string) error {
 	return nil
 }
 
-// givenDataDir is the engine's data dir when --data-dir was given, else "".
+// givenDataDir is the data dir of the variant labelled name when
+// --data-dir was given, else "".
 func (o *Options) givenDataDir(name string) string {
 	if o.DataDir == "" || len(o.Engines) == 1 {
 		return o.DataDir

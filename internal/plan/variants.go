@@ -1,0 +1,130 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/engineopt"
+)
+
+// labelSyntax is what a label may be: it names a bundle directory and
+// scopes settings (LABEL.key), so no dots, slashes or spaces.
+var labelSyntax = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
+// ParseEngines reads --engine's entries: LABEL=ENGINE, or ENGINE alone,
+// labelled by its name. It refuses a label used twice, an unlabelled
+// engine listed twice, and a label that is another engine's name (its
+// scope would be ambiguous).
+func ParseEngines(entries []string) ([]Engine, error) {
+	out := make([]Engine, 0, len(entries))
+	seen := map[string]Engine{}
+	for _, entry := range entries {
+		label, name, labelled := strings.Cut(entry, "=")
+		if !labelled {
+			name = label
+		}
+		if labelled && !labelSyntax.MatchString(label) {
+			return nil, bad(fmt.Errorf("--engine %s: label %q must be letters, digits, - or _ (it names a results directory and scopes --engine-opt %s.KEY)", entry, label, label))
+		}
+		if labelled && label != name {
+			if _, err := engine.Lookup(label); err == nil {
+				return nil, bad(fmt.Errorf("--engine %s: label %s is the name of another engine: choose another label", entry, label))
+			}
+		}
+		e := Engine{Label: label, Name: name}
+		if prev, dup := seen[label]; dup {
+			if !labelled && prev.Label == prev.Name {
+				return nil, bad(fmt.Errorf("--engine lists %s twice: give each a label: --engine a=%s,b=%s", name, name, name))
+			}
+			return nil, bad(fmt.Errorf("--engine: label %s is used twice: give each variant its own label", label))
+		}
+		seen[label] = e
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Labelled reports whether some entry has a label other than its engine's
+// name: only such runs record labels (a bare run's run.json is as before).
+func Labelled(es []Engine) bool {
+	for _, e := range es {
+		if e.label() != e.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// labels are the entries' labels, in order.
+func labels(es []Engine) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.label()
+	}
+	return out
+}
+
+// entries are the entries as --engine takes them (LABEL=ENGINE, or the bare
+// name), as run.json's config records them.
+func entries(es []Engine) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Name
+		if e.label() != e.Name {
+			out[i] = e.label() + "=" + e.Name
+		}
+	}
+	return out
+}
+
+// uniqueNames are the entries' engines, each once, in order.
+func uniqueNames(es []Engine) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range es {
+		if !seen[e.Name] {
+			seen[e.Name] = true
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// checkDistinct refuses two variants of one engine that end up with the
+// same settings (opts as each variant sees them): their comparison would
+// measure nothing but noise.
+func checkDistinct(es []Engine, opts map[string]string, serverOpts []string) error {
+	ls := labels(es)
+	server := map[string]string{}
+	for _, kv := range serverOpts {
+		k, v, _ := strings.Cut(kv, "=")
+		server[k] = v
+	}
+	settingsOf := func(e Engine) string {
+		var parts []string
+		for k, v := range engineopt.Scoped(opts).ForVariant(e.label(), e.Name, ls) {
+			if sc, _, scoped := engineopt.Split(k); !scoped || sc == e.Name {
+				parts = append(parts, "opt "+k+"="+v)
+			}
+		}
+		for k, v := range engineopt.Scoped(server).ForVariant(e.label(), e.Name, ls) {
+			if sc, _, scoped := engineopt.Split(k); !scoped || sc == e.Name {
+				parts = append(parts, "server "+k+"="+v)
+			}
+		}
+		sort.Strings(parts)
+		return e.Name + "\n" + strings.Join(parts, "\n")
+	}
+	seen := map[string]string{}
+	for _, e := range es {
+		s := settingsOf(e)
+		if prev, dup := seen[s]; dup {
+			return bad(fmt.Errorf("%s and %s have the same settings: give one of them a setting of its own (--engine-opt %s.KEY=VALUE)", prev, e.label(), e.label()))
+		}
+		seen[s] = e.label()
+	}
+	return nil
+}
