@@ -1,0 +1,164 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"rumbench/internal/managed"
+)
+
+// variantRun is what the variant tests read from a bundle's run.json.
+type variantRun struct {
+	Label  string `json:"label"`
+	Engine struct {
+		Name     string            `json:"name"`
+		Settings map[string]string `json:"settings"`
+	} `json:"engine"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// stepSize reads a step's engine_size_bytes from a bundle.
+func stepSize(t *testing.T, bundle, step string) float64 {
+	t.Helper()
+	var s struct {
+		Size float64 `json:"engine_size_bytes"`
+	}
+	readJSON(t, filepath.Join(bundle, "steps", step+".json"), &s)
+	return s.Size
+}
+
+// TestVariantsRepeatInterleaved (issue 36): two pebble variants, no
+// compression and zstd, in one run with --repeat 4: every repetition runs
+// both, in the order given (A B A B: a busy machine's noise falls on both
+// alike), each bundle under its label; the report names the rows by label,
+// takes --base by label, and zstd's data is smaller in every repetition.
+func TestVariantsRepeatInterleaved(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "out")
+	// Small memtables, so the rows reach compressed sstables.
+	stdout := runTiny(t, out, "--engine", "none=pebble,zstd=pebble", "--engine-opt", "none.compression=none",
+		"--engine-opt", "zstd.compression=zstd", "--engine-opt", "memtable_size=256KB",
+		"--rows", "20000", "--churn-rows", "20000", "--steps", "l.i0,l.i1", "--repeat", "4", "--quiet")
+	var last time.Time
+	for k := 1; k <= 4; k++ {
+		var sizes []float64
+		for _, label := range []string{"none", "zstd"} {
+			dir := filepath.Join(out, "rep-"+string(rune('0'+k)), label)
+			var r variantRun
+			readJSON(t, filepath.Join(dir, "run.json"), &r)
+			if r.Label != label || r.Engine.Name != "pebble" || r.Engine.Settings["compression"] != label {
+				t.Fatalf("%s: label %q engine %q compression %q", dir, r.Label, r.Engine.Name, r.Engine.Settings["compression"])
+			}
+			if !r.StartedAt.After(last) {
+				t.Errorf("%s started at %s, not after the run before it (%s): the rounds do not interleave", dir, r.StartedAt, last)
+			}
+			last = r.StartedAt
+			sizes = append(sizes, stepSize(t, dir, "l.i0"))
+		}
+		if !(sizes[1] > 0 && sizes[1] < sizes[0]) {
+			t.Errorf("repetition %d: l.i0 size zstd %.0f, none %.0f: want zstd smaller", k, sizes[1], sizes[0])
+		}
+	}
+	for _, want := range []string{"#1 none compression=none", "#2 zstd compression=zstd", "none compression=none ran", "zstd compression=zstd"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run output lacks %q:\n%s", want, stdout)
+		}
+	}
+	// --base by label; the size row of the relative table says whether
+	// the difference is significant at N=4 (no ~ or ? mark).
+	rep, stderr, code := rb(t, "report", out, "--base", "zstd")
+	if code != 0 {
+		t.Fatalf("report --base zstd: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(rep, "relative to base #2 zstd") {
+		t.Fatalf("report --base zstd does not take run #2 as its base:\n%s", rep)
+	}
+	byNumber, _, _ := rb(t, "report", out, "--base", "2")
+	if byNumber != rep {
+		t.Errorf("--base 2 and --base zstd differ")
+	}
+	rep, _, _ = rb(t, "report", out)
+	size := ""
+	inEff := false
+	for _, line := range strings.Split(rep, "\n") {
+		inEff = inEff || strings.HasPrefix(line, "## efficiency per operation relative to base #1 none")
+		if inEff && strings.HasPrefix(line, "| l.i0 ") {
+			cells := strings.Split(strings.Trim(line, "| "), "|")
+			size = strings.TrimSpace(cells[len(cells)-1])
+			break
+		}
+	}
+	if size == "" || strings.HasSuffix(size, "?") {
+		t.Fatalf("no l.i0 live size relative to none at N=4 (%q):\n%s", size, rep)
+	}
+	t.Logf("zstd's l.i0 live size relative to none: %s (~: not significant)", size)
+	wantBadInput(t, []string{"--base nope", "none, zstd"}, "report", out, "--base", "nope")
+}
+
+// TestVariantsFromConfig: --config's "variants" give labels, engines and
+// settings as the flags would.
+func TestVariantsFromConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "variants.json")
+	if err := os.WriteFile(cfg, []byte(`{"variants": [
+		{"label": "none", "engine": "pebble", "engine_opt": {"compression": "none"}},
+		{"label": "zstd", "engine": "pebble", "engine_opt": {"compression": "zstd"}},
+		{"engine": "sqlite"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	base := []string{"run", "--config", cfg, "--clients", "1", "--rows", "2000", "--steps", "l.i0", "--interval", "10ms", "--quiet", "--out", out}
+	if so, se, code := rb(t, base...); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	for label, want := range map[string]string{"none": "none", "zstd": "zstd", "sqlite": ""} {
+		var r variantRun
+		readJSON(t, filepath.Join(out, label, "run.json"), &r)
+		if r.Label != map[bool]string{true: label}[label != "sqlite"] || r.Engine.Settings["compression"] != want {
+			t.Errorf("%s: label %q compression %q, want %q", label, r.Label, r.Engine.Settings["compression"], want)
+		}
+	}
+	wantBadInput(t, []string{`"variants" lists the engines`}, append(base[:len(base)-1], filepath.Join(dir, "o2"), "--engine", "pebble")...)
+}
+
+// TestVariantsBadInput: each refusal is one line, exit 2, before anything
+// runs.
+func TestVariantsBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	same := filepath.Join(dir, "same.json")
+	if err := os.WriteFile(same, []byte(`{"variants": [{"label": "a", "engine": "pebble", "engine_opt": {"sync": "true"}},
+		{"label": "b", "engine": "pebble", "engine_opt": {"sync": "true"}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		wants []string
+		args  []string
+	}{
+		{[]string{"label a is used twice"}, []string{"--engine", "a=pebble,a=sqlite"}},
+		{[]string{"give each a label: --engine a=pebble,b=pebble"}, []string{"--engine", "pebble,pebble"}},
+		{[]string{"--engine-opt c.sync=...", "neither a label nor an engine"},
+			[]string{"--engine", "a=pebble,b=pebble", "--engine-opt", "a.sync=true", "--engine-opt", "c.sync=true"}},
+		{[]string{"a and b have the same settings"}, []string{"--engine", "a=pebble,b=pebble"}},
+		// The same settings reached two ways: plain for both, or scoped to each.
+		{[]string{"a and b have the same settings"}, []string{"--engine", "a=pebble,b=pebble", "--engine-opt", "pebble.sync=true", "--engine-opt", "b.sync=true"}},
+		{[]string{"a and b have the same settings"}, []string{"--config", same}},
+		{[]string{"label sqlite is the name of another engine"}, []string{"--engine", "sqlite=pebble"}},
+		{[]string{`label "a.b" must be`}, []string{"--engine", "a.b=pebble"}},
+	} {
+		wantBadInput(t, tc.wants, append([]string{"run", "--out", out}, tc.args...)...)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused run left %s behind", out)
+	}
+	if err := managed.Check("postgres"); err != nil {
+		t.Skipf("managed postgres: binaries not installed here: %v", err)
+	}
+	wantBadInput(t, []string{"--server-opt x.work_mem", "variant x (pebble) does not run on a managed server"},
+		"run", "--out", out, "--engine", "pg=postgres,x=pebble", "--managed", "--server-opt", "x.work_mem=8MB")
+}
