@@ -137,7 +137,7 @@ func scalarString(v any) string {
 	case string:
 		return x
 	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
+		return units.Plain(x)
 	case bool:
 		return strconv.FormatBool(x)
 	}

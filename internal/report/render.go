@@ -11,6 +11,7 @@ import (
 
 	"rumbench/internal/figure"
 	"rumbench/internal/stats"
+	"rumbench/internal/units"
 )
 
 // Markdown writes the report as markdown whose tables are padded so they
@@ -147,7 +148,7 @@ func (r *Report) CSV(w io.Writer) error {
 		if !v.OK {
 			return ""
 		}
-		return strconv.FormatFloat(v.V, 'g', 10, 64)
+		return units.Export(v.V)
 	}
 	for _, sr := range r.Steps {
 		for _, row := range sr.Rows {
@@ -189,7 +190,7 @@ func (v jsonValue) MarshalJSON() ([]byte, error) {
 	if !v.OK {
 		return []byte("null"), nil
 	}
-	return []byte(strconv.FormatFloat(v.V, 'g', 10, 64)), nil
+	return []byte(units.Export(v.V)), nil
 }
 
 type jsonRun struct {

@@ -485,7 +485,7 @@ func pctLabel(p float64) string {
 	if p <= 0 {
 		p = 99
 	}
-	return strconv.FormatFloat(p, 'f', -1, 64)
+	return units.Plain(p)
 }
 
 // RelativeTable leads the report: each step's headline rate relative to the

@@ -193,7 +193,7 @@ func Tables(dir string, s *Spec) []report.Table {
 			if pct == 0 {
 				pct = 99
 			}
-			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", strconv.FormatFloat(pct, 'f', -1, 64))}
+			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", units.Plain(pct))}
 			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
 			if slaNote {
 				abs.Notes = append(abs.Notes, "SLA✗: the step's paced writers inserted less than 95% of their target rate (a query step's writers' SLA).")

@@ -74,6 +74,14 @@ func Decimals(d int) func(float64) string {
 	return func(v float64) string { return Fixed(v, d) }
 }
 
+// Plain writes v in as few decimals as tell it exactly, never in
+// exponent form (99.9, 1200000).
+func Plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// Export writes a figure for CSV and JSON: ten significant digits, enough
+// for any measurement and free of float noise.
+func Export(v float64) string { return strconv.FormatFloat(v, 'g', 10, 64) }
+
 // FixedOr writes *p as Fixed, or none when p is nil.
 func FixedOr(p *float64, decimals int, none string) string {
 	if p == nil {

@@ -126,6 +126,19 @@ func TestTimes(t *testing.T) {
 	}
 }
 
+func TestPlainAndExport(t *testing.T) {
+	for v, want := range map[float64]string{99: "99", 99.9: "99.9", 1.2e6: "1200000", -0.5: "-0.5", 0: "0"} {
+		if got := Plain(v); got != want {
+			t.Errorf("Plain(%g) = %q, want %q", v, got, want)
+		}
+	}
+	for v, want := range map[float64]string{0.1 + 0.2: "0.3", 1234567.891: "1234567.891", 1e21: "1e+21", 12345678901.5: "1.23456789e+10", -2.5e-7: "-2.5e-07"} {
+		if got := Export(v); got != want {
+			t.Errorf("Export(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestFixed(t *testing.T) {
 	if got := Fixed(2.5, 0); got != "2" { // as %.0f: halves to even
 		t.Errorf("Fixed(2.5, 0) = %q", got)
