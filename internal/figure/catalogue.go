@@ -237,6 +237,12 @@ func SourceOf(s *results.Step, ops measure.Ops, raw map[string]any) Source {
 	return src
 }
 
+// OfOp is the source of step s's figures of one operation, rate and
+// latency alike (a workload's own table of its operation; s may be nil).
+func OfOp(s *results.Step, op string) Source {
+	return Source{Step: s, RateOp: op, MainOp: op}
+}
+
 // opRate reads an operation's average or percentile rate.
 func opRate(s *results.Step, op string, pct bool) Value {
 	o := s.Ops[op]

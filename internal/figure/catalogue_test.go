@@ -116,6 +116,17 @@ func TestSourceAndValues(t *testing.T) {
 	if len(got) != 15 || got[PSSGB] {
 		t.Errorf("All gives %d figures %v, want the 15 measured", len(got), got)
 	}
+	// One operation's figures: the writers' rate and cost as the headline.
+	ins := OfOp(s, "insert")
+	if v := Get(RateAvg, ins); !v.OK || v.V != 50 {
+		t.Errorf("insert rate %+v, want 50", v)
+	}
+	if v := Get(WKBPerOp, ins); !v.OK || v.V != 2.25 {
+		t.Errorf("insert wKB %+v, want 2.25", v)
+	}
+	if v := Get(P99Ms, ins); v.OK {
+		t.Errorf("insert p99 %+v: its latency was not recorded", v)
+	}
 	// Without a step nothing is measured; an unknown engine size neither.
 	if v := Get(RateAvg, Source{}); v.OK {
 		t.Error("a figure of no step")

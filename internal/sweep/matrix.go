@@ -115,7 +115,7 @@ func readRun(dir, step string) cellFigures {
 	if !s.Complete {
 		f.status = "incomplete"
 	}
-	src := figure.Source{Step: s, RateOp: s.MainOp, MainOp: s.MainOp}
+	src := figure.OfOp(s, s.MainOp)
 	for _, k := range matrixKeys {
 		f.values[k] = figure.Get(k, src)
 	}

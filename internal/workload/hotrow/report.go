@@ -84,15 +84,10 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 // committed / window_s, kept in the details as updates_per_s. Bundles
 // without the step rate fall back to that.
 func cellRate(s *results.Step) figure.Value {
-	if v := figure.Get(figure.RateAvg, updateSource(s)); v.OK {
+	if v := figure.Get(figure.RateAvg, figure.OfOp(s, OpUpdate)); v.OK {
 		return v
 	}
 	return figure.Num(s.Details, DetailUpdatesPerS)
-}
-
-// updateSource reads a cell's catalogued figures of its update operation.
-func updateSource(s *results.Step) figure.Source {
-	return figure.Source{Step: s, RateOp: OpUpdate, MainOp: OpUpdate}
 }
 
 // perStepSecond is a count detail of s divided by the step's seconds.
@@ -191,7 +186,7 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 			cellRate(s).Text(units.Num),
 			perStepSecond(s, DetailAttempts).Text(units.Num),
 			ms(lat.P50), ms(lat.P99), ms(lat.Max)}
-		src := updateSource(s)
+		src := figure.OfOp(s, OpUpdate)
 		row = append(row, figure.Get(figure.CPUPerOp, src).Text(units.Num), figure.Get(figure.WKBPerOp, src).Text(units.Num))
 		for _, k := range []string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"} {
 			row = append(row, figure.Num(errs, k).Text(units.Num))

@@ -31,10 +31,10 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 			notes = append(notes, "‡ "+b.Run.Engine.Name+": "+b.Run.Engine.Note)
 		}
 		load, req := b.Steps[StepLoad], b.Steps[StepRequest]
-		loadRate := figure.Get(figure.RateAvg, source(load, OpInsert)).TextOr(units.Dash, units.Decimals(0))
+		loadRate := figure.Get(figure.RateAvg, figure.OfOp(load, OpInsert)).TextOr(units.Dash, units.Decimals(0))
 		cells := []string{units.Dash, units.Dash, units.Dash, units.Dash, units.Dash, units.Dash, units.Dash}
 		if req != nil {
-			src := source(req, OpRequest)
+			src := figure.OfOp(req, OpRequest)
 			for i, c := range requestCells {
 				cells[i] = figure.Get(c.key, src).TextOr(units.Dash, units.Decimals(c.decimals))
 			}
@@ -77,11 +77,6 @@ var requestCells = []struct {
 	key      string
 	decimals int
 }{{figure.RateAvg, 0}, {figure.RatePct, 0}, {figure.CPUPerOp, 0}, {figure.WKBPerOp, 2}, {figure.RKBPerOp, 2}, {figure.ReadsPerOp, 3}}
-
-// source reads a step's catalogued figures of op (no step: none).
-func source(s *results.Step, op string) figure.Source {
-	return figure.Source{Step: s, RateOp: op, MainOp: op}
-}
 
 // disk is a step's on-disk footprint at its end, -1 unknown.
 func disk(s *results.Step) int64 {
