@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
-	"strings"
-
 	"rumbench/internal/figure"
 	"rumbench/internal/stats"
+	"sort"
+	"strings"
 )
 
 // repStats replaces the row's values by their medians over the run's

@@ -177,7 +177,7 @@ func TestRounding(t *testing.T) {
 	if !math.IsNaN(Round(math.NaN(), 1)) || !math.IsInf(Round(math.Inf(1), 1), 1) {
 		t.Error("Round of NaN or Inf is not itself")
 	}
-	for v, want := range map[float64]float64{0: 0, 1234.56: 1235, 1.23456: 1.235, -0.00123456: -0.001235,
+	for v, want := range map[float64]float64{0: 0, 1234.56: 1235, 1.23456: 1.235, -0.00123456: -0.001235, 12.3456: 12.35, 0.000123456: 0.0001235, -2.34567: -2.346,
 		// Whole numbers keep every digit: rounded to units, not to four.
 		123456.7: 123457, 98765.4: 98765} {
 		if got := RoundSig(v); got != want {

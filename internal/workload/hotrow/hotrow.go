@@ -12,13 +12,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"rumbench/internal/gen"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/units"
 	"rumbench/internal/workload"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Column positions of a hot-row table.
