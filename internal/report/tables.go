@@ -241,7 +241,7 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 		noise := []string{units.NA, units.NA}
 		if m.OtherCPUCores != nil || m.StealCores != nil {
 			noisy = true
-			noise = []string{optional(m.OtherCPUCores).Text(units.Num), optional(m.StealCores).Text(units.Num)}
+			noise = []string{figure.Ptr(m.OtherCPUCores).Text(units.Num), figure.Ptr(m.StealCores).Text(units.Num)}
 		}
 		t.Rows = append(t.Rows, append(line, noise...))
 		any = true
@@ -258,13 +258,6 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 		}
 	}
 	return t, any
-}
-
-func optional(v *float64) Value {
-	if v == nil {
-		return Value{}
-	}
-	return figure.Known(*v)
 }
 
 func missedNote(row *Row, sr *StepReport) string {
