@@ -36,9 +36,11 @@ type Figure struct {
 	// Unit is what one of it is.
 	Unit   string
 	Better Better
-	// Additive figures of parts of a run (shards, engines side by side)
-	// sum to the whole's: rates of completed work and sizes. Percentiles,
-	// per-operation costs, latencies and amplifications do not.
+	// Additive figures of disjoint parts sum to the whole's: rates of
+	// work done over the same span, and sizes of separate stores (shards
+	// of one server share its store: merge takes its size once).
+	// Percentiles, per-operation costs, latencies and amplifications do
+	// not add.
 	Additive bool
 	// Format prints a value of it.
 	Format func(float64) string
