@@ -144,23 +144,13 @@ func WrapBundle(b *results.Bundle) (*Bundle, error) {
 	return out, nil
 }
 
-// RepPrefix, RepDir and RepDirs are the repetition directories' layout
-// (results owns it); kept here for the commands that read repeated runs.
-const RepPrefix = results.RepPrefix
-
-// RepDir is repetition k's directory (1-based) under out.
-func RepDir(out string, k int) string { return results.RepDir(out, k) }
-
-// RepDirs lists dir's repetition directories in repetition order.
-func RepDirs(dir string) []string { return results.RepDirs(dir) }
-
 // LoadGroups reads the runs named by paths as Load does, except that a
 // repeated run's directory (rep-1, rep-2, ... inside) gives one run per
 // engine made of its repetitions, in the order of the first repetition.
 func LoadGroups(paths []string) ([][]*Bundle, error) {
 	var out [][]*Bundle
 	for _, p := range paths {
-		reps := RepDirs(p)
+		reps := results.RepDirs(p)
 		if len(reps) == 0 {
 			bs, err := Load([]string{p})
 			if err != nil {
