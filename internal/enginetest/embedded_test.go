@@ -48,3 +48,20 @@ func openEmbedded(t *testing.T, name string) model.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// TestConfigDiffEmbedded: each embedded engine reports the options it
+// opened with that differ from its defaults, and nothing with its
+// defaults, spelled as the engine runs them (sizes in bytes).
+func TestConfigDiffEmbedded(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		changed, want map[string]string
+	}{
+		{"pebble", map[string]string{"compression": "zstd", "memtable_size": "8MB", "cache_size": "256MB"}, map[string]string{"compression": "zstd", "memtable_size": "8388608"}},
+		{"pebble", map[string]string{"compression": "none", "bloom_bits_per_key": "0", "sync": "on"}, map[string]string{"compression": "none", "bloom_bits_per_key": "0", "sync": "true"}},
+		{"bbolt", map[string]string{"fill_percent": "0.9", "freelist_type": "hashmap"}, map[string]string{"fill_percent": "0.9", "freelist_type": "hashmap"}},
+		{"sqlite", map[string]string{"synchronous": "full", "page_size": "8192"}, map[string]string{"synchronous": "full", "page_size": "8192"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { ConfigDiff(t, c.name, c.changed, c.want) })
+	}
+}
