@@ -112,14 +112,14 @@ func Route(managed []string, kvs []string) (map[string][]Setting, error) {
 func ownKey(engine, key string) (string, bool, error) {
 	switch engine {
 	case "postgres":
-		keys, err := pgKeys()
+		keys, err := pgKeys("")
 		if err != nil {
 			return "", false, err
 		}
 		return key, keyRE.MatchString(key) && keys[key], nil
 	default:
 		key = strings.ReplaceAll(key, "-", "_")
-		keys, rocks, err := mariaKeys()
+		keys, rocks, err := mariaKeys("")
 		if err != nil {
 			return "", false, err
 		}
