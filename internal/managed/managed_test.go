@@ -123,6 +123,29 @@ func checkServerProcess(t *testing.T, srv *managed.Server, tg enginetest.Target)
 	}
 }
 
+// checkDiff opens the engine on the managed server and checks that its
+// config diff, read from the server, holds every setting given with the
+// value the server runs with.
+func checkDiff(t *testing.T, tg enginetest.Target, settings []managed.Setting, want map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := engine.Open(ctx, tg.Engine, model.Config{DSN: tg.DSN, Database: tg.Database})
+	if err != nil {
+		t.Fatalf("open %s: %v", tg.Engine, err)
+	}
+	defer db.Close()
+	d, err := db.(model.ConfigDiffer).ConfigDiff(ctx)
+	if err != nil {
+		t.Fatalf("ConfigDiff: %v", err)
+	}
+	t.Logf("%s: config diff %+v", tg.Engine, d.Settings)
+	for _, s := range settings {
+		if v, ok := d.Get(s.Key); !ok || !engine.SameValue(v, want[s.Key]) {
+			t.Errorf("config diff: %s=%q (%v), want %s", s.Key, v, ok, want[s.Key])
+		}
+	}
+}
+
 func wantSetting(t *testing.T, srv *managed.Server, key, given, effective string) {
 	t.Helper()
 	st := srv.Settings()
@@ -147,6 +170,7 @@ func runOn(t *testing.T, eng string, settings []managed.Setting, want map[string
 	tg := enginetest.Target{Engine: eng, DSN: srv.DSN(), Database: "rumbench_test_managed"}
 	enginetest.WriteSteps(t, tg)
 	checkServerProcess(t, srv, tg)
+	checkDiff(t, tg, settings, want)
 	// The footprint of a managed server is its private data dir.
 	enginetest.Sizes(t, enginetest.Target{Engine: eng, DSN: srv.DSN(), Database: "rumbench_test_managed_sizes", DataDir: dir}, results.DiskServerDataDir)
 	pid, port := srv.Pid(), srv.Port()
