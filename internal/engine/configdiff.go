@@ -28,6 +28,20 @@ func OptionDiff(effective map[string]string, defs []model.Option, source string)
 	return d
 }
 
+// WithDefault returns defs with key's default replaced by def: a default
+// that depends on another setting, resolved against the value in effect
+// (RocksDB's bottommost_compression "same", WiredTiger's leaf_page_max
+// "auto").
+func WithDefault(defs []model.Option, key, def string) []model.Option {
+	out := append([]model.Option(nil), defs...)
+	for i := range out {
+		if out[i].Key == key {
+			out[i].Default = def
+		}
+	}
+	return out
+}
+
 // SameValue reports whether two spellings of a setting mean the same value.
 func SameValue(a, b string) bool {
 	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))

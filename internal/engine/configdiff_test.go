@@ -46,3 +46,14 @@ func TestOptionDiff(t *testing.T) {
 		t.Errorf("defaults give %+v, want an empty (not nil) diff", d.Settings)
 	}
 }
+
+func TestWithDefault(t *testing.T) {
+	defs := []model.Option{{Key: "compression", Default: "snappy"}, {Key: "bottommost_compression", Default: "same"}}
+	got := engine.WithDefault(defs, "bottommost_compression", "snappy")
+	if got[1].Default != "snappy" || defs[1].Default != "same" {
+		t.Errorf("WithDefault gave %+v and left the table %+v; want the resolved default in a copy", got, defs)
+	}
+	if d := engine.OptionDiff(map[string]string{"compression": "snappy", "bottommost_compression": "snappy"}, got, "test"); len(d.Settings) != 0 {
+		t.Errorf("bottommost_compression resolved to the compression in effect is in the diff: %+v", d.Settings)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"rumbench/internal/engine"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/managed"
 	"rumbench/internal/model"
@@ -144,12 +143,8 @@ func TestTwoInnoDBPageSizes(t *testing.T) {
 	ctx := context.Background()
 	for i, want := range []string{"4096", "8192"} {
 		srv := servers[i]
-		db, err := engine.Open(ctx, "innodb", model.Config{DSN: srv.DSN(), Database: "rumbench_test_pages"})
-		if err != nil {
-			t.Fatalf("open innodb on the server from %s: %v", srv.Install(), err)
-		}
+		db := openOn(t, enginetest.Target{Engine: "innodb", DSN: srv.DSN(), Database: "rumbench_test_pages"})
 		d, err := db.(model.ConfigDiffer).ConfigDiff(ctx)
-		db.Close()
 		if err != nil {
 			t.Fatal(err)
 		}

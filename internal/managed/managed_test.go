@@ -103,17 +103,24 @@ func assertGone(t *testing.T, srv *managed.Server, pid, port int, dirGone string
 	}
 }
 
+// openOn opens the engine on a managed server, closed at the test's end.
+func openOn(t *testing.T, tg enginetest.Target) model.DB {
+	t.Helper()
+	db, err := engine.Open(context.Background(), tg.Engine, model.Config{DSN: tg.DSN, Database: tg.Database})
+	if err != nil {
+		t.Fatalf("open %s: %v", tg.Engine, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // checkServerProcess opens the engine on the managed server and checks
 // that it reports the managed server's pid and data dir, which the system
 // metrics sampler then measures.
 func checkServerProcess(t *testing.T, srv *managed.Server, tg enginetest.Target) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := engine.Open(ctx, tg.Engine, model.Config{DSN: tg.DSN, Database: tg.Database})
-	if err != nil {
-		t.Fatalf("open %s: %v", tg.Engine, err)
-	}
-	defer db.Close()
+	db := openOn(t, tg)
 	pid, dir, err := db.(model.ProcessOwner).ServerProcess(ctx)
 	if err != nil {
 		t.Fatalf("ServerProcess: %v", err)
@@ -129,11 +136,7 @@ func checkServerProcess(t *testing.T, srv *managed.Server, tg enginetest.Target)
 func checkDiff(t *testing.T, tg enginetest.Target, settings []managed.Setting, want map[string]string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := engine.Open(ctx, tg.Engine, model.Config{DSN: tg.DSN, Database: tg.Database})
-	if err != nil {
-		t.Fatalf("open %s: %v", tg.Engine, err)
-	}
-	defer db.Close()
+	db := openOn(t, tg)
 	d, err := db.(model.ConfigDiffer).ConfigDiff(ctx)
 	if err != nil {
 		t.Fatalf("ConfigDiff: %v", err)

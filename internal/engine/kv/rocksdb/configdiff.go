@@ -17,11 +17,6 @@ var _ model.ConfigDiffer = (*DB)(nil)
 // effect.
 func (d *DB) ConfigDiff(context.Context) (*model.ConfigDiff, error) {
 	eff := d.Info().Settings
-	defs := Driver{}.Options()
-	for i := range defs {
-		if defs[i].Key == "bottommost_compression" && defs[i].Default == "same" {
-			defs[i].Default = eff["compression"]
-		}
-	}
+	defs := engine.WithDefault(Driver{}.Options(), "bottommost_compression", eff["compression"])
 	return engine.OptionDiff(eff, defs, "the rocksdb Options the store was opened with, against rumbench's rocksdb option defaults"), nil
 }

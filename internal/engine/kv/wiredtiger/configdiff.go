@@ -20,16 +20,9 @@ var _ model.ConfigDiffer = (*DB)(nil)
 func (d *DB) ConfigDiff(context.Context) (*model.ConfigDiff, error) {
 	eff := d.Info().Settings
 	defs := Driver{}.Options()
-	for i := range defs {
-		if defs[i].Key != "leaf_page_max" {
-			continue
-		}
-		cache, err := strconv.ParseInt(eff["cache_size"], 10, 64)
-		if err != nil {
-			break
-		}
-		if n, _, err := leafPageMax(defs[i].Default, cache); err == nil {
-			defs[i].Default = strconv.FormatInt(n, 10)
+	if cache, err := strconv.ParseInt(eff["cache_size"], 10, 64); err == nil {
+		if n, _, err := leafPageMax("auto", cache); err == nil {
+			defs = engine.WithDefault(defs, "leaf_page_max", strconv.FormatInt(n, 10))
 		}
 	}
 	return engine.OptionDiff(eff, defs, "the wiredtiger_open and table configuration the store was opened with, against rumbench's wiredtiger option defaults"), nil
