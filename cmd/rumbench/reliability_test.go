@@ -162,7 +162,7 @@ func TestFullDataDir(t *testing.T) {
 				// switches WAL files; a failed WAL write itself is turned
 				// into one line. What must hold then: the bundle, on
 				// another filesystem, is readable and shows the step
-				// unfinished (README, Reliability).
+				// unfinished (docs/reliability.md).
 				b, err := results.Read(filepath.Join(out, eng))
 				if err != nil {
 					t.Fatalf("bundle after Pebble's abort: %v", err)

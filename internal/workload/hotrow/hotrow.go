@@ -38,7 +38,7 @@ const loadBatch = 1000
 // loadParallel bounds the tables loaded at once.
 const loadParallel = 4
 
-// Details keys of a cell's step summary (docs: README "hotrow").
+// Details keys of a cell's step summary (docs/hotrow.md, "Per cell").
 const (
 	DetailUpdatesPerS   = "updates_per_s"  // goodput: committed updates / window_s
 	DetailAttemptsPerS  = "attempts_per_s" // throughput: update attempts / window_s

@@ -4,7 +4,7 @@
 // for every reply: parking costs it a trip through the scheduler (the
 // thread looks for other work, sleeps in epoll or a futex, another is
 // woken) per round trip, blocking costs one sleep and wake-up in recv
-// (issue 39 measured the difference; README, The client's floor).
+// (issue 39 measured the difference; docs/client-floor.md).
 //
 // A connection starts as Go's own. Block, called by the session before its
 // first query, moves it for good to a duplicate of the socket in blocking
