@@ -110,13 +110,17 @@ func findPlugin(dirs []string) string {
 }
 
 func mariaDefault() (*mariaInstall, error) {
+	// Each name on PATH, then in the usual directories, before the next.
 	look := func(names ...string) string {
 		for _, n := range names {
 			if p, err := exec.LookPath(n); err == nil {
 				return p
 			}
+			if p := find([]string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}, n); p != "" {
+				return p
+			}
 		}
-		return find([]string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}, names...)
+		return ""
 	}
 	in := &mariaInstall{installDB: look("mariadb-install-db", "mysql_install_db"), server: look("mariadbd", "mysqld")}
 	if in.installDB == "" || in.server == "" {
