@@ -210,3 +210,33 @@ func TestBadInstallation(t *testing.T) {
 		t.Errorf("Start with a bad installation created %s", dir)
 	}
 }
+
+// TestRouteByInstallation: --server-opt keys are checked against the
+// settings of the installation each server runs. The second installation
+// is a test double: a directory whose postgres prints a settings list with
+// one setting the system's PostgreSQL does not have (as a newer version
+// would), and whose initdb does nothing.
+func TestRouteByInstallation(t *testing.T) {
+	needBinaries(t, "postgres")
+	fake := t.TempDir()
+	script := "#!/bin/sh\nprintf 'shared_buffers\\tResource Usage\\nnewer_version_setting\\tResource Usage\\n'\n"
+	for _, name := range []string{"postgres", "initdb"} {
+		if err := os.WriteFile(filepath.Join(fake, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := []string{"newer_version_setting=on"}
+	if _, err := managed.Route([]string{"postgres"}, opts); err == nil || !strings.Contains(err.Error(), "newer_version_setting") {
+		t.Fatalf("the system's PostgreSQL accepted newer_version_setting (err %v)", err)
+	}
+	got, err := managed.RouteInstalls([]string{"postgres"}, map[string]string{"postgres": fake}, opts)
+	if err != nil {
+		t.Fatalf("the installation that has newer_version_setting refused it: %v", err)
+	}
+	if s := got["postgres"]; len(s) != 1 || s[0] != (managed.Setting{Key: "newer_version_setting", Value: "on"}) {
+		t.Errorf("routed %+v", got)
+	}
+	if _, err := managed.RouteInstalls([]string{"postgres"}, map[string]string{"postgres": t.TempDir()}, opts); !errors.Is(err, managed.ErrBadInstall) {
+		t.Errorf("routing to an installation without binaries: %v, want ErrBadInstall", err)
+	}
+}
