@@ -62,15 +62,6 @@ func TestSizesCgo(t *testing.T) {
 	}
 }
 
-// TestSemanticsCgo: bounded deletes and the primary key on insert (issue 12).
-func TestSemanticsCgo(t *testing.T) {
-	for _, e := range cgoEngines {
-		t.Run(e.name, func(t *testing.T) {
-			Semantics(t, openEmbedded(t, e.name))
-		})
-	}
-}
-
 // TestLinkBenchCountsCgo: counts equal visible links after concurrent
 // requests (issue 19).
 func TestLinkBenchCountsCgo(t *testing.T) {

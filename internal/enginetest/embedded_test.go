@@ -29,17 +29,6 @@ func TestSizesEmbedded(t *testing.T) {
 	}
 }
 
-// TestSemanticsEmbedded: bounded deletes and the primary key on insert
-// (issue 12), with each engine's default options.
-func TestSemanticsEmbedded(t *testing.T) {
-	for _, name := range []string{"pebble", "sqlite", "bbolt"} {
-		t.Run(name, func(t *testing.T) {
-			db := openEmbedded(t, name)
-			Semantics(t, db)
-		})
-	}
-}
-
 func openEmbedded(t *testing.T, name string) model.DB {
 	t.Helper()
 	db, err := engine.Open(context.Background(), name, model.Config{DataDir: t.TempDir()})

@@ -1,6 +1,8 @@
-// Package enginetest holds the engine-independent integration tests that
-// every engine must pass: the insert benchmark's write steps end to end,
-// with row counts, index consistency and the bundle's fields checked.
+// Package enginetest holds the engine-independent tests that every engine
+// must pass: the conformance suite (Conformance, run by each engine's own
+// tests against the real engine, with its fixtures and its in-memory
+// oracle), and the insert benchmark's write steps end to end, with row
+// counts, index consistency and the bundle's fields checked.
 package enginetest
 
 import (

@@ -2,7 +2,9 @@ package enginetest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +23,7 @@ func RequireServers() bool {
 // OpenServer opens a server engine for a test in its own database and
 // registers a cleanup that drops it. When the server can't be opened the
 // test is skipped, or fails under RequireServers.
-func OpenServer(t *testing.T, tg Target) model.DB {
+func OpenServer(t testing.TB, tg Target) model.DB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -36,8 +38,39 @@ func OpenServer(t *testing.T, tg Target) model.DB {
 	return db
 }
 
+// ServerOpener is the conformance suite's Opener for a server engine: each
+// data directory the suite asks for is a database of its own, tg.Database
+// with a number, opened with OpenServer (so dropped when the test that
+// first opened it ends); the same directory again reopens its database.
+func ServerOpener(tg Target) Opener {
+	var mu sync.Mutex
+	names := map[string]string{}
+	return func(t testing.TB, dir string) model.DB {
+		t.Helper()
+		mu.Lock()
+		name, seen := names[dir]
+		if !seen {
+			name = fmt.Sprintf("%s_%d", tg.Database, len(names)+1)
+			names[dir] = name
+		}
+		mu.Unlock()
+		db := tg
+		db.Database = name
+		if !seen {
+			return OpenServer(t, db)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		d, err := engine.Open(ctx, db.Engine, db.config())
+		if err != nil {
+			t.Fatalf("reopen %s database %s: %v", db.Engine, name, err)
+		}
+		return d
+	}
+}
+
 // DropDatabase drops the target's database through the engine.
-func DropDatabase(t *testing.T, tg Target) {
+func DropDatabase(t testing.TB, tg Target) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

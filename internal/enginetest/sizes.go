@@ -49,7 +49,7 @@ func Sizes(t *testing.T, tg Target, wantDisk string) {
 		if m.LogicalLiveBytes == nil || *m.LogicalLiveBytes <= 0 {
 			t.Fatalf("%s: logical_live_bytes %v", name, m.LogicalLiveBytes)
 		}
-		want := sysmetrics.Round(float64(live) / float64(*m.LogicalLiveBytes))
+		want := results.Round(float64(live) / float64(*m.LogicalLiveBytes))
 		if m.SpaceAmp == nil || *m.SpaceAmp != want || m.SpaceAmpSource != results.SpaceAmpLive {
 			t.Errorf("%s: space_amp %v (%s), want live %d / logical %d = %g", name, m.SpaceAmp, m.SpaceAmpSource, live, *m.LogicalLiveBytes, want)
 		}

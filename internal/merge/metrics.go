@@ -7,7 +7,6 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
-	"rumbench/internal/sysmetrics"
 )
 
 // serverProcessSet is how sysmetrics names a process set that is the
@@ -88,7 +87,7 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 			other = max(other, 0)
 			m.OtherCPUUs = &other
 			if m.NoiseSpanS != nil && *m.NoiseSpanS > 0 {
-				c := sysmetrics.Round(float64(other) / 1e6 / *m.NoiseSpanS)
+				c := results.Round(float64(other) / 1e6 / *m.NoiseSpanS)
 				m.OtherCPUCores = &c
 			}
 		}
@@ -126,7 +125,7 @@ func perOp(m *results.Metrics, sum *results.Step) {
 		if v == nil || n <= 0 {
 			return nil
 		}
-		x := sysmetrics.Round(*v / float64(n))
+		x := results.Round(*v / float64(n))
 		return &x
 	}
 	f := func(v *int64) *float64 {
@@ -172,46 +171,10 @@ func perOp(m *results.Metrics, sum *results.Step) {
 }
 
 // amplification recomputes write and space amplification over the merged
-// logical bytes (sysmetrics' rules; space amplification through the same
-// function, sysmetrics.SpaceAmp).
+// logical bytes, by the rules sysmetrics applies to one process
+// (results.Metrics.SetWriteAmp, SetSpaceAmp).
 func amplification(m *results.Metrics, sum *results.Step) {
-	num := func(k string) (int64, bool) { return results.DetailInt(sum.Details, k) }
-	m.LogicalBytesInserted, m.LogicalLiveBytes = nil, nil
-	m.WriteAmp, m.SpaceAmp = nil, nil
-	logIns, insOK := num(results.DetailLogicalBytesInserted)
-	live, liveOK := num(results.DetailLogicalLiveBytes)
-	if insOK {
-		m.LogicalBytesInserted = &logIns
-	}
-	if liveOK {
-		m.LogicalLiveBytes = &live
-	}
-	written := m.DevWKB
-	if m.WriteAmpSource == "process" || written == nil {
-		written, m.WriteAmpSource = m.ProcWKB, "process"
-	}
-	if m.DevWKB != nil && m.WriteAmpSource != "process" {
-		m.WriteAmpSource = "device"
-	}
-	delete(m.NullReasons, "write_amp")
-	switch {
-	case !insOK || logIns <= 0:
-		m.NullReasons["write_amp"] = "no logical bytes inserted in this step"
-	case written == nil:
-		m.NullReasons["write_amp"] = "the server's bytes written were not measured"
-	default:
-		x := sysmetrics.Round(*written * 1024 / float64(logIns))
-		m.WriteAmp = &x
-	}
-	if m.WriteAmp == nil {
-		m.WriteAmpSource = ""
-	}
-	delete(m.NullReasons, "space_amp")
-	m.SpaceAmpSource = ""
-	var why string
-	if m.SpaceAmp, why = sysmetrics.SpaceAmp(sum.EngineSize, live, liveOK); m.SpaceAmp != nil {
-		m.SpaceAmpSource = results.SpaceAmpLive
-	} else {
-		m.NullReasons["space_amp"] = why
-	}
+	m.SetLogicalBytes(sum.Details)
+	m.SetWriteAmp("the server's bytes written were not measured")
+	m.SetSpaceAmp(sum.EngineSize)
 }

@@ -13,7 +13,6 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
-	"rumbench/internal/runner"
 )
 
 // mergedInterval is one interval index of a step over all shards.
@@ -132,7 +131,7 @@ func mergeStep(run *results.Run, shards []*results.Bundle, name string, additive
 		next++
 	}
 	clock.StopAt(now)
-	sum := runner.SummarizeAt(name, desc, clock, sum0.RatePercentile)
+	sum := results.Summarize(name, desc, clock, sum0.RatePercentile)
 	sum.Started = sum0.Started
 	sum.Complete = true
 	sum.EngineSize = -1
@@ -169,7 +168,7 @@ func mergeStep(run *results.Run, shards []*results.Bundle, name string, additive
 		}
 		sum.Details[DetailStartSpreadMs] = hi - lo
 	}
-	runner.PromoteDetails(sum)
+	sum.PromoteDetails()
 	sum.Metrics = mergeMetrics(sum, parts, have, metricsFrom)
 	return sum, recs, nil
 }

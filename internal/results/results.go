@@ -1,5 +1,7 @@
 // Package results is the versioned run bundle: run.json, one summary per step
 // and an interval log, written atomically and read back by reports and merge.
+// It owns how a step is summarised (summary.go) and how its write and space
+// amplification are computed (amplification.go).
 package results
 
 import (

@@ -24,13 +24,14 @@ func Placeholder(step string, desc StepDesc, pct, interval float64, started time
 
 // fillUnfinished rebuilds an unfinished step's totals from its measured
 // (non-warm-up) intervals: counts, rows, errors, seconds, average and
-// percentile rates, and latency from the merged histograms. Stalls and
-// system metrics need the step's end and stay empty.
+// percentile rates, and latency from the merged histograms, each operation
+// by the rules of a finished step (opSummary). Stalls and system metrics
+// need the step's end and stay empty.
 func (b *Bundle) fillUnfinished(s *Step) {
 	type acc struct {
-		o     *OpSummary
-		hist  *hdr.Histogram
-		rates []float64
+		count, rows, errs int64
+		hist              *hdr.Histogram
+		rates             []float64
 	}
 	ops := map[string]*acc{}
 	var secs float64
@@ -44,17 +45,12 @@ func (b *Bundle) fillUnfinished(s *Step) {
 		for name, r := range iv.Ops {
 			a := ops[name]
 			if a == nil {
-				a = &acc{o: &OpSummary{}, hist: measure.NewHistogram()}
-				for _, spec := range b.Run.Ops {
-					if spec.Name == name {
-						a.o.Unit, a.o.Role = spec.Unit, spec.Role
-					}
-				}
+				a = &acc{hist: measure.NewHistogram()}
 				ops[name] = a
 			}
-			a.o.Count += r.Ops
-			a.o.Rows += r.Rows
-			a.o.Errors += r.Errors
+			a.count += r.Ops
+			a.rows += r.Rows
+			a.errs += r.Errors
 			// Intervals without the operation ran at rate 0; the order is
 			// kept, as grouped judgement (StepDesc.OpRule) needs it.
 			for len(a.rates) < n-1 {
@@ -68,7 +64,7 @@ func (b *Bundle) fillUnfinished(s *Step) {
 			}
 		}
 	}
-	s.Seconds = float64(int64(secs*1000+0.5)) / 1000
+	s.Seconds = round3(secs)
 	s.Ops = map[string]*OpSummary{}
 	s.Latency = map[string]measure.Latency{}
 	if s.Details == nil {
@@ -76,23 +72,15 @@ func (b *Bundle) fillUnfinished(s *Step) {
 	}
 	s.Details["intervals_logged"] = n
 	for name, a := range ops {
-		a.o.Latency = measure.Summarize(a.hist)
-		s.Latency[name] = a.o.Latency
-		s.Errors += a.o.Errors
-		if secs > 0 {
-			avg := float64(int64(float64(a.o.Done())/secs*10+0.5)) / 10
-			a.o.RateAvg = &avg
+		spec := measure.OpSpec{Name: name}
+		if k, ok := b.Run.Ops.Lookup(name); ok {
+			spec = b.Run.Ops[k]
 		}
-		if a.o.Role != measure.RoleNone && s.RatePercentile > 0 {
-			rates := append(a.rates, make([]float64, n-len(a.rates))...)
-			rates = s.OpRule(name, s.Interval).WindowRates(rates)
-			p := measure.RateMetBy(rates, s.RatePercentile)
-			a.o.RatePct = &p
-			if s.RatePercentile == 99 {
-				a.o.Rate99 = &p
-			}
-		}
-		s.Ops[name] = a.o
+		rates := append(a.rates, make([]float64, n-len(a.rates))...)
+		o := opSummary(spec, a.count, a.rows, a.errs, a.hist, secs, s.OpRule(name, s.Interval).WindowRates(rates), s.RatePercentile)
+		s.Latency[name] = o.Latency
+		s.Errors += o.Errors
+		s.Ops[name] = o
 	}
 	s.SetLegacyRates()
 }

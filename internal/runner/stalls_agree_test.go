@@ -50,7 +50,7 @@ func replay(t *testing.T, desc results.StepDesc, series []map[string]int) (*resu
 		clock.Tick(t0.Add(time.Duration(i+1) * time.Second))
 	}
 	clock.StopAt(t0.Add(time.Duration(len(series)) * time.Second))
-	sum := Summarize("s", desc, clock)
+	sum := results.Summarize("s", desc, clock, DefaultRatePercentile)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	return sum, recs, lines
 }
@@ -220,7 +220,7 @@ func TestRatePercentile(t *testing.T) {
 		pct  float64
 		want float64
 	}{{99, 10}, {95, 100}} {
-		sum := SummarizeAt("s", desc, clock, c.pct)
+		sum := results.Summarize("s", desc, clock, c.pct)
 		if got := *sum.Ops["insert"].RatePct; got != c.want || sum.RatePercentile != c.pct {
 			t.Errorf("percentile %g: rate_pct %g, want %g", c.pct, got, c.want)
 		}

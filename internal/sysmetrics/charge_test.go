@@ -75,26 +75,6 @@ func TestSpaceAmpIsLiveSizeForEveryEngine(t *testing.T) {
 	}
 }
 
-// The arithmetic of space amplification on known inputs, and its nulls.
-func TestSpaceAmpArithmetic(t *testing.T) {
-	for _, c := range []struct {
-		live, logical int64
-		ok            bool
-		want          float64 // -1: null
-	}{
-		{1000, 500, true, 2}, {9174063, 12600000, true, 0.7281}, {516775936, 12600000, true, 41.01},
-		{0, 500, true, 0}, {-1, 500, true, -1}, {1000, 0, true, -1}, {1000, 500, false, -1},
-	} {
-		got, why := SpaceAmp(c.live, c.logical, c.ok)
-		switch {
-		case c.want < 0 && (got != nil || why == ""):
-			t.Errorf("SpaceAmp(%d, %d, %v) = %v (%q), want null with a reason", c.live, c.logical, c.ok, got, why)
-		case c.want >= 0 && (got == nil || *got != c.want):
-			t.Errorf("SpaceAmp(%d, %d, %v) = %v, want %g", c.live, c.logical, c.ok, got, c.want)
-		}
-	}
-}
-
 // An unmanaged server's data dir is shared with its other databases: the
 // footprint is its database's own dir when the engine names one, else
 // null with the reason; a managed server's is its private data dir.

@@ -489,40 +489,13 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	}
 
 	// Amplification.
-	logIns, insOK := results.DetailInt(sum.Details, results.DetailLogicalBytesInserted)
-	live, liveOK := results.DetailInt(sum.Details, results.DetailLogicalLiveBytes)
-	if insOK {
-		m.LogicalBytesInserted = &logIns
-	}
-	if liveOK {
-		m.LogicalLiveBytes = &live
-	}
-	written, src := m.DevWKB, "device"
-	if written == nil {
-		written, src = m.ProcWKB, "process"
-	}
-	switch {
-	case s.memFS != "":
+	m.SetLogicalBytes(sum.Details)
+	if s.memFS != "" {
 		null("write_amp", fmt.Sprintf("the data dir is on %s: nothing is written to storage", s.memFS))
-	case !insOK:
-		null("write_amp", "the workload did not report logical bytes inserted")
-	case logIns <= 0:
-		null("write_amp", "no logical bytes inserted in this step")
-	case written == nil:
-		null("write_amp", "neither device nor process bytes written are available: "+devWhy+"; "+pwWhy)
-	default:
-		x := Round(*written * 1024 / float64(logIns))
-		m.WriteAmp, m.WriteAmpSource = &x, src
-	}
-	// One rule for every engine: the engine's live size, not the data
-	// dir (preallocated logs, other databases) divides.
-	var why string
-	m.SpaceAmp, why = SpaceAmp(sum.EngineSize, live, liveOK)
-	if m.SpaceAmp != nil {
-		m.SpaceAmpSource = results.SpaceAmpLive
 	} else {
-		null("space_amp", why)
+		m.SetWriteAmp("neither device nor process bytes written are available: " + devWhy + "; " + pwWhy)
 	}
+	m.SetSpaceAmp(sum.EngineSize)
 	if len(m.NullReasons) == 0 {
 		m.NullReasons = nil
 	}
@@ -540,7 +513,7 @@ func (s *Sampler) perOp(m *results.Metrics, sum *results.Step, cpu, cs, devR *fl
 		if v == nil || n <= 0 {
 			return nil
 		}
-		x := Round(*v / float64(n))
+		x := results.Round(*v / float64(n))
 		return &x
 	}
 	m.PerOp = map[string]*results.OpCost{}
@@ -581,19 +554,6 @@ func (s *Sampler) perOp(m *results.Metrics, sum *results.Step, cpu, cs, devR *fl
 
 // Close implements runner.Observer.
 func (s *Sampler) Close() error { return nil }
-
-// Round keeps four significant digits: enough for every published figure
-// and short in JSON.
-func Round(v float64) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
-	if p < 1 {
-		return math.Round(v)
-	}
-	return math.Round(v*p) / p
-}
 
 func toInt(v *float64) *int64 {
 	if v == nil {
@@ -680,23 +640,6 @@ func (s *Sampler) noise(m *results.Metrics) {
 	// Host and process counters tick apart (10 ms each): never below 0.
 	other = math.Max(0, other)
 	m.OtherCPUUs, m.OtherCPUCores = toInt(&other), cores(other)
-}
-
-// SpaceAmp is space amplification as docs/metrics.md defines it, the same
-// for every engine: the engine's live size at step end (bytes, -1 unknown)
-// divided by the logical live bytes; nil with the reason when either is
-// unknown or there is nothing live.
-func SpaceAmp(engineLive, logicalLive int64, logicalOK bool) (*float64, string) {
-	switch {
-	case !logicalOK:
-		return nil, "the workload did not report logical live bytes"
-	case logicalLive <= 0:
-		return nil, "no live rows"
-	case engineLive < 0:
-		return nil, "the engine did not report its live size"
-	}
-	x := Round(float64(engineLive) / float64(logicalLive))
-	return &x, ""
 }
 
 // serverDisk is where a server's on-disk footprint is measured: its data

@@ -110,9 +110,10 @@
 //     back and may run it again (linkbench retries it).
 //
 // CreateIndexes builds new indexes the way databases do, by sorting
-// (bulk.go, index_build=bulk, the default on stores with a BulkLoader): it
-// holds the transaction lock exclusively for the whole build (writers and
-// Txs wait, reads go on, as under PostgreSQL's CREATE INDEX), reads the
+// (bulk.go with package extsort, index_build=bulk, the default on stores
+// with a BulkLoader): it holds the transaction lock exclusively for the
+// whole build (writers and Txs wait, reads go on, as under PostgreSQL's
+// CREATE INDEX), reads the
 // table once, sorts the entries in runs of at most index_build_memory,
 // spilled to files under the data dir and merged, checks unique indexes in
 // the merged order, and hands the entries to the store's bulk path (SST

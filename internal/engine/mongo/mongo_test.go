@@ -44,10 +44,12 @@ func TestWriteAndQuerySteps(t *testing.T) {
 	}
 }
 
-// TestSemantics runs the shared semantics suite on every part: bounded
+// TestSemantics runs the Semantics part of the conformance suite: bounded
 // deletes, duplicate keys, unique indexes and the row operations (point
 // delete, upsert, bounded range, transactions), each asserting that a
-// refused insert writes nothing. A server without multi-document
+// refused insert writes nothing. (The other engines run the whole of
+// enginetest.Conformance; its model-checked churn parts are left out here:
+// FerretDB scans a whole collection for every bounded delete.) A server without multi-document
 // transactions (FerretDB, a standalone mongod; the test asks the server
 // itself with hello, not the engine) declares so: the two transaction
 // parts check that Begin refuses with model.ErrNotSupported, then skip.

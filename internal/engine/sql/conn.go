@@ -504,6 +504,10 @@ func (c *Conn) update(ctx context.Context, t *model.Table, pk model.Row, changes
 	}
 	n, err := c.execStmt(ctx, p, args)
 	if err != nil {
+		// A change onto another row's unique index values, as on Insert.
+		if dk, ok := c.d.(DuplicateKeyDetector); ok && dk.IsDuplicateKey(err) {
+			return false, fmt.Errorf("update %s: %w: %w", t.Name, model.ErrDuplicateKey, err)
+		}
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
 	}
 	return n > 0, nil

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	stdsql "database/sql"
+	"errors"
 	"fmt"
 
 	"rumbench/internal/model"
@@ -105,19 +106,37 @@ func (s *stdSession) done() {
 
 func (s *stdSession) Exec(ctx context.Context, st Stmt, args []Arg) (int64, error) {
 	p := st.(*stdStmt)
+	defer s.done()
+	n, err := s.exec(ctx, p, args)
+	if errors.Is(err, errNoResult) {
+		// The statement failed and the driver lost its error (go-sqlite3,
+		// seen with racing duplicate inserts): a failed statement wrote
+		// nothing, so it is run once more to get the error.
+		n, err = s.exec(ctx, p, args)
+	}
+	return n, err
+}
+
+// errNoResult is a driver's answer of neither a result nor an error.
+var errNoResult = errors.New("the driver returned neither a result nor an error for the statement")
+
+func (s *stdSession) exec(ctx context.Context, p *stdStmt, args []Arg) (n int64, err error) {
 	var res stdsql.Result
-	var err error
 	if p.stmt == nil {
 		res, err = s.c.ExecContext(ctx, p.text, s.box(args)...)
 	} else {
 		res, err = p.stmt.ExecContext(ctx, s.box(args)...)
 	}
-	s.done()
 	if err != nil {
 		return 0, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
+	// database/sql wraps even a nil driver result, and panics reading it.
+	defer func() {
+		if recover() != nil {
+			n, err = 0, errNoResult
+		}
+	}()
+	if n, err = res.RowsAffected(); err != nil {
 		return 0, fmt.Errorf("rows affected: %w", err)
 	}
 	return n, nil

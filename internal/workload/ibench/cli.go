@@ -26,7 +26,7 @@ the oldest rows, qr*/qp* run range/point queries for --query-seconds while
 writers insert and delete at 100/500/1000 rows/s per client, and the
 optional scan reads every index in full. Write steps are judged by their
 insert rate, query steps by their query rate.`,
-		// Figures of a shard's own clients and tables (query.go, ibench.go).
+		// Figures of a shard's own clients and tables (query.go, load.go, ibench.go).
 		AdditiveDetails: []string{"tables", "indexed_rows", "ips_target", "target_rows", "missed_txns", "missed_rows",
 			"delete_missed_txns", "delete_catchup_rows", "table_growth_rows", "live_rows", "backlog_txns", "rows_found"},
 		Example: `  rumbench run

@@ -174,7 +174,7 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 	d["target_rows"] = tot.targetRows
 	d["target_met"] = ips >= target*targetMetPct/100
 	// The runner judges target_met again on the summary's ips_avg
-	// (runner.PromoteDetails).
+	// (results.Step.PromoteDetails).
 	d["target_met_pct"] = targetMetPct
 	d["ips_pct_of_target"] = math.Round(ips/target*1000) / 10
 	d["missed_txns"] = tot.missedTxns

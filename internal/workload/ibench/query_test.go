@@ -59,9 +59,9 @@ func runStep(t *testing.T, db model.DB, b *Bench, step string) *results.Step {
 	clock.Start()
 	err := stepFuncs[step](b)(context.Background(), env)
 	clock.Stop()
-	sum := runner.Summarize(step, b.step(step).Desc(), clock)
+	sum := results.Summarize(step, b.step(step).Desc(), clock, runner.DefaultRatePercentile)
 	sum.Details = env.Details
-	runner.PromoteDetails(sum)
+	sum.PromoteDetails()
 	if err != nil {
 		t.Fatalf("step %s: %v", step, err)
 	}

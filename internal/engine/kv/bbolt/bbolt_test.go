@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
-func open(opts map[string]string) kvtest.Opener {
+func open(opts map[string]string) enginetest.Opener {
 	return func(tb testing.TB, dir string) model.DB {
 		tb.Helper()
 		db, err := engine.Open(context.Background(), "bbolt", model.Config{DataDir: dir, Options: opts})
@@ -23,7 +23,7 @@ func open(opts map[string]string) kvtest.Opener {
 }
 
 func TestSuite(t *testing.T) {
-	kvtest.Run(t, open(map[string]string{"sync": "false"}))
+	enginetest.Conformance(t, open(map[string]string{"sync": "false"}))
 }
 
 func TestOptions(t *testing.T) {
@@ -45,18 +45,18 @@ func TestOptions(t *testing.T) {
 }
 
 func BenchmarkInsert(b *testing.B) {
-	kvtest.BenchInsert(b, open(map[string]string{"sync": "false"}), 100, 3)
+	enginetest.BenchInsert(b, open(map[string]string{"sync": "false"}), 100, 3)
 }
 
 func BenchmarkDeleteOldest(b *testing.B) {
 	for _, prefix := range []int{0, 100000} {
 		b.Run(fmt.Sprintf("deleted=%d", prefix), func(b *testing.B) {
-			kvtest.BenchDeleteOldest(b, open(map[string]string{"sync": "false"}), prefix)
+			enginetest.BenchDeleteOldest(b, open(map[string]string{"sync": "false"}), prefix)
 		})
 	}
 }
 
 // TestBlindInsert: unique_check=false writes without reading the key.
 func TestBlindInsert(t *testing.T) {
-	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+	enginetest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
 }

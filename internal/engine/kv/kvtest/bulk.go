@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
+	"rumbench/internal/workload/ibench"
 )
 
 // bulkRows is the table size of BulkBuild: with index_build_memory=256KB
@@ -24,12 +26,12 @@ const bulkRows = 10000
 // reach the new indexes; a unique index over duplicate values fails with
 // model.ErrDuplicateKey and leaves no index behind. open takes engine
 // options; base is added to each.
-func BulkBuild(t *testing.T, open func(opts map[string]string) Opener, base map[string]string) {
+func BulkBuild(t *testing.T, open func(opts map[string]string) enginetest.Opener, base map[string]string) {
 	ctx := context.Background()
-	tbl := IbenchTable("bulk")
+	tbl := enginetest.IbenchTable("bulk")
 	tbl.Indexes = append(tbl.Indexes,
-		model.Index{Name: "regdata", Columns: []int{cRegister, cData}},           // a string column
-		model.Index{Name: "uq_price", Columns: []int{cPrice, cID}, Unique: true}, // the PK in the prefix
+		model.Index{Name: "regdata", Columns: []int{ibench.ColCashRegisterID, ibench.ColData}},                // a string column
+		model.Index{Name: "uq_price", Columns: []int{ibench.ColPrice, ibench.ColTransactionID}, Unique: true}, // the PK in the prefix
 	)
 	modes := []struct {
 		name string
@@ -55,7 +57,7 @@ func BulkBuild(t *testing.T, open func(opts map[string]string) Opener, base map[
 		must(t, err)
 		var rows []model.Row
 		for pk := int64(1); pk <= bulkRows; pk++ {
-			rows = append(rows, IbenchRow(nil, pk))
+			rows = append(rows, enginetest.IbenchRow(nil, pk))
 			if len(rows) == 500 {
 				must(t, c.Insert(ctx, tbl, rows))
 				rows = rows[:0]
@@ -74,7 +76,7 @@ func BulkBuild(t *testing.T, open func(opts map[string]string) Opener, base map[
 		}
 		// Writes after the build maintain the new indexes.
 		for pk := int64(bulkRows + 1); pk <= bulkRows+100; pk++ {
-			rows = append(rows, IbenchRow(nil, pk))
+			rows = append(rows, enginetest.IbenchRow(nil, pk))
 		}
 		must(t, c.Insert(ctx, tbl, rows))
 		_, err = c.DeleteOldest(ctx, tbl, model.Row{{Int: 1}}, 50)
@@ -128,7 +130,7 @@ func sameContents(want, got [][2][]byte) error {
 // bulkUniqueViolation: a unique index over duplicate values fails in the
 // bulk build, is not created, leaves no entries, and the table stays
 // usable; a later build of a valid index succeeds.
-func bulkUniqueViolation(t *testing.T, open func(opts map[string]string) Opener, base map[string]string) {
+func bulkUniqueViolation(t *testing.T, open func(opts map[string]string) enginetest.Opener, base map[string]string) {
 	ctx := context.Background()
 	opts := map[string]string{"index_build": "bulk", "index_build_memory": "256KB"}
 	for k, v := range base {
@@ -136,7 +138,7 @@ func bulkUniqueViolation(t *testing.T, open func(opts map[string]string) Opener,
 	}
 	db := open(opts)(t, t.TempDir())
 	defer db.Close()
-	tbl := IbenchTable("uq")
+	tbl := enginetest.IbenchTable("uq")
 	tbl.Indexes = nil
 	must(t, db.CreateTable(ctx, tbl))
 	c, err := db.Conn(ctx)
@@ -144,12 +146,12 @@ func bulkUniqueViolation(t *testing.T, open func(opts map[string]string) Opener,
 	defer c.Close()
 	var rows []model.Row
 	for pk := int64(1); pk <= 3000; pk++ {
-		rows = append(rows, IbenchRow(nil, pk))
+		rows = append(rows, enginetest.IbenchRow(nil, pk))
 	}
 	must(t, c.Insert(ctx, tbl, rows))
 	// 20 cash registers for 3000 rows: duplicates.
 	bad := *tbl
-	bad.Indexes = []model.Index{{Name: "uq_reg", Columns: []int{cRegister}, Unique: true}}
+	bad.Indexes = []model.Index{{Name: "uq_reg", Columns: []int{ibench.ColCashRegisterID}, Unique: true}}
 	err = db.CreateIndexes(ctx, &bad)
 	if !errors.Is(err, model.ErrDuplicateKey) {
 		t.Fatalf("unique index over duplicates: err = %v, want ErrDuplicateKey", err)
@@ -176,12 +178,12 @@ func bulkUniqueViolation(t *testing.T, open func(opts map[string]string) Opener,
 	must(t, os.MkdirAll(stale, 0o755))
 	must(t, os.WriteFile(filepath.Join(stale, "run-1"), []byte("x"), 0o644))
 	good := *tbl
-	good.Indexes = []model.Index{{Name: "uq_reg_id", Columns: []int{cRegister, cData, cID}, Unique: true}}
+	good.Indexes = []model.Index{{Name: "uq_reg_id", Columns: []int{ibench.ColCashRegisterID, ibench.ColData, ibench.ColTransactionID}, Unique: true}}
 	must(t, db.CreateIndexes(ctx, &good))
 	if left, _ := filepath.Glob(filepath.Join(bl.BulkDir(), "rumbench-index-build-*")); len(left) > 0 {
 		t.Fatalf("build directories left behind: %v", left)
 	}
-	must(t, c.Insert(ctx, &good, []model.Row{IbenchRow(nil, 5000)}))
+	must(t, c.Insert(ctx, &good, []model.Row{enginetest.IbenchRow(nil, 5000)}))
 	n := 0
 	_, err = c.Scan(ctx, &good, model.ScanSpec{Index: 0}, func(model.Row) bool { n++; return true })
 	must(t, err)
@@ -209,4 +211,11 @@ func keyspaceOrNil(tb testing.TB, db model.DB, ix byte) [][2][]byte {
 		out = append(out, [2][]byte{bytes.Clone(it.Key()), nil})
 	}
 	return out
+}
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
 }

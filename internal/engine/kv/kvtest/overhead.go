@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rumbench/internal/engine/kv"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
@@ -27,7 +28,7 @@ import (
 // KV_ROWS rows (default 200000). Because wall-clock rates are noisy on a
 // shared machine, it also reports the process CPU per row of each phase
 // and raw/model of those (the store's background work counts in both).
-func BenchOverhead(b *testing.B, open Opener) {
+func BenchOverhead(b *testing.B, open enginetest.Opener) {
 	rows := 200000
 	if v, err := strconv.Atoi(os.Getenv("KV_ROWS")); err == nil && v > 0 {
 		rows = v
@@ -38,11 +39,11 @@ func BenchOverhead(b *testing.B, open Opener) {
 	}
 	const bs = 100
 	ctx := context.Background()
-	tbl := IbenchTable("pi1")
+	tbl := enginetest.IbenchTable("pi1")
 	tbl.Indexes = nil
 	data := make([]model.Row, rows)
 	for i := range data {
-		data[i] = IbenchRow(nil, int64(i+1))
+		data[i] = enginetest.IbenchRow(nil, int64(i+1))
 	}
 	var pairs [][2][]byte // the keys and values the model wrote, in key order
 	var model_, raw, ratio, cpuRatio []float64

@@ -9,12 +9,13 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
 // sync=false keeps the suite fast; TestDefaults covers the default.
-func open(opts map[string]string) kvtest.Opener {
+func open(opts map[string]string) enginetest.Opener {
 	return func(tb testing.TB, dir string) model.DB {
 		tb.Helper()
 		db, err := engine.Open(context.Background(), "pebble", model.Config{DataDir: dir, Options: opts})
@@ -26,7 +27,7 @@ func open(opts map[string]string) kvtest.Opener {
 }
 
 func TestSuite(t *testing.T) {
-	kvtest.Run(t, open(map[string]string{"sync": "false", "memtable_size": "1MB", "cache_size": "8MB"}))
+	enginetest.Conformance(t, open(map[string]string{"sync": "false", "memtable_size": "1MB", "cache_size": "8MB"}))
 }
 
 func TestDefaults(t *testing.T) {
@@ -38,7 +39,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("Info = %+v", info)
 	}
 	ctx := context.Background()
-	tbl := kvtest.IbenchTable("pi1")
+	tbl := enginetest.IbenchTable("pi1")
 	if err := db.CreateTable(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 1)}); err != nil {
+	if err := c.Insert(ctx, tbl, []model.Row{enginetest.IbenchRow(nil, 1)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -82,7 +83,7 @@ func BenchmarkInsert(b *testing.B) {
 		{"idx3/sync", 3, "true"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			kvtest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
+			enginetest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
 		})
 	}
 }
@@ -93,7 +94,7 @@ func TestAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("loads 20000 rows; allocation counts are off under the race detector")
 	}
-	a := kvtest.OpAllocs(t, open(map[string]string{"sync": "false"}))
+	a := enginetest.OpAllocs(t, open(map[string]string{"sync": "false"}))
 	keys := make([]string, 0, len(a))
 	for k := range a {
 		keys = append(keys, k)
@@ -116,14 +117,14 @@ func TestAllocs(t *testing.T) {
 func BenchmarkDeleteOldest(b *testing.B) {
 	for _, prefix := range []int{0, 100000} {
 		b.Run(fmt.Sprintf("deleted=%d", prefix), func(b *testing.B) {
-			kvtest.BenchDeleteOldest(b, open(map[string]string{"sync": "false"}), prefix)
+			enginetest.BenchDeleteOldest(b, open(map[string]string{"sync": "false"}), prefix)
 		})
 	}
 }
 
 // TestBlindInsert: unique_check=false writes without reading the key.
 func TestBlindInsert(t *testing.T) {
-	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+	enginetest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
 }
 
 // BenchmarkKVOverhead: l.i0-style inserts through the table model against

@@ -15,12 +15,13 @@ import (
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/workload/hotrow"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
-func open(opts map[string]string) kvtest.Opener {
+func open(opts map[string]string) enginetest.Opener {
 	return func(tb testing.TB, dir string) model.DB {
 		tb.Helper()
 		db, err := engine.Open(context.Background(), "rocksdb", model.Config{DataDir: dir, Options: opts})
@@ -32,7 +33,7 @@ func open(opts map[string]string) kvtest.Opener {
 }
 
 func TestSuite(t *testing.T) {
-	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB"}))
+	enginetest.Conformance(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB"}))
 }
 
 func TestDefaults(t *testing.T) {
@@ -74,7 +75,7 @@ func TestStats(t *testing.T) {
 	ctx := context.Background()
 	db := open(map[string]string{"write_buffer_size": "256KB"})(t, t.TempDir())
 	defer db.Close()
-	tbl := kvtest.IbenchTable("pi1")
+	tbl := enginetest.IbenchTable("pi1")
 	if err := db.CreateTable(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestStats(t *testing.T) {
 	rows := make([]model.Row, 100)
 	for i := 0; i < 100; i++ {
 		for j := range rows {
-			rows[j] = kvtest.IbenchRow(rows[j], int64(i*100+j))
+			rows[j] = enginetest.IbenchRow(rows[j], int64(i*100+j))
 		}
 		if err := c.Insert(ctx, tbl, rows); err != nil {
 			t.Fatal(err)
@@ -134,7 +135,7 @@ func BenchmarkInsert(b *testing.B) {
 		{"idx3/sync", 3, "true"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			kvtest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
+			enginetest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
 		})
 	}
 }
@@ -145,7 +146,7 @@ func TestAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 20000 rows")
 	}
-	a := kvtest.OpAllocs(t, open(nil))
+	a := enginetest.OpAllocs(t, open(nil))
 	keys := make([]string, 0, len(a))
 	for k := range a {
 		keys = append(keys, k)
@@ -163,11 +164,11 @@ func TestAllocs(t *testing.T) {
 
 // TestBlindInsert: unique_check=false writes without reading the key.
 func TestBlindInsert(t *testing.T) {
-	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+	enginetest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
 }
 
 func TestSuiteOptimistic(t *testing.T) {
-	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "transactions": "optimistic"}))
+	enginetest.Conformance(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "transactions": "optimistic"}))
 }
 
 // TestHotRowOptimistic: concurrent updates of one row are isolated by
@@ -175,7 +176,7 @@ func TestSuiteOptimistic(t *testing.T) {
 // commits fail (Busy), hotrow retries them as serialization failures, and
 // none is lost.
 func TestHotRowOptimistic(t *testing.T) {
-	conflicts, err := kvtest.HotRowUntilConflict(t, open(map[string]string{"transactions": "optimistic"}), 8, 3000)
+	conflicts, err := enginetest.HotRowUntilConflict(t, open(map[string]string{"transactions": "optimistic"}), 8, 3000)
 	t.Logf("%d conflicts, e.g. %v", conflicts, err)
 	if conflicts == 0 {
 		t.Fatal("no conflicts among 8 clients updating one row: are updates still serialised by rumbench?")
@@ -194,7 +195,7 @@ func TestUpdateWaitsForRowLock(t *testing.T) {
 	ctx := context.Background()
 	db := open(nil)(t, t.TempDir())
 	defer db.Close()
-	tbl := kvtest.IbenchTable("pi1")
+	tbl := enginetest.IbenchTable("pi1")
 	if err := db.CreateTable(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestUpdateWaitsForRowLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)}); err != nil {
+	if err := c.Insert(ctx, tbl, []model.Row{enginetest.IbenchRow(nil, 7)}); err != nil {
 		t.Fatal(err)
 	}
 	st := db.(*DB).st
@@ -238,7 +239,7 @@ func TestUpdateWaitsForRowLock(t *testing.T) {
 }
 
 func TestSuiteColumnFamilyPerIndex(t *testing.T) {
-	kvtest.Run(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "column_family_per_index": "true"}))
+	enginetest.Conformance(t, open(map[string]string{"write_buffer_size": "1MB", "block_cache_size": "8MB", "column_family_per_index": "true"}))
 }
 
 // TestColumnFamilyPerIndex: with column_family_per_index=true every table's
@@ -252,14 +253,14 @@ func TestColumnFamilyPerIndex(t *testing.T) {
 		dir := t.TempDir()
 		opts := map[string]string{"column_family_per_index": strconv.FormatBool(perIndex)}
 		db := open(opts)(t, dir)
-		tbl := kvtest.IbenchTable("pi1")
+		tbl := enginetest.IbenchTable("pi1")
 		if err := db.CreateTable(ctx, tbl); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.CreateIndexes(ctx, tbl); err != nil {
 			t.Fatal(err)
 		}
-		other := kvtest.IbenchTable("pi2")
+		other := enginetest.IbenchTable("pi2")
 		if err := db.CreateTable(ctx, other); err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +268,7 @@ func TestColumnFamilyPerIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 1), kvtest.IbenchRow(nil, 2)}); err != nil {
+		if err := c.Insert(ctx, tbl, []model.Row{enginetest.IbenchRow(nil, 1), enginetest.IbenchRow(nil, 2)}); err != nil {
 			t.Fatal(err)
 		}
 		c.Close()
@@ -324,7 +325,7 @@ func BenchmarkKVOverhead(b *testing.B) {
 func TestConcurrentTx(t *testing.T) {
 	for _, mode := range []string{"pessimistic", "optimistic"} {
 		t.Run(mode, func(t *testing.T) {
-			kvtest.ConcurrentTx(t, open(map[string]string{"transactions": mode}))
+			enginetest.ConcurrentTx(t, open(map[string]string{"transactions": mode}))
 		})
 	}
 }
@@ -338,7 +339,7 @@ func TestInsertRetriesLockTimeout(t *testing.T) {
 	ctx := context.Background()
 	db := open(nil)(t, t.TempDir())
 	defer db.Close()
-	tbl, c := kvtest.TableConn(t, db)
+	tbl, c := enginetest.TableConn(t, db)
 	st := db.(*DB).st
 	holder, err := st.BeginUpdate()
 	if err != nil {
@@ -356,7 +357,7 @@ func TestInsertRetriesLockTimeout(t *testing.T) {
 	rr := db.(model.RetryReporter)
 	before := rr.Retries()
 	start := time.Now()
-	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)}); err != nil {
+	if err := c.Insert(ctx, tbl, []model.Row{enginetest.IbenchRow(nil, 7)}); err != nil {
 		t.Fatalf("insert of a row locked past the lock timeout: %v; want it retried", err)
 	}
 	if took, n := time.Since(start), rr.Retries()-before; n < 1 || took < hold*9/10 {

@@ -10,7 +10,7 @@ import (
 
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/engine/kv/keyenc"
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
@@ -24,7 +24,7 @@ func TestInsertRetriesRollback(t *testing.T) {
 	ctx := context.Background()
 	db := open(map[string]string{"cache_size": "16MB"})(t, t.TempDir())
 	defer db.Close()
-	tbl, c := kvtest.TableConn(t, db)
+	tbl, c := enginetest.TableConn(t, db)
 	rr := db.(model.RetryReporter)
 	st := db.(*DB).st
 	// hold writes, uncommitted, the PK entry of row pk of table 1 (the
@@ -45,7 +45,7 @@ func TestInsertRetriesRollback(t *testing.T) {
 	h := hold(7)
 	before := rr.Retries()
 	dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	err := c.Insert(dctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)})
+	err := c.Insert(dctx, tbl, []model.Row{enginetest.IbenchRow(nil, 7)})
 	cancel()
 	if !errors.Is(err, kv.ErrConflict) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("insert of a row another transaction is writing, 50ms deadline: %v; want WT_ROLLBACK and the deadline", err)
@@ -56,7 +56,7 @@ func TestInsertRetriesRollback(t *testing.T) {
 	if err := h.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 8)}); err != nil {
+	if err := c.Insert(ctx, tbl, []model.Row{enginetest.IbenchRow(nil, 8)}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -70,7 +70,7 @@ func TestInsertRetriesRollback(t *testing.T) {
 		close(done)
 	}()
 	start := time.Now()
-	if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, 7)}); err != nil {
+	if err := c.Insert(ctx, tbl, []model.Row{enginetest.IbenchRow(nil, 7)}); err != nil {
 		t.Fatalf("insert retried after WT_ROLLBACK: %v", err)
 	}
 	<-done
@@ -80,7 +80,7 @@ func TestInsertRetriesRollback(t *testing.T) {
 	// Row 7 is there once, row 8 too (a leftover of the failed batch would
 	// have been written with row 8).
 	for _, pk := range []int64{7, 8} {
-		if err := c.Insert(ctx, tbl, []model.Row{kvtest.IbenchRow(nil, pk)}); !errors.Is(err, model.ErrDuplicateKey) {
+		if err := c.Insert(ctx, tbl, []model.Row{enginetest.IbenchRow(nil, pk)}); !errors.Is(err, model.ErrDuplicateKey) {
 			t.Fatalf("insert of row %d again: %v; want a duplicate key", pk, err)
 		}
 	}

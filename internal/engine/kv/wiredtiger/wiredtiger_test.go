@@ -12,14 +12,14 @@ import (
 	"testing"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/workload/hotrow"
 	"rumbench/internal/workload/ibench"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
-func open(opts map[string]string) kvtest.Opener {
+func open(opts map[string]string) enginetest.Opener {
 	return func(tb testing.TB, dir string) model.DB {
 		tb.Helper()
 		db, err := engine.Open(context.Background(), "wiredtiger", model.Config{DataDir: dir, Options: opts})
@@ -31,11 +31,11 @@ func open(opts map[string]string) kvtest.Opener {
 }
 
 func TestSuite(t *testing.T) {
-	kvtest.Run(t, open(map[string]string{"cache_size": "16MB"}))
+	enginetest.Conformance(t, open(map[string]string{"cache_size": "16MB"}))
 }
 
 func TestSuiteNoLog(t *testing.T) {
-	kvtest.Run(t, open(map[string]string{"log": "false", "block_compressor": "zlib", "prefix_compression": "false", "checkpoint_wait": "1"}))
+	enginetest.Conformance(t, open(map[string]string{"log": "false", "block_compressor": "zlib", "prefix_compression": "false", "checkpoint_wait": "1"}))
 }
 
 func TestDefaults(t *testing.T) {
@@ -131,7 +131,7 @@ func TestStats(t *testing.T) {
 	ctx := context.Background()
 	db := open(nil)(t, t.TempDir())
 	defer db.Close()
-	tbl := kvtest.IbenchTable("pi1")
+	tbl := enginetest.IbenchTable("pi1")
 	if err := db.CreateTable(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestStats(t *testing.T) {
 	rows := make([]model.Row, 100)
 	for i := 0; i < 50; i++ {
 		for j := range rows {
-			rows[j] = kvtest.IbenchRow(rows[j], int64(i*100+j))
+			rows[j] = enginetest.IbenchRow(rows[j], int64(i*100+j))
 		}
 		if err := c.Insert(ctx, tbl, rows); err != nil {
 			t.Fatal(err)
@@ -192,7 +192,7 @@ func BenchmarkInsert(b *testing.B) {
 		{"idx3/sync", 3, "true"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			kvtest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
+			enginetest.BenchInsert(b, open(map[string]string{"sync": bc.sync}), 100, bc.idx)
 		})
 	}
 }
@@ -203,7 +203,7 @@ func TestAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 20000 rows")
 	}
-	a := kvtest.OpAllocs(t, open(nil))
+	a := enginetest.OpAllocs(t, open(nil))
 	keys := make([]string, 0, len(a))
 	for k := range a {
 		keys = append(keys, k)
@@ -221,7 +221,7 @@ func TestAllocs(t *testing.T) {
 
 // TestBlindInsert: unique_check=false writes without reading the key.
 func TestBlindInsert(t *testing.T) {
-	kvtest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
+	enginetest.BlindInsert(t, open(map[string]string{"unique_check": "false"}))
 }
 
 // TestLayout checks that every table's primary key and every secondary
@@ -231,14 +231,14 @@ func TestLayout(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := open(nil)(t, dir)
-	tbl := kvtest.IbenchTable("pi1")
+	tbl := enginetest.IbenchTable("pi1")
 	if err := db.CreateTable(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.CreateIndexes(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
-	other := kvtest.IbenchTable("pi2")
+	other := enginetest.IbenchTable("pi2")
 	other.Indexes = nil
 	if err := db.CreateTable(ctx, other); err != nil {
 		t.Fatal(err)
@@ -249,7 +249,7 @@ func TestLayout(t *testing.T) {
 	}
 	var rows []model.Row
 	for pk := int64(0); pk < 1000; pk++ {
-		rows = append(rows, kvtest.IbenchRow(nil, pk))
+		rows = append(rows, enginetest.IbenchRow(nil, pk))
 	}
 	if err := c.Insert(ctx, tbl, rows); err != nil {
 		t.Fatal(err)
@@ -356,7 +356,7 @@ func mkdir(t *testing.T, dir string) string {
 // in WiredTiger (WT_ROLLBACK), which hotrow retries and counts as a
 // deadlock; none is lost.
 func TestHotRowConflicts(t *testing.T) {
-	conflicts, err := kvtest.HotRowUntilConflict(t, open(nil), 8, 3000)
+	conflicts, err := enginetest.HotRowUntilConflict(t, open(nil), 8, 3000)
 	t.Logf("%d conflicts, e.g. %v", conflicts, err)
 	if conflicts == 0 {
 		t.Fatal("no conflicts among 8 clients updating one row: are updates still serialised by rumbench?")
@@ -369,7 +369,7 @@ func TestHotRowConflicts(t *testing.T) {
 // TestConcurrentTx: a Tx runs in WiredTiger's own snapshot transaction,
 // beside other Txs.
 func TestConcurrentTx(t *testing.T) {
-	kvtest.ConcurrentTx(t, open(map[string]string{"cache_size": "16MB"}))
+	enginetest.ConcurrentTx(t, open(map[string]string{"cache_size": "16MB"}))
 }
 
 // prefix_compression=indexes (the default) creates a table's primary key

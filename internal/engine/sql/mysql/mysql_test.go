@@ -271,15 +271,12 @@ func TestCheckVersion(t *testing.T) {
 	}
 }
 
-// TestSemantics: bounded deletes and the primary key on insert, on InnoDB
-// and MyRocks (issue 12).
-func TestSemantics(t *testing.T) {
+// TestConformance runs the conformance suite every engine runs on InnoDB
+// and MyRocks, each part in a database of its own.
+func TestConformance(t *testing.T) {
 	for _, eng := range []string{"innodb", "myrocks"} {
 		t.Run(eng, func(t *testing.T) {
-			tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_sem"}
-			db := enginetest.OpenServer(t, tg)
-			defer db.Close()
-			enginetest.Semantics(t, db)
+			enginetest.Conformance(t, enginetest.ServerOpener(enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_conf"}))
 		})
 	}
 }

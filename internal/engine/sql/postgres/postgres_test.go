@@ -310,11 +310,10 @@ func TestErrors(t *testing.T) {
 	expect(open("root@tcp(127.0.0.1:3306)/", "rumbench_test_x"), "MySQL DSN")
 }
 
-// TestSemantics: bounded deletes and the primary key on insert (issue 12).
-func TestSemantics(t *testing.T) {
-	db := enginetest.OpenServer(t, target("rumbench_test_pg_sem"))
-	defer db.Close()
-	enginetest.Semantics(t, db)
+// TestConformance runs the conformance suite every engine runs, each part
+// in a database of its own.
+func TestConformance(t *testing.T) {
+	enginetest.Conformance(t, enginetest.ServerOpener(target("rumbench_test_pg_conf")))
 }
 
 // TestLinkBenchCounts: counts equal visible links after concurrent

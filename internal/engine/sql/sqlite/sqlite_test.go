@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
@@ -218,10 +218,18 @@ func checkScans(t *testing.T, c model.Ops, tbl *model.Table, live []int64) {
 	}
 }
 
-func TestLifecycle(t *testing.T) {
+// TestConformance runs the conformance suite every engine runs.
+func TestConformance(t *testing.T) {
+	enginetest.Conformance(t, func(tb testing.TB, dir string) model.DB { return openDB(tb, dir, nil) })
+}
+
+// TestStatementSplit: an Insert batch and a Get larger than one statement
+// can carry (MaxParams/7 = 4680 rows) are split inside one call, and the
+// rows come back whole. The rest of the operations' behaviour is the
+// conformance suite's (TestConformance).
+func TestStatementSplit(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db := openDB(t, dir, nil)
+	db := openDB(t, t.TempDir(), nil)
 	defer db.Close()
 	tbl := ibenchTable("pi1")
 	if err := db.CreateTable(ctx, tbl); err != nil {
@@ -229,53 +237,25 @@ func TestLifecycle(t *testing.T) {
 	}
 	c := openConn(t, db)
 	defer c.Close()
-
-	// Small batches, then one larger than a statement can carry
-	// (MaxParams/7 = 4680 rows) to exercise the split inside one transaction.
 	insertRange(t, c, tbl, 0, 100, 7)
 	insertRange(t, c, tbl, 100, 300, 100)
 	insertRange(t, c, tbl, 300, 5000, 4700)
-	if err := c.Insert(ctx, tbl, []model.Row{genRow(10)}); err == nil {
-		t.Fatal("duplicate key insert succeeded")
-	}
-	if err := c.Insert(ctx, tbl, []model.Row{genRow(6000)[:3]}); err == nil {
-		t.Fatal("short row insert succeeded")
-	}
-
-	tables, err := db.Tables(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tables) != 1 || len(tables[0].Indexes) != 0 {
-		t.Fatalf("before CreateIndexes, Tables() = %v", tables)
-	}
 	if err := db.CreateIndexes(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
-	tables, err = db.Tables(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tables) != 1 || !reflect.DeepEqual(tables[0], tbl) {
-		t.Fatalf("Tables() = %+v, want %+v", tables[0], tbl)
-	}
-
-	n, err := c.DeleteOldest(ctx, tbl, nil, 1000)
-	if err != nil || n != 1000 {
+	if n, err := c.DeleteOldest(ctx, tbl, nil, 1000); err != nil || n != 1000 {
 		t.Fatalf("DeleteOldest(1000) = %d, %v", n, err)
-	}
-	if n, err := c.DeleteOldest(ctx, tbl, nil, 0); err != nil || n != 0 {
-		t.Fatalf("DeleteOldest(0) = %d, %v", n, err)
 	}
 	var live []int64
 	for id := int64(1000); id < 5000; id++ {
 		live = append(live, id)
 	}
-
-	// Get every key that ever existed, 10 at a time (the qp shape), plus a
-	// batch larger than a statement can carry.
 	seen := map[int64]bool{}
-	check := func(r model.Row) {
+	var keys []model.Row
+	for id := int64(0); id < 40000; id++ {
+		keys = append(keys, model.Row{{Int: id}})
+	}
+	got, err := c.Get(ctx, tbl, keys, func(r model.Row) {
 		id := r[0].Int
 		if seen[id] {
 			t.Fatalf("Get returned %d twice", id)
@@ -284,93 +264,11 @@ func TestLifecycle(t *testing.T) {
 		if !rowsEqual(r, genRow(id)) {
 			t.Fatalf("Get row %d = %v, want %v", id, r, genRow(id))
 		}
-	}
-	for from := int64(0); from < 5000; from += 10 {
-		var keys []model.Row
-		for id := from; id < from+10; id++ {
-			keys = append(keys, model.Row{{Int: id}})
-		}
-		want := 0
-		if from >= 1000 {
-			want = 10
-		}
-		got, err := c.Get(ctx, tbl, keys, check)
-		if err != nil || got != want {
-			t.Fatalf("Get %d..%d = %d, %v; want %d", from, from+9, got, err, want)
-		}
-	}
-	if len(seen) != len(live) {
-		t.Fatalf("Get found %d rows, want %d", len(seen), len(live))
-	}
-	var keys []model.Row
-	for id := int64(0); id < 40000; id++ {
-		keys = append(keys, model.Row{{Int: id}})
-	}
-	if got, err := c.Get(ctx, tbl, keys, func(model.Row) {}); err != nil || got != len(live) {
-		t.Fatalf("Get of 40000 keys = %d, %v; want %d", got, err, len(live))
-	}
-
-	checkScans(t, c, tbl, live)
-
-	// Early stop.
-	calls := 0
-	n, err = c.Scan(ctx, tbl, model.ScanSpec{Index: 0}, func(model.Row) bool { calls++; return calls < 3 })
-	if err != nil || n != 3 || calls != 3 {
-		t.Fatalf("early-stopped scan = %d (%d calls), %v", n, calls, err)
-	}
-	// Bad specs are errors, not panics.
-	for _, spec := range []model.ScanSpec{{Index: 3}, {Index: -2}, {Index: 0, Lower: make(model.Row, 5)}, {Index: 0, Limit: -1}} {
-		if _, err := c.Scan(ctx, tbl, spec, func(model.Row) bool { return true }); err == nil {
-			t.Errorf("scan %+v succeeded", spec)
-		}
-	}
-
-	// Update: Set and Add, then read back; indexes follow.
-	ok, err := c.Update(ctx, tbl, model.Row{{Int: 1234}}, []model.Change{
-		{Col: 5, Op: model.Set, Value: model.Value{Int: 499}},
-		{Col: 4, Op: model.Add, Value: model.Value{Int: 1_000_000}},
-		{Col: 6, Op: model.Set, Value: model.Value{Bytes: []byte("changed")}},
 	})
-	if err != nil || !ok {
-		t.Fatalf("Update = %v, %v", ok, err)
+	if err != nil || got != len(live) || len(seen) != len(live) {
+		t.Fatalf("Get of 40000 keys = %d (%d distinct), %v; want %d", got, len(seen), err, len(live))
 	}
-	want := genRow(1234)
-	want[5].Int, want[4].Int, want[6].Bytes = 499, want[4].Int+1_000_000, []byte("changed")
-	if _, err := c.Get(ctx, tbl, []model.Row{{{Int: 1234}}}, func(r model.Row) {
-		if !rowsEqual(r, want) {
-			t.Fatalf("after update: %v, want %v", r, want)
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	got := scanAll(t, c, tbl, model.ScanSpec{Index: 0, Lower: model.Row{{Int: want[3].Int}, {Int: want[4].Int}}, Limit: 1})
-	if len(got) != 1 || got[0][3] != 1234 {
-		t.Fatalf("index scan after update = %v", got)
-	}
-	if ok, err := c.Update(ctx, tbl, model.Row{{Int: 5}}, []model.Change{{Col: 5, Op: model.Set}}); err != nil || ok {
-		t.Fatalf("update of deleted row = %v, %v", ok, err)
-	}
-	for _, ch := range [][]model.Change{nil, {{Col: 9}}, {{Col: 6, Op: model.Add}}, {{Col: 0, Op: model.Set}}, {{Col: 1, Op: 7}}} {
-		if _, err := c.Update(ctx, tbl, model.Row{{Int: 1234}}, ch); err == nil {
-			t.Errorf("update %v succeeded", ch)
-		}
-	}
-
-	// Deleting more than there is deletes everything.
-	n, err = c.DeleteOldest(ctx, tbl, nil, 100000)
-	if err != nil || n != len(live) {
-		t.Fatalf("DeleteOldest(all) = %d, %v; want %d", n, err, len(live))
-	}
-	if got := scanAll(t, c, tbl, model.ScanSpec{Index: 2}); len(got) != 0 {
-		t.Fatalf("index not empty after deleting all: %d", len(got))
-	}
-
-	if err := db.DropTable(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-	if tables, err := db.Tables(ctx); err != nil || len(tables) != 0 {
-		t.Fatalf("Tables() after drop = %v, %v", tables, err)
-	}
+	checkScans(t, c, tbl, live)
 }
 
 // TestRowValueFallback runs the scans again with the spelled-out form of a
@@ -405,77 +303,6 @@ func TestRowValueFallback(t *testing.T) {
 type noRowValues struct{ Dialect }
 
 func (noRowValues) RowValues() bool { return false }
-
-// TestCompositeKey covers a WITHOUT ROWID table with a two-column key and a
-// string in an index (LinkBench's shape).
-func TestCompositeKey(t *testing.T) {
-	ctx := context.Background()
-	db := openDB(t, t.TempDir(), nil)
-	defer db.Close()
-	tbl := &model.Table{
-		Name: "link",
-		Columns: []model.Column{
-			{Name: "id1", Type: model.Int}, {Name: "id2", Type: model.Int},
-			{Name: "kind", Type: model.String, MaxLen: 16}, {Name: "v", Type: model.Int},
-		},
-		PK:      []int{0, 1},
-		Indexes: []model.Index{{Name: "bykind", Columns: []int{2, 3}}},
-	}
-	if err := db.CreateTable(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-	c := openConn(t, db)
-	defer c.Close()
-	var rows []model.Row
-	for a := int64(0); a < 20; a++ {
-		for b := int64(0); b < 10; b++ {
-			rows = append(rows, model.Row{{Int: a}, {Int: b}, {Bytes: []byte{byte('k' + b%3)}}, {Int: a * b}})
-		}
-	}
-	if err := c.Insert(ctx, tbl, rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CreateIndexes(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := c.DeleteOldest(ctx, tbl, nil, 15); err != nil || n != 15 {
-		t.Fatalf("DeleteOldest = %d, %v", n, err)
-	}
-	n, err := c.Get(ctx, tbl, []model.Row{{{Int: 0}, {Int: 3}}, {{Int: 1}, {Int: 5}}, {{Int: 1}, {Int: 6}}, {{Int: 19}, {Int: 9}}}, func(r model.Row) {
-		if r[3].Int != r[0].Int*r[1].Int {
-			t.Fatalf("bad row %v", r)
-		}
-	})
-	if err != nil || n != 3 {
-		t.Fatalf("Get = %d, %v; want 3", n, err)
-	}
-	// Bound on the key's two columns, ascending and descending.
-	got := scanAll(t, c, tbl, model.ScanSpec{Index: -1, Lower: model.Row{{Int: 3}, {Int: 8}}, Limit: 3})
-	if want := [][]int64{{3, 8}, {3, 9}, {4, 0}}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("pk scan = %v, want %v", got, want)
-	}
-	got = scanAll(t, c, tbl, model.ScanSpec{Index: -1, Lower: model.Row{{Int: 3}, {Int: 1}}, Limit: 3, Desc: true})
-	if want := [][]int64{{3, 1}, {3, 0}, {2, 9}}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("desc pk scan = %v, want %v", got, want)
-	}
-	// The covering projection of the string index: kind, v, id1, id2.
-	var kinds []string
-	if _, err := c.Scan(ctx, tbl, model.ScanSpec{Index: 0, Lower: model.Row{{Bytes: []byte("l")}}, Limit: 2}, func(r model.Row) bool {
-		if len(r) != 4 {
-			t.Fatalf("projection has %d columns", len(r))
-		}
-		kinds = append(kinds, fmt.Sprintf("%s/%d/%d/%d", r[0].Bytes, r[1].Int, r[2].Int, r[3].Int))
-		return true
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"l/2/2/1", "l/3/3/1"}; !reflect.DeepEqual(kinds, want) {
-		t.Fatalf("string index scan = %v, want %v", kinds, want)
-	}
-	if ok, err := c.Update(ctx, tbl, model.Row{{Int: 5}, {Int: 5}}, []model.Change{{Col: 3, Op: model.Add, Value: model.Value{Int: 1}}}); err != nil || !ok {
-		t.Fatalf("Update = %v, %v", ok, err)
-	}
-}
 
 // TestConcurrentUpdates checks that increments from 8 connections are not
 // lost, both as single statements and as read-modify-write transactions,
@@ -690,106 +517,6 @@ func TestReopen(t *testing.T) {
 	st, err := db.(model.StatsReporter).Stats(ctx)
 	if err != nil || st["page_size"] != int64(8192) {
 		t.Fatalf("Stats = %v, %v", st, err)
-	}
-}
-
-// TestConcurrentWriters runs the l.i1 shape: an inserter and a deleter on
-// their own connections plus a query worker; none may fail with SQLITE_BUSY.
-func TestConcurrentWriters(t *testing.T) {
-	ctx := context.Background()
-	db := openDB(t, t.TempDir(), nil)
-	defer db.Close()
-	tbl := ibenchTable("pi1")
-	if err := db.CreateTable(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-	c := openConn(t, db)
-	insertRange(t, c, tbl, 0, 2000, 100)
-	c.Close()
-	if err := db.CreateIndexes(ctx, tbl); err != nil {
-		t.Fatal(err)
-	}
-
-	const batches, batch = 150, 20
-	var wg sync.WaitGroup
-	errs := make(chan error, 3)
-	done := make(chan struct{})
-	wg.Add(3)
-	go func() { // inserter
-		defer wg.Done()
-		defer close(done)
-		wc, err := db.Conn(ctx)
-		if err != nil {
-			errs <- err
-			return
-		}
-		defer wc.Close()
-		rows := make([]model.Row, batch)
-		for b := 0; b < batches; b++ {
-			for i := range rows {
-				rows[i] = genRow(int64(2000 + b*batch + i))
-			}
-			if err := wc.Insert(ctx, tbl, rows); err != nil {
-				errs <- fmt.Errorf("insert: %w", err)
-				return
-			}
-		}
-	}()
-	deleted := 0
-	go func() { // deleter
-		defer wg.Done()
-		wc, err := db.Conn(ctx)
-		if err != nil {
-			errs <- err
-			return
-		}
-		defer wc.Close()
-		for deleted < batches*batch {
-			n, err := wc.DeleteOldest(ctx, tbl, nil, batch)
-			if err != nil {
-				errs <- fmt.Errorf("delete: %w", err)
-				return
-			}
-			deleted += n
-		}
-	}()
-	go func() { // query worker
-		defer wg.Done()
-		wc, err := db.Conn(ctx)
-		if err != nil {
-			errs <- err
-			return
-		}
-		defer wc.Close()
-		r := rand.New(rand.NewPCG(1, 2))
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			spec := model.ScanSpec{Index: r.IntN(3), Lower: model.Row{{Int: r.Int64N(500)}}, Limit: 10}
-			if _, err := wc.Scan(ctx, tbl, spec, func(model.Row) bool { return true }); err != nil {
-				errs <- fmt.Errorf("scan: %w", err)
-				return
-			}
-		}
-	}()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	c = openConn(t, db)
-	defer c.Close()
-	got := scanAll(t, c, tbl, model.ScanSpec{Index: -1})
-	if len(got) != 2000 || got[0][0] != int64(batches*batch) {
-		t.Fatalf("after churn: %d rows from %v, want 2000 from %d", len(got), got[0], batches*batch)
-	}
-	for idx := range tbl.Indexes {
-		if n := len(scanAll(t, c, tbl, model.ScanSpec{Index: idx})); n != 2000 {
-			t.Fatalf("index %d has %d entries after churn", idx, n)
-		}
 	}
 }
 

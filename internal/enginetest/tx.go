@@ -1,4 +1,4 @@
-package kvtest
+package enginetest
 
 import (
 	"context"
@@ -15,19 +15,18 @@ import (
 	"rumbench/internal/model"
 )
 
-// TxCounts runs transactions that upsert counters (LinkBench's count rows:
-// add 1, or create the row) beside autocommit upserts and inserts of the
-// same keys, retrying what loses a conflict (kv.ErrConflict), and checks
-// that nothing is lost or doubled: every counter equals the increments
-// committed to it, plus 1000 when an autocommit insert created it (at most
-// one creator per key wins).
-
 // retryFor bounds how long one operation of the concurrency tests retries
 // its conflicts: by time, not by count, since a writer the engine makes
 // retry (internal/engine/kv/retry.go) can hold a key through backoffs of up to 50 ms
 // while a conflicting one spins.
 const retryFor = 10 * time.Second
 
+// TxCounts runs transactions that upsert counters (LinkBench's count rows:
+// add 1, or create the row) beside autocommit upserts and inserts of the
+// same keys, retrying what loses a conflict (retryable), and checks
+// that nothing is lost or doubled: every counter equals the increments
+// committed to it, plus 1000 when an autocommit insert created it (at most
+// one creator per key wins).
 func TxCounts(t *testing.T, open Opener) {
 	ctx := context.Background()
 	db := open(t, t.TempDir())
@@ -90,7 +89,7 @@ func TxCounts(t *testing.T, open Opener) {
 						added[b].Add(1)
 						break
 					}
-					if !errors.Is(err, kv.ErrConflict) || time.Now().After(giveUp) {
+					if !retryable(err) || time.Now().After(giveUp) {
 						errs <- fmt.Errorf("tx upserts of %d, %d: %w", a, b, err)
 						return
 					}
@@ -135,7 +134,7 @@ func TxCounts(t *testing.T, open Opener) {
 					added[k].Add(1)
 					break
 				}
-				if !errors.Is(err, kv.ErrConflict) || time.Now().After(giveUp) {
+				if !retryable(err) || time.Now().After(giveUp) {
 					errs <- fmt.Errorf("upsert of %d: %w", k, err)
 					return
 				}

@@ -1,0 +1,420 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/hostinfo"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/results"
+	"rumbench/internal/version"
+	"rumbench/internal/workload"
+)
+
+// Run runs the workload on each engine in turn. It returns one result per
+// engine that started; an interrupted run returns ErrInterrupted after saving
+// what it gathered.
+func Run(ctx context.Context, o Options) ([]EngineResult, error) {
+	if err := Check(&o); err != nil {
+		return nil, err
+	}
+	if o.Live == nil {
+		o.Live = io.Discard
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	var out []EngineResult
+	for i, name := range o.Engines {
+		if i > 0 {
+			if err := Cooldown(ctx, o.Cooldown, o.Log); err != nil {
+				return out, ErrInterrupted
+			}
+		}
+		dir := filepath.Join(o.Out, name)
+		handled, err := false, error(nil)
+		if o.Isolate != nil {
+			handled, err = o.Isolate(ctx, name, o.givenDataDir(name))
+		}
+		if !handled {
+			err = runEngine(ctx, &o, name, dir)
+		}
+		out = append(out, EngineResult{Engine: name, Dir: dir, Err: err})
+		if ctx.Err() != nil {
+			return out, ErrInterrupted
+		}
+		if err != nil {
+			var bad *BadInputError
+			if errors.As(err, &bad) {
+				return out, err
+			}
+			// Said now only when other engines follow: the last
+			// one's failure is the error Run returns, printed once.
+			if i < len(o.Engines)-1 {
+				fmt.Fprintf(o.Log, "rumbench: %s: %v\n", name, err)
+			}
+		}
+	}
+	// The last failure: when it is the last engine's, it was not logged.
+	for i := len(out) - 1; i >= 0; i-- {
+		if r := out[i]; r.Err != nil {
+			return out, fmt.Errorf("engine %s failed: %w", r.Engine, r.Err)
+		}
+	}
+	return out, nil
+}
+
+// engineRun is one engine's run once it is open and its run.json written:
+// what its steps run with.
+type engineRun struct {
+	o    *Options
+	name string
+	// dataDir is the directory whose filesystem holds the engine's data
+	// (dataDirOf).
+	dataDir   string
+	w         workload.Workload
+	db        model.DB
+	bw        *results.Writer
+	observers []Observer
+	ops       measure.Ops
+	bar       *barrier
+}
+
+// runEngine runs the workload on one engine: it opens what the run needs
+// (data dir, managed server, engine, bundle, observers), records run.json,
+// prepares the workload and runs its steps, and closes everything in the
+// reverse order, also when it fails.
+func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err error) {
+	w, err := o.NewWorkload()
+	if err != nil {
+		return &BadInputError{Err: err}
+	}
+	sharder, err := o.shardWorkload(w)
+	if err != nil {
+		return err
+	}
+	dataDir, cleanup, err := o.dataDirFor(name)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	srv, err := startServer(ctx, o, name, dataDir)
+	if err != nil {
+		return err
+	}
+	dsn := o.DSN
+	if srv != nil {
+		// Deferred before the engine's Close, so it runs after it.
+		defer func() {
+			if serr := srv.Stop(); serr != nil && err == nil {
+				err = fmt.Errorf("stop the managed server: %w", serr)
+			}
+		}()
+		dsn = srv.DSN
+	}
+	d, _ := engine.Lookup(name)
+	db, err := openEngine(ctx, o, name, d, dataDir, dsn)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := db.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close engine: %w", cerr)
+		}
+	}()
+
+	bw, err := results.Create(bundleDir)
+	if err != nil {
+		return &BadInputError{Err: err}
+	}
+	defer bw.Close()
+
+	observers, err := startObservers(ctx, o, db, dataDir, bundleDir)
+	defer closeObservers(observers)
+	if err != nil {
+		return err
+	}
+
+	steps := w.Steps()
+	ops := w.Ops()
+	if err := checkSteps(w.Name(), ops, steps); err != nil {
+		return err
+	}
+	run := newRunRecord(o, w, db, srv, ops, steps)
+	cgroup := memoryCgroupOf(o, srv)
+	if cgroup != nil {
+		run.MemoryLimit = cgroup()
+	}
+	var bar *barrier
+	if o.Shard != nil {
+		run.Shard = o.Shard.record(name, sharder, steps)
+		if bar, err = o.Shard.open(ctx, db, name, run.Shard); err != nil {
+			return err
+		}
+		// The last barrier passed: the run's barrier rows can go.
+		defer func() { bar.close(err == nil) }()
+	}
+	if err := readMemory(ctx, o, db, d.Kind() == model.Embedded || srv != nil, run); err != nil {
+		return err
+	}
+	readConfigDiff(ctx, o, db, run)
+	if run.Engine.Note != "" {
+		run.Notes = append(run.Notes, run.Engine.Note)
+		fmt.Fprintf(o.Log, "NOTE: %s\n", run.Engine.Note)
+	}
+	if err := bw.WriteRun(run); err != nil {
+		return err
+	}
+	// finish rewrites run.json at the end: when, the memory used, and
+	// whether every step finished.
+	finish := func(complete bool) error {
+		t := time.Now().UTC()
+		run.FinishedAt = &t
+		if cgroup != nil {
+			run.MemoryLimit = cgroup()
+		}
+		run.Complete = complete
+		return bw.WriteRun(run)
+	}
+
+	fmt.Fprintf(o.Log, "== %s (%s, %s %s) data dir %s\n", name, run.Engine.Family, run.Engine.Kind, run.Engine.Version, dataDir)
+	if err := bar.prepare(ctx, func() error { return w.Prepare(ctx, db) }); err != nil {
+		finish(false)
+		return prepareFailure(ctx, w.Name(), err)
+	}
+	r := &engineRun{o: o, name: name, dataDir: dataDirOf(db, dataDir, srv != nil), w: w, db: db, bw: bw, observers: observers, ops: ops, bar: bar}
+	if err := r.runSteps(ctx, steps); err != nil {
+		finish(false)
+		return err
+	}
+	if _, err := bar.wait(ctx, "~end"); err != nil {
+		finish(false)
+		return err
+	}
+	return finish(true)
+}
+
+// startServer starts a private server for the engine when the run manages
+// one (--managed): nil when it does not.
+func startServer(ctx context.Context, o *Options, name, dataDir string) (*Server, error) {
+	if o.StartServer == nil {
+		return nil, nil
+	}
+	return o.StartServer(ctx, name, dataDir)
+}
+
+// memoryCgroupOf reports the memory cgroup the engine runs in: its managed
+// server's, else this process's; nil when there is none to report.
+func memoryCgroupOf(o *Options, srv *Server) func() *results.MemoryCgroup {
+	if srv != nil && srv.MemoryCgroup != nil {
+		return srv.MemoryCgroup
+	}
+	return o.MemoryCgroup
+}
+
+// openEngine opens engine name (driver d) on its data dir (or server, at dsn) with the
+// settings that apply to it.
+func openEngine(ctx context.Context, o *Options, name string, d model.Driver, dataDir, dsn string) (model.DB, error) {
+	db, err := engine.Open(ctx, name, model.Config{
+		DataDir:  dataDir,
+		DSN:      dsn,
+		Database: o.Database,
+		Options:  optionsFor(d, o.EngineOpts),
+	})
+	if err != nil {
+		// Another engine's data, an unreachable server, refused
+		// credentials: the user's to fix (exit 2).
+		if errors.Is(err, engine.ErrForeignData) || errors.Is(err, model.ErrSetup) {
+			return nil, &BadInputError{Err: err}
+		}
+		return nil, err
+	}
+	return db, nil
+}
+
+// startObservers starts the run's observers on the opened engine. It
+// returns those it started also when one fails, for closeObservers.
+func startObservers(ctx context.Context, o *Options, db model.DB, dataDir, bundleDir string) ([]Observer, error) {
+	var observers []Observer
+	for _, f := range o.Observers {
+		ob, err := f(ctx, db, dataDir, bundleDir)
+		if err != nil {
+			return observers, fmt.Errorf("start observer: %w", err)
+		}
+		observers = append(observers, ob)
+	}
+	return observers, nil
+}
+
+// closeObservers closes observers in the reverse order of their start.
+func closeObservers(observers []Observer) {
+	for i := len(observers) - 1; i >= 0; i-- {
+		observers[i].Close()
+	}
+}
+
+// checkSteps checks the workload's operations and that each step's main
+// operation is one of them.
+func checkSteps(workloadName string, ops measure.Ops, steps []workload.Step) error {
+	if err := ops.Validate(); err != nil {
+		return fmt.Errorf("workload %s: %w", workloadName, err)
+	}
+	for _, st := range steps {
+		if _, ok := ops.Lookup(st.MainOp); !ok {
+			return fmt.Errorf("workload %s: step %s: main operation %q is not among its operations", workloadName, st.Name, st.MainOp)
+		}
+	}
+	return nil
+}
+
+// newRunRecord is run.json as the engine starts: what runs where, with
+// which settings (a managed server's included).
+func newRunRecord(o *Options, w workload.Workload, db model.DB, srv *Server, ops measure.Ops, steps []workload.Step) *results.Run {
+	run := &results.Run{
+		SchemaVersion:    results.SchemaVersion,
+		Tool:             results.Tool{Name: "rumbench", Version: version.Version, Commit: version.Revision(), GoVersion: runtime.Version()},
+		Workload:         w.Name(),
+		Seed:             o.Seed,
+		Config:           o.Config,
+		Host:             hostinfo.Read(),
+		Engine:           db.Info(),
+		MeasuredSettings: engine.MeasuredSettings(db.Info()),
+		Ops:              ops,
+		Sizes:            o.Sizes,
+		Tables:           w.Tables(),
+		StartedAt:        time.Now().UTC(),
+		DropCaches:       o.DropCaches != nil,
+	}
+	for _, s := range steps {
+		run.Steps = append(run.Steps, s.Name)
+	}
+	if srv != nil {
+		if run.Engine.Settings == nil {
+			run.Engine.Settings = map[string]string{}
+		}
+		for k, v := range srv.Settings {
+			run.Engine.Settings[k] = v
+		}
+	}
+	return run
+}
+
+// prepareFailure is the error of a failed prepare: the barrier's own, an
+// interruption, bad input (data the workload cannot run on), or the
+// workload's error.
+func prepareFailure(ctx context.Context, workloadName string, err error) error {
+	var be *barrierError
+	if errors.As(err, &be) {
+		return be.err
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, workload.ErrNotPrepared) {
+		return &BadInputError{Err: err}
+	}
+	return fmt.Errorf("prepare %s: %w", workloadName, err)
+}
+
+// runSteps runs the workload's steps in order, each summary replacing the
+// placeholder written when it starts. In a sharded run every shard starts a
+// step at one time; the other shards leave a step shard 0 does alone to it.
+func (r *engineRun) runSteps(ctx context.Context, steps []workload.Step) error {
+	o, bw := r.o, r.bw
+	for _, s := range steps {
+		if o.DropCaches != nil {
+			if err := o.DropCaches(); err != nil {
+				return err
+			}
+		}
+		startAt, err := r.bar.wait(ctx, s.Name)
+		if err != nil {
+			sum := results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())
+			sum.Unfinished, sum.Error = false, err.Error()
+			if ctx.Err() != nil {
+				sum.Error = "interrupted"
+			}
+			bw.WriteStep(sum)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("step %s: %w", s.Name, err)
+		}
+		if r.bar.leaves(s.Name) {
+			if err := bw.WriteStep(onceSummary(s, o, startAt)); err != nil {
+				return fmt.Errorf("step %s: %w", s.Name, err)
+			}
+			continue
+		}
+		// A placeholder marks the step unfinished until its summary
+		// replaces it, so a bundle left by a killed rumbench says so.
+		if err := bw.WriteStep(results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())); err != nil {
+			return fmt.Errorf("step %s: %w", s.Name, err)
+		}
+		sum, stepErr := r.runStep(ctx, s, startAt)
+		sum.CachesDropped = o.DropCaches != nil
+		if err := bw.WriteStep(sum); err != nil {
+			return fmt.Errorf("step %s: %w", s.Name, err)
+		}
+		if stepErr != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("step %s: %w", s.Name, stepErr)
+		}
+	}
+	return nil
+}
+
+// readMemory records the engine's effective cache and write buffers in
+// run.Engine.Memory and judges them against the run's budget: a server
+// rumbench does not manage that runs with another cache gets a warning line
+// and a caveat in run.json's notes. managed says whether rumbench set the
+// engine's cache.
+func readMemory(ctx context.Context, o *Options, db model.DB, managed bool, run *results.Run) error {
+	mr, ok := db.(model.MemoryReporter)
+	if !ok {
+		return nil
+	}
+	m, err := mr.Memory(ctx)
+	if err != nil {
+		return fmt.Errorf("read back the engine's cache size: %w", err)
+	}
+	if o.Cache != nil {
+		if warn := o.Cache.Judge(run.Engine.Name, &m, managed); warn != "" {
+			fmt.Fprintln(o.Log, warn)
+		}
+		if m.Caveat != "" {
+			run.Notes = append(run.Notes, "memory: "+m.Caveat)
+		}
+	}
+	run.Engine.Memory = &m
+	return nil
+}
+
+// dataDirOf is the directory whose filesystem holds db's data: the data
+// dir, or "" for a server engine not managed by rumbench (its disk is the
+// server's).
+func dataDirOf(db model.DB, dataDir string, managed bool) string {
+	if db.Info().Kind == model.Server && !managed {
+		return ""
+	}
+	return dataDir
+}
+
+// Cooldown pauses for d between two runs (--cooldown), saying so on w; it
+// returns ctx's error when interrupted.
+func Cooldown(ctx context.Context, d time.Duration, w io.Writer) error {
+	if d <= 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "rumbench: cooling down for %s before the next run (--cooldown)\n", d)
+	return sleepUntil(ctx, time.Now().Add(d))
+}

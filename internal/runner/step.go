@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"rumbench/internal/diskfull"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/results"
+	"rumbench/internal/steady"
+	"rumbench/internal/workload"
+)
+
+// runStep runs one step; startAt, when set, is the start the shards of a
+// sharded run agreed on: the step waits for it and its intervals start
+// there.
+func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.Time) (*results.Step, error) {
+	o, name, bw, observers := r.o, r.name, r.bw, r.observers
+	nominal := o.nominalInterval()
+	desc := s.Desc()
+	live := newLivePrinter(o.Live, name, s.Name, r.ops, desc, nominal)
+	timeout := o.OpTimeout
+	if s.LongOps {
+		timeout = 0
+	}
+	stepCtx, dog := newWatchdog(ctx, timeout)
+	defer dog.stop()
+	main, _ := r.ops.Lookup(s.MainOp)
+	// lastWKB is the KB the measured processes wrote to storage
+	// (/proc/PID/io write_bytes) per main operation in the last interval
+	// the sampler measured: the steady-state rule's wkb metric, one
+	// interval behind the clock (the sampler reads after the tick). The
+	// process figure, not the device's: the kernel's writeback makes the
+	// device's writes come in bursts seconds apart. Read and written on
+	// the clock's goroutine only.
+	lastWKB := 0.0
+	clock := measure.NewClock(nominal, r.ops, func(iv *measure.Interval) {
+		dog.observe(iv)
+		rec := results.EncodeInterval(s.Name, iv)
+		for _, ob := range observers {
+			if sys := ob.Interval(iv); sys != nil {
+				if rec.System == nil {
+					rec.System = map[string]any{}
+				}
+				for k, v := range sys {
+					rec.System[k] = v
+				}
+			}
+		}
+		if wb, ok := results.Number(rec.System["proc_write_bytes"]); ok {
+			if done := iv.Rate(main) * iv.Seconds; done > 0 {
+				lastWKB = wb / 1024 / done
+			}
+		}
+		if err := bw.AppendInterval(rec); err != nil {
+			// Measuring on without a place to keep the figures is
+			// pointless: end the step (once) with the write's error.
+			dog.fail(err)
+		}
+		// The stub interval between the last tick and the step's end is
+		// logged but not printed when nothing happened in it.
+		live.observe(iv)
+		if iv.Seconds >= nominal.Seconds()/2 || len(rec.Ops) > 0 {
+			live.print(iv, rec)
+		}
+	})
+	env := &workload.Env{
+		DB:      r.db,
+		Clock:   clock,
+		Details: map[string]any{},
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(o.Log, "[%s %s] %s\n", name, s.Name, fmt.Sprintf(format, args...))
+		},
+	}
+	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
+	if o.Steady != nil && s.Steady {
+		value := func(iv *measure.Interval) float64 { return iv.Rate(main) }
+		if o.Steady.Metric == steady.WKBPerOp {
+			value = func(*measure.Interval) float64 { return lastWKB }
+		}
+		clock.SetSteady(steady.NewTracker(*o.Steady), value)
+	}
+	if !startAt.IsZero() {
+		if err := sleepUntil(ctx, startAt); err != nil {
+			sum := results.Placeholder(s.Name, desc, o.ratePercentile(), nominal.Seconds(), time.Now())
+			sum.Unfinished, sum.Error = false, "interrupted"
+			return sum, err
+		}
+	}
+	bundleBefore := bw.BytesWritten()
+	for _, ob := range observers {
+		ob.StepStart(s.Name, desc)
+	}
+	rr, _ := r.db.(model.RetryReporter)
+	var retries0 int64
+	if rr != nil {
+		retries0 = rr.Retries()
+	}
+	dog.start()
+	if startAt.IsZero() {
+		clock.Start()
+	} else {
+		clock.StartFrom(startAt)
+	}
+	err := s.Run(stepCtx, env)
+	clock.Stop()
+	if terr := dog.fired(stepCtx); terr != nil && ctx.Err() == nil {
+		// The workers saw a cancelled context; the cause is the hang or
+		// the bundle write.
+		err = terr
+	}
+	if err != nil && ctx.Err() == nil {
+		err = diskfull.Explain(err, "data dir", r.dataDir)
+	}
+	for _, ob := range observers {
+		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
+	}
+
+	sum := r.summarize(ctx, s.Name, desc, clock, env.Details, err)
+	if rr != nil {
+		if sum.Details == nil {
+			sum.Details = map[string]any{}
+		}
+		sum.Details[results.DetailEngineRetries] = rr.Retries() - retries0
+	}
+	// Engine reports use a fresh context so an interrupted step still gets
+	// them; after a hang they get no longer than the op timeout.
+	reportTimeout := 30 * time.Second
+	if _, hung := err.(*OpTimeoutError); hung && o.OpTimeout < reportTimeout {
+		reportTimeout = o.OpTimeout
+	}
+	ectx, cancel := context.WithTimeout(context.Background(), reportTimeout)
+	defer cancel()
+	r.engineReports(ectx, sum)
+	for _, ob := range observers {
+		ob.StepEnd(sum, clock)
+	}
+	estimateClientCPU(ectx, r.w, r.db.Info(), sum)
+	return sum, err
+}
+
+// summarize is the step's summary from its stopped clock, its outcome (err)
+// and the details its workload reported; a step of paced writers ends with
+// a line on whether they kept their target.
+func (r *engineRun) summarize(ctx context.Context, step string, desc results.StepDesc, clock *measure.Clock, details map[string]any, err error) *results.Step {
+	o := r.o
+	sum := results.Summarize(step, desc, clock, o.ratePercentile())
+	sum.Complete = err == nil
+	sum.SteadyState = clock.Steady()
+	if err != nil {
+		sum.Error = err.Error()
+		if ctx.Err() != nil {
+			sum.Error = "interrupted"
+		}
+	}
+	if len(details) > 0 {
+		sum.Details = details
+		sum.PromoteDetails()
+		if sum.TargetMet != nil && o.Live != nil && sum.Complete {
+			// The step's end line: whether its paced writers kept their
+			// target (the insert benchmark's SLA, ≥ 95%).
+			verdict := "ok"
+			if !*sum.TargetMet {
+				verdict = "MISSED"
+			}
+			pct, _ := results.Number(sum.Details["ips_pct_of_target"])
+			fmt.Fprintf(o.Live, "%-8s %-6s writers' SLA %s: %.1f%% of their %.0f rows/s target (ok at 95%%)\n", r.name, step, verdict, pct, *sum.IPSTarget)
+		}
+	}
+	return sum
+}
+
+// engineReports adds what the engine says at the step's end: its live size
+// (-1 unknown) and its statistics.
+func (r *engineRun) engineReports(ctx context.Context, sum *results.Step) {
+	sum.EngineSize = -1
+	if n, err := r.db.Size(ctx); err == nil {
+		sum.EngineSize = n
+	}
+	if sr, ok := r.db.(model.StatsReporter); ok {
+		if st, err := sr.Stats(ctx); err == nil {
+			sum.EngineStats = st
+		}
+	}
+}
