@@ -223,9 +223,23 @@ func (f *mariadbFlavor) settingArgs(s *Server) []string {
 	return args
 }
 
+// tmpDir is the server's own temporary directory (tmpdir), created when
+// missing: a MariaDB server deletes every #sql* file in its tmpdir when it
+// starts, so servers starting side by side with a shared /tmp delete each
+// other's temporary tables (a concurrent mariadb-install-db then fails
+// with "Unknown table 'mysql.tmp_user_sys'"). A failure to create it shows
+// as the server's own error about its tmpdir.
+func (f *mariadbFlavor) tmpDir(s *Server) string {
+	dir := filepath.Join(s.srvDir, "tmp")
+	if err := os.Mkdir(dir, 0o750); err == nil {
+		os.Chown(dir, s.uid, s.gid)
+	}
+	return dir
+}
+
 func (f *mariadbFlavor) initCmd(s *Server) *exec.Cmd {
 	args := []string{"--no-defaults", "--datadir=" + s.dataDir, "--auth-root-authentication-method=normal",
-		"--skip-test-db", "--skip-name-resolve"}
+		"--skip-test-db", "--skip-name-resolve", "--tmpdir=" + f.tmpDir(s)}
 	in := f.inst()
 	args = append(args, f.baseArgs(in)...)
 	return exec.Command(in.installDB, append(args, f.settingArgs(s)...)...)
@@ -241,7 +255,7 @@ func (f *mariadbFlavor) serverCmd(s *Server) *exec.Cmd {
 	}
 	args := []string{"--no-defaults", "--datadir=" + s.dataDir, "--port=" + strconv.Itoa(s.port),
 		"--bind-address=127.0.0.1", "--socket=" + sock, "--pid-file=" + filepath.Join(s.srvDir, "mariadbd.pid"),
-		"--skip-name-resolve"}
+		"--skip-name-resolve", "--tmpdir=" + f.tmpDir(s)}
 	in := f.inst()
 	args = append(args, f.baseArgs(in)...)
 	return exec.Command(in.server, append(args, f.settingArgs(s)...)...)
