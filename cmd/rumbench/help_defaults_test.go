@@ -68,7 +68,7 @@ func mentionsPresetDefault(desc string) bool {
 // loaded 1000000 rows, and nothing for the other presets).
 func TestRunHelpPresetDefaultsAreWhatRuns(t *testing.T) {
 	want := map[string][]string{
-		"ibench":    {"clients", "rows", "churn-rows", "indexes", "query-seconds", "steps"},
+		"ibench":    {"clients", "rows", "churn-rows", "churn-seconds", "indexes", "query-seconds", "steps"},
 		"hotrow":    {"rows", "tables", "concurrency", "cell-seconds"},
 		"linkbench": {"nodes", "request-seconds"},
 	}

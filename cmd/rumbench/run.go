@@ -83,7 +83,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
 	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+intervalHelp())
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
-	pf.StringVar(&common.steady, "steady-state", "", "warm each time-bounded step (query steps, LinkBench requests) up until its main rate is steady, then measure it for its own length: METRIC:dev=P%[,slope=P%],window=D[,ramp=D],max=D with METRIC rate (the main rate) or wkb (KB written per operation), e.g. rate:dev=10%,window=60s,max=2h (docs/metrics.md, Steady state); run.json records per step whether and when it was reached")
+	pf.StringVar(&common.steady, "steady-state", "", "warm each time-bounded step (query steps, l.i1/l.i2 with --churn-seconds, LinkBench requests, hot-row cells) up until its main rate is steady, then measure it for its own length: METRIC:dev=P%[,slope=P%],window=D[,ramp=D],max=D with METRIC rate (the main rate), wkb (KB written per operation), wamp (bytes written per logical byte inserted) or size (on-disk size; slope= bounds its growth), e.g. rate:dev=10%,window=60s,max=2h (docs/metrics.md, Steady state); run.json records per step whether and when it was reached")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
 	pf.DurationVar(&common.opTimeout, "op-timeout", runner.DefaultOpTimeout, "end a step as failed when no operation finished for this long (an engine or server that stopped answering); 0: wait forever. Index builds, full scans and maintenance are exempt")
 	pf.Int64Var(&common.seed, "seed", 1, "seed of the data generator: the same seed and sizes give the same rows")
@@ -226,9 +226,6 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		sp, err := steady.Parse(f.steady)
 		if err != nil {
 			return &runner.BadInputError{Err: err}
-		}
-		if sp.Metric != steady.Rate && sp.Metric != steady.WKBPerOp {
-			return &runner.BadInputError{Err: fmt.Errorf("--steady-state %q: only rate and wkb are measured per interval so far: use rate:... or wkb:...", f.steady)}
 		}
 		steadySpec = &sp
 	}

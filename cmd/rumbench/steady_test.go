@@ -101,28 +101,112 @@ func TestSteadyStateBadInput(t *testing.T) {
 	}{
 		{"rate:dev=10%,window=60s", []string{"--steady-state", "no max"}},
 		{"iops:dev=10%,window=60s,max=1h", []string{"--steady-state", `unknown metric "iops"`}},
-		{"wamp:dev=10%,window=60s,max=1h", []string{"--steady-state", "only rate and wkb"}},
 		{"rate:dev=10%,window=1s,max=1h", []string{"--steady-state", "at least two intervals"}},
 	} {
 		wantBadInput(t, c.want, "run", "linkbench", "--engine", "null", "--interval", "1s", "--steady-state", c.rule, "--out", out)
 	}
+	// Hot rows only update: write amplification has no denominator.
+	wantBadInput(t, []string{"--steady-state wamp:", "step t1c1 inserts no rows", "use rate, wkb or size"},
+		"run", "hotrow", "--engine", "null", "--preset", "quick", "--interval", "1s", "--steady-state", "wamp:dev=10%,window=60s,max=1h", "--out", out)
 }
 
-// The wkb metric judges the device KB written per request of each interval
-// (one interval behind the clock): the rule sees real values, so its last
-// window's mean is positive, whether or not it held.
-func TestSteadyStateWKB(t *testing.T) {
+// The wkb, wamp and size metrics judge figures the sampler takes at each
+// interval (one interval behind the clock): the rule sees real values, so
+// its last window's mean is positive, whether or not it held.
+func TestSteadyStateSampledMetrics(t *testing.T) {
+	t.Parallel()
+	for _, metric := range []string{"wkb", "wamp", "size"} {
+		t.Run(metric, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "r")
+			_, stderr, code := rb(t, "run", "linkbench", "--engine", "pebble", "--nodes", "2000", "--request-seconds", "1",
+				"--interval", "200ms", "--steady-state", metric+":dev=99%,window=1s,max=4s", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var st results.Step
+			readJSON(t, filepath.Join(out, "pebble", "steps", "request.json"), &st)
+			ss := st.SteadyState
+			if ss == nil || !strings.HasPrefix(ss.Rule, metric+":") || ss.Window.N < 2 || !(ss.Window.Mean > 0) {
+				t.Fatalf("steady_state = %+v, want a %s rule judged over real values", ss, metric)
+			}
+			if metric == "size" && ss.Window.Mean < 4096 {
+				t.Errorf("size window mean %v bytes: not a data dir's size", ss.Window.Mean)
+			}
+		})
+	}
+}
+
+// --churn-seconds makes l.i1 and l.i2 time-bounded: they insert and delete
+// until the time is up (the table size unchanged), run.json records the
+// length like the query steps', and --steady-state applies to them.
+func TestChurnSeconds(t *testing.T) {
+	t.Parallel()
+	for _, eng := range []string{"pebble", "sqlite"} {
+		t.Run(eng, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "r")
+			_, stderr, code := rb(t, "run", "ibench", "--engine", eng, "--clients", "1", "--rows", "5000", "--indexes", "1",
+				"--steps", "l.i0,l.x,l.i1,l.i2", "--churn-seconds", "1", "--interval", "200ms",
+				"--steady-state", "rate:dev=90%,window=600ms,max=5s", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var run results.Run
+			readJSON(t, filepath.Join(out, eng, "run.json"), &run)
+			cfg, _ := run.Config.(map[string]any)
+			if ib, _ := cfg["ibench"].(map[string]any); ib["churn_seconds"] != 1.0 {
+				t.Errorf("run.json config %v, want ibench.churn_seconds 1", run.Config)
+			}
+			for _, step := range []string{"l.i1", "l.i2"} {
+				var st results.Step
+				readJSON(t, filepath.Join(out, eng, "steps", step+".json"), &st)
+				if st.TimeBoundedS != 1 {
+					t.Errorf("%s: time_bounded_s %v, want 1", step, st.TimeBoundedS)
+				}
+				if st.SteadyState == nil || !st.SteadyState.Reached {
+					t.Errorf("%s: steady_state %+v, want a loose rule reached", step, st.SteadyState)
+				}
+				if st.Seconds < 0.9 || st.Seconds > 2 {
+					t.Errorf("%s: measured %v s, want about 1", step, st.Seconds)
+				}
+				if growth, _ := results.Number(st.Details["table_growth_rows"]); growth != 0 {
+					t.Errorf("%s: the table grew by %v rows, want constant size", step, growth)
+				}
+				if ins := st.Ops["insert"]; ins == nil || ins.Rows == 0 {
+					t.Errorf("%s: no rows inserted", step)
+				}
+			}
+		})
+	}
+}
+
+// Write amplification leaves the warm-up out of its denominator too: a
+// query step warmed up for as long as it is measured reports the logical
+// bytes of its measured rows only (per row as many as the load's), not
+// twice as many.
+func TestWarmupLeftOutOfLogicalBytes(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r")
-	_, stderr, code := rb(t, "run", "linkbench", "--engine", "pebble", "--nodes", "2000", "--request-seconds", "1",
-		"--interval", "200ms", "--steady-state", "wkb:dev=99%,window=1s,max=4s", "--out", out)
+	_, stderr, code := rb(t, "run", "ibench", "--engine", "pebble", "--clients", "1", "--rows", "2000", "--indexes", "0",
+		"--steps", "l.i0,qr100", "--query-seconds", "3", "--warmup", "3s", "--interval", "500ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var st results.Step
-	readJSON(t, filepath.Join(out, "pebble", "steps", "request.json"), &st)
-	ss := st.SteadyState
-	if ss == nil || !strings.HasPrefix(ss.Rule, "wkb:") || ss.Window.N < 3 || !(ss.Window.Mean > 0) {
-		t.Fatalf("steady_state = %+v, want a wkb rule judged over real values", ss)
+	perRow := func(step string) float64 {
+		var st results.Step
+		readJSON(t, filepath.Join(out, "pebble", "steps", step+".json"), &st)
+		b, _ := results.Number(st.Details[results.DetailLogicalBytesInserted])
+		ins := st.Ops["insert"]
+		if ins == nil || ins.Rows == 0 {
+			t.Fatalf("%s: no rows inserted", step)
+		}
+		return b / float64(ins.Rows)
+	}
+	load, query := perRow("l.i0"), perRow("qr100")
+	// One batch of 50 rows generated across the warm-up's end is the
+	// only slack: within a third of 300 measured rows.
+	if r := query / load; r < 0.75 || r > 1.35 {
+		t.Fatalf("qr100 reports %.1f logical bytes per measured row, the load %.1f: the warm-up's rows are counted", query, load)
 	}
 }

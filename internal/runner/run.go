@@ -96,6 +96,9 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	if err != nil {
 		return &BadInputError{Err: err}
 	}
+	if err := checkSteady(o.Steady, w.Name(), w.Steps()); err != nil {
+		return err
+	}
 	sharder, err := o.shardWorkload(w)
 	if err != nil {
 		return err

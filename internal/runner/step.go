@@ -28,16 +28,28 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	stepCtx, dog := newWatchdog(ctx, timeout)
 	defer dog.stop()
 	main, _ := r.ops.Lookup(s.MainOp)
-	// lastWKB is the KB the measured processes wrote to storage
-	// (/proc/PID/io write_bytes) per main operation in the last interval
-	// the sampler measured: the steady-state rule's wkb metric, one
-	// interval behind the clock (the sampler reads after the tick). The
-	// process figure, not the device's: the kernel's writeback makes the
-	// device's writes come in bursts seconds apart. Read and written on
-	// the clock's goroutine only.
-	lastWKB := 0.0
+	var series *steadySeries
+	if o.Steady != nil && s.Steady {
+		series = newSteadySeries(o.Steady.Metric, main, s.LogicalBytes)
+	}
+	for _, ob := range observers {
+		if sw, ok := ob.(SizeWatcher); ok {
+			sw.WatchSize(series != nil && o.Steady.Metric == steady.SizeGrowth)
+		}
+	}
+	// loggedFrom is the workload's logical bytes inserted when the last
+	// warm-up interval closed: where the sampler's measured totals start,
+	// and so where write amplification's denominator must start too.
+	var loggedFrom int64
+	warmedUp := false
+	if s.LogicalBytes != nil {
+		loggedFrom = s.LogicalBytes()
+	}
 	clock := measure.NewClock(nominal, r.ops, func(iv *measure.Interval) {
 		dog.observe(iv)
+		if iv.Warmup && s.LogicalBytes != nil {
+			loggedFrom, warmedUp = s.LogicalBytes(), true
+		}
 		rec := results.EncodeInterval(s.Name, iv)
 		for _, ob := range observers {
 			if sys := ob.Interval(iv); sys != nil {
@@ -49,10 +61,8 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 				}
 			}
 		}
-		if wb, ok := results.Number(rec.System["proc_write_bytes"]); ok {
-			if done := iv.Rate(main) * iv.Seconds; done > 0 {
-				lastWKB = wb / 1024 / done
-			}
+		if series != nil {
+			series.observe(iv, rec.System)
 		}
 		if err := bw.AppendInterval(rec); err != nil {
 			// Measuring on without a place to keep the figures is
@@ -75,12 +85,8 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		},
 	}
 	clock.SetWarmup(time.Duration(s.Warmup * float64(time.Second)))
-	if o.Steady != nil && s.Steady {
-		value := func(iv *measure.Interval) float64 { return iv.Rate(main) }
-		if o.Steady.Metric == steady.WKBPerOp {
-			value = func(*measure.Interval) float64 { return lastWKB }
-		}
-		clock.SetSteady(steady.NewTracker(*o.Steady), value)
+	if series != nil {
+		clock.SetSteady(steady.NewTracker(*o.Steady), series.value)
 	}
 	if !startAt.IsZero() {
 		if err := sleepUntil(ctx, startAt); err != nil {
@@ -118,6 +124,11 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
 	}
 
+	if _, reported := env.Details[results.DetailLogicalBytesInserted]; reported && warmedUp {
+		// The warm-up's rows are left out of every figure, write
+		// amplification's logical bytes included.
+		env.Details[results.DetailLogicalBytesInserted] = s.LogicalBytes() - loggedFrom
+	}
 	sum := r.summarize(ctx, s.Name, desc, clock, env.Details, err)
 	if rr != nil {
 		if sum.Details == nil {

@@ -22,9 +22,12 @@ const (
 	// WKBPerOp is KB written to storage per main operation (by the
 	// measured processes, /proc/PID/io).
 	WKBPerOp Metric = "wkb"
-	// WriteAmp is device bytes written per logical byte written.
+	// WriteAmp is bytes written to storage (by the measured processes,
+	// /proc/PID/io) per logical byte the workload inserted (see Ratio).
 	WriteAmp Metric = "wamp"
-	// SizeGrowth is the database size's growth per second.
+	// SizeGrowth is the on-disk size of the engine's data at each
+	// interval's end: its slope bound is a bound on the size's growth
+	// across the window.
 	SizeGrowth Metric = "size"
 )
 
@@ -217,6 +220,9 @@ type Tracker struct {
 	seconds []float64
 	span    float64 // seconds the values cover
 	elapsed float64
+	// pending is the time of intervals without a value (NaN), added to
+	// the next value's interval.
+	pending float64
 	last    Window
 	done    bool
 	at      float64
@@ -230,7 +236,10 @@ func (t *Tracker) Spec() Spec { return t.spec }
 
 // Add records one interval of the given length and value and says whether
 // the rule holds now. The ramp's intervals are not judged; after that the
-// window is the last intervals covering at least Window.
+// window is the last intervals covering at least Window. A NaN value is an
+// interval in which the metric is undefined (no operation, no row inserted,
+// no size read): its time counts toward the ramp and the limit, and joins
+// the next value's interval, whose figure covers it (see Ratio).
 func (t *Tracker) Add(seconds, value float64) bool {
 	if t.done {
 		return true
@@ -239,6 +248,11 @@ func (t *Tracker) Add(seconds, value float64) bool {
 	if t.elapsed <= t.spec.Ramp.Seconds() {
 		return false
 	}
+	if math.IsNaN(value) {
+		t.pending += seconds
+		return false
+	}
+	seconds, t.pending = seconds+t.pending, 0
 	t.values = append(t.values, value)
 	t.seconds = append(t.seconds, seconds)
 	t.span += seconds
@@ -263,4 +277,25 @@ func (t *Tracker) GaveUp() bool { return !t.done && t.elapsed >= t.spec.Max.Seco
 // Result is the record so far.
 func (t *Tracker) Result() Result {
 	return Result{Rule: t.spec.String(), Reached: t.done, AtS: t.at, Window: t.last}
+}
+
+// Ratio turns per-interval counts into a per-unit series, the wkb and wamp
+// metrics: bytes written over operations done, or over logical bytes
+// inserted. An interval in which no unit was done has no value (NaN); its
+// bytes are carried into the next value, so every byte written counts once
+// and each value is the ratio of sums over whole intervals.
+type Ratio struct{ num, den float64 }
+
+// Add adds one interval's numerator and denominator and returns the
+// series' value for it: the carried sums' ratio, or NaN while the
+// denominator is still 0.
+func (r *Ratio) Add(num, den float64) float64 {
+	r.num += num
+	r.den += den
+	if r.den <= 0 {
+		return math.NaN()
+	}
+	v := r.num / r.den
+	r.num, r.den = 0, 0
+	return v
 }

@@ -144,3 +144,120 @@ func TestShortIntervals(t *testing.T) {
 		t.Fatalf("after %d adds: %+v", n, r)
 	}
 }
+
+// An interval without a value (NaN) joins the next one: its time counts
+// toward the ramp and the limit, and the window's span includes it, but
+// it is never a value of the window.
+func TestTrackerSkipsIntervalsWithoutValue(t *testing.T) {
+	sp, _ := Parse("wamp:dev=5%,window=4s,max=20s")
+	tr := NewTracker(sp)
+	nan := math.NaN()
+	// 1 s intervals 2, –, 2, –, 2: the values cover 1, 2 and 2 s; the
+	// window first covers 4 s at the fifth second, with its last two.
+	for i, v := range []float64{2, nan, 2, nan} {
+		if tr.Add(1, v) {
+			t.Fatalf("held after interval %d: the window is not covered yet", i)
+		}
+	}
+	if !tr.Add(1, 2) {
+		t.Fatalf("not held once 5 s with values 2,2,2 were covered: %+v", tr.Result())
+	}
+	if r := tr.Result(); r.Window.N != 2 || r.Window.Mean != 2 || r.AtS != 5 {
+		t.Fatalf("result %+v, want 2 values of mean 2 reached at 5 s", r)
+	}
+	// Never a value: runs to its limit, never held.
+	tr = NewTracker(sp)
+	for i := 0; i < 20; i++ {
+		if tr.Add(1, nan) {
+			t.Fatal("held without a value")
+		}
+	}
+	if !tr.GaveUp() || tr.Result().Window.N != 0 {
+		t.Fatalf("gave up %v, result %+v", tr.GaveUp(), tr.Result())
+	}
+}
+
+// Ratio carries an interval without units into the next value: every byte
+// counts once and each value is a ratio of sums.
+func TestRatio(t *testing.T) {
+	var r Ratio
+	if v := r.Add(100, 50); v != 2 {
+		t.Fatalf("100/50 = %v", v)
+	}
+	if v := r.Add(30, 0); !math.IsNaN(v) {
+		t.Fatalf("no units: %v, want NaN", v)
+	}
+	// (30+90)/40, not 90/40.
+	if v := r.Add(90, 40); v != 3 {
+		t.Fatalf("carried: %v, want 3", v)
+	}
+	if v := r.Add(0, 10); v != 0 {
+		t.Fatalf("nothing written: %v", v)
+	}
+}
+
+// Write amplification on a synthetic engine: an LSM whose compaction debt
+// builds up after a load writes more per logical byte at first and settles
+// at its steady amplification; a sawtooth (a compaction every third
+// interval) never holds, as the rule judges each interval.
+func TestWriteAmpSeries(t *testing.T) {
+	sp, _ := Parse("wamp:dev=10%,slope=5%,window=5s,max=60s")
+	tr := NewTracker(sp)
+	var r Ratio
+	const logical = 1 << 20 // 1 MiB inserted per second
+	reached := 0
+	for i := 1; i <= 60; i++ {
+		wamp := 8 + 20/float64(i) // 28, 18, … → 8
+		if tr.Add(1, r.Add(wamp*logical, logical)) {
+			reached = i
+			break
+		}
+	}
+	res := tr.Result()
+	if reached == 0 || res.Window.Mean < 8 || res.Window.Mean > 9.5 {
+		t.Fatalf("settling write amp: reached at %d, %+v", reached, res)
+	}
+	tr, r = NewTracker(sp), Ratio{}
+	for i := 0; i < 60; i++ {
+		written := 4.0 * logical
+		if i%3 == 2 {
+			written = 20 * logical // a compaction
+		}
+		if tr.Add(1, r.Add(written, logical)) {
+			t.Fatalf("sawtooth held at %d: %+v", i, tr.Result())
+		}
+	}
+}
+
+// Size growth: the slope rule bounds how much the size grows across the
+// window; a table that keeps growing by 2% a second never holds
+// slope=5% over 5 s, one whose space reclaim keeps pace does.
+func TestSizeGrowthSeries(t *testing.T) {
+	sp, _ := Parse("size:slope=5%,window=5s,max=60s")
+	tr := NewTracker(sp)
+	size := 1e9
+	for i := 0; i < 60; i++ {
+		size *= 1.02
+		if tr.Add(1, size) {
+			t.Fatalf("growing size held at %d: %+v", i, tr.Result())
+		}
+	}
+	tr = NewTracker(sp)
+	size = 1e9
+	reached := 0
+	for i := 0; i < 60 && reached == 0; i++ {
+		if i < 10 {
+			size *= 1.1 // churn builds garbage until compaction catches up
+		} else if i%2 == 0 {
+			size *= 1.01
+		} else {
+			size /= 1.01
+		}
+		if tr.Add(1, size) {
+			reached = i
+		}
+	}
+	if reached < 10 || reached > 20 {
+		t.Fatalf("levelled size reached at %d: %+v", reached, tr.Result())
+	}
+}

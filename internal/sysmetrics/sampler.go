@@ -150,6 +150,10 @@ type Sampler struct {
 	// warnings are said once, when the first step starts.
 	warnings []string
 
+	// watchSize adds the data's on-disk size to the step's warm-up
+	// intervals (runner.SizeWatcher).
+	watchSize bool
+
 	// Per step.
 	bundleBytes int64 // what the results bundle wrote during the step
 	totals      [numFields]uint64
@@ -167,7 +171,22 @@ type Sampler struct {
 	spanFrom, spanTo time.Time
 }
 
-var _ runner.Observer = (*Sampler)(nil)
+var (
+	_ runner.Observer    = (*Sampler)(nil)
+	_ runner.SizeWatcher = (*Sampler)(nil)
+)
+
+// WatchSize implements runner.SizeWatcher: the on-disk size measured as
+// disk_bytes is (the engine's data, AllocatedBytes), read at each warm-up
+// interval.
+func (s *Sampler) WatchSize(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watchSize = on
+	if on && s.diskDir == "" {
+		s.log.Printf("--steady-state size: the on-disk size cannot be measured (%s): the rule runs to its limit", s.diskWhy)
+	}
+}
 
 // New prepares a sampler for db, whose data lives in dataDir. The measured
 // process set is rumbench itself, or the server's process tree when db
@@ -326,7 +345,13 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	if r.members > 0 {
 		out["processes"] = r.members
 	}
-
+	if s.watchSize && iv.Warmup && s.diskDir != "" {
+		if size, err := AllocatedBytes(s.diskDir); err == nil {
+			out[runner.SysDiskBytes] = size
+		} else {
+			s.log.Printf("--steady-state size: on-disk size unavailable (%v)", err)
+		}
+	}
 	return out
 }
 

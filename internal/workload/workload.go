@@ -83,6 +83,12 @@ type Step struct {
 	// holds (--steady-state): the runner applies the rule only to such
 	// steps.
 	Steady bool
+	// LogicalBytes, when set, is the running total of the logical bytes
+	// the workload has inserted (the step's logical_bytes_inserted, but
+	// live), safe to call from any goroutine: the steady-state rule's
+	// wamp metric takes its difference at every interval. Nil for a step
+	// that inserts nothing, which that rule refuses.
+	LogicalBytes func() int64
 	// LongOps marks a step whose single operations may rightly take
 	// longer than --op-timeout (an index build, a full scan, the engine's
 	// maintenance): the runner's watchdog leaves it alone.

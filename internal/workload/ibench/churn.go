@@ -3,9 +3,12 @@ package ibench
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"rumbench/internal/measure"
 	"rumbench/internal/workload"
 )
 
@@ -29,13 +32,21 @@ func (b *Bench) churnStep(step string) func(context.Context, *workload.Env) erro
 			bs = b.batchSize(churnSmallBatch)
 		}
 		n := b.ChurnRows(step)
+		var until *measure.Deadline
+		if b.cfg.ChurnSeconds > 0 {
+			// Until the time is up: the warm-up (fixed, or until the
+			// steady-state rule holds) comes first.
+			n = math.MaxInt64
+			until = env.Clock.Deadline(time.Duration(b.cfg.ChurnSeconds * float64(time.Second)))
+		} else {
+			env.Details["rows_per_client"] = n
+		}
 		env.Details["rows_per_commit"] = bs
-		env.Details["rows_per_client"] = n
 		env.Details["max_delete_lag_rows"] = churnLag(bs)
 		before := b.liveRows()
 		b.settle()
 		err := b.forEachTable(ctx, func(ctx context.Context, i int) error {
-			return b.churnTable(ctx, env, i, n, bs)
+			return b.churnTable(ctx, env, i, n, until, bs)
 		})
 		b.growthDetails(env.Details, b.liveRows()-before)
 		return err
@@ -53,8 +64,9 @@ func churnLag(bs int) int64 {
 }
 
 // churnTable runs l.i1/l.i2 on table i: an inserter per client of the
-// table, each inserting n rows, and one deleter for the table.
-func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int64, bs int) error {
+// table, each inserting n rows or until the deadline (when set), and one
+// deleter for the table.
+func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int64, until *measure.Deadline, bs int) error {
 	t := b.tables[i]
 	var clients []*clientState
 	for _, cl := range b.clients {
@@ -66,7 +78,7 @@ func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int6
 	defer cancel()
 	inserters := func(notify func(k int64)) error {
 		return runAll(ctx, len(clients), func(ctx context.Context, c int) error {
-			err := b.insertRows(ctx, env.DB, env.Clock.Recorder(), clients[c], n, bs, notify)
+			err := b.insertRows(ctx, env.DB, env.Clock.Recorder(), clients[c], n, until, bs, notify)
 			if err != nil {
 				// Also ends the waits of the other inserters: the
 				// deleter cannot pass this client's failed batch.

@@ -49,6 +49,7 @@ type flagValues struct {
 	padRandomPct  int
 	rowsPerCommit int
 	querySeconds  float64
+	churnSeconds  float64
 	maintain      bool
 	deletes       bool
 	tables        int
@@ -69,6 +70,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN "+def(func(p Preset) string { return fmt.Sprint(p.Clients) }))
 	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded by l.i0 "+def(func(p Preset) string { return fmt.Sprint(p.Rows) }))
 	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client inserted (and as many deleted) by l.i1+l.i2, split 4/5 and 1/5 "+def(func(p Preset) string { return fmt.Sprint(p.ChurnRows) }))
+	fl.Float64Var(&f.churnSeconds, "churn-seconds", 0, "run l.i1 and l.i2 each for this many seconds instead of --churn-rows, inserting and deleting until the time is up (the table size stays constant): time-bounded steps, to which --warmup and --steady-state apply; 0: --churn-rows "+def(func(p Preset) string { return fmt.Sprint(p.ChurnSeconds) }))
 	fl.IntVar(&f.indexes, "indexes", 0, "secondary indexes built by l.x, 0..3: marketsegment, registersegment, pdc "+def(func(p Preset) string { return fmt.Sprint(p.Indexes) }))
 	fl.IntVar(&f.padMin, "pad-min", 10, "minimum length of the data column, bytes")
 	fl.IntVar(&f.padMax, "pad-max", 20, "maximum length of the data column, bytes")
@@ -128,6 +130,10 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if c.Changed("query-seconds") {
 		cfg.QuerySeconds = f.querySeconds
 	}
+	cfg.ChurnSeconds = preset.ChurnSeconds
+	if c.Changed("churn-seconds") {
+		cfg.ChurnSeconds = f.churnSeconds
+	}
 	pause := QuiescePause(c.Preset, int64(cfg.Clients)*cfg.Rows)
 	if f.quiescePause != "auto" {
 		d, err := time.ParseDuration(f.quiescePause)
@@ -164,6 +170,9 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if cfg.NoDeletes {
 		sizes["deletes"] = false
 	}
+	if cfg.ChurnSeconds > 0 {
+		sizes["churn_seconds"] = cfg.ChurnSeconds
+	}
 	// Recorded in run.json's config always; a size (which reports compare
 	// across runs) only when clients share tables.
 	cfg.Tables = cfg.NumTables()
@@ -177,7 +186,11 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if cfg.NumTables() != cfg.Clients {
 		banner += fmt.Sprintf(" on %d tables", cfg.NumTables())
 	}
-	banner += fmt.Sprintf(", churn %d rows/client, %d indexes", cfg.ChurnRows, cfg.Indexes)
+	if cfg.ChurnSeconds > 0 {
+		banner += fmt.Sprintf(", churn %gs per step, %d indexes", cfg.ChurnSeconds, cfg.Indexes)
+	} else {
+		banner += fmt.Sprintf(", churn %d rows/client, %d indexes", cfg.ChurnRows, cfg.Indexes)
+	}
 	if cfg.UniqueIndex != "" {
 		banner += " (" + cfg.UniqueIndex + " unique)"
 	}

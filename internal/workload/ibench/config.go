@@ -20,6 +20,10 @@ type Config struct {
 	PadRandomPct  int     `json:"pad_random_pct"`
 	RowsPerCommit int     `json:"rows_per_commit"`
 	QuerySeconds  float64 `json:"query_seconds"`
+	// ChurnSeconds, when positive, runs l.i1 and l.i2 each for that long
+	// instead of for ChurnRows (--churn-seconds): time-bounded, so the
+	// steady-state rule applies to them.
+	ChurnSeconds float64 `json:"churn_seconds,omitempty"`
 	// NoDeletes runs l.i1, l.i2 and the query steps without their deleters
 	// (--deletes=false): the table grows by what they insert.
 	NoDeletes bool `json:"no_deletes,omitempty"`
@@ -73,6 +77,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--clients must be at most %d (one table and several connections each), got %d", MaxClients, c.Clients)
 	case c.QuerySeconds > MaxQuerySeconds:
 		return fmt.Errorf("--query-seconds must be at most %d, got %g", int64(MaxQuerySeconds), c.QuerySeconds)
+	case c.ChurnSeconds < 0 || c.ChurnSeconds > MaxQuerySeconds:
+		return fmt.Errorf("--churn-seconds must be between 0 (run --churn-rows) and %d, got %g", int64(MaxQuerySeconds), c.ChurnSeconds)
 	}
 	// Each writer keeps one transaction's rows in memory with room for the
 	// largest pad: refuse a combination the client could not hold.

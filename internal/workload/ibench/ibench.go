@@ -208,6 +208,12 @@ func (b *Bench) step(s string) workload.Step {
 		st.MainOp, st.LongOps = OpIndex, true
 	case StepChurnBig, StepChurnSmall:
 		st.Work = b.ChurnRows(s) * clients
+		if b.cfg.ChurnSeconds > 0 {
+			// Time-bounded (--churn-seconds): judged, warmed up and
+			// brought to steady state like the query steps.
+			st.Work, st.Seconds, st.Warmup, st.Steady = 0, b.cfg.ChurnSeconds, b.cfg.WarmupSeconds, true
+			st.LogicalBytes = b.filledLogicalBytes
+		}
 	case StepScan:
 		st.MainOp, st.LongOps = OpScan, true
 	case StepMaintain:
@@ -217,6 +223,7 @@ func (b *Bench) step(s string) workload.Step {
 		// Query steps are judged by their query rate, over the whole
 		// --query-seconds window.
 		st.MainOp, st.Seconds, st.Warmup, st.Steady = OpQuery, b.cfg.QuerySeconds, b.cfg.WarmupSeconds, true
+		st.LogicalBytes = b.filledLogicalBytes
 		// The paced writers (and the deleters, which follow them) commit
 		// one batch per client per batch/rate seconds, the clients'
 		// schedules staggered: all together, one batch every period.

@@ -19,7 +19,7 @@ func (b *Bench) load(ctx context.Context, env *workload.Env) error {
 	b.settle()
 	return b.forEachClient(ctx, func(ctx context.Context, c int) error {
 		rec := env.Clock.Recorder()
-		return b.insertRows(ctx, env.DB, rec, b.clients[c], b.cfg.Rows, bs, nil)
+		return b.insertRows(ctx, env.DB, rec, b.clients[c], b.cfg.Rows, nil, bs, nil)
 	})
 }
 
@@ -43,7 +43,7 @@ func (b *Bench) loadIndexed(ctx context.Context, env *workload.Env) error {
 // insertRows inserts n rows into the client's table in batches of bs, each
 // batch's PKs reserved from the table's sequence, recording each
 // transaction. After every commit it calls notify (if set).
-func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, n int64, bs int, notify func(k int64)) error {
+func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, n int64, until *measure.Deadline, bs int, notify func(k int64)) error {
 	t := cl.t
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -54,6 +54,9 @@ func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Record
 	for done := int64(0); done < n; {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if until != nil && until.Passed(time.Now()) {
+			return nil
 		}
 		k := int64(bs)
 		if n-done < k {

@@ -34,7 +34,7 @@ func BenchmarkClientCeiling(b *testing.B) {
 	defer clock.Stop()
 	b.ReportAllocs()
 	b.ResetTimer()
-	if err := bench.insertRows(ctx, db, rec, bench.clients[0], int64(b.N), loadBatch, nil); err != nil {
+	if err := bench.insertRows(ctx, db, rec, bench.clients[0], int64(b.N), nil, loadBatch, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()

@@ -18,6 +18,9 @@ type Preset struct {
 	ChurnRows    int64
 	Indexes      int
 	QuerySeconds float64
+	// ChurnSeconds, when positive, runs l.i1 and l.i2 for that long each
+	// instead of for ChurnRows.
+	ChurnSeconds float64
 	// Interval is the preset's measurement interval (0: --interval's
 	// default, 1 s).
 	Interval time.Duration

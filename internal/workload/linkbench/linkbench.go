@@ -100,6 +100,9 @@ type Bench struct {
 	link   *model.Table
 	count  *model.Table
 	nextID atomic.Int64 // the next id add_node gives
+	// written is the logical bytes the requests have written so far,
+	// live (the step's total is summed from the requesters at its end).
+	written atomic.Int64
 	// liveBytes is the logical size after the load.
 	liveBytes int64
 }
@@ -173,7 +176,7 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 
 // Steps implements workload.Workload.
 func (b *Bench) Steps() []workload.Step {
-	req := workload.Step{Name: StepRequest, MainOp: OpRequest, Seconds: b.cfg.RequestSeconds, Steady: b.cfg.RequestSeconds > 0, Run: b.request}
+	req := workload.Step{Name: StepRequest, MainOp: OpRequest, Seconds: b.cfg.RequestSeconds, Steady: b.cfg.RequestSeconds > 0, Run: b.request, LogicalBytes: b.written.Load}
 	if b.cfg.RequestSeconds == 0 {
 		req.Work = b.cfg.Requests * int64(b.cfg.Requesters)
 	}
@@ -534,8 +537,12 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time,
 		}
 		typ := pickType(&q.rnd, &q.cum)
 		begin := time.Now()
+		before := q.st.bytes
 		err := q.do(ctx, typ)
 		el := time.Since(begin)
+		if d := q.st.bytes - before; d > 0 {
+			q.b.written.Add(d)
+		}
 		q.rec.Record(opType[typ], 1, el, err != nil)
 		q.rec.Record(opRequest, 1, el, err != nil)
 		if sched != nil {
