@@ -37,7 +37,7 @@ func ParseEngines(entries []string) ([]Engine, error) {
 		e := Engine{Label: label, Name: name}
 		if prev, dup := seen[label]; dup {
 			if !labelled && prev.Label == prev.Name {
-				return nil, bad(fmt.Errorf("--engine lists %s twice: give each a label: --engine a=%s,b=%s", name, name, name))
+				return nil, bad(fmt.Errorf("--engine: %s is listed twice: give each a label: --engine a=%s,b=%s", name, name, name))
 			}
 			return nil, bad(fmt.Errorf("--engine: label %s is used twice: give each variant its own label", label))
 		}

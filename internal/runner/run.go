@@ -179,6 +179,7 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	if err := readMemory(ctx, o, db, d.Kind() == model.Embedded || srv != nil, run); err != nil {
 		return err
 	}
+	readConfigDiff(ctx, o, db, run)
 	if run.Engine.Note != "" {
 		run.Notes = append(run.Notes, run.Engine.Note)
 		fmt.Fprintf(o.Log, "NOTE: %s\n", run.Engine.Note)

@@ -189,7 +189,7 @@ func CheckEngines(o *Options) error {
 		label := o.label(i)
 		if seen[label] {
 			if label == name {
-				return badInput("--engine lists %s twice: give each a label: --engine a=%s,b=%s", name, name, name)
+				return badInput("--engine: %s is listed twice: give each a label: --engine a=%s,b=%s", name, name, name)
 			}
 			return badInput("--engine: label %s is used twice: give each variant its own label", label)
 		}
