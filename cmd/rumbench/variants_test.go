@@ -162,3 +162,43 @@ func TestVariantsBadInput(t *testing.T) {
 	wantBadInput(t, []string{"--server-opt x.work_mem", "variant x (pebble) does not run on a managed server"},
 		"run", "--out", out, "--engine", "pg=postgres,x=pebble", "--managed", "--server-opt", "x.work_mem=8MB")
 }
+
+// TestManagedVariants: two variants of one managed server, one with a
+// --server-opt of its own label: each runs its own server, and each
+// server's setting is read back (engine.config_diff); the report names
+// them by label and the setting, not by where each server ran.
+func TestManagedVariants(t *testing.T) {
+	t.Parallel()
+	if err := managed.Check("postgres"); err != nil {
+		t.Skipf("managed postgres: binaries not installed here: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, stderr, code := rb(t, "run", "--engine", "pg4=postgres,pg8=postgres", "--managed", "--server-opt", "pg8.work_mem=8MB",
+		"--steps", "l.i0", "--rows", "2000", "--clients", "1", "--interval", "10ms", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for label, want := range map[string]string{"pg4": "", "pg8": "8MB"} {
+		var r struct {
+			Label  string `json:"label"`
+			Engine struct {
+				ConfigDiff struct {
+					Settings []struct{ Key, Value string } `json:"settings"`
+				} `json:"config_diff"`
+			} `json:"engine"`
+		}
+		readJSON(t, filepath.Join(out, label, "run.json"), &r)
+		got := ""
+		for _, s := range r.Engine.ConfigDiff.Settings {
+			if s.Key == "work_mem" {
+				got = s.Value
+			}
+		}
+		if r.Label != label || got != want {
+			t.Errorf("%s: label %q, work_mem read back %q, want %q", label, r.Label, got, want)
+		}
+	}
+	if !strings.Contains(stdout, "pg8 server_opt.work_mem=8MB") || strings.Contains(stdout, "managed_port") {
+		t.Errorf("the verdict should name the variants by label and setting only:\n%s", stdout)
+	}
+}

@@ -17,6 +17,14 @@ var labelSkip = map[string]bool{
 	"database": true, "ibench.steps": true, "steps": true,
 }
 
+// settingSkip are engine settings that differ between two servers of the
+// same settings by construction (where and when each started): naming a
+// run by them says nothing about what it measured.
+var settingSkip = map[string]bool{
+	"host": true, "managed_dir": true, "managed_init_s": true, "managed_start_s": true,
+	"managed_pid": true, "managed_port": true,
+}
+
 // labelRuns names each run by its variant's label (its engine's name
 // unless the run gave it one) plus the settings and config that
 // differ between the runs; repeated labels get their run number, and runs
@@ -33,7 +41,9 @@ func labelRuns(runs []*Run) {
 	for i, r := range runs {
 		sets[i] = map[string]string{}
 		for k, v := range r.Bundle.Run.Engine.Settings {
-			sets[i][k] = v
+			if !settingSkip[k] {
+				sets[i][k] = v
+			}
 		}
 		sets[i]["version"] = r.Bundle.Run.Engine.Version
 	}
