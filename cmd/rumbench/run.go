@@ -211,7 +211,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	req := &plan.Run{
 		Workload: d, Configure: configure, Given: fl.Changed,
-		Preset: f.preset, Engines: variants, EngineOpts: f.engineOpts, ServerOpts: f.managed.serverOpts, Seed: f.seed,
+		Preset: f.preset, Engines: variants, EngineOpts: f.engineOpts, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs, Seed: f.seed,
 		Interval: f.interval, RatePercentile: f.ratePct, Warmup: f.warmup, Steady: f.steady, OpTimeout: f.opTimeout,
 		Cooldown: f.cooldown, Repeat: f.repeat, DataDir: f.dataDir, DSN: f.dsn, Database: f.database,
 		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
@@ -269,7 +269,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	var servers *plan.Servers
 	if !childMode {
 		servers, err = plan.PlanServers(managed.Request{
-			Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, KeepData: f.managed.keepData,
+			Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs, KeepData: f.managed.keepData,
 		}, p.Variants, p.DataDir, f.dsn, p.Budget(), ms, stdout)
 		if err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 type managedFlags struct {
 	engines    []string
 	serverOpts []string
+	installs   []string
 	keepData   bool
 }
 
@@ -23,6 +24,7 @@ func addManagedFlags(fl *pflag.FlagSet, m *managedFlags) {
 	fl.StringSliceVar(&m.engines, "managed", nil, "start a private server for each server engine (postgres: initdb + postgres; innodb, myrocks: mariadb-install-db + mariadbd) on a free 127.0.0.1 port in its data dir, and remove it at the end; --managed alone for every selected server engine, --managed=postgres,innodb for some")
 	fl.Lookup("managed").NoOptDefVal = managed.All
 	fl.StringArrayVar(&m.serverOpts, "server-opt", nil, "managed server setting key=value, repeatable (shared_buffers=1GB, innodb_buffer_pool_size=1G, innodb_page_size=8k, rocksdb_block_cache_size=512M, ...): each goes to the managed servers that have it; engine.key=value for one engine; effective values are recorded in run.json")
+	fl.StringArrayVar(&m.installs, "install", nil, "installation a managed server runs, SCOPE=DIR, repeatable: SCOPE a variant's label or an engine (every variant of it), DIR a PostgreSQL bin directory or a MariaDB base directory; two variants from two installations run two versions or builds side by side (default: the system's)")
 	fl.BoolVar(&m.keepData, "keep-data", false, "keep the managed servers' data dirs (needs --data-dir); by default they are removed at the end")
 }
 

@@ -202,3 +202,58 @@ func TestManagedVariants(t *testing.T) {
 		t.Errorf("the verdict should name the variants by label and setting only:\n%s", stdout)
 	}
 }
+
+// TestVariantsInstall: two variants of a managed server from two
+// installations (here the system's and the same PostgreSQL named by its
+// directory: one is installed) each record the installation they ran and
+// its server's version; bad installations are refused up front.
+func TestVariantsInstall(t *testing.T) {
+	t.Parallel()
+	if err := managed.Check("postgres"); err != nil {
+		t.Skipf("managed postgres: binaries not installed here: %v", err)
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	if len(dirs) == 0 {
+		t.Skip("no /usr/lib/postgresql/*/bin to name as an installation")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	cfg := filepath.Join(dir, "variants.json")
+	if err := os.WriteFile(cfg, []byte(`{"variants": [{"label": "sys", "engine": "postgres"},
+		{"label": "named", "engine": "postgres", "install": "`+dirs[0]+`"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := rb(t, "run", "--config", cfg, "--managed", "--steps", "l.i0", "--rows", "2000", "--clients", "1",
+		"--interval", "10ms", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, label := range []string{"sys", "named"} {
+		var r struct {
+			Engine struct {
+				Version  string            `json:"version"`
+				Settings map[string]string `json:"settings"`
+			} `json:"engine"`
+		}
+		readJSON(t, filepath.Join(out, label, "run.json"), &r)
+		if r.Engine.Settings["managed_install"] == "" || r.Engine.Version == "" || r.Engine.Settings["managed_version"] != r.Engine.Version {
+			t.Errorf("%s: install %q, version %q, managed_version %q", label, r.Engine.Settings["managed_install"], r.Engine.Version, r.Engine.Settings["managed_version"])
+		}
+		if label == "named" && r.Engine.Settings["managed_install"] != dirs[0] {
+			t.Errorf("named ran %q, want %s", r.Engine.Settings["managed_install"], dirs[0])
+		}
+	}
+	o2 := filepath.Join(dir, "o2")
+	for _, tc := range []struct {
+		wants []string
+		args  []string
+	}{
+		{[]string{"--install b=" + dir, "lacks initdb"}, []string{"--engine", "a=postgres,b=postgres", "--managed", "--install", "b=" + dir}},
+		{[]string{"--install b=" + dir, "b (pebble) does not run on a managed server"}, []string{"--engine", "a=postgres,b=pebble", "--managed", "--install", "b=" + dir}},
+		{[]string{"--install c=" + dir, "neither a label nor an engine"},
+			[]string{"--engine", "a=postgres,b=postgres", "--managed", "--server-opt", "b.work_mem=8MB", "--install", "c=" + dir}},
+		{[]string{"--server-opt b.work_mem", "variant b (postgres) does not run on a managed server"}, []string{"--engine", "a=postgres,b=postgres", "--server-opt", "b.work_mem=8MB"}},
+	} {
+		wantBadInput(t, tc.wants, append([]string{"run", "--out", o2}, tc.args...)...)
+	}
+}

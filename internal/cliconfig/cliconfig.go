@@ -78,7 +78,8 @@ func scalar(v any) string {
 
 // VariantsKey is the --config key of a list of variants: each a label, an
 // engine and its settings, as --engine LABEL=ENGINE, --engine-opt
-// LABEL.key=value and --server-opt LABEL.key=value would give them.
+// LABEL.key=value, --server-opt LABEL.key=value and --install LABEL=DIR
+// would give them.
 const VariantsKey = "variants"
 
 // Variant is one entry of "variants".
@@ -87,6 +88,8 @@ type Variant struct {
 	Engine    string            `json:"engine"`
 	EngineOpt map[string]string `json:"engine_opt"`
 	ServerOpt map[string]string `json:"server_opt"`
+	// Install is the installation its managed server runs (--install).
+	Install string `json:"install"`
 }
 
 // applyVariants turns "variants" into the flags' values: the engine list
@@ -119,6 +122,14 @@ func applyVariants(fs *pflag.FlagSet, path string, m map[string]any) error {
 			scope, entry = v.Label, v.Label+"="+v.Engine
 		}
 		entries = append(entries, entry)
+		if v.Install != "" {
+			if fs.Lookup("install") == nil {
+				return fmt.Errorf("--config %s: this command takes no install (variant %s)", path, scope)
+			}
+			if err := fs.Set("install", scope+"="+v.Install); err != nil {
+				return fmt.Errorf("--config %s: variant %s: %w", path, scope, err)
+			}
+		}
 		for flag, opts := range map[string]map[string]string{"engine-opt": v.EngineOpt, "server-opt": v.ServerOpt} {
 			keys := make([]string, 0, len(opts))
 			for k := range opts {

@@ -24,9 +24,13 @@ type Request struct {
 	Selected   []string
 	Servers    []string
 	ServerOpts []string
-	KeepData   bool
-	DSN        string
-	DataDir    string
+	// Installs are --install's SCOPE=DIR: the installation a variant's
+	// server runs (scope: a label or an engine); routed per variant by the
+	// run's plan, not by NewPlan.
+	Installs []string
+	KeepData bool
+	DSN      string
+	DataDir  string
 }
 
 // Plan is the private servers a run starts and their settings.

@@ -46,7 +46,11 @@ func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b 
 	if err != nil {
 		return nil, bad(err)
 	}
-	settings, err := variantServerSettings(mp, all, variants)
+	installs, err := variantInstalls(mp, req.Installs, variants)
+	if err != nil {
+		return nil, bad(err)
+	}
+	settings, err := variantServerSettings(mp, all, variants, installs)
 	if err != nil {
 		return nil, bad(err)
 	}
@@ -76,6 +80,7 @@ func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b 
 		}
 		srv, err := managed.Start(ctx, managed.Spec{
 			Engine:      eng,
+			Install:     installs[name],
 			Dir:         dataDir,
 			Settings:    settings[name],
 			Keep:        req.KeepData,
@@ -119,7 +124,7 @@ func withoutLabelScopes(kvs []string, variants []Engine) []string {
 // variant, by label: LABEL.key over engine.key over key (engineopt's
 // ForVariant on the one scoping rule). A label-scoped setting of a variant
 // whose engine runs on no managed server is refused.
-func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine) (map[string][]managed.Setting, error) {
+func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine, installs map[string]string) (map[string][]managed.Setting, error) {
 	given := engineopt.Scoped{}
 	for _, kv := range kvs {
 		k, v, _ := strings.Cut(kv, "=")
@@ -163,11 +168,58 @@ func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine) (m
 		for _, k := range keys {
 			list = append(list, k+"="+seen[k])
 		}
-		routed, err := managed.Route(mp.Engines, list)
+		routed, err := managed.RouteInstalls(mp.Engines, map[string]string{v.Name: installs[v.label()]}, list)
 		if err != nil {
 			return nil, err
 		}
 		out[v.label()] = routed[v.Name]
+	}
+	return out, nil
+}
+
+// variantInstalls reads --install SCOPE=DIR: each managed variant's
+// installation, by label (LABEL=DIR over ENGINE=DIR; none: the system's),
+// checked to hold the server's binaries. A scope that is no label or
+// engine of the run, or whose variants run on no managed server, is
+// refused.
+func variantInstalls(mp *managed.Plan, given []string, variants []Engine) (map[string]string, error) {
+	byScope := map[string]string{}
+	for _, kv := range given {
+		scope, dir, ok := strings.Cut(kv, "=")
+		if !ok || scope == "" || dir == "" {
+			return nil, fmt.Errorf("--install %q is not SCOPE=DIR (a variant's label or an engine, and a server installation: --install pg16=/usr/lib/postgresql/16/bin)", kv)
+		}
+		if _, dup := byScope[scope]; dup {
+			return nil, fmt.Errorf("--install %s is given twice: give it once", scope)
+		}
+		known, isManaged, eng := false, false, ""
+		for _, v := range variants {
+			if v.label() == scope || v.Name == scope {
+				known, eng = true, v.Name
+				isManaged = isManaged || mp.Manages(v.Name)
+			}
+		}
+		if !known {
+			return nil, fmt.Errorf("--install %s: %q is neither a label nor an engine in --engine: scope it to one of %s", kv, scope, strings.Join(labels(variants), ", "))
+		}
+		if !isManaged {
+			return nil, fmt.Errorf("--install %s: %s (%s) does not run on a managed server: an installation is what a managed server runs (--managed: postgres, innodb, myrocks)", kv, scope, eng)
+		}
+		byScope[scope] = dir
+	}
+	out := map[string]string{}
+	for _, v := range variants {
+		dir, ok := byScope[v.label()]
+		if !ok {
+			dir = byScope[v.Name]
+		}
+		if dir == "" || !mp.Manages(v.Name) {
+			continue
+		}
+		if err := managed.CheckInstall(v.Name, dir); err != nil {
+			return nil, fmt.Errorf("--install %s=%s: %w", v.label(), dir, err)
+		}
+		out[v.label()] = dir
 	}
 	return out, nil
 }

@@ -61,6 +61,7 @@ type Run struct {
 	// ServerOpts are --server-opt's settings, checked here only for
 	// variants that end up the same (PlanServers routes them).
 	ServerOpts     []string
+	Installs       []string
 	Seed           int64
 	Interval       time.Duration // used when Given("interval")
 	RatePercentile float64
@@ -160,7 +161,7 @@ func PlanRun(r *Run) (*RunPlan, error) {
 	if p.EngineOpts, err = ParseEngineOpts(r.EngineOpts); err != nil {
 		return nil, bad(err)
 	}
-	if err := checkDistinct(r.Engines, p.EngineOpts, r.ServerOpts); err != nil {
+	if err := checkDistinct(r.Engines, p.EngineOpts, r.ServerOpts, r.Installs); err != nil {
 		return nil, err
 	}
 	if r.Child != nil {

@@ -96,12 +96,17 @@ func uniqueNames(es []Engine) []string {
 // checkDistinct refuses two variants of one engine that end up with the
 // same settings (opts as each variant sees them): their comparison would
 // measure nothing but noise.
-func checkDistinct(es []Engine, opts map[string]string, serverOpts []string) error {
+func checkDistinct(es []Engine, opts map[string]string, serverOpts, installs []string) error {
 	ls := labels(es)
 	server := map[string]string{}
 	for _, kv := range serverOpts {
 		k, v, _ := strings.Cut(kv, "=")
 		server[k] = v
+	}
+	// An installation is a server setting here: two builds differ.
+	for _, kv := range installs {
+		scope, dir, _ := strings.Cut(kv, "=")
+		server[engineopt.Join(scope, "install")] = dir
 	}
 	settingsOf := func(e Engine) string {
 		var parts []string
