@@ -18,7 +18,11 @@ import (
 // max are the step's main operation's latency. Units are in the headers.
 func StepSummary(w io.Writer, b *results.Bundle) {
 	e := b.Run.Engine
-	fmt.Fprintf(w, "\n%s (%s, %s, version %s)\n", e.Name, e.Family, e.Kind, e.Version)
+	name := e.Name
+	if l := b.Run.VariantLabel(); l != e.Name {
+		name = l + " = " + e.Name
+	}
+	fmt.Fprintf(w, "\n%s (%s, %s, version %s)\n", name, e.Family, e.Kind, e.Version)
 	if e.Note != "" {
 		fmt.Fprintf(w, "NOTE: %s\n", e.Note)
 	}
