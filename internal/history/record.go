@@ -76,7 +76,7 @@ func (s *Store) Add(ctx context.Context, b *report.Bundle, label string) (Added,
 		return a, nil
 	}
 	if label == "" {
-		label = r.Engine.Name
+		label = r.VariantLabel()
 	}
 	kind := KindRun
 	if r.MergedFrom != nil {
