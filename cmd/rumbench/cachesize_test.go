@@ -86,9 +86,8 @@ func TestCacheSizeDefaultAndOverride(t *testing.T) {
 // TestCacheSizeBadInput: a bad --cache-size is one line and exit 2.
 func TestCacheSizeBadInput(t *testing.T) {
 	t.Parallel()
-	for _, v := range []string{"abc", "0", "512KB", "2TB", "-5MB"} {
-		wantBadInput(t, []string{"--cache-size", "from 1MB to 1TB"}, "run", "--engine", "pebble", "--cache-size", v, "--out", filepath.Join(t.TempDir(), "r"))
-	}
+	// The values refused: internal/plan's TestRunBadCacheSize.
+	wantBadInput(t, []string{"--cache-size", "from 1MB to 1TB"}, "run", "--engine", "pebble", "--cache-size", "abc", "--out", filepath.Join(t.TempDir(), "r"))
 	wantBadInput(t, []string{"--cache-size"}, "sweep", "--engine", "pebble", "--cache-size", "abc", "--out", filepath.Join(t.TempDir(), "s"))
 	wantBadInput(t, []string{"--cache-size"}, "crashtest", "--engine", "pebble", "--cache-size", "abc")
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -15,10 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rumbench/internal/crashtest"
-	"rumbench/internal/engine"
-	"rumbench/internal/managed"
-	"rumbench/internal/membudget"
-	"rumbench/internal/model"
+	"rumbench/internal/plan"
 	"rumbench/internal/runner"
 )
 
@@ -48,77 +44,17 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 		Example: "  rumbench crashtest --engine pebble,sqlite,bbolt,rocksdb,wiredtiger\n  rumbench crashtest --engine postgres,innodb --kill-after 5s",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bad := func(err error) error { return &runner.BadInputError{Err: err} }
-			if killAfter <= 0 {
-				return bad(fmt.Errorf("--kill-after must be positive, got %s", killAfter))
-			}
-			if shape.Clients < 1 || shape.Clients > 64 {
-				return bad(fmt.Errorf("--clients must be between 1 and 64, got %d", shape.Clients))
-			}
-			if shape.Indexes < 0 || shape.Indexes > 3 {
-				return bad(fmt.Errorf("--indexes must be between 0 and 3, got %d", shape.Indexes))
-			}
-			if shape.RowsPerCommit < 1 || shape.RowsPerCommit > 100000 {
-				return bad(fmt.Errorf("--rows-per-commit must be between 1 and 100000, got %d", shape.RowsPerCommit))
-			}
-			opts, err := parseEngineOpts(engineOpts)
-			if err != nil {
-				return bad(err)
-			}
-			budget, err := membudget.Choose(membudget.Choice{Flag: cacheSize, Given: cmd.Flags().Changed("cache-size")})
-			if err != nil {
-				return bad(err)
-			}
-			budget.ApplyEngineOpts(engines, opts)
 			exe, err := os.Executable()
 			if err != nil {
 				return fmt.Errorf("find the rumbench binary for the child process: %w", err)
 			}
-			var specs []crashtest.Spec
-			for _, name := range engines {
-				d, err := engine.Lookup(name)
-				if err != nil {
-					return bad(err)
-				}
-				if err := d.Available(); err != nil {
-					return bad(fmt.Errorf("engine %s is not available here: %v", name, err))
-				}
-				settings := crashtest.Durable
-				if !durable {
-					settings = crashtest.NonDurable
-				}
-				base, ok := settings[name]
-				if !ok {
-					return bad(fmt.Errorf("engine %s has no crash test (it keeps no data, or has no managed server to kill): choose from pebble, sqlite, bbolt, rocksdb, wiredtiger, postgres, innodb, myrocks", name))
-				}
-				eo := map[string]string{}
-				for k, v := range base {
-					eo[k] = v
-				}
-				for k, v := range runner.OptionsFor(name, opts) {
-					eo[k] = v
-				}
-				cfg := model.Config{Options: eo, DSN: "", Database: "rumbench"}
-				if _, err := engine.CheckConfig(d, cfg); err != nil {
-					return bad(err)
-				}
-				var srvSettings []managed.Setting
-				if d.Kind() == model.Server {
-					if err := managed.Check(name); err != nil {
-						return bad(fmt.Errorf("crashtest of %s needs a managed server (it kills the server): %v", name, err))
-					}
-					routed, err := managed.Route([]string{name}, serverOpts)
-					if err != nil {
-						return bad(err)
-					}
-					budgetServers(budget, []string{name}, routed)
-					srvSettings = routed[name]
-				}
-				specs = append(specs, crashtest.Spec{Engine: name, Options: eo, Durable: durable, Shape: shape,
-					KillAfter: killAfter, Exe: exe, ServerSettings: srvSettings, Log: cmd.OutOrStdout()})
-			}
-			if len(specs) == 0 {
-				return bad(errors.New("no engine given: use --engine"))
+			specs, err := plan.PlanCrashtest(&plan.Crashtest{
+				Engines: plan.Engines(engines...), EngineOpts: engineOpts, ServerOpts: serverOpts,
+				CacheSize: cacheSize, CacheSizeGiven: cmd.Flags().Changed("cache-size"),
+				KillAfter: killAfter, Durable: durable, Shape: shape, Exe: exe, Log: cmd.OutOrStdout(),
+			})
+			if err != nil {
+				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -126,7 +62,7 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 			var results []*crashtest.Result
 			failed := 0
 			for _, s := range specs {
-				dir, cleanup, err := crashDir(dataDir, s.Engine, len(specs) > 1)
+				dir, cleanup, err := plan.CrashDir(dataDir, s.Engine, len(specs) > 1)
 				if err != nil {
 					return err
 				}
@@ -171,26 +107,6 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 	fl.IntVar(&shape.RowsPerCommit, "rows-per-commit", shape.RowsPerCommit, "rows per insert transaction")
 	fl.BoolVar(&asJSON, "json", false, "print the results as JSON")
 	return cmd
-}
-
-// crashDir returns the engine's data dir: a temporary one (removed by
-// cleanup) or under --data-dir (kept).
-func crashDir(dataDir, name string, several bool) (string, func(), error) {
-	if dataDir == "" {
-		d, err := os.MkdirTemp("", "rumbench-crashtest-"+name+"-")
-		if err != nil {
-			return "", nil, fmt.Errorf("create a temporary data dir: %w", err)
-		}
-		return d, func() { os.RemoveAll(d) }, nil
-	}
-	dir := dataDir
-	if several {
-		dir = filepath.Join(dataDir, name)
-	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return "", nil, &runner.BadInputError{Err: fmt.Errorf("--data-dir %s is not empty: the crash test needs an empty or new directory (nothing was changed)", dir)}
-	}
-	return dir, func() {}, nil
 }
 
 // newCrashtestChildCmd is the hidden child process of an embedded engine's

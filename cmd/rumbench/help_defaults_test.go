@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/plan"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
@@ -168,7 +169,7 @@ func TestRunHelpIntervalIsWhatRuns(t *testing.T) {
 			if v, ok := own[name+" "+p]; ok {
 				want = v
 			}
-			if got := presetInterval(d, p); got != want {
+			if got := plan.PresetInterval(d, p); got != want {
 				t.Errorf("run %s --preset %s runs at %s intervals, help says %s (%q)", name, p, got, want, desc)
 			}
 		}
@@ -242,13 +243,10 @@ func resolveSweep(t *testing.T, p string, args ...string) []any {
 	if err := cmd.ParseFlags(append([]string{"--preset", p}, args...)); err != nil {
 		t.Fatal(err)
 	}
-	preset, err := ibench.LookupPreset(p)
+	f.out = "resolve" // required; nothing is written
+	sp, err := plan.PlanSweep(sweepRequest(cmd.Flags(), f))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, churn, qs, err := f.resolvePreset(cmd.Flags(), preset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []any{rows, churn, qs, f.interval, f.indexes}
+	return []any{sp.Rows, sp.Churn, sp.QS, sp.Interval, sp.Indexes}
 }

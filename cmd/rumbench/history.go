@@ -45,31 +45,12 @@ func (f *filterFlags) filter(now time.Time) (history.Filter, error) {
 	if f.since == "" {
 		return out, nil
 	}
-	since, err := parseSince(f.since, now)
+	since, err := history.ParseSince(f.since, now)
 	if err != nil {
 		return out, &runner.BadInputError{Err: err}
 	}
 	out.Since = since
 	return out, nil
-}
-
-// parseSince reads --since: a date, an RFC 3339 time, or an age before now.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 {
-			return now.Add(-time.Duration(n * 24 * float64(time.Hour))), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("--since %q is not a date (2026-01-31), an RFC 3339 time (2026-01-31T12:00:00Z) or an age (36h, 7d)", s)
 }
 
 // historyTarget is where the history is: --history, or the default file.
@@ -271,22 +252,9 @@ func (d *detectFlags) add(fs *pflag.FlagSet) {
 }
 
 func (d *detectFlags) options() (history.DetectOptions, error) {
-	o := history.DetectOptions{Alpha: d.alpha, MinSegment: d.minSegment}
-	s := strings.TrimSpace(d.minEffect)
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if pct {
-		v /= 100
-	}
-	if err != nil || v < 0 || v >= 1 {
-		return o, &runner.BadInputError{Err: fmt.Errorf("--min-effect %q is not a shift between 0%% and 100%% (e.g. 5%% or 0.05)", d.minEffect)}
-	}
-	o.MinEffect = v
-	if d.alpha <= 0 || d.alpha >= 1 {
-		return o, &runner.BadInputError{Err: fmt.Errorf("--alpha %g must be between 0 and 1 (e.g. 0.01)", d.alpha)}
-	}
-	if d.minSegment < 2 {
-		return o, &runner.BadInputError{Err: fmt.Errorf("--min-runs %d must be at least 2: a side of one run has no variance", d.minSegment)}
+	o, err := history.NewDetectOptions(d.minEffect, d.alpha, d.minSegment)
+	if err != nil {
+		return o, &runner.BadInputError{Err: err}
 	}
 	return o, nil
 }

@@ -10,11 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"rumbench/internal/engine"
 	"rumbench/internal/launch"
 	"rumbench/internal/launch/kube"
+	"rumbench/internal/plan"
 	"rumbench/internal/runner"
-	"rumbench/internal/shard"
 	"rumbench/internal/version"
 )
 
@@ -146,14 +145,8 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string,
 	if err := checkShardFlags(cmd.Flags()); err != nil {
 		return err
 	}
-	for _, e := range engines {
-		d, err := engine.Lookup(e)
-		if err != nil {
-			return &runner.BadInputError{Err: err}
-		}
-		if err := shard.CheckDriver(d); err != nil {
-			return &runner.BadInputError{Err: fmt.Errorf("--shards: %w", err)}
-		}
+	if err := plan.CheckShardedEngines(engines); err != nil {
+		return err
 	}
 	extra := []string{"--out=" + path.Join(mount, "shard-"+kube.IndexArg), fmt.Sprintf("--shard=%s/%d", kube.IndexArg, k.shards)}
 	if !cmd.Flags().Changed("shard-run") {

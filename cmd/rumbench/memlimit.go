@@ -2,17 +2,12 @@ package main
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"rumbench/internal/engine"
-	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
-	"rumbench/internal/membudget"
 	"rumbench/internal/model"
-	"rumbench/internal/workload"
 )
 
 // invocation is the command line rumbench was started with (after the
@@ -37,10 +32,8 @@ type memFlags struct {
 	// perEngine are limits a preset sized per engine (--memory-limit not
 	// given).
 	perEngine map[string]int64
-	// cacheSize is --cache-size; budget is what it resolved to
-	// (chooseBudget).
+	// cacheSize is --cache-size.
 	cacheSize string
-	budget    *membudget.Budget
 }
 
 func addMemFlags(fl *pflag.FlagSet, m *memFlags, sweep bool) {
@@ -91,112 +84,9 @@ func newCgroupExecCmd() *cobra.Command {
 	}
 }
 
-// writeBufferKeys are the engine settings a memory preset sizes beside the
-// cache (which the run's budget sets), in order of preference.
-var writeBufferKeys = []string{"write_buffer_size", "memtable_size"}
-
-// chooseBudget picks the run's one cache size (--cache-size, else the
-// preset's, else what --memory-limit leaves, else the default) and sets
-// every embedded engine's cache option to it, unless an --engine-opt set
-// that engine's cache.
-func chooseBudget(fl *pflag.FlagSet, m *memFlags, size string, mp *workload.MemoryPreset, preset string, engines []string, opts map[string]string) (*membudget.Budget, error) {
-	c := membudget.Choice{Flag: size, Given: fl.Changed("cache-size"), PresetName: preset, ProcessBytes: membudget.ProcessBytes}
-	if mp != nil {
-		c.PresetCache = mp.CacheBytes
-	}
-	if m.limit != "" {
-		if n, err := engineopt.ParseSize("memory-limit", m.limit); err == nil {
-			c.Limit, c.LimitText = n, m.limit
-		}
-	}
-	b, err := membudget.Choose(c)
-	if err != nil {
-		return nil, err
-	}
-	if mp != nil {
-		// The preset's memory limits hold the cache the run gives.
-		mp.CacheBytes = b.Bytes
-	}
-	b.ApplyEngineOpts(engines, opts)
-	return b, nil
-}
-
 // addCacheFlag adds --cache-size.
 func addCacheFlag(fl *pflag.FlagSet, v *string) {
 	// No flag default: it would contradict the runs a memory preset or
 	// --memory-limit sizes; the text says which default applies when.
 	fl.StringVar(v, "cache-size", "", "main cache of every engine, the same for all (docs/design.md \"One memory budget\"): the block cache of pebble and rocksdb, WiredTiger's cache, SQLite's page cache summed over its connections, a --managed server's shared_buffers, innodb_buffer_pool_size or rocksdb_block_cache_size; a server rumbench does not manage is only checked (a warning when it differs). Without it: the preset's (ibench --preset iobound: rows x clients x 70 B / 5), else what --memory-limit leaves, else "+model.DefaultCacheSize+". An --engine-opt or --server-opt for one engine's cache overrides it and is recorded. Each engine's effective cache is read back into run.json (engine.memory)")
-}
-
-// budgetConfig is what run.json's config records about the budget.
-func budgetConfig(b *membudget.Budget) map[string]any {
-	out := map[string]any{"bytes": b.Bytes, "from": b.From}
-	if len(b.Overrides) > 0 {
-		out["overrides"] = b.Overrides
-	}
-	return out
-}
-
-// applyMemoryPreset sizes each engine's write buffers from a preset
-// (engine.key settings, unless that key was given) and each engine's memory
-// limit (unless --memory-limit was given). It returns what it set, for
-// run.json. The cache is the run's budget (chooseBudget).
-func applyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[string]string, mem *memFlags, limitGiven bool) map[string]any {
-	if mp == nil {
-		return nil
-	}
-	set := map[string]any{}
-	var most int64
-	for _, e := range engines {
-		d, err := engine.Lookup(e)
-		if err != nil {
-			continue
-		}
-		has := map[string]bool{}
-		for _, o := range d.Options() {
-			has[o.Key] = true
-		}
-		wb := false
-		for _, k := range writeBufferKeys {
-			if !has[k] {
-				continue
-			}
-			wb = true
-			if _, given := engineopt.Scoped(opts).Given(e, k); !given {
-				opts[engineopt.Join(e, k)] = strconv.FormatInt(mp.WriteBufferBytes, 10)
-				set[engineopt.Join(e, k)] = mp.WriteBufferBytes
-			}
-			break
-		}
-		if co, ok := d.(model.CacheOption); ok {
-			set[engineopt.Join(e, co.CacheOption())] = mp.CacheBytes
-		}
-		// The kv engines' index build sorts in memory of its own: as
-		// much as the cache (SQLite's sorter lives in its page cache),
-		// so the build stays inside the limit.
-		if has["index_build_memory"] {
-			if _, given := engineopt.Scoped(opts).Given(e, "index_build_memory"); !given {
-				v := max(mp.CacheBytes, 64<<10)
-				opts[engineopt.Join(e, "index_build_memory")] = strconv.FormatInt(v, 10)
-				set[engineopt.Join(e, "index_build_memory")] = v
-			}
-		}
-		if !limitGiven && d.Kind() == model.Embedded {
-			if mem.perEngine == nil {
-				mem.perEngine = map[string]int64{}
-			}
-			var own int64
-			if o, ok := d.(model.OwnMemory); ok {
-				own = o.OwnMemoryBytes()
-			}
-			n := mp.LimitFor(wb, own)
-			mem.perEngine[e] = n
-			set[e+".memory_limit"] = n
-			most = max(most, n)
-		}
-	}
-	if !limitGiven && most > 0 {
-		mem.limit = strconv.FormatInt(most, 10)
-	}
-	return set
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rumbench/internal/plan"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
@@ -191,51 +192,13 @@ func reportSweep(cmd *cobra.Command, f *reportFlags, dir string) error {
 }
 
 // reportCompare compares two result dirs (runs, repeated runs) engine by
-// engine: one report per engine both hold, NEW relative to OLD. When each
-// holds one engine they are compared whatever their names.
+// engine (plan.Compare) and prints one report per pair.
 func reportCompare(cmd *cobra.Command, f *reportFlags, dirs []string) error {
-	bad := func(err error) error { return &runner.BadInputError{Err: err} }
-	if len(dirs) != 2 {
-		return bad(fmt.Errorf("--compare takes two result dirs, OLD and NEW; got %d", len(dirs)))
-	}
-	if f.format == "csv" || f.html != "" || f.base != 1 {
-		return bad(fmt.Errorf("--compare prints markdown or --format json only (no csv, --html or --base)"))
-	}
-	old, err := report.LoadGroups(dirs[:1])
+	reps, err := plan.Compare(dirs, f.format, f.html, f.base)
 	if err != nil {
-		return bad(err)
-	}
-	cur, err := report.LoadGroups(dirs[1:])
-	if err != nil {
-		return bad(err)
-	}
-	name := func(g []*report.Bundle) string { return g[0].Run.Engine.Name }
-	var pairs [][][]*report.Bundle
-	if len(old) == 1 && len(cur) == 1 {
-		pairs = append(pairs, [][]*report.Bundle{old[0], cur[0]})
-	} else {
-		for _, o := range old {
-			for _, c := range cur {
-				if name(o) == name(c) {
-					pairs = append(pairs, [][]*report.Bundle{o, c})
-				}
-			}
-		}
-	}
-	if len(pairs) == 0 {
-		return bad(fmt.Errorf("%s and %s have no engine in common to compare", dirs[0], dirs[1]))
+		return err
 	}
 	out := cmd.OutOrStdout()
-	var reps []*report.Report
-	for _, p := range pairs {
-		rep, err := report.BuildGroups(p, report.Options{})
-		if err != nil {
-			return bad(err)
-		}
-		rep.Runs[0].Label = "OLD " + rep.Runs[0].Label
-		rep.Runs[1].Label = "NEW " + rep.Runs[1].Label
-		reps = append(reps, rep)
-	}
 	if f.format == "json" {
 		return report.CompareJSON(out, dirs[0], dirs[1], reps)
 	}

@@ -16,10 +16,11 @@ import (
 
 	"rumbench/internal/cliconfig"
 	"rumbench/internal/launch"
+	"rumbench/internal/managed"
+	"rumbench/internal/plan"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
-	"rumbench/internal/steady"
 	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	_ "rumbench/internal/workload/all"
@@ -203,83 +204,33 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if f.workload != "" && f.workload != d.Name {
 		return &runner.BadInputError{Err: fmt.Errorf("--workload %s (from --config) contradicts the command's workload %s: run `rumbench run %s`", f.workload, d.Name, f.workload)}
 	}
-	if cmd.Flags().Changed("interval") && f.interval <= 0 {
-		return &runner.BadInputError{Err: fmt.Errorf("--interval must be positive, got %s", f.interval)}
+	fl := cmd.Flags()
+	req := &plan.Run{
+		Workload: d, Configure: configure, Given: fl.Changed,
+		Preset: f.preset, Engines: plan.Engines(f.engines...), EngineOpts: f.engineOpts, Seed: f.seed,
+		Interval: f.interval, RatePercentile: f.ratePct, Warmup: f.warmup, Steady: f.steady, OpTimeout: f.opTimeout,
+		Cooldown: f.cooldown, Repeat: f.repeat, DataDir: f.dataDir, DSN: f.dsn, Database: f.database,
+		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
-	if !(f.ratePct > 0 && f.ratePct <= 100) {
-		return &runner.BadInputError{Err: fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct)}
-	}
-	if err := checkRepeat(f.repeat); err != nil {
-		return err
-	}
-	if err := checkCooldown(f.cooldown); err != nil {
-		return err
-	}
-	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
-		return err
-	}
-	if f.warmup < 0 {
-		return &runner.BadInputError{Err: fmt.Errorf("--warmup must be 0 or more, got %s", f.warmup)}
-	}
-	var steadySpec *steady.Spec
-	if f.steady != "" {
-		sp, err := steady.Parse(f.steady)
-		if err != nil {
-			return &runner.BadInputError{Err: err}
-		}
-		steadySpec = &sp
-	}
-	if !cmd.Flags().Changed("interval") {
-		f.interval = presetInterval(d, f.preset)
-	}
-	if steadySpec != nil && steadySpec.Window < 2*f.interval {
-		return &runner.BadInputError{Err: fmt.Errorf("--steady-state %q: the window must hold at least two intervals of %s: make it longer or --interval shorter", f.steady, f.interval)}
-	}
-	if f.opTimeout < 0 {
-		return &runner.BadInputError{Err: fmt.Errorf("--op-timeout must be 0 (no limit) or more, got %s", f.opTimeout)}
-	}
-	wr, err := configure(workload.Common{
-		Preset: f.preset, Seed: f.seed, Interval: f.interval, Warmup: f.warmup,
-		Changed: func(name string) bool { return cmd.Flags().Changed(name) },
-	})
-	if err != nil {
-		return &runner.BadInputError{Err: err}
-	}
-	opts, err := parseEngineOpts(f.engineOpts)
-	if err != nil {
-		return &runner.BadInputError{Err: err}
-	}
-	recordedDataDir := f.dataDir
 	if f.mem.childEngine != "" {
-		f.engines = []string{f.mem.childEngine}
-		if f.mem.childData != "" {
-			// The parent's temporary dir: run.json keeps "" (temporary).
-			f.dataDir = f.mem.childData
-		}
+		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}
 	}
-	budget, err := chooseBudget(cmd.Flags(), &f.mem, f.mem.cacheSize, wr.Memory, f.preset, f.engines, opts)
+	if err := req.Check(); err != nil {
+		return err
+	}
+	if err := checkKubeFlags(fl, &f.kube); err != nil {
+		return err
+	}
+	p, err := plan.PlanRun(req)
 	if err != nil {
-		return &runner.BadInputError{Err: err}
+		return err
 	}
-	f.mem.budget = budget
-	presetMemory := applyMemoryPreset(wr.Memory, f.engines, opts, &f.mem, cmd.Flags().Changed("memory-limit"))
+	f.mem.limit, f.mem.perEngine = p.Memory.Limit, p.Memory.PerEngine
 	if f.kube.file != "" {
-		if f.kube.shards > 1 {
-			// The pods would refuse it: check the workload can be split and
-			// each shard's part is valid, before writing a manifest.
-			w, err := wr.New()
-			if err != nil {
-				return &runner.BadInputError{Err: err}
-			}
-			sh, ok := w.(workload.Sharder)
-			if !ok {
-				return &runner.BadInputError{Err: fmt.Errorf("--shards: workload %s cannot split its clients over shards (the insert benchmark can)", d.Name)}
-			}
-			if err := sh.Shard(0, f.kube.shards); err != nil {
-				return &runner.BadInputError{Err: fmt.Errorf("--shards: %w", err)}
-			}
+		if err := p.CheckShards(f.kube.shards); err != nil {
+			return err
 		}
-		return writeRunJob(cmd, &f.kube, f.engines, f.out, &f.mem)
+		return writeRunJob(cmd, &f.kube, p.Engines, f.out, &f.mem)
 	}
 	if !childMode {
 		if err := checkRunHistory(cmd.Context(), &f.history); err != nil {
@@ -294,8 +245,9 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	if out == "" {
 		out = filepath.Join("rumbench-results", time.Now().Format("20060102-150405"))
 	}
+	repeat := f.repeat
 	if childMode {
-		f.repeat = 1 // the parent runs the repetitions; --out is this one's
+		repeat = 1 // the parent runs the repetitions; --out is this one's
 	}
 	// Where the run (or the current repetition) writes its bundles.
 	runOut := out
@@ -307,18 +259,18 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}()
 
 	stdout := cmd.OutOrStdout()
-	var startServer runner.ServerStarter
-	var managedCfg map[string]any
+	var servers *plan.Servers
 	if !childMode {
-		startServer, managedCfg, err = managedRun(cmd, f, ms, stdout)
+		servers, err = plan.PlanServers(managed.Request{
+			Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, KeepData: f.managed.keepData,
+		}, p.Engines, p.DataDir, f.dsn, p.Budget(), ms, stdout)
 		if err != nil {
-			return &runner.BadInputError{Err: err}
+			return err
 		}
 	}
 	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
 	if ms.Ctl != nil {
-		managedList, _ := managedCfg["engines"].([]string)
-		if err := launch.CheckLimitable(f.engines, func(e string) bool { return contains(managedList, e) }); err != nil {
+		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
 			return &runner.BadInputError{Err: err}
 		}
 		iso := newIsolator(ms, stdout, cmd.ErrOrStderr())
@@ -330,43 +282,10 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			return iso.Run(ctx, engine, filepath.Join(runOut, engine), dataDir, extra...)
 		}
 	}
-	ro := runner.Options{
-		Engines:        f.engines,
-		Out:            out,
-		DataDir:        f.dataDir,
-		EngineOpts:     opts,
-		DSN:            f.dsn,
-		Database:       f.database,
-		Interval:       f.interval,
-		Seed:           f.seed,
-		RatePercentile: f.ratePct,
-		OpTimeout:      f.opTimeout,
-		Steady:         steadySpec,
-		Cooldown:       f.cooldown,
-		Config: map[string]any{
-			"workload": d.Name, "preset": f.preset, d.Name: wr.Config,
-			"engines": f.engines, "engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct,
-			"op_timeout_s": f.opTimeout.Seconds(),
-			"data_dir":     recordedDataDir, "database": f.database, "dsn_given": f.dsn != "",
-			"managed": managedCfg, "memory": ms.Config(), "preset_memory": presetMemory, "cache_size": budgetConfig(budget),
-		},
-		Cache:        budget,
-		StartServer:  startServer,
-		Isolate:      isolate,
-		MemoryCgroup: ms.ChildStats(),
-		DropCaches:   ms.Drop,
-		Sizes:        wr.Sizes,
-		NewWorkload:  wr.New,
-		Observers:    observers(),
-		Live:         stdout,
-		Log:          stdout,
-	}
-	if f.steady != "" {
-		ro.Config.(map[string]any)["steady_state"] = f.steady
-	}
-	if f.cooldown > 0 {
-		ro.Config.(map[string]any)["cooldown_s"] = f.cooldown.Seconds()
-	}
+	ro := p.Options(out, ms, servers.Recorded())
+	ro.StartServer, ro.Isolate = servers.Starter(), isolate
+	ro.Observers = observers()
+	ro.Live, ro.Log = stdout, stdout
 	if f.quiet {
 		ro.Live, ro.Log = io.Discard, cmd.ErrOrStderr()
 	}
@@ -375,7 +294,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	// Refuse bad input (engines, settings, --dsn, --out) before printing
 	// anything; Run checks again.
-	for _, dir := range repeatDirs(out, f.repeat) {
+	for _, dir := range plan.RepeatDirs(out, repeat) {
 		ro.Out = dir
 		if err := runner.Check(&ro); err != nil {
 			return err
@@ -391,11 +310,11 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		banner = cmd.ErrOrStderr()
 	}
 	fmt.Fprintf(banner, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
-		d.Name, f.preset, strings.Join(f.engines, ","), wr.Banner, out)
-	if f.repeat > 1 {
+		d.Name, f.preset, strings.Join(p.Engines, ","), p.Workload.Banner, out)
+	if repeat > 1 {
 		// What this many repetitions can show, before they run.
-		fmt.Fprintln(banner, report.RepeatCaveat(f.repeat))
-		runErr := runRepeated(ctx, &ro, f.repeat, out, &runOut, stdout, func() (*report.Report, error) {
+		fmt.Fprintln(banner, report.RepeatCaveat(repeat))
+		runErr := plan.RunRepeated(ctx, &ro, repeat, out, &runOut, stdout, func() (*report.Report, error) {
 			return report.RepeatReport(stdout, out, f.quiet)
 		})
 		return recordRunHistory(f.history, report.RepDirs(out), runErr, stdout)
@@ -428,14 +347,6 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		dirs = append(dirs, r.Dir)
 	}
 	return recordRunHistory(f.history, dirs, runErr, stdout)
-}
-
-// presetInterval is the interval a run of workload d with the named preset
-// uses without --interval (an unknown preset is refused later, by the
-// workload).
-func presetInterval(d *workload.Definition, preset string) time.Duration {
-	p, _ := d.Preset(preset)
-	return p.RunInterval()
 }
 
 // intervalHelp lists --interval's default per workload and preset, from the
@@ -474,24 +385,6 @@ func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bund
 		}
 	}
 	return report.RunReport(w, bundles, filepath.Join(out, "report.html"), quiet)
-}
-
-// parseEngineOpts turns repeated key=value flags into a map.
-func parseEngineOpts(kvs []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--engine-opt %q is not key=value (e.g. --engine-opt cache_size=1GB)", kv)
-		}
-		// The same key for the same scope (all engines, or engine.key)
-		// twice: the last would silently win.
-		if prev, dup := out[k]; dup {
-			return nil, fmt.Errorf("--engine-opt %s is given twice (%s=%s and %s): give it once", k, k, prev, kv)
-		}
-		out[k] = v
-	}
-	return out, nil
 }
 
 // metricsLog says each system-metrics message once per run: every engine

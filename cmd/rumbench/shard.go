@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/plan"
 	"rumbench/internal/runner"
 	"rumbench/internal/shard"
 )
@@ -33,51 +32,22 @@ func addShardFlags(fl *pflag.FlagSet, s *shardFlags) {
 // --shard).
 func (s *shardFlags) options(cmd *cobra.Command, workloadName string) (*runner.ShardOptions, error) {
 	fl := cmd.Flags()
-	if !fl.Changed("shard") {
-		for _, n := range []string{"shard-timeout", "shard-run"} {
-			if fl.Changed(n) {
-				return nil, &runner.BadInputError{Err: fmt.Errorf("--%s applies to sharded runs only: add --shard INDEX/COUNT or drop it", n)}
-			}
-		}
-		return nil, nil
-	}
-	spec, err := shard.Parse(s.spec, os.Getenv)
-	if err != nil {
-		return nil, &runner.BadInputError{Err: err}
-	}
-	if s.timeout <= 0 {
-		return nil, &runner.BadInputError{Err: fmt.Errorf("--shard-timeout must be positive, got %s", s.timeout)}
-	}
-	if err := checkShardFlags(fl, "memory-limit"); err != nil {
-		return nil, err
-	}
-	id := s.runID
-	if id == "" {
-		id = defaultRunID(fl, workloadName, spec.Count)
-	}
-	return &runner.ShardOptions{Spec: spec, RunID: id, Timeout: s.timeout}, nil
+	return plan.PlanShard(plan.Shard{
+		Given: fl.Changed, Spec: s.spec, Timeout: s.timeout, RunID: s.runID, EngineOpts: engineOpts(fl), Getenv: os.Getenv,
+		DefaultRunID: func(count int) string { return defaultRunID(fl, workloadName, count) },
+	})
 }
 
-// checkShardFlags refuses the flags a shard cannot run with (the flags
-// in also: of those that may be given, which are refused too).
+// checkShardFlags refuses the flags a shard cannot run with
+// (plan.CheckShardable).
 func checkShardFlags(fl *pflag.FlagSet, also ...string) error {
-	// Each shard is one process on its own host, against a server all
-	// of them reach: a private server or a child process per shard
-	// would not be shared.
-	for _, n := range append([]string{"managed", "repeat"}, also...) {
-		if fl.Changed(n) {
-			return &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --%s: the shards share one server that rumbench does not start; run each shard with --dsn", n)}
-		}
-	}
-	// One shard dropping the database at its end would end the others'.
+	return plan.CheckShardable(fl.Changed, engineOpts(fl), also...)
+}
+
+// engineOpts are the --engine-opt values given.
+func engineOpts(fl *pflag.FlagSet) []string {
 	v, _ := fl.GetStringArray("engine-opt")
-	for _, kv := range v {
-		k, val, _ := strings.Cut(kv, "=")
-		if drop, err := strconv.ParseBool(strings.TrimSpace(val)); err == nil && drop && (k == "drop_database" || strings.HasSuffix(k, ".drop_database")) {
-			return &runner.BadInputError{Err: fmt.Errorf("--shard cannot be combined with --engine-opt %s: one shard would drop the database the others still use; drop it after the run", kv)}
-		}
-	}
-	return nil
+	return v
 }
 
 // defaultRunID hashes what all shards of a run are given alike.

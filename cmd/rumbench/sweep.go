@@ -16,41 +16,36 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/launch"
+	"rumbench/internal/plan"
 	"rumbench/internal/report"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
-	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
 
 type sweepFlags struct {
-	engines       []string
-	indexes       []int
-	padSizes      []string
-	padRandomPct  int
-	clients       []int
-	steps         []string
-	preset        string
-	rows          int64
-	churnRows     int64
-	querySeconds  float64
-	rowsPerCommit int
-	interval      time.Duration
-	ratePct       float64
-	seed          int64
-	out           string
-	engineOpts    []string
-	dsn           string
-	database      string
-	verbose       bool
-	mem           memFlags
-	compareTo     string
-	repeat        int
-	cooldown      time.Duration
-	childRep      int
-	cell          string
-	kube          kubeFlags
-	history       string
+	ibench     ibench.SweepValues
+	engines    []string
+	indexes    []int
+	padSizes   []string
+	clients    []int
+	preset     string
+	interval   time.Duration
+	ratePct    float64
+	seed       int64
+	out        string
+	engineOpts []string
+	dsn        string
+	database   string
+	verbose    bool
+	mem        memFlags
+	compareTo  string
+	repeat     int
+	cooldown   time.Duration
+	childRep   int
+	cell       string
+	kube       kubeFlags
+	history    string
 }
 
 func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
@@ -88,17 +83,12 @@ those missing.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list)")
-	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+sweepDefault(func(p ibench.Preset) string { return joinInts(sweepIndexes(p)) }))
+	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+ibench.PresetDefault(func(p ibench.Preset) string { return joinInts(plan.SweepIndexes(p)) }))
 	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
-	fl.IntVar(&f.padRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
+	ibench.AddSweepFlags(fl, &f.ibench)
 	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
-	fl.StringSliceVar(&f.steps, "steps", []string{ibench.StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
 	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
-	fl.Int64Var(&f.rows, "rows", 0, "rows per client loaded "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.Rows) }))
-	fl.Int64Var(&f.churnRows, "churn-rows", 0, "rows per client for l.i1+l.i2 "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.ChurnRows) }))
-	fl.Float64Var(&f.querySeconds, "query-seconds", 0, "length of each query step, seconds "+sweepDefault(func(p ibench.Preset) string { return fmt.Sprint(p.QuerySeconds) }))
-	fl.IntVar(&f.rowsPerCommit, "rows-per-commit", 0, "rows per transaction (default: each step's own)")
-	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+sweepDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
+	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
 	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
 	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator")
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
@@ -119,106 +109,38 @@ those missing.`,
 	return cmd
 }
 
-// sweepDefault is the help of a sweep flag whose default comes from the
-// insert benchmark's preset, listed from the presets themselves.
-func sweepDefault(v func(p ibench.Preset) string) string {
-	return workload.PresetDefaults(ibench.PresetOrder, func(n string) string { return v(ibench.Presets[n]) })
-}
-
-// sweepIndexes are the index counts a sweep of preset p runs without
-// --indexes: all of 0..3, or for the IO-bound comparison none against all
-// three.
-func sweepIndexes(p ibench.Preset) []int {
-	if p.IOBound {
-		return []int{0, 3}
+// sweepRequest is the sweep the flags ask for.
+func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) *plan.Sweep {
+	req := &plan.Sweep{
+		Given: fl.Changed, Out: f.out, Engines: plan.Engines(f.engines...), Indexes: f.indexes, PadSizes: f.padSizes,
+		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
+		EngineOpts: f.engineOpts, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
+		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
-	return []int{0, 1, 2, 3}
-}
-
-// resolvePreset fills in what the preset decides for the flags not given
-// (the interval and index counts in f; rows, churn rows and query seconds
-// returned): what the sweep runs, and what its help lists.
-func (f *sweepFlags) resolvePreset(fl *pflag.FlagSet, preset ibench.Preset) (rows, churn int64, qs float64, err error) {
-	pick := func(name string, v, def int64) int64 {
-		if fl.Changed(name) {
-			return v
-		}
-		return def
+	if f.mem.childEngine != "" || f.mem.childData != "" {
+		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}
 	}
-	rows = pick("rows", f.rows, preset.Rows)
-	churn = pick("churn-rows", f.churnRows, preset.ChurnRows)
-	qs = preset.QuerySeconds
-	if fl.Changed("query-seconds") {
-		qs = f.querySeconds
-	}
-	if !fl.Changed("interval") {
-		f.interval = preset.RunInterval()
-	} else if f.interval <= 0 {
-		return 0, 0, 0, fmt.Errorf("--interval must be positive, got %s", f.interval)
-	}
-	if !fl.Changed("indexes") {
-		f.indexes = sweepIndexes(preset)
-	}
-	return rows, churn, qs, nil
+	return req
 }
 
 func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
-	if f.out == "" {
-		return bad(fmt.Errorf("--out is required: the sweep's directory (a rerun resumes it)"))
-	}
-	if err := checkCooldown(f.cooldown); err != nil {
+	fl := cmd.Flags()
+	req := sweepRequest(fl, f)
+	if err := req.Check(); err != nil {
 		return err
 	}
-	if err := checkRepeat(f.repeat); err != nil {
-		return err
-	}
-	if err := checkKubeFlags(cmd.Flags(), &f.kube); err != nil {
+	if err := checkKubeFlags(fl, &f.kube); err != nil {
 		return err
 	}
 	if f.kube.file != "" && f.cell != "" {
 		return bad(fmt.Errorf("--cell and --kubernetes: the manifest gives each pod its cell; leave --cell out"))
 	}
-	pads, err := sweep.ParsePadSizes(f.padSizes)
+	p, err := plan.PlanSweep(req)
 	if err != nil {
-		return bad(err)
+		return err
 	}
-	preset, err := ibench.LookupPreset(f.preset)
-	if err != nil {
-		return bad(err)
-	}
-	if !(f.ratePct > 0 && f.ratePct <= 100) {
-		return bad(fmt.Errorf("--rate-percentile must be above 0 and at most 100, got %g", f.ratePct))
-	}
-	opts, err := parseEngineOpts(f.engineOpts)
-	if err != nil {
-		return bad(err)
-	}
-	fl := cmd.Flags()
-	rows, churn, qs, err := f.resolvePreset(fl, preset)
-	if err != nil {
-		return bad(err)
-	}
-	var presetMemory map[string]any
-	engines := f.engines
-	if f.mem.childEngine != "" {
-		engines = []string{f.mem.childEngine}
-	}
-	var mp *workload.MemoryPreset
-	if preset.IOBound {
-		maxClients := 1
-		for _, c := range f.clients {
-			maxClients = max(maxClients, c)
-		}
-		mp = ibench.IOBoundMemory(rows, maxClients)
-	}
-	budget, err := chooseBudget(fl, &f.mem, f.mem.cacheSize, mp, f.preset, engines, opts)
-	if err != nil {
-		return bad(err)
-	}
-	if mp != nil {
-		presetMemory = applyMemoryPreset(mp, engines, opts, &f.mem, fl.Changed("memory-limit"))
-	}
+	f.mem.limit, f.mem.perEngine = p.Memory.Limit, p.Memory.PerEngine
 	setup := setupMemory
 	if f.kube.file != "" {
 		setup = podMemory // only a manifest is written: Kubernetes limits the pods
@@ -227,38 +149,9 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	if err != nil {
 		return bad(err)
 	}
-	spec := &sweep.Spec{
-		Engines: f.engines, Indexes: f.indexes, PadSizes: pads, PadRandomPct: f.padRandomPct, Clients: f.clients, Steps: f.steps,
-		Shared: map[string]any{"rows": rows, "churn_rows": churn, "query_seconds": qs, "rows_per_commit": f.rowsPerCommit,
-			"interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "seed": f.seed, "engine_opts": opts, "preset": f.preset,
-			"cache_size": budgetConfig(budget)},
-	}
-	if f.repeat > 1 {
-		spec.Repeat = f.repeat
-	}
-	if ms.Limit > 0 {
-		spec.Shared["memory_limit"] = ms.Limit
-	}
-	if presetMemory != nil {
-		spec.Shared["preset_memory"] = presetMemory
-	}
-	if ms.Drop != nil {
-		spec.Shared["drop_caches"] = true
-	}
-	if err := spec.Validate(); err != nil {
-		return bad(err)
-	}
-	config := func(c sweep.Cell) ibench.Config {
-		// One table per client, recorded in run.json as the run command does.
-		return ibench.Config{Clients: c.Clients, Tables: c.Clients, Rows: rows, ChurnRows: churn, Indexes: c.Indexes, PadMin: c.Pad, PadMax: c.Pad,
-			PadRandomPct: f.padRandomPct, RowsPerCommit: f.rowsPerCommit, QuerySeconds: qs, Seed: f.seed, Steps: f.steps}
-	}
-	// Every cell's configuration is checked before anything runs.
-	for _, c := range spec.Cells() {
-		cfg := config(c)
-		if err := cfg.Validate(); err != nil {
-			return bad(fmt.Errorf("cell %s: %w", c.Name(), err))
-		}
+	spec, err := p.Spec(ms)
+	if err != nil {
+		return err
 	}
 	if f.kube.file != "" {
 		return writeSweepJob(cmd, &f.kube, f.out, len(spec.Cells()), ms.Limit)
@@ -271,30 +164,14 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	stdout := cmd.OutOrStdout()
 	options := func(c sweep.Cell, engine, dir string) runner.Options {
-		cfg := config(c)
-		live := io.Discard
+		o := p.CellOptions(c, engine, dir)
+		o.Live, o.Log = io.Discard, io.Discard
 		if f.verbose {
-			live = stdout
+			o.Live, o.Log = stdout, stdout
 		}
-		conf := map[string]any{"workload": "ibench", "preset": f.preset, "ibench": cfg, "engines": []string{engine},
-			"engine_opts": opts, "interval_s": f.interval.Seconds(), "rate_percentile": f.ratePct, "sweep_cell": c.Name()}
-		if f.cooldown > 0 {
-			conf["cooldown_s"] = f.cooldown.Seconds()
-		}
-		return runner.Options{
-			Engines: []string{engine}, Out: dir, DataDir: f.mem.childData, EngineOpts: runner.OptionsFor(engine, opts), DSN: f.dsn, Database: cellDatabase(f.database, c),
-			Interval: f.interval, Seed: f.seed, RatePercentile: f.ratePct, OpTimeout: runner.DefaultOpTimeout,
-			Config: conf,
-			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
-				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
-			NewWorkload:  func() (workload.Workload, error) { return ibench.New(cfg) },
-			Observers:    observers(),
-			Live:         live,
-			Log:          live,
-			MemoryCgroup: ms.ChildStats(),
-			DropCaches:   ms.Drop,
-			Cache:        budget,
-		}
+		o.Observers = observers()
+		o.MemoryCgroup, o.DropCaches = ms.ChildStats(), ms.Drop
+		return o
 	}
 	probe := options(spec.Cells()[0], "", f.out)
 	probe.Engines = f.engines
@@ -352,7 +229,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	if cell >= 0 {
 		c := spec.Cells()[cell]
-		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(f.engines), f.steps, f.out)
+		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(f.engines), f.ibench.Steps, f.out)
 		err = sweep.RunCell(ctx, spec, f.out, cell, runCell, stdout)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stdout, "sweep cell interrupted: rerun the same command to resume it")
@@ -363,7 +240,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 		return recordRunHistory(f.history, []string{f.out}, err, stdout)
 	}
-	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.steps, f.out)
+	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.ibench.Steps, f.out)
 	if f.repeat > 1 {
 		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
 	}
@@ -376,13 +253,6 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	// Every cell present, those of an earlier, resumed invocation too: a
 	// cell recorded before is the same run again.
 	return recordRunHistory(f.history, []string{f.out}, err, stdout)
-}
-
-// cellDatabase is the database of a cell on a server engine: its own, so
-// cells running at once against one server (pods of a --kubernetes sweep)
-// do not drop or fill each other's tables.
-func cellDatabase(base string, c sweep.Cell) string {
-	return base + "_" + strings.ReplaceAll(c.Name(), "-", "_")
 }
 
 // joinInts renders a comma list as the flag takes it.

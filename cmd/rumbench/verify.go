@@ -5,16 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"rumbench/internal/engine"
 	"rumbench/internal/model"
-	"rumbench/internal/runner"
+	"rumbench/internal/plan"
 	"rumbench/internal/verify"
-	"rumbench/internal/workload"
 )
 
 func newVerifyCmd() *cobra.Command {
@@ -37,37 +35,13 @@ check).`,
 		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb\n  rumbench verify --engine sqlite --data-dir /data/rb/sqlite --workload linkbench",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			bad := func(err error) error { return &runner.BadInputError{Err: err} }
-			if eng == "" {
-				return bad(fmt.Errorf("--engine is required (one of %s)", strings.Join(engine.Names(), ", ")))
-			}
-			d, err := engine.Lookup(eng)
+			p, err := plan.PlanVerify(&plan.Verify{Engine: eng, DataDir: dataDir, Database: database, Workload: wl, EngineOpts: engineOpts})
 			if err != nil {
-				return bad(err)
-			}
-			if d.Kind() == model.Embedded {
-				if dataDir == "" {
-					return bad(fmt.Errorf("--data-dir is required for embedded engine %s", eng))
-				}
-			}
-			var wcheck workload.VerifyFunc
-			if wl != "" {
-				def, err := workload.Lookup(wl)
-				if err != nil {
-					return bad(err)
-				}
-				if def.Verify == nil {
-					return bad(fmt.Errorf("workload %s has no checks of its own: drop --workload (the indexes are always checked)", wl))
-				}
-				wcheck = def.Verify
-			}
-			opts, err := parseEngineOpts(engineOpts)
-			if err != nil {
-				return bad(err)
+				return err
 			}
 			ctx := context.Background()
 			if managedSrv {
-				srv, err := startKeptServer(ctx, d, dataDir, dsn)
+				srv, err := plan.StartKeptServer(ctx, p.Driver.Name(), dataDir, dsn)
 				if err != nil {
 					return err
 				}
@@ -76,12 +50,9 @@ check).`,
 			}
 			// ReadOnly: a check creates and changes nothing; data that is
 			// not there is the user's input, not a pass.
-			db, err := engine.Open(ctx, eng, model.Config{DataDir: dataDir, DSN: dsn, Database: database, Options: opts, ReadOnly: true})
+			db, err := engine.Open(ctx, eng, model.Config{DataDir: dataDir, DSN: dsn, Database: database, Options: p.Options, ReadOnly: true})
 			if err != nil {
-				if errors.Is(err, engine.ErrForeignData) || errors.Is(err, model.ErrNoData) || errors.Is(err, model.ErrSetup) {
-					return bad(err)
-				}
-				return err
+				return p.OpenError(err)
 			}
 			defer db.Close()
 			tables, err := db.Tables(ctx)
@@ -89,7 +60,7 @@ check).`,
 				return err
 			}
 			if len(tables) == 0 {
-				return bad(fmt.Errorf("%s holds no rumbench tables: nothing to verify; give the %s of a run", where(d, dataDir, database), what(d)))
+				return p.NothingToVerify()
 			}
 			res, err := verify.Run(ctx, db)
 			if err != nil {
@@ -122,8 +93,8 @@ check).`,
 			if !res.OK {
 				return &exitError{code: exitFailure, err: errors.New("verify: indexes are inconsistent with the primary key")}
 			}
-			if wcheck != nil {
-				ok, err := wcheck(ctx, db, w)
+			if p.Check != nil {
+				ok, err := p.Check(ctx, db, w)
 				if err != nil {
 					return err
 				}
@@ -145,20 +116,4 @@ check).`,
 	fl.StringVar(&wl, "workload", "", "also check this workload's own invariants (linkbench: counts equal visible links)")
 	fl.BoolVar(&managedSrv, "managed", false, "start the managed server a run kept in --data-dir (run --managed --keep-data), check it, and stop it again (it stays kept)")
 	return cmd
-}
-
-// where names the data verify was given, for messages.
-func where(d model.Driver, dataDir, database string) string {
-	if d.Kind() == model.Embedded {
-		return "--data-dir " + dataDir
-	}
-	return "database " + database
-}
-
-// what names what a run leaves for verify: a data dir or a database.
-func what(d model.Driver) string {
-	if d.Kind() == model.Embedded {
-		return "--data-dir"
-	}
-	return "--database"
 }

@@ -84,7 +84,7 @@ func TestSetupMemoryInPod(t *testing.T) {
 	if err != nil || ms.Limit != 64<<20 || ms.Ctl != nil || ms.Child {
 		t.Fatalf("pod: %+v, %v", ms, err)
 	}
-	if c := ms.Config(); c["memory_limit_bytes"] != int64(64<<20) {
+	if c := ms.Config(); c == nil || c.LimitBytes != int64(64<<20) {
 		t.Errorf("config %v", c)
 	}
 	// A preset's per-engine limits: the container holds all of the pod's
@@ -93,7 +93,7 @@ func TestSetupMemoryInPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := ms.Config(); c["memory_limit_bytes"] != int64(53<<20) || c["memory_limit_scope"] == nil {
+	if c := ms.Config(); c == nil || c.LimitBytes != int64(53<<20) || c.LimitScope == "" {
 		t.Errorf("per-engine limits in a pod: config %v", c)
 	}
 	if _, err := SetupMemory(MemoryRequest{Limit: "1MB", Pod: true}); err == nil || !strings.Contains(err.Error(), "at least 16MB") {

@@ -170,25 +170,23 @@ func (ms *Memory) LimitFor(eng string) int64 {
 }
 
 // Config is what run.json's config records about memory.
-func (ms *Memory) Config() map[string]any {
+func (ms *Memory) Config() *results.MemoryConfig {
 	if ms == nil {
 		return nil
 	}
-	out := map[string]any{}
+	out := &results.MemoryConfig{}
 	if ms.pod && ms.Limit > 0 {
 		// The container holds every engine of the pod to one limit
 		// (the largest a preset sized), whatever it sized per engine.
-		out["memory_limit_bytes"] = ms.Limit
-		out["memory_limit_scope"] = "the pod's container, for every engine it runs"
+		out.LimitBytes = ms.Limit
+		out.LimitScope = "the pod's container, for every engine it runs"
 	} else if len(ms.PerEngine) > 0 {
-		out["memory_limit_bytes"] = ms.PerEngine
+		out.LimitBytes = ms.PerEngine
 	} else if ms.Limit > 0 {
-		out["memory_limit_bytes"] = ms.Limit
+		out.LimitBytes = ms.Limit
 	}
-	if ms.Drop != nil {
-		out["drop_caches"] = true
-	}
-	if len(out) == 0 {
+	out.DropCaches = ms.Drop != nil
+	if out.LimitBytes == nil && !out.DropCaches {
 		return nil
 	}
 	return out

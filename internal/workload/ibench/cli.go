@@ -62,9 +62,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	f := &flagValues{}
 	// Defaults that depend on the preset are listed from the preset table
 	// itself, so the help says what a run without the flag does.
-	def := func(v func(p Preset) string) string {
-		return workload.PresetDefaults(PresetOrder, func(n string) string { return v(Presets[n]) })
-	}
+	def := PresetDefault
 	fl.StringSliceVar(&f.steps, "steps", nil, "steps to run, in order (comma list of "+strings.Join(StepOrder, ",")+"), or a named list: "+stepListHelp()+" "+
 		def(func(p Preset) string { return strings.Join(p.Steps(), ",") }))
 	fl.IntVar(&f.clients, "clients", 0, "clients, each with its own table pi1..piN "+def(func(p Preset) string { return fmt.Sprint(p.Clients) }))
@@ -101,10 +99,11 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	if !c.Changed("steps") {
 		steps = preset.Steps()
 	}
+	rows, churn, qs := preset.Sizes(c.Changed, f.rows, f.churnRows, f.querySeconds)
 	cfg := Config{
 		Clients:       int(pick("clients", int64(f.clients), int64(preset.Clients))),
-		Rows:          pick("rows", f.rows, preset.Rows),
-		ChurnRows:     pick("churn-rows", f.churnRows, preset.ChurnRows),
+		Rows:          rows,
+		ChurnRows:     churn,
 		Indexes:       int(pick("indexes", int64(f.indexes), int64(preset.Indexes))),
 		Tables:        f.tables,
 		UniqueIndex:   f.uniqueIndex,
@@ -112,7 +111,7 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		PadMax:        f.padMax,
 		PadRandomPct:  f.padRandomPct,
 		RowsPerCommit: f.rowsPerCommit,
-		QuerySeconds:  preset.QuerySeconds,
+		QuerySeconds:  qs,
 		Seed:          c.Seed,
 		Steps:         expandStepLists(steps),
 		NoDeletes:     !f.deletes,
@@ -126,9 +125,6 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 			}
 		}
 		cfg.Steps = steps
-	}
-	if c.Changed("query-seconds") {
-		cfg.QuerySeconds = f.querySeconds
 	}
 	cfg.ChurnSeconds = preset.ChurnSeconds
 	if c.Changed("churn-seconds") {

@@ -1,0 +1,217 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"rumbench/internal/launch"
+	"rumbench/internal/membudget"
+	"rumbench/internal/results"
+	"rumbench/internal/runner"
+	"rumbench/internal/sweep"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/ibench"
+)
+
+// Sweep is a request to run the insert benchmark over a grid of cells
+// (`rumbench sweep`), free of flags: Given says which settings were given
+// explicitly (by flag name), so the preset yields to them.
+type Sweep struct {
+	Given func(name string) bool
+
+	Out      string
+	Engines  []Engine
+	Indexes  []int
+	PadSizes []string
+	Clients  []int
+	// IBench are the insert benchmark's settings of every run.
+	IBench         ibench.SweepValues
+	Preset         string
+	Interval       time.Duration
+	RatePercentile float64
+	Seed           int64
+	EngineOpts     []string
+	DSN            string
+	Database       string
+	Memory         Memory
+	Repeat         int
+	Cooldown       time.Duration
+	// Child is set in an engine's child process (--memory-limit).
+	Child *Child
+}
+
+// SweepPlan is a checked sweep: its grid and what each cell's run is given.
+type SweepPlan struct {
+	Request  *Sweep
+	Engines  []string
+	Pads     []int
+	Indexes  []int
+	Rows     int64
+	Churn    int64
+	QS       float64
+	Interval time.Duration
+	// EngineOpts are every engine's settings, the budget's and a memory
+	// preset's included.
+	EngineOpts map[string]string
+	Memory     *MemoryPlan
+}
+
+// Check refuses the settings a sweep cannot start with that need nothing
+// else: checked first, as the command reads its flags.
+func (r *Sweep) Check() error {
+	if r.Out == "" {
+		return bad(errors.New("--out is required: the sweep's directory (a rerun resumes it)"))
+	}
+	if err := CheckCooldown(r.Cooldown); err != nil {
+		return err
+	}
+	return CheckRepeat(r.Repeat)
+}
+
+// PlanSweep checks a sweep request and plans it: the preset's sizes,
+// interval and index counts for what was not given, the engines' settings
+// and the memory policy. Errors are the user's input.
+func PlanSweep(r *Sweep) (*SweepPlan, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	p := &SweepPlan{Request: r, Engines: names(r.Engines)}
+	var err error
+	if p.Pads, err = sweep.ParsePadSizes(r.PadSizes); err != nil {
+		return nil, bad(err)
+	}
+	preset, err := ibench.LookupPreset(r.Preset)
+	if err != nil {
+		return nil, bad(err)
+	}
+	if err := checkRatePercentile(r.RatePercentile); err != nil {
+		return nil, bad(err)
+	}
+	if p.EngineOpts, err = ParseEngineOpts(r.EngineOpts); err != nil {
+		return nil, bad(err)
+	}
+	if err := p.resolvePreset(preset); err != nil {
+		return nil, bad(err)
+	}
+	engines := p.Engines
+	if r.Child != nil && r.Child.Engine != "" {
+		engines = []string{r.Child.Engine}
+	}
+	var mp *workload.MemoryPreset
+	if preset.IOBound {
+		maxClients := 1
+		for _, c := range r.Clients {
+			maxClients = max(maxClients, c)
+		}
+		mp = ibench.IOBoundMemory(p.Rows, maxClients)
+	}
+	if p.Memory, err = PlanMemory(r.Memory, mp, r.Preset, engines, p.EngineOpts); err != nil {
+		return nil, bad(err)
+	}
+	return p, nil
+}
+
+// resolvePreset fills in what the preset decides for the settings not
+// given: rows, churn rows, query seconds, the interval and index counts.
+func (p *SweepPlan) resolvePreset(preset ibench.Preset) error {
+	r := p.Request
+	p.Rows, p.Churn, p.QS = preset.Sizes(r.Given, r.IBench.Rows, r.IBench.ChurnRows, r.IBench.QuerySeconds)
+	p.Interval = preset.RunInterval()
+	if r.Given("interval") {
+		if r.Interval <= 0 {
+			return fmt.Errorf("--interval must be positive, got %s", r.Interval)
+		}
+		p.Interval = r.Interval
+	}
+	p.Indexes = r.Indexes
+	if !r.Given("indexes") {
+		p.Indexes = SweepIndexes(preset)
+	}
+	return nil
+}
+
+// SweepIndexes are the index counts a sweep of preset p runs without
+// --indexes: all of 0..3, or for the IO-bound comparison none against all
+// three.
+func SweepIndexes(p ibench.Preset) []int {
+	if p.IOBound {
+		return []int{0, 3}
+	}
+	return []int{0, 1, 2, 3}
+}
+
+// Spec is the sweep's grid and shared settings (sweep.json), with the
+// memory setup ms; every cell's configuration is checked before anything
+// runs.
+func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
+	r := p.Request
+	spec := &sweep.Spec{
+		Engines: p.Engines, Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
+		Shared: map[string]any{"rows": p.Rows, "churn_rows": p.Churn, "query_seconds": p.QS, "rows_per_commit": r.IBench.RowsPerCommit,
+			"interval_s": p.Interval.Seconds(), "rate_percentile": r.RatePercentile, "seed": r.Seed, "engine_opts": p.EngineOpts, "preset": r.Preset,
+			"cache_size": CacheConfig(p.Memory.Budget)},
+	}
+	if r.Repeat > 1 {
+		spec.Repeat = r.Repeat
+	}
+	if ms.Limit > 0 {
+		spec.Shared["memory_limit"] = ms.Limit
+	}
+	if p.Memory.Preset != nil {
+		spec.Shared["preset_memory"] = p.Memory.Preset
+	}
+	if ms.Drop != nil {
+		spec.Shared["drop_caches"] = true
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, bad(err)
+	}
+	for _, c := range spec.Cells() {
+		cfg := p.CellConfig(c)
+		if err := cfg.Validate(); err != nil {
+			return nil, bad(fmt.Errorf("cell %s: %w", c.Name(), err))
+		}
+	}
+	return spec, nil
+}
+
+// CellConfig is the insert benchmark's configuration of a cell: one table
+// per client, recorded in run.json as the run command does.
+func (p *SweepPlan) CellConfig(c sweep.Cell) ibench.Config {
+	return p.Request.IBench.CellConfig(p.Rows, p.Churn, p.QS, p.Request.Seed, c.Clients, c.Indexes, c.Pad)
+}
+
+// Budget is the sweep's cache budget.
+func (p *SweepPlan) Budget() *membudget.Budget { return p.Memory.Budget }
+
+// CellOptions are the runner's options of one engine's run of cell c into
+// dir, without the command's wiring (output, observers, child processes)
+// and memory cgroups.
+func (p *SweepPlan) CellOptions(c sweep.Cell, engine, dir string) runner.Options {
+	r := p.Request
+	cfg := p.CellConfig(c)
+	o := runner.Options{
+		Engines: []string{engine}, Out: dir, EngineOpts: runner.OptionsFor(engine, p.EngineOpts), DSN: r.DSN, Database: CellDatabase(r.Database, c),
+		Interval: p.Interval, Seed: r.Seed, RatePercentile: r.RatePercentile, OpTimeout: runner.DefaultOpTimeout,
+		Config: &results.RunConfig{Workload: "ibench", Preset: r.Preset, WorkloadConfig: cfg, Engines: []string{engine},
+			EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile, SweepCell: c.Name(),
+			CooldownS: r.Cooldown.Seconds()},
+		Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
+			"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
+		NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
+		Cache:       p.Memory.Budget,
+	}
+	if r.Child != nil {
+		o.DataDir = r.Child.DataDir
+	}
+	return o
+}
+
+// CellDatabase is the database of a cell on a server engine: its own, so
+// cells running at once against one server (pods of a --kubernetes sweep)
+// do not drop or fill each other's tables.
+func CellDatabase(base string, c sweep.Cell) string {
+	return base + "_" + strings.ReplaceAll(c.Name(), "-", "_")
+}

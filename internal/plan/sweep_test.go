@@ -1,0 +1,121 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"rumbench/internal/launch"
+	"rumbench/internal/runner"
+	"rumbench/internal/workload/ibench"
+)
+
+// sweepRequest is a sweep at the command's defaults with the settings
+// given named in given.
+func sweepRequest(given ...string) *Sweep {
+	return &Sweep{
+		Given: func(n string) bool {
+			for _, g := range given {
+				if g == n {
+					return true
+				}
+			}
+			return false
+		},
+		Out: "s", Engines: Engines("pebble", "sqlite"), PadSizes: []string{"20"}, Clients: []int{1},
+		IBench: ibench.SweepValues{PadRandomPct: 50, Steps: []string{ibench.StepLoadIndexed}}, Preset: "quick", RatePercentile: runner.DefaultRatePercentile, Seed: 1,
+		Database: "rumbench", Repeat: 1,
+	}
+}
+
+// The plan of the stored sweep writes its cells' config byte for byte, and
+// its grid as sweep.json has it.
+func TestSweepAsStored(t *testing.T) {
+	r := sweepRequest("indexes", "rows", "churn-rows", "query-seconds")
+	r.Indexes, r.IBench.Rows, r.IBench.ChurnRows, r.IBench.QuerySeconds = []int{0, 3}, 5000, 500, 0.5
+	p, err := PlanSweep(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := p.Spec(&launch.Memory{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := []string{spec.Cells()[0].Name(), spec.Cells()[1].Name()}; len(spec.Cells()) != 2 || names[1] != "x3-pad20-c1" {
+		t.Fatalf("cells %v", names)
+	}
+	o := p.CellOptions(spec.Cells()[1], "pebble", "s/x3-pad20-c1")
+	got, err := json.MarshalIndent(o.Config, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("../results/testdata/config/sweep-x3-pad20-c1-pebble.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(append(got, '\n'), want) {
+		t.Errorf("cell config:\n%s\nwant\n%s", got, want)
+	}
+	if o.Database != "rumbench_x3_pad20_c1" || o.EngineOpts["cache_size"] != "268435456" {
+		t.Errorf("cell options: database %q, engine settings %v", o.Database, o.EngineOpts)
+	}
+	shared, _ := json.Marshal(spec.Shared)
+	if s := string(shared); s != `{"cache_size":{"bytes":268435456,"from":"default"},"churn_rows":500,"engine_opts":{"pebble.cache_size":"268435456","sqlite.cache_size":"268435456"},"interval_s":0.2,"preset":"quick","query_seconds":0.5,"rate_percentile":99,"rows":5000,"rows_per_commit":0,"seed":1}` {
+		t.Errorf("sweep.json shared: %s", s)
+	}
+}
+
+// The preset decides what was not given; the iobound preset compares no
+// index with three and sizes a memory limit per engine.
+func TestSweepPreset(t *testing.T) {
+	p, err := PlanSweep(sweepRequest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ibench.Presets["quick"]
+	if p.Rows != q.Rows || p.Churn != q.ChurnRows || p.QS != q.QuerySeconds || p.Interval != q.RunInterval() || !reflect.DeepEqual(p.Indexes, []int{0, 1, 2, 3}) {
+		t.Errorf("quick: %+v", p)
+	}
+	r := sweepRequest("interval")
+	r.Preset, r.Interval = "iobound", 5*time.Second
+	if p, err = PlanSweep(r); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Indexes, []int{0, 3}) || p.Interval != 5*time.Second || p.Memory.PerEngine["pebble"] == 0 || p.Memory.Limit == "" {
+		t.Errorf("iobound: indexes %v, interval %v, memory %+v", p.Indexes, p.Interval, p.Memory)
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	for _, c := range []struct {
+		set  func(r *Sweep)
+		want string
+	}{
+		{func(r *Sweep) { r.Out = "" }, "--out is required"},
+		{func(r *Sweep) { r.Repeat = 0 }, "--repeat must be between 1 and 100"},
+		{func(r *Sweep) { r.PadSizes = []string{"abc"} }, `--pad-sizes "abc"`},
+		{func(r *Sweep) { r.Preset = "nope" }, `unknown --preset "nope"`},
+		{func(r *Sweep) { r.RatePercentile = 101 }, "--rate-percentile must be above 0 and at most 100, got 101"},
+		{func(r *Sweep) { r.Given = func(n string) bool { return n == "interval" } }, "--interval must be positive, got 0s"},
+	} {
+		r := sweepRequest()
+		c.set(r)
+		if _, err := PlanSweep(r); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+	// A cell's configuration is checked before anything runs.
+	r := sweepRequest("rows-per-commit")
+	r.IBench.RowsPerCommit = -1
+	p, err := PlanSweep(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Spec(&launch.Memory{}); err == nil || !strings.HasPrefix(err.Error(), "cell x0-pad20-c1: ") {
+		t.Errorf("a bad cell: %v", err)
+	}
+}
