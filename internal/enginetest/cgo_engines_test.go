@@ -84,3 +84,17 @@ func TestErrorKindsCgo(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigDiffCgo(t *testing.T) {
+	t.Run("rocksdb", func(t *testing.T) {
+		ConfigDiff(t, "rocksdb", map[string]string{"compression": "zstd", "write_buffer_size": "16MB"},
+			map[string]string{"compression": "zstd", "write_buffer_size": "16777216"})
+	})
+	t.Run("rocksdb_bottommost", func(t *testing.T) {
+		ConfigDiff(t, "rocksdb", map[string]string{"bottommost_compression": "zstd"}, map[string]string{"bottommost_compression": "zstd"})
+	})
+	t.Run("wiredtiger", func(t *testing.T) {
+		ConfigDiff(t, "wiredtiger", map[string]string{"leaf_page_max": "8KB", "eviction_threads": "2"},
+			map[string]string{"leaf_page_max": "8192", "eviction_threads": "2"})
+	})
+}

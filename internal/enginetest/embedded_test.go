@@ -8,6 +8,7 @@ import (
 	_ "rumbench/internal/engine/all"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/workload/ibench"
 )
 
 func TestWriteStepsEmbedded(t *testing.T) {
@@ -36,4 +37,49 @@ func openEmbedded(t *testing.T, name string) model.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestConfigDiffEmbedded: each embedded engine reports the options it
+// opened with that differ from its defaults, and nothing with its
+// defaults, spelled as the engine runs them (sizes in bytes).
+func TestConfigDiffEmbedded(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		changed, want map[string]string
+	}{
+		{"pebble", map[string]string{"compression": "zstd", "memtable_size": "8MB", "cache_size": "256MB"}, map[string]string{"compression": "zstd", "memtable_size": "8388608"}},
+		{"pebble", map[string]string{"compression": "none", "bloom_bits_per_key": "0", "sync": "on"}, map[string]string{"compression": "none", "bloom_bits_per_key": "0", "sync": "true"}},
+		{"bbolt", map[string]string{"fill_percent": "0.9", "freelist_type": "hashmap"}, map[string]string{"fill_percent": "0.9", "freelist_type": "hashmap"}},
+		{"sqlite", map[string]string{"synchronous": "full", "page_size": "8192"}, map[string]string{"synchronous": "full", "page_size": "8192"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { ConfigDiff(t, c.name, c.changed, c.want) })
+	}
+}
+
+// TestConfigDiffInRunJSON: two pebble runs, compression none and zstd,
+// record each its compression in run.json's engine.config_diff, read back
+// from the store it ran; a third with the defaults records an empty diff.
+func TestConfigDiffInRunJSON(t *testing.T) {
+	c := cfg(ibench.StepLoad)
+	for _, comp := range []string{"none", "zstd", ""} {
+		tg := Target{Engine: "pebble", DataDir: t.TempDir()}
+		if comp != "" {
+			tg.Options = map[string]string{"compression": comp}
+		}
+		b := RunSteps(t, tg, c)
+		d := b.Run.Engine.ConfigDiff
+		if d == nil {
+			t.Fatalf("compression=%q: run.json has no config_diff", comp)
+		}
+		got, ok := d.Get("compression")
+		if comp == "" {
+			if len(d.Settings) != 0 {
+				t.Errorf("a run with the defaults records the diff %+v", d.Settings)
+			}
+			continue
+		}
+		if !ok || got != comp || len(d.Settings) != 1 || d.Settings[0].Default != "snappy" {
+			t.Errorf("compression=%s: run.json config_diff %+v, want only compression=%s (default snappy)", comp, d.Settings, comp)
+		}
+	}
 }

@@ -48,6 +48,13 @@ type Spec struct {
 	Dir string
 	// Settings are the server configuration overrides, in order.
 	Settings []Setting
+	// Install is the installation the server runs: for postgres the
+	// directory holding initdb and postgres (or one with them in bin/), for
+	// innodb and myrocks MariaDB's base directory (holding bin/ or sbin/
+	// with mariadbd and mariadb-install-db, and share/). Empty means the
+	// system's, found as CheckInstall describes. Two servers from two
+	// installations (two versions, two builds) run side by side.
+	Install string
 	// Keep keeps Dir (and the data) after Stop; otherwise Stop removes what
 	// Start created.
 	Keep bool
@@ -71,6 +78,11 @@ type RejectedError struct {
 func (e *RejectedError) Error() string {
 	return fmt.Sprintf("managed %s server rejected its settings: %s (fix or remove the --server-opt value)", e.Engine, e.Line)
 }
+
+// ErrBadInstall is wrapped by errors about an installation directory given
+// for a server (Spec.Install) that does not hold the server's binaries: the
+// caller's input.
+var ErrBadInstall = errors.New("bad server installation")
 
 // ErrBadDir is wrapped by errors about the directory given for a server
 // (not empty, not reachable by the server's user): the caller's input.
@@ -108,9 +120,11 @@ type Server struct {
 type flavor interface {
 	// name is the product, for messages.
 	name() string
-	// check finds the binaries, returning an error naming the package to
-	// install.
+	// check finds the binaries, returning an error naming what is missing
+	// and the package to install or the directory to give.
 	check() error
+	// installDir is the installation's directory (check has passed).
+	installDir() string
 	// initialized reports whether dataDir already holds a server.
 	initialized(dataDir string) bool
 	// initCmd creates a fresh data dir (initdb, mariadb-install-db).
@@ -134,22 +148,32 @@ type flavor interface {
 	adjusted(log string) string
 }
 
-func flavorFor(engine string) (flavor, error) {
+func flavorFor(engine, install string) (flavor, error) {
 	switch engine {
 	case "postgres":
-		return postgresFlavor{}, nil
+		return postgresFlavor{install: install}, nil
 	case "innodb":
-		return &mariadbFlavor{}, nil
+		return &mariadbFlavor{install: install}, nil
 	case "myrocks":
-		return &mariadbFlavor{rocksdb: true}, nil
+		return &mariadbFlavor{rocksdb: true, install: install}, nil
 	}
 	return nil, fmt.Errorf("engine %s has no managed server: --managed applies to postgres, innodb and myrocks", engine)
 }
 
 // Check reports whether a managed server for engine can be started here
-// (binaries installed), without starting anything.
-func Check(engine string) error {
-	fl, err := flavorFor(engine)
+// from the system's installation (binaries installed), without starting
+// anything.
+func Check(engine string) error { return CheckInstall(engine, "") }
+
+// CheckInstall reports whether a managed server for engine can be started
+// from the installation in dir (Spec.Install; "" for the system's: for
+// postgres $RUMBENCH_PG_BINDIR or the newest /usr/lib/postgresql/*/bin, for
+// MariaDB mariadbd and mariadb-install-db on PATH or in /usr/sbin,
+// /usr/bin), without starting anything. A dir without the server's
+// binaries is an error wrapping ErrBadInstall, one line naming what is
+// missing and what to give instead.
+func CheckInstall(engine, dir string) error {
+	fl, err := flavorFor(engine, dir)
 	if err != nil {
 		return err
 	}
@@ -161,7 +185,7 @@ func Check(engine string) error {
 // accepts connections and reads back its settings. On any failure nothing is
 // left running and what Start created is removed.
 func Start(ctx context.Context, spec Spec) (_ *Server, err error) {
-	fl, err := flavorFor(spec.Engine)
+	fl, err := flavorFor(spec.Engine, spec.Install)
 	if err != nil {
 		return nil, err
 	}
@@ -473,6 +497,7 @@ func (s *Server) recordSettings(version string, values map[string]string) {
 		"managed_init_s":  strconv.FormatFloat(s.initDur.Seconds(), 'f', 2, 64),
 		"managed_start_s": strconv.FormatFloat(s.startDur.Seconds(), 'f', 2, 64),
 		"managed_version": version,
+		"managed_install": s.fl.installDir(),
 		"managed_pid":     strconv.Itoa(s.Pid()),
 		"managed_port":    strconv.Itoa(s.port),
 	}
@@ -503,9 +528,18 @@ func (s *Server) Port() int { return s.port }
 func (s *Server) Dir() string     { return s.dir }
 func (s *Server) DataDir() string { return s.dataDir }
 
+// Version is the server's version as the running server reports it
+// (PostgreSQL's server_version, MariaDB's VERSION()).
+func (s *Server) Version() string { return s.settings["managed_version"] }
+
+// Install is the installation the server runs (Spec.Install, or the
+// system's as found).
+func (s *Server) Install() string { return s.fl.installDir() }
+
 // Settings are what run.json records about the server: managed=true,
-// init and start seconds, the version, server_opt.<key> (as given) and
-// <key> (as the running server reports it) for every override.
+// init and start seconds, the version, the installation (managed_install),
+// server_opt.<key> (as given) and <key> (as the running server reports it)
+// for every override.
 func (s *Server) Settings() map[string]string { return maps.Clone(s.settings) }
 
 // SettingKeys lists Settings' keys, sorted.

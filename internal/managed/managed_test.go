@@ -103,23 +103,49 @@ func assertGone(t *testing.T, srv *managed.Server, pid, port int, dirGone string
 	}
 }
 
+// openOn opens the engine on a managed server, closed at the test's end.
+func openOn(t *testing.T, tg enginetest.Target) model.DB {
+	t.Helper()
+	db, err := engine.Open(context.Background(), tg.Engine, model.Config{DSN: tg.DSN, Database: tg.Database})
+	if err != nil {
+		t.Fatalf("open %s: %v", tg.Engine, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
 // checkServerProcess opens the engine on the managed server and checks
 // that it reports the managed server's pid and data dir, which the system
 // metrics sampler then measures.
 func checkServerProcess(t *testing.T, srv *managed.Server, tg enginetest.Target) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := engine.Open(ctx, tg.Engine, model.Config{DSN: tg.DSN, Database: tg.Database})
-	if err != nil {
-		t.Fatalf("open %s: %v", tg.Engine, err)
-	}
-	defer db.Close()
+	db := openOn(t, tg)
 	pid, dir, err := db.(model.ProcessOwner).ServerProcess(ctx)
 	if err != nil {
 		t.Fatalf("ServerProcess: %v", err)
 	}
 	if pid != srv.Pid() || filepath.Clean(dir) != srv.DataDir() {
 		t.Errorf("engine reports server pid %d, data dir %s; managed server is pid %d, %s", pid, dir, srv.Pid(), srv.DataDir())
+	}
+}
+
+// checkDiff opens the engine on the managed server and checks that its
+// config diff, read from the server, holds every setting given with the
+// value the server runs with.
+func checkDiff(t *testing.T, tg enginetest.Target, settings []managed.Setting, want map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	db := openOn(t, tg)
+	d, err := db.(model.ConfigDiffer).ConfigDiff(ctx)
+	if err != nil {
+		t.Fatalf("ConfigDiff: %v", err)
+	}
+	t.Logf("%s: config diff %+v", tg.Engine, d.Settings)
+	for _, s := range settings {
+		if v, ok := d.Get(s.Key); !ok || !engine.SameValue(v, want[s.Key]) {
+			t.Errorf("config diff: %s=%q (%v), want %s", s.Key, v, ok, want[s.Key])
+		}
 	}
 }
 
@@ -147,6 +173,7 @@ func runOn(t *testing.T, eng string, settings []managed.Setting, want map[string
 	tg := enginetest.Target{Engine: eng, DSN: srv.DSN(), Database: "rumbench_test_managed"}
 	enginetest.WriteSteps(t, tg)
 	checkServerProcess(t, srv, tg)
+	checkDiff(t, tg, settings, want)
 	// The footprint of a managed server is its private data dir.
 	enginetest.Sizes(t, enginetest.Target{Engine: eng, DSN: srv.DSN(), Database: "rumbench_test_managed_sizes", DataDir: dir}, results.DiskServerDataDir)
 	pid, port := srv.Pid(), srv.Port()

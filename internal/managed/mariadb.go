@@ -25,53 +25,165 @@ import (
 // ha_rocksdb.so at start (--plugin-load-add): loading it later with INSTALL
 // SONAME crashes MariaDB 10.11's Debian build.
 
+// mariadbFlavor runs the MariaDB installation whose base directory is
+// install ("": the system's, found on PATH and in the usual sbin/bin
+// directories).
 type mariadbFlavor struct {
 	rocksdb bool
+	install string
 }
 
-var mariaBin struct {
-	once              sync.Once
+// mariaInstall is one MariaDB installation: its binaries, its base
+// directory when given ("" for the system's, which needs no --basedir), the
+// MyRocks plugin and, read once, the variables its server has.
+type mariaInstall struct {
+	base              string
 	installDB, server string
-	err               error
 	plugin            string // ha_rocksdb.so's path, "" when not installed
 	kone              sync.Once
 	keys, rocksKeys   map[string]bool
 	kerr              error
 }
 
-// pluginDirs are where Debian and other distributions put MariaDB plugins.
-var pluginDirs = []string{"/usr/lib/mysql/plugin", "/usr/lib/*/mysql/plugin", "/usr/lib64/mysql/plugin", "/usr/lib/mariadb/plugin", "/usr/lib64/mariadb/plugin"}
+var mariaInstalls struct {
+	mu     sync.Mutex
+	byBase map[string]*mariaInstall
+	def    *mariaInstall
+	defErr error
+	once   sync.Once
+}
 
-func mariaBinaries() error {
-	mariaBin.once.Do(func() {
-		find := func(names ...string) string {
-			for _, n := range names {
-				if p, err := exec.LookPath(n); err == nil {
-					return p
-				}
-				for _, d := range []string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"} {
-					if p := filepath.Join(d, n); isExec(p) {
-						return p
-					}
-				}
+// pluginDirs are where Debian and other distributions put MariaDB plugins;
+// basePluginDirs the same inside an installation's base directory (a
+// package's /usr or a binary tarball's top directory).
+var (
+	pluginDirs     = []string{"/usr/lib/mysql/plugin", "/usr/lib/*/mysql/plugin", "/usr/lib64/mysql/plugin", "/usr/lib/mariadb/plugin", "/usr/lib64/mariadb/plugin"}
+	basePluginDirs = []string{"lib/plugin", "lib/mysql/plugin", "lib/*/mysql/plugin", "lib64/mysql/plugin", "lib/mariadb/plugin", "lib64/mariadb/plugin"}
+)
+
+// mariaInstallation finds the MariaDB installation in install ("": the
+// system's), checking that it holds the server binaries.
+func mariaInstallation(install string) (*mariaInstall, error) {
+	if install == "" {
+		mariaInstalls.once.Do(func() { mariaInstalls.def, mariaInstalls.defErr = mariaDefault() })
+		return mariaInstalls.def, mariaInstalls.defErr
+	}
+	base, err := filepath.Abs(install)
+	if err != nil {
+		return nil, fmt.Errorf("managed innodb/myrocks: %w: %s: %v", ErrBadInstall, install, err)
+	}
+	mariaInstalls.mu.Lock()
+	defer mariaInstalls.mu.Unlock()
+	if in := mariaInstalls.byBase[base]; in != nil {
+		return in, nil
+	}
+	in, err := mariaInBase(install, base)
+	if err != nil {
+		return nil, err
+	}
+	if mariaInstalls.byBase == nil {
+		mariaInstalls.byBase = map[string]*mariaInstall{}
+	}
+	mariaInstalls.byBase[base] = in
+	return in, nil
+}
+
+// find returns the first executable of names in dirs, or "".
+func find(dirs []string, names ...string) string {
+	for _, n := range names {
+		for _, d := range dirs {
+			if p := filepath.Join(d, n); isExec(p) {
+				return p
 			}
-			return ""
 		}
-		mariaBin.installDB = find("mariadb-install-db", "mysql_install_db")
-		mariaBin.server = find("mariadbd", "mysqld")
-		if mariaBin.installDB == "" || mariaBin.server == "" {
-			mariaBin.err = fmt.Errorf("managed innodb/myrocks need the MariaDB server binaries mariadb-install-db and mariadbd: install them (apt-get install mariadb-server) or drop the engine from --managed")
-			return
+	}
+	return ""
+}
+
+func findPlugin(dirs []string) string {
+	for _, d := range dirs {
+		if m, _ := filepath.Glob(filepath.Join(d, "ha_rocksdb.so")); len(m) > 0 {
+			return m[0]
 		}
-		for _, d := range pluginDirs {
-			m, _ := filepath.Glob(filepath.Join(d, "ha_rocksdb.so"))
-			if len(m) > 0 {
-				mariaBin.plugin = m[0]
-				break
+	}
+	return ""
+}
+
+func mariaDefault() (*mariaInstall, error) {
+	// Each name on PATH, then in the usual directories, before the next.
+	look := func(names ...string) string {
+		for _, n := range names {
+			if p, err := exec.LookPath(n); err == nil {
+				return p
+			}
+			if p := find([]string{"/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"}, n); p != "" {
+				return p
 			}
 		}
-	})
-	return mariaBin.err
+		return ""
+	}
+	in := &mariaInstall{installDB: look("mariadb-install-db", "mysql_install_db"), server: look("mariadbd", "mysqld")}
+	if in.installDB == "" || in.server == "" {
+		return nil, fmt.Errorf("managed innodb/myrocks need the MariaDB server binaries mariadb-install-db and mariadbd: install them (apt-get install mariadb-server) or drop the engine from --managed")
+	}
+	in.plugin = findPlugin(pluginDirs)
+	return in, nil
+}
+
+// mariaInBase checks a MariaDB installation given by its base directory:
+// mariadbd in sbin/ or bin/ (a package's layout or a binary tarball's),
+// mariadb-install-db in bin/ or scripts/.
+func mariaInBase(install, base string) (*mariaInstall, error) {
+	if st, err := os.Stat(base); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("managed innodb/myrocks: %w: %s is not a directory: give MariaDB's base directory (the one holding bin/ and share/; /usr for the distribution's packages)", ErrBadInstall, install)
+	}
+	in := &mariaInstall{base: base,
+		server:    find([]string{filepath.Join(base, "sbin"), filepath.Join(base, "bin")}, "mariadbd", "mysqld"),
+		installDB: find([]string{filepath.Join(base, "bin"), filepath.Join(base, "scripts")}, "mariadb-install-db", "mysql_install_db"),
+	}
+	var lack []string
+	if in.server == "" {
+		lack = append(lack, "mariadbd (in sbin/ or bin/)")
+	}
+	if in.installDB == "" {
+		lack = append(lack, "mariadb-install-db (in bin/ or scripts/)")
+	}
+	if len(lack) > 0 {
+		return nil, fmt.Errorf("managed innodb/myrocks: %w: %s lacks %s: give MariaDB's base directory (the one holding bin/ and share/; /usr for the distribution's packages)", ErrBadInstall, install, strings.Join(lack, " and "))
+	}
+	var dirs []string
+	for _, d := range basePluginDirs {
+		dirs = append(dirs, filepath.Join(base, d))
+	}
+	in.plugin = findPlugin(dirs)
+	return in, nil
+}
+
+// baseArgs point the installation's commands at their own files: a given
+// base directory, and for MyRocks its plugin directory; nothing for the
+// system's installation (its compiled-in paths).
+func (f *mariadbFlavor) baseArgs(in *mariaInstall) []string {
+	if in.base == "" {
+		return nil
+	}
+	args := []string{"--basedir=" + in.base}
+	if in.plugin != "" {
+		args = append(args, "--plugin-dir="+filepath.Dir(in.plugin))
+	}
+	return args
+}
+
+func (f *mariadbFlavor) inst() *mariaInstall {
+	in, _ := mariaInstallation(f.install)
+	return in
+}
+
+func (f *mariadbFlavor) installDir() string {
+	if in := f.inst(); in.base != "" {
+		return in.base
+	}
+	// The system's: the prefix of mariadbd (/usr for /usr/sbin/mariadbd).
+	return filepath.Dir(filepath.Dir(f.inst().server))
 }
 
 func (f *mariadbFlavor) name() string {
@@ -82,10 +194,14 @@ func (f *mariadbFlavor) name() string {
 }
 
 func (f *mariadbFlavor) check() error {
-	if err := mariaBinaries(); err != nil {
+	in, err := mariaInstallation(f.install)
+	if err != nil {
 		return err
 	}
-	if f.rocksdb && mariaBin.plugin == "" {
+	if f.rocksdb && in.plugin == "" {
+		if in.base != "" {
+			return fmt.Errorf("managed myrocks: %w: %s lacks MariaDB's MyRocks plugin ha_rocksdb.so (looked in %s under it): give an installation with MyRocks, or drop myrocks from --managed", ErrBadInstall, f.install, strings.Join(basePluginDirs, ", "))
+		}
 		return fmt.Errorf("managed myrocks needs MariaDB's MyRocks plugin ha_rocksdb.so (not found in %s): install it (apt-get install mariadb-plugin-rocksdb) or drop myrocks from --managed", strings.Join(pluginDirs, ", "))
 	}
 	return nil
@@ -107,10 +223,26 @@ func (f *mariadbFlavor) settingArgs(s *Server) []string {
 	return args
 }
 
+// tmpDir is the server's own temporary directory (tmpdir), created when
+// missing: a MariaDB server deletes every #sql* file in its tmpdir when it
+// starts, so servers starting side by side with a shared /tmp delete each
+// other's temporary tables (a concurrent mariadb-install-db then fails
+// with "Unknown table 'mysql.tmp_user_sys'"). A failure to create it shows
+// as the server's own error about its tmpdir.
+func (f *mariadbFlavor) tmpDir(s *Server) string {
+	dir := filepath.Join(s.srvDir, "tmp")
+	if err := os.Mkdir(dir, 0o750); err == nil {
+		os.Chown(dir, s.uid, s.gid)
+	}
+	return dir
+}
+
 func (f *mariadbFlavor) initCmd(s *Server) *exec.Cmd {
 	args := []string{"--no-defaults", "--datadir=" + s.dataDir, "--auth-root-authentication-method=normal",
-		"--skip-test-db", "--skip-name-resolve"}
-	return exec.Command(mariaBin.installDB, append(args, f.settingArgs(s)...)...)
+		"--skip-test-db", "--skip-name-resolve", "--tmpdir=" + f.tmpDir(s)}
+	in := f.inst()
+	args = append(args, f.baseArgs(in)...)
+	return exec.Command(in.installDB, append(args, f.settingArgs(s)...)...)
 }
 
 func (f *mariadbFlavor) serverCmd(s *Server) *exec.Cmd {
@@ -123,8 +255,10 @@ func (f *mariadbFlavor) serverCmd(s *Server) *exec.Cmd {
 	}
 	args := []string{"--no-defaults", "--datadir=" + s.dataDir, "--port=" + strconv.Itoa(s.port),
 		"--bind-address=127.0.0.1", "--socket=" + sock, "--pid-file=" + filepath.Join(s.srvDir, "mariadbd.pid"),
-		"--skip-name-resolve"}
-	return exec.Command(mariaBin.server, append(args, f.settingArgs(s)...)...)
+		"--skip-name-resolve", "--tmpdir=" + f.tmpDir(s)}
+	in := f.inst()
+	args = append(args, f.baseArgs(in)...)
+	return exec.Command(in.server, append(args, f.settingArgs(s)...)...)
 }
 
 func (f *mariadbFlavor) dsn(s *Server) string {
@@ -193,26 +327,28 @@ func (f *mariadbFlavor) adjusted(log string) string {
 	return ""
 }
 
-// mariaKeys lists mariadbd's variables (mariadbd --verbose --help, with
-// MyRocks loaded when installed); rocksKeys are those MyRocks adds.
-func mariaKeys() (keys, rocksKeys map[string]bool, err error) {
-	mariaBin.kone.Do(func() {
-		if err := mariaBinaries(); err != nil {
-			mariaBin.kerr = err
-			return
-		}
-		args := []string{"--no-defaults", "--verbose", "--help"}
-		if mariaBin.plugin != "" {
+// mariaKeys lists the variables of the MariaDB installation in install
+// ("": the system's) (mariadbd --verbose --help, with MyRocks loaded when
+// installed); rocksKeys are those MyRocks adds.
+func mariaKeys(install string) (keys, rocksKeys map[string]bool, err error) {
+	in, err := mariaInstallation(install)
+	if err != nil {
+		return nil, nil, err
+	}
+	in.kone.Do(func() {
+		args := append([]string{"--no-defaults"}, (&mariadbFlavor{}).baseArgs(in)...)
+		args = append(args, "--verbose", "--help")
+		if in.plugin != "" {
 			args = append(args, "--plugin-load-add=ha_rocksdb.so")
 		}
-		out, err := exec.Command(mariaBin.server, args...).Output()
+		out, err := exec.Command(in.server, args...).Output()
 		if err != nil {
-			mariaBin.kerr = fmt.Errorf("list MariaDB's settings (mariadbd --verbose --help): %w", err)
+			in.kerr = fmt.Errorf("list MariaDB's settings (%s --verbose --help): %w", in.server, err)
 			return
 		}
-		mariaBin.keys, mariaBin.rocksKeys = parseMariaHelp(string(out))
+		in.keys, in.rocksKeys = parseMariaHelp(string(out))
 	})
-	return mariaBin.keys, mariaBin.rocksKeys, mariaBin.kerr
+	return in.keys, in.rocksKeys, in.kerr
 }
 
 // parseMariaHelp reads the variables table at the end of mariadbd's

@@ -22,47 +22,116 @@ import (
 // defaults, not the system cluster's.
 
 // EnvPGBinDir overrides where the PostgreSQL server binaries are found
-// (default: the newest /usr/lib/postgresql/<version>/bin, Debian's layout).
+// (default: the newest /usr/lib/postgresql/<version>/bin, Debian's layout)
+// for a server whose Spec names no installation.
 const EnvPGBinDir = "RUMBENCH_PG_BINDIR"
 
-type postgresFlavor struct{}
+// postgresFlavor runs the PostgreSQL installation in install (a directory
+// holding initdb and postgres, or one with them in bin/); "" is the
+// system's.
+type postgresFlavor struct{ install string }
 
-var pgBin struct {
-	once sync.Once
+// pgInstall is one PostgreSQL installation: the directory of its server
+// binaries and, read once, the settings its server has.
+type pgInstall struct {
 	dir  string
-	err  error
+	kone sync.Once
 	keys map[string]bool
 	kerr error
-	kone sync.Once
 }
 
-func pgBinDir() (string, error) {
-	pgBin.once.Do(func() {
-		if d := os.Getenv(EnvPGBinDir); d != "" {
-			pgBin.dir = d
-		} else {
-			dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-			// Newest major version first.
-			sort.Slice(dirs, func(i, j int) bool {
-				vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
-				vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
-				return vi > vj
-			})
-			for _, d := range dirs {
-				if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "postgres")) {
-					pgBin.dir = d
-					break
-				}
+var pgInstalls struct {
+	mu     sync.Mutex
+	byDir  map[string]*pgInstall
+	defDir string // the system's, found once
+	defErr error
+	once   sync.Once
+}
+
+// pgInstallation finds the PostgreSQL installation in install ("": the
+// system's), checking that it holds the server binaries.
+func pgInstallation(install string) (*pgInstall, error) {
+	var dir string
+	if install == "" {
+		pgInstalls.once.Do(func() { pgInstalls.defDir, pgInstalls.defErr = pgDefaultDir() })
+		if pgInstalls.defErr != nil {
+			return nil, pgInstalls.defErr
+		}
+		dir = pgInstalls.defDir
+	} else {
+		var err error
+		if dir, err = pgInstallDir(install); err != nil {
+			return nil, err
+		}
+	}
+	pgInstalls.mu.Lock()
+	defer pgInstalls.mu.Unlock()
+	if pgInstalls.byDir == nil {
+		pgInstalls.byDir = map[string]*pgInstall{}
+	}
+	in := pgInstalls.byDir[dir]
+	if in == nil {
+		in = &pgInstall{dir: dir}
+		pgInstalls.byDir[dir] = in
+	}
+	return in, nil
+}
+
+// pgServerBinaries are what a PostgreSQL installation must hold.
+var pgServerBinaries = []string{"initdb", "postgres"}
+
+// pgDefaultDir is $RUMBENCH_PG_BINDIR or the newest Debian-layout
+// installation.
+func pgDefaultDir() (string, error) {
+	dir := os.Getenv(EnvPGBinDir)
+	if dir == "" {
+		dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+		// Newest major version first.
+		sort.Slice(dirs, func(i, j int) bool {
+			vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
+			vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
+			return vi > vj
+		})
+		for _, d := range dirs {
+			if len(missing(d, pgServerBinaries)) == 0 {
+				dir = d
+				break
 			}
 		}
-		for _, b := range []string{"initdb", "postgres"} {
-			if pgBin.dir == "" || !isExec(filepath.Join(pgBin.dir, b)) {
-				pgBin.err = fmt.Errorf("managed postgres needs the PostgreSQL server binaries initdb and postgres (not found in /usr/lib/postgresql/*/bin or $%s): install them (apt-get install postgresql) or drop postgres from --managed", EnvPGBinDir)
-				return
-			}
+	}
+	if dir == "" || len(missing(dir, pgServerBinaries)) > 0 {
+		return "", fmt.Errorf("managed postgres needs the PostgreSQL server binaries initdb and postgres (not found in /usr/lib/postgresql/*/bin or $%s): install them (apt-get install postgresql) or drop postgres from --managed", EnvPGBinDir)
+	}
+	return dir, nil
+}
+
+// pgInstallDir checks a PostgreSQL installation given for a server: the
+// directory holding initdb and postgres, or its parent (bin/ inside).
+func pgInstallDir(install string) (string, error) {
+	abs, err := filepath.Abs(install)
+	if err != nil {
+		return "", fmt.Errorf("managed postgres: %w: %s: %v", ErrBadInstall, install, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("managed postgres: %w: %s is not a directory: give the directory holding PostgreSQL's initdb and postgres (e.g. /usr/lib/postgresql/15/bin)", ErrBadInstall, install)
+	}
+	for _, d := range []string{abs, filepath.Join(abs, "bin")} {
+		if len(missing(d, pgServerBinaries)) == 0 {
+			return d, nil
 		}
-	})
-	return pgBin.dir, pgBin.err
+	}
+	return "", fmt.Errorf("managed postgres: %w: %s lacks %s (nor in its bin/): give the directory holding PostgreSQL's server binaries initdb and postgres (e.g. /usr/lib/postgresql/15/bin)", ErrBadInstall, install, strings.Join(missing(abs, pgServerBinaries), " and "))
+}
+
+// missing lists the names that are not executable files in dir.
+func missing(dir string, names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !isExec(filepath.Join(dir, n)) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func isExec(p string) bool {
@@ -72,9 +141,21 @@ func isExec(p string) bool {
 
 func (postgresFlavor) name() string { return "PostgreSQL" }
 
-func (postgresFlavor) check() error {
-	_, err := pgBinDir()
+func (f postgresFlavor) check() error {
+	_, err := pgInstallation(f.install)
 	return err
+}
+
+// bin is the path of one of the installation's binaries (check has
+// passed).
+func (f postgresFlavor) bin(name string) string {
+	in, _ := pgInstallation(f.install)
+	return filepath.Join(in.dir, name)
+}
+
+func (f postgresFlavor) installDir() string {
+	in, _ := pgInstallation(f.install)
+	return in.dir
 }
 
 func (postgresFlavor) initialized(dataDir string) bool {
@@ -82,22 +163,20 @@ func (postgresFlavor) initialized(dataDir string) bool {
 	return err == nil
 }
 
-func (postgresFlavor) initCmd(s *Server) *exec.Cmd {
-	dir, _ := pgBinDir()
+func (f postgresFlavor) initCmd(s *Server) *exec.Cmd {
 	// --no-sync: the cluster is new and private; a crash during initdb
 	// means starting again, not recovering.
-	return exec.Command(filepath.Join(dir, "initdb"), "-D", s.dataDir, "-U", "postgres", "--auth=trust",
+	return exec.Command(f.bin("initdb"), "-D", s.dataDir, "-U", "postgres", "--auth=trust",
 		"-E", "UTF8", "--locale=C.UTF-8", "--no-sync", "--no-instructions")
 }
 
-func (postgresFlavor) serverCmd(s *Server) *exec.Cmd {
-	dir, _ := pgBinDir()
+func (f postgresFlavor) serverCmd(s *Server) *exec.Cmd {
 	args := []string{"-D", s.dataDir, "-p", strconv.Itoa(s.port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "logging_collector=off"}
 	for _, st := range s.spec.Settings {
 		args = append(args, "-c", st.Key+"="+st.Value)
 	}
-	return exec.Command(filepath.Join(dir, "postgres"), args...)
+	return exec.Command(f.bin("postgres"), args...)
 }
 
 func (postgresFlavor) dsn(s *Server) string {
@@ -145,27 +224,27 @@ func (postgresFlavor) errorLine(log string) string {
 
 func (postgresFlavor) adjusted(string) string { return "" }
 
-// pgKeys lists PostgreSQL's settings (postgres --describe-config).
-func pgKeys() (map[string]bool, error) {
-	pgBin.kone.Do(func() {
-		dir, err := pgBinDir()
+// pgKeys lists the settings of the PostgreSQL installation in install
+// ("": the system's) (postgres --describe-config).
+func pgKeys(install string) (map[string]bool, error) {
+	in, err := pgInstallation(install)
+	if err != nil {
+		return nil, err
+	}
+	in.kone.Do(func() {
+		out, err := exec.Command(filepath.Join(in.dir, "postgres"), "--describe-config").Output()
 		if err != nil {
-			pgBin.kerr = err
+			in.kerr = fmt.Errorf("list PostgreSQL's settings (%s --describe-config): %w", filepath.Join(in.dir, "postgres"), err)
 			return
 		}
-		out, err := exec.Command(filepath.Join(dir, "postgres"), "--describe-config").Output()
-		if err != nil {
-			pgBin.kerr = fmt.Errorf("list PostgreSQL's settings (postgres --describe-config): %w", err)
-			return
-		}
-		pgBin.keys = map[string]bool{}
+		in.keys = map[string]bool{}
 		for _, l := range strings.Split(string(out), "\n") {
 			if name, _, ok := strings.Cut(l, "\t"); ok && name != "" {
-				pgBin.keys[strings.ToLower(name)] = true
+				in.keys[strings.ToLower(name)] = true
 			}
 		}
 	})
-	return pgBin.keys, pgBin.kerr
+	return in.keys, in.kerr
 }
 
 // pgReserved are settings rumbench sets itself for the managed server.

@@ -32,8 +32,17 @@ var keyRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 // which only the myrocks server loads. A key no managed server has, an
 // engine that is not managed, and the settings rumbench sets itself (port,
 // data directory, socket, ...) are refused. MariaDB keys may use dashes;
-// they are recorded with underscores. Later values of a key win.
+// they are recorded with underscores. Later values of a key win. Keys are
+// those of the system's installations (RouteInstalls for others).
 func Route(managed []string, kvs []string) (map[string][]Setting, error) {
+	return RouteInstalls(managed, nil, kvs)
+}
+
+// RouteInstalls is Route with each engine's server from the installation
+// installs[engine] (Spec.Install; missing or "": the system's): a key is
+// checked against the settings that installation's server has, so a setting
+// only a newer version knows goes to that version's server.
+func RouteInstalls(managed []string, installs map[string]string, kvs []string) (map[string][]Setting, error) {
 	isManaged := map[string]bool{}
 	for _, e := range managed {
 		isManaged[e] = true
@@ -80,7 +89,7 @@ func Route(managed []string, kvs []string) (map[string][]Setting, error) {
 			if scope != "" && eng != scope {
 				continue
 			}
-			key, owned, err := ownKey(eng, k)
+			key, owned, err := ownKey(eng, installs[eng], k)
 			if err != nil {
 				return nil, err
 			}
@@ -109,19 +118,19 @@ func Route(managed []string, kvs []string) (map[string][]Setting, error) {
 	return out, nil
 }
 
-// ownKey reports whether engine's server has setting key, returning the
-// key in the form recorded (MariaDB: underscores).
-func ownKey(engine, key string) (string, bool, error) {
+// ownKey reports whether engine's server from install has setting key,
+// returning the key in the form recorded (MariaDB: underscores).
+func ownKey(engine, install, key string) (string, bool, error) {
 	switch engine {
 	case "postgres":
-		keys, err := pgKeys()
+		keys, err := pgKeys(install)
 		if err != nil {
 			return "", false, err
 		}
 		return key, keyRE.MatchString(key) && keys[key], nil
 	default:
 		key = strings.ReplaceAll(key, "-", "_")
-		keys, rocks, err := mariaKeys()
+		keys, rocks, err := mariaKeys(install)
 		if err != nil {
 			return "", false, err
 		}

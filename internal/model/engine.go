@@ -116,6 +116,11 @@ type Info struct {
 	Kind     Kind              `json:"kind"`
 	Version  string            `json:"version"`
 	Settings map[string]string `json:"settings"`
+	// ConfigDiff is what the engine runs with that differs from its
+	// defaults, read back from the engine (ConfigDiffer; the plumbing every
+	// run sets, such as ports and paths, left out); nil when the engine
+	// cannot say or the bundle predates it.
+	ConfigDiff *ConfigDiff `json:"config_diff,omitempty"`
 	// Note flags results that need a caveat (the null engine's "client ceiling").
 	Note string `json:"note,omitempty"`
 	// UpdateCaveat flags results of concurrent row updates (hot rows) that

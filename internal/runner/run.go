@@ -167,6 +167,7 @@ func runEngine(ctx context.Context, o *Options, name, bundleDir string) (err err
 	if err := readMemory(ctx, o, db, d.Kind() == model.Embedded || srv != nil, run); err != nil {
 		return err
 	}
+	readConfigDiff(ctx, o, db, run)
 	if run.Engine.Note != "" {
 		run.Notes = append(run.Notes, run.Engine.Note)
 		fmt.Fprintf(o.Log, "NOTE: %s\n", run.Engine.Note)

@@ -1,0 +1,70 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestConfigDiffOldAndNew: bundles written before run.json had
+// engine.config_diff still load and report (no diff recorded), and a bundle
+// with one reads it back.
+func TestConfigDiffOldAndNew(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1", "testdata/v1-release"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bs {
+		if b.Run.Engine.ConfigDiff != nil {
+			t.Errorf("%s: an old bundle reads a config diff %+v", b.Dir, b.Run.Engine.ConfigDiff)
+		}
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rep.Markdown(&out); err != nil || out.Len() == 0 {
+		t.Fatalf("old bundles do not report: %v", err)
+	}
+
+	// The same pebble bundle with a diff recorded.
+	dir := filepath.Join(t.TempDir(), "pebble")
+	if err := os.CopyFS(dir, os.DirFS("testdata/run1/pebble")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "run.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run map[string]any
+	if err := json.Unmarshal(raw, &run); err != nil {
+		t.Fatal(err)
+	}
+	run["engine"].(map[string]any)["config_diff"] = map[string]any{
+		"source":   "test",
+		"settings": []any{map[string]any{"key": "compression", "value": "zstd", "default": "snappy"}},
+	}
+	if raw, err = json.Marshal(run); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nb, err := Load([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := nb[0].Run.Engine.ConfigDiff.Get("compression"); !ok || v != "zstd" {
+		t.Errorf("config_diff read back as %+v", nb[0].Run.Engine.ConfigDiff)
+	}
+	if rep, err = Build(nb, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.Markdown(&out); err != nil {
+		t.Fatalf("a bundle with a config diff does not report: %v", err)
+	}
+}
