@@ -14,6 +14,7 @@ import (
 	"rumbench/internal/launch/kube"
 	"rumbench/internal/plan"
 	"rumbench/internal/runner"
+	"rumbench/internal/units"
 	"rumbench/internal/version"
 )
 
@@ -90,14 +91,12 @@ func writeJob(cmd *cobra.Command, j *kube.Job, file, next string) error {
 	}
 	mem := "no memory limit"
 	if j.MemoryBytes > 0 {
-		mem = fmt.Sprintf("%s memory each", fmtMiB(j.MemoryBytes))
+		mem = fmt.Sprintf("%s memory each", units.WholeMiB(j.MemoryBytes, "MiB"))
 	}
 	fmt.Fprintf(w, "rumbench: wrote Job %s to %s: %d indexes, %d at a time, %s, results on PVC %s at %s\n", j.Name, file, j.Completions, j.Parallelism, mem, j.PVC, j.MountPath)
 	fmt.Fprintf(w, "start it:  kubectl apply -f %s\nwatch it:  kubectl get job %s -w\n%s\n", file, j.Name, next)
 	return nil
 }
-
-func fmtMiB(n int64) string { return fmt.Sprintf("%.0fMiB", float64(n)/(1<<20)) }
 
 // writeSweepJob writes the Indexed Job whose pod i runs cell i of the
 // sweep (--cell $(JOB_COMPLETION_INDEX)) into the shared volume.

@@ -317,7 +317,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		runErr := plan.RunRepeated(ctx, &ro, repeat, out, &runOut, stdout, func() (*report.Report, error) {
 			return report.RepeatReport(stdout, out, f.quiet)
 		})
-		return recordRunHistory(f.history, report.RepDirs(out), runErr, stdout)
+		return recordRunHistory(f.history, results.RepDirs(out), runErr, stdout)
 	}
 	res, runErr := runner.Run(ctx, ro)
 	var bundles []*results.Bundle

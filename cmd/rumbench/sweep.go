@@ -18,6 +18,7 @@ import (
 	"rumbench/internal/launch"
 	"rumbench/internal/plan"
 	"rumbench/internal/report"
+	"rumbench/internal/results"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
 	"rumbench/internal/workload/ibench"
@@ -219,7 +220,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			o.Isolate = func(ctx context.Context, engine, _ string) (bool, error) {
 				args := []string{"--child-cell", c.Name()}
 				if rep := filepath.Base(filepath.Dir(dir)); spec.Reps() > 1 {
-					args = append(args, "--child-rep", strings.TrimPrefix(rep, report.RepPrefix))
+					args = append(args, "--child-rep", strings.TrimPrefix(rep, results.RepPrefix))
 				}
 				return iso.Run(ctx, engine, dir, "", args...)
 			}

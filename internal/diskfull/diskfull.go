@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"rumbench/internal/units"
+
 	"github.com/prometheus/procfs"
 
 	"rumbench/internal/model"
@@ -134,19 +136,7 @@ func Describe(dir string) string {
 	if syscall.Statfs(abs, &st) == nil {
 		free := int64(st.Bavail) * int64(st.Bsize)
 		total := int64(st.Blocks) * int64(st.Bsize)
-		desc += fmt.Sprintf(" with %s free of %s", bytes(free), bytes(total))
+		desc += fmt.Sprintf(" with %s free of %s", units.IEC(free), units.IEC(total))
 	}
 	return desc
-}
-
-func bytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

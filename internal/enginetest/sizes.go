@@ -6,6 +6,7 @@ import (
 
 	"rumbench/internal/results"
 	"rumbench/internal/sysmetrics"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
@@ -49,7 +50,7 @@ func Sizes(t *testing.T, tg Target, wantDisk string) {
 		if m.LogicalLiveBytes == nil || *m.LogicalLiveBytes <= 0 {
 			t.Fatalf("%s: logical_live_bytes %v", name, m.LogicalLiveBytes)
 		}
-		want := results.Round(float64(live) / float64(*m.LogicalLiveBytes))
+		want := units.RoundSig(float64(live) / float64(*m.LogicalLiveBytes))
 		if m.SpaceAmp == nil || *m.SpaceAmp != want || m.SpaceAmpSource != results.SpaceAmpLive {
 			t.Errorf("%s: space_amp %v (%s), want live %d / logical %d = %g", name, m.SpaceAmp, m.SpaceAmpSource, live, *m.LogicalLiveBytes, want)
 		}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rumbench/internal/report"
+	"rumbench/internal/figure"
 )
 
 // OtavaTimeFormat is how the export writes times: a form Apache Otava's
@@ -47,7 +47,7 @@ func ExportOtava(w io.Writer, ss []*Series, figures []string) ([]string, error) 
 		want[f] = true
 	}
 	order := map[string]int{}
-	for i, k := range report.FigureKeys() {
+	for i, k := range figure.Keys() {
 		order[k] = i
 	}
 	var cols []string

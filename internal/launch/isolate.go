@@ -16,6 +16,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/units"
 )
 
 // Isolator runs an embedded engine in a child process (the same binary)
@@ -100,7 +101,7 @@ func (iso *Isolator) Run(ctx context.Context, eng, bundle, dataDir string, extra
 		case code == -1:
 			st := g.Stats()
 			if st.OOMKills != nil && *st.OOMKills > 0 {
-				return true, fmt.Errorf("engine %s was killed by the OOM killer: its memory outgrew --memory-limit %s (peak %s); give a larger limit or a smaller engine cache", eng, fmtBytes(g.Limit), fmtPeak(st))
+				return true, fmt.Errorf("engine %s was killed by the OOM killer: its memory outgrew --memory-limit %s (peak %s); give a larger limit or a smaller engine cache", eng, units.WholeMiB(g.Limit, "MB"), fmtPeak(st))
 			}
 			return true, fmt.Errorf("engine %s: its child process was killed (%v)", eng, werr)
 		default:
@@ -110,13 +111,11 @@ func (iso *Isolator) Run(ctx context.Context, eng, bundle, dataDir string, extra
 	return true, fmt.Errorf("engine %s: child process: %w", eng, werr)
 }
 
-func fmtBytes(n int64) string { return fmt.Sprintf("%.0fMB", float64(n)/(1<<20)) }
-
 func fmtPeak(m *results.MemoryCgroup) string {
 	if m.PeakBytes == nil {
 		return "unknown"
 	}
-	return fmtBytes(*m.PeakBytes)
+	return units.WholeMiB(*m.PeakBytes, "MB")
 }
 
 // serverCgroup puts a managed server in a fresh memory cgroup: returned are

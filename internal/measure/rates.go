@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"rumbench/internal/units"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
@@ -66,6 +68,6 @@ func Summarize(h *hdr.Histogram) Latency {
 		P99:   h.ValueAtQuantile(99),
 		P999:  h.ValueAtQuantile(99.9),
 		Max:   h.Max(),
-		Mean:  math.Round(h.Mean()*10) / 10,
+		Mean:  units.Round(h.Mean(), 1),
 	}
 }

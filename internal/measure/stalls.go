@@ -1,6 +1,10 @@
 package measure
 
-import "math"
+import (
+	"math"
+
+	"rumbench/internal/units"
+)
 
 // StallFraction is the share of the step's median rate below which an
 // interval counts as a stall (design §5).
@@ -190,8 +194,8 @@ func SummarizeMarks(marks []bool, secs []float64) Stalls {
 			s.LongestS = run
 		}
 	}
-	s.Seconds = round3(s.Seconds)
-	s.LongestS = round3(s.LongestS)
+	s.Seconds = units.RoundHalfUp(s.Seconds, 3)
+	s.LongestS = units.RoundHalfUp(s.LongestS, 3)
 	return s
 }
 
@@ -236,5 +240,3 @@ func LiveStall(rates []float64, r StallRule) bool {
 	}
 	return IsStall(cur, Median(w))
 }
-
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

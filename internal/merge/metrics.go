@@ -7,6 +7,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 // serverProcessSet is how sysmetrics names a process set that is the
@@ -87,7 +88,7 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 			other = max(other, 0)
 			m.OtherCPUUs = &other
 			if m.NoiseSpanS != nil && *m.NoiseSpanS > 0 {
-				c := results.Round(float64(other) / 1e6 / *m.NoiseSpanS)
+				c := units.RoundSig(float64(other) / 1e6 / *m.NoiseSpanS)
 				m.OtherCPUCores = &c
 			}
 		}
@@ -125,7 +126,7 @@ func perOp(m *results.Metrics, sum *results.Step) {
 		if v == nil || n <= 0 {
 			return nil
 		}
-		x := results.Round(*v / float64(n))
+		x := units.RoundSig(*v / float64(n))
 		return &x
 	}
 	f := func(v *int64) *float64 {

@@ -13,6 +13,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 // mergedInterval is one interval index of a step over all shards.
@@ -225,7 +226,7 @@ func rowsPerQuery(sum *results.Step) {
 	if !ok {
 		return
 	}
-	sum.Details["rows_per_query"] = math.Round(f/float64(q.Count)*100) / 100
+	sum.Details["rows_per_query"] = units.Round(f/float64(q.Count), 2)
 	if per, ok := sum.Details[DetailShardValues].(map[string]map[string]any); ok {
 		delete(per, "rows_per_query")
 		if len(per) == 0 {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"rumbench/internal/report"
+	"rumbench/internal/results"
 	"rumbench/internal/runner"
 )
 
@@ -52,7 +52,7 @@ func RepeatDirs(out string, n int) []string {
 	}
 	dirs := make([]string, n)
 	for k := range dirs {
-		dirs[k] = report.RepDir(out, k+1)
+		dirs[k] = results.RepDir(out, k+1)
 	}
 	return dirs
 }

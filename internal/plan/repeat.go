@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"rumbench/internal/report"
+	"rumbench/internal/results"
 	"rumbench/internal/runner"
 )
 
@@ -35,7 +36,7 @@ func RunRepeated(ctx context.Context, ro *runner.Options, n int, out string, run
 	// As a single run does, an interrupted one reports what it gathered
 	// (unfinished steps are left out of the statistics).
 	var rep *report.Report
-	if len(report.RepDirs(out)) > 0 {
+	if len(results.RepDirs(out)) > 0 {
 		var err error
 		if rep, err = summarize(); err != nil {
 			fmt.Fprintf(w, "rumbench: could not write the summary: %v\n", err)

@@ -8,14 +8,15 @@ import (
 	"sort"
 	"strings"
 
+	"rumbench/internal/measure"
+	"rumbench/internal/units"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
-
-	"rumbench/internal/measure"
 )
 
 // palette gives each run the same colour in every chart (Tableau 10).
@@ -597,7 +598,7 @@ func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) 
 	}
 	var ticks []plot.Tick
 	for _, x := range xticks {
-		ticks = append(ticks, plot.Tick{Value: x, Label: fmtEng(x)})
+		ticks = append(ticks, plot.Tick{Value: x, Label: units.Eng(x)})
 	}
 	if len(ticks) > 0 {
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)

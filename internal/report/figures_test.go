@@ -1,6 +1,11 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"rumbench/internal/figure"
+	"rumbench/internal/measure"
+)
 
 // StepFigures (what the results history records) are the values of the
 // report's step tables, figure for figure, and only those it has.
@@ -37,5 +42,43 @@ func TestStepFiguresAreTheTableValues(t *testing.T) {
 	}
 	if checked < 50 {
 		t.Fatalf("only %d values compared", checked)
+	}
+}
+
+// Every figure the step tables show is catalogued (its unit, direction and
+// formatter are the catalogue's), and every row carries exactly the
+// catalogue's figures.
+func TestReportKeysAreCatalogued(t *testing.T) {
+	w := measure.OpSpec{Name: "insert", Unit: measure.UnitRows, Role: measure.RoleWrite}
+	q := measure.OpSpec{Name: "query", Unit: measure.UnitOps, Role: measure.RoleRead}
+	for _, sr := range []*StepReport{{Kind: KindWrite, Rate: w, Main: w}, {Kind: KindQuery, Rate: q, Main: q, Write: w}} {
+		for _, c := range columnsFor(sr) {
+			if _, ok := figure.Lookup(c.Key); !ok {
+				t.Errorf("%s step column %q shows %q, which the catalogue lacks", sr.Kind, c.Header, c.Key)
+			}
+		}
+	}
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sr := range rep.Steps {
+		for _, row := range sr.Rows {
+			if row.Status == StatusNotRun {
+				continue
+			}
+			if len(row.Values) != len(figure.Catalogue) {
+				t.Errorf("%s: %d values, the catalogue has %d", sr.Name, len(row.Values), len(figure.Catalogue))
+			}
+			for k := range row.Values {
+				if _, ok := figure.Lookup(k); !ok {
+					t.Errorf("%s: value %q is not catalogued", sr.Name, k)
+				}
+			}
+		}
 	}
 }

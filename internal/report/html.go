@@ -297,6 +297,6 @@ func RepeatReport(w io.Writer, out string, quiet bool) (*Report, error) {
 		return nil, err
 	}
 	fmt.Fprintf(w, "\nsummary over %d repetitions: %s; HTML report with %d charts: %s\n",
-		len(RepDirs(out)), filepath.Join(out, SummaryFile), n, filepath.Join(out, "report.html"))
+		len(results.RepDirs(out)), filepath.Join(out, SummaryFile), n, filepath.Join(out, "report.html"))
 	return rep, nil
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"rumbench/internal/units"
 )
 
 // labelSkip are config keys that differ between runs without changing what
@@ -45,10 +47,10 @@ func labelRuns(runs []*Run) {
 	for i, r := range runs {
 		parts := []string{r.Bundle.Run.Engine.Name}
 		for _, k := range setDiff[i] {
-			parts = append(parts, k+"="+orDash(sets[i][k]))
+			parts = append(parts, k+"="+units.OrDash(sets[i][k]))
 		}
 		for _, k := range cfgDiff[i] {
-			parts = append(parts, strings.TrimPrefix(k, "ibench.")+"="+orDash(cfgs[i][k]))
+			parts = append(parts, strings.TrimPrefix(k, "ibench.")+"="+units.OrDash(cfgs[i][k]))
 		}
 		r.Label = strings.Join(parts, " ")
 		count[r.Label]++
@@ -135,7 +137,7 @@ func scalarString(v any) string {
 	case string:
 		return x
 	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
+		return units.Plain(x)
 	case bool:
 		return strconv.FormatBool(x)
 	}

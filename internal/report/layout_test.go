@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/stats"
 )
 
 // copyRun copies testdata/run1's engine bundles into dst/<engine>.
@@ -147,9 +149,9 @@ func TestVerdict(t *testing.T) {
 	}
 	// Repeated: two runs of 4 repetitions each whose rates overlap.
 	row := func(rates ...float64) *Row {
-		st := NewStat(rates)
-		return &Row{Run: &Run{Label: "x"}, Status: StatusOK, Values: map[string]Value{"rate_avg": some(st.Median)},
-			Stats: map[string]*Stat{"rate_avg": st}}
+		st := stats.New(rates)
+		return &Row{Run: &Run{Label: "x"}, Status: StatusOK, Values: map[string]Value{"rate_avg": figure.Known(st.Median)},
+			Stats: map[string]*stats.Stat{"rate_avg": st}}
 	}
 	a, b := row(100, 104, 98, 101), row(99, 103, 102, 97)
 	a.Run.Label, b.Run.Label = "a", "b"
@@ -277,7 +279,7 @@ func TestOneActionVerdict(t *testing.T) {
 		st := &results.Step{Step: "maint", StepDesc: results.StepDesc{MainOp: "maintain"}, Seconds: secs,
 			Ops: map[string]*results.OpSummary{"maintain": {Unit: measure.UnitOps, Count: 1}}}
 		b := &Bundle{Bundle: &results.Bundle{Steps: map[string]*results.Step{"maint": st}}}
-		return &Row{Run: &Run{Label: label, Bundle: b}, Status: StatusOK, Values: map[string]Value{"rate_avg": some(1 / secs)}}
+		return &Row{Run: &Run{Label: label, Bundle: b}, Status: StatusOK, Values: map[string]Value{"rate_avg": figure.Known(1 / secs)}}
 	}
 	a, b := run("pebble", 4.1), run("sqlite", 1.4)
 	r := &Report{Runs: []*Run{a.Run, b.Run}, Steps: []*StepReport{{Name: "maint", Ran: true, Rows: []*Row{a, b},

@@ -2,14 +2,15 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/stats"
 	"rumbench/internal/units"
 )
 
@@ -26,7 +27,7 @@ const (
 
 // stepKind classifies a step of one run by its description and operations.
 func stepKind(s *results.Step, ops measure.Ops) Kind {
-	if main, ok := ops.Lookup(s.MainOp); ok && ops[main].Role == measure.RoleRead && s.Timed() {
+	if figure.QueryStep(s, ops) {
 		return KindQuery
 	}
 	return KindWrite
@@ -39,27 +40,9 @@ const (
 	StatusNotRun     = "not run"
 )
 
-// Value is a number that may be unavailable; unavailable values are printed
-// as n/a and encoded as null, never as 0.
-type Value struct {
-	V  float64
-	OK bool
-}
-
-func some(v float64) Value {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return Value{}
-	}
-	return Value{V: v, OK: true}
-}
-
-// ratio is v relative to base; unavailable when either is, or base is 0.
-func ratio(v, base Value) Value {
-	if !v.OK || !base.OK || base.V == 0 {
-		return Value{}
-	}
-	return some(v.V / base.V)
-}
+// Value is a number that may be unavailable (figure.Value): printed as n/a
+// and encoded as null, never as 0.
+type Value = figure.Value
 
 // Stall summarizes the stalled intervals of one operation in one step.
 type Stall struct {
@@ -96,10 +79,10 @@ type Row struct {
 	Reps []*Bundle
 	// Stats summarise each value over Reps (repeated runs only); Values
 	// then hold their medians.
-	Stats map[string]*Stat
+	Stats map[string]*stats.Stat
 	// Cmp tests each value against the base row's over their
 	// repetitions (both repeated).
-	Cmp    map[string]*Comparison
+	Cmp    map[string]*stats.Comparison
 	Status string
 	Error  string
 	// Values and Ratios are indexed like Keys.
@@ -284,7 +267,7 @@ func (r *Report) checkSizes() {
 		for _, k := range keys {
 			v, bv := run.Sizes[k], base.Sizes[k]
 			if v != bv {
-				run.SizeDiffs = append(run.SizeDiffs, fmt.Sprintf("%s %s (base %s)", k, orDash(v), orDash(bv)))
+				run.SizeDiffs = append(run.SizeDiffs, fmt.Sprintf("%s %s (base %s)", k, units.OrDash(v), units.OrDash(bv)))
 			}
 		}
 		if len(run.SizeDiffs) > 0 {
@@ -292,13 +275,6 @@ func (r *Report) checkSizes() {
 				run.Num, run.Label, base.Num, strings.Join(run.SizeDiffs, ", ")))
 		}
 	}
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return s
 }
 
 func dedupe(sorted []string) []string {
@@ -365,23 +341,25 @@ func (r *Report) buildStep(name string) *StepReport {
 		if row.Status == StatusNotRun {
 			continue
 		}
-		for _, k := range valueKeys {
-			row.Values[k.Key] = k.get(row, sr.Kind, row.B.Steps[name])
+		src := row.source(name)
+		for i := range figure.Catalogue {
+			f := &figure.Catalogue[i]
+			row.Values[f.Key] = f.Of(src)
 		}
 		if len(row.Run.Reps) > 0 {
-			row.repStats(name, sr.Kind)
+			row.repStats(name)
 		}
 	}
 	base := sr.Rows[r.Base]
 	for _, row := range sr.Rows {
 		row.Ratios = map[string]Value{}
 		for k, v := range row.Values {
-			row.Ratios[k] = ratio(v, base.Values[k])
+			row.Ratios[k] = figure.Ratio(v, base.Values[k])
 		}
 		if row.Stats != nil && base.Stats != nil {
-			row.Cmp = map[string]*Comparison{}
+			row.Cmp = map[string]*stats.Comparison{}
 			for k, st := range row.Stats {
-				if c := Compare(base.Stats[k], st); c != nil {
+				if c := stats.Compare(base.Stats[k], st); c != nil {
 					row.Cmp[k] = c
 				}
 			}
@@ -413,18 +391,9 @@ func buildRow(run *Run, name string) *Row {
 	row.Error = s.Error
 	raw := run.Bundle.Raw[name]
 	ops := run.Bundle.Run.Ops
-	row.MainOp, row.RateOp = s.MainOp, s.TableRateOp()
-	if stepKind(s, ops) == KindQuery {
-		// The writers beside the reads: the first write operation, in the
-		// workload's order, that ran in the step.
-		for _, spec := range ops {
-			if o := s.Ops[spec.Name]; o != nil && spec.Role == measure.RoleWrite && spec.Judged() && o.Count > 0 {
-				row.WriteOp = spec.Name
-				break
-			}
-		}
-	}
-	row.IPSTarget = num(raw, "ips_target")
+	src := figure.SourceOf(s, ops, raw)
+	row.MainOp, row.RateOp, row.WriteOp = src.MainOp, src.RateOp, src.WriteOp
+	row.IPSTarget = figure.Num(raw, "ips_target")
 	if b, ok := raw["target_met"].(bool); ok {
 		row.TargetMet = &b
 	}
@@ -456,167 +425,15 @@ func buildRow(run *Run, name string) *Row {
 	return row
 }
 
-func hasOp(s *results.Step, op string) bool {
-	l, ok := s.Latency[op]
-	return ok && l.Count > 0
-}
-
-// valueKey is one number of a row, named as in CSV and JSON.
-type valueKey struct {
-	Key  string
-	get  func(row *Row, kind Kind, s *results.Step) Value
-	desc string
-}
-
-// opRate reads an operation's average or 99% rate from the step summary.
-func opRate(s *results.Step, op string, p99 bool) Value {
-	o := s.Ops[op]
-	if o == nil {
-		return Value{}
-	}
-	v := o.RateAvg
-	if p99 {
-		v = o.RatePct
-	}
-	if v == nil {
-		return Value{}
-	}
-	return some(*v)
-}
-
-// perOp reads one per-operation figure of op.
-func perOp(s *results.Step, op string, f func(*results.OpCost) *float64) Value {
-	if s.Metrics == nil {
-		return Value{}
-	}
-	c := s.Metrics.PerOp[op]
-	if c == nil {
-		return Value{}
-	}
-	if v := f(c); v != nil {
-		return some(*v)
-	}
-	return Value{}
-}
-
-func legacy(v float64, ran bool) Value {
-	if !ran {
-		return Value{}
-	}
-	return some(v)
-}
-
-// valueKeys are every number a row carries, in CSV column order. The rate
-// operation R is the step's main operation (the table's headline); the
-// write operation W is a query step's writer.
-var valueKeys = []valueKey{
-	{"rate_avg", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.RateOp, false) },
-		"the step's headline operation (rate_op): done / step seconds, in its unit (rows/s or operations/s)"},
-	{"rate_pct", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.RateOp, true) },
-		"the headline operation's rate that rate_percentile% of intervals met or exceeded (99 by default)"},
-	{"write_rate_avg", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.WriteOp, false) },
-		"query steps: the writers' rate (write_op) / step seconds"},
-	{"write_rate_pct", func(row *Row, _ Kind, s *results.Step) Value { return opRate(s, row.WriteOp, true) },
-		"query steps: the writers' rate that rate_percentile% of intervals met or exceeded"},
-	{"wkb_per_write", func(row *Row, _ Kind, s *results.Step) Value {
-		return perOp(s, row.WriteOp, func(c *results.OpCost) *float64 { return c.WKB })
-	}, "query steps: KB written to storage per unit of the writers' operation"},
-	{"cpu_us_per_op", func(row *Row, _ Kind, s *results.Step) Value {
-		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.CPUUs })
-	}, "CPU µs (user+sys) of the measured processes per unit of the headline operation"},
-	{"wkb_per_op", func(row *Row, _ Kind, s *results.Step) Value {
-		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.WKB })
-	}, "KB written to storage per unit of the headline operation"},
-	{"rkb_per_op", func(row *Row, _ Kind, s *results.Step) Value {
-		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.RKB })
-	}, "KB read from storage per unit of the headline operation"},
-	{"reads_per_op", func(row *Row, _ Kind, s *results.Step) Value {
-		return perOp(s, row.RateOp, func(c *results.OpCost) *float64 { return c.Reads })
-	}, "storage reads per unit of the headline operation"},
-	{"rows_per_query", func(row *Row, _ Kind, s *results.Step) Value {
-		return num(row.B.Raw[s.Step], "rows_per_query")
-	}, "rows returned per query"},
-	{"disk_gb", scaled(func(m *results.Metrics) *int64 { return m.DiskBytes }, 1e-9),
-		"on-disk footprint at step end, GB (10^9 bytes): allocated bytes of the data dir, logs included (metrics.disk_source says which dir)"},
-	{"live_gb", func(_ *Row, _ Kind, s *results.Step) Value {
-		if s.EngineSize < 0 {
-			return Value{}
-		}
-		return some(float64(s.EngineSize) * 1e-9)
-	}, "the engine's live size at step end as the engine reports it, GB (10^9 bytes; docs/metrics.md says what each engine counts)"},
-	{"pss_gb", scaled(func(m *results.Metrics) *int64 { return m.PSSBytes }, 1e-9), "memory (PSS) of the measured processes at step end, GB (10^9 bytes)"},
-	{"write_amp", metric(func(m *results.Metrics) *float64 { return m.WriteAmp }), "bytes written to storage / logical bytes inserted"},
-	{"space_amp", metric(func(m *results.Metrics) *float64 { return m.SpaceAmp }), "the engine's live size / logical live bytes"},
-	{"p99_ms", func(row *Row, _ Kind, s *results.Step) Value {
-		if !hasOp(s, row.MainOp) {
-			return Value{}
-		}
-		return some(float64(s.Latency[row.MainOp].P99) / 1000)
-	}, "99th percentile latency of the step's main operation, ms"},
-	{"max_ms", func(row *Row, _ Kind, s *results.Step) Value {
-		if !hasOp(s, row.MainOp) {
-			return Value{}
-		}
-		return some(float64(s.Latency[row.MainOp].Max) / 1000)
-	}, "largest latency of the step's main operation, ms"},
-	// The insert benchmark's own names (version 1 columns), kept for
-	// readers of earlier CSV and JSON reports.
-	{"ips_avg", func(_ *Row, _ Kind, s *results.Step) Value {
-		return legacy(s.IPSAvg, s.Inserted > 0 || hasOp(s, "insert"))
-	}, "rows inserted / step seconds"},
-	{"ips_99", func(_ *Row, _ Kind, s *results.Step) Value {
-		return legacy(s.IPS99, s.Inserted > 0 || hasOp(s, "insert"))
-	}, "insert rate met or exceeded by 99% of intervals, rows/s"},
-	{"dps_avg", func(_ *Row, _ Kind, s *results.Step) Value {
-		return legacy(s.DPSAvg, s.Deleted > 0 || hasOp(s, "delete"))
-	}, "rows deleted / step seconds"},
-	{"qps_avg", func(_ *Row, _ Kind, s *results.Step) Value {
-		return legacy(s.QPSAvg, s.Queries > 0 || hasOp(s, "query"))
-	}, "queries / step seconds"},
-	{"qps_99", func(_ *Row, _ Kind, s *results.Step) Value {
-		return legacy(s.QPS99, s.Queries > 0 || hasOp(s, "query"))
-	}, "query rate met or exceeded by 99% of intervals, queries/s"},
-}
-
-func metric(f func(*results.Metrics) *float64) func(*Row, Kind, *results.Step) Value {
-	return func(_ *Row, _ Kind, s *results.Step) Value {
-		if s.Metrics == nil {
-			return Value{}
-		}
-		if v := f(s.Metrics); v != nil {
-			return some(*v)
-		}
-		return Value{}
-	}
-}
-
-func scaled(f func(*results.Metrics) *int64, k float64) func(*Row, Kind, *results.Step) Value {
-	return func(_ *Row, _ Kind, s *results.Step) Value {
-		if s.Metrics == nil {
-			return Value{}
-		}
-		if v := f(s.Metrics); v != nil {
-			return some(float64(*v) * k)
-		}
-		return Value{}
-	}
-}
-
-// num reads a JSON number; null, absent or non-numeric values are unavailable.
-func num(m map[string]any, key string) Value {
-	if v, ok := results.Number(m[key]); ok {
-		return some(v)
-	}
-	if v, ok := m[key].(map[string]any); ok {
-		// A metric may be reported with its reason: {"value": x, ...}.
-		return num(v, "value")
-	}
-	return Value{}
+// source is what the row's figures of step name are read from: its
+// bundle's step and the row's operations.
+func (row *Row) source(name string) figure.Source {
+	return figure.Source{Step: row.B.Steps[name], RateOp: row.RateOp, MainOp: row.MainOp, WriteOp: row.WriteOp, Raw: row.B.Raw[name]}
 }
 
 // Throughput is a run's headline rate of a step and its unit.
 func (row *Row) Throughput(sr *StepReport) (Value, string) {
-	return row.Values["rate_avg"], unitLabel(sr.Rate)
+	return row.Values[figure.RateAvg], unitLabel(sr.Rate)
 }
 
 // checkMemory adds a caveat for every run whose engine did not run with the
@@ -674,38 +491,14 @@ func (r *Report) checkSettings() {
 	}
 }
 
-// Figure is one headline figure of a step: its key (a CSV column name of
-// the report) and its value.
-type Figure struct {
-	Key   string
-	Value float64
-}
-
 // StepFigures are the headline figures of step name of bundle b, as the
-// report's step table computes them (every valueKey that b's step has a
-// value for), in CSV column order; none when b did not run the step. The
-// results history stores these per step.
-func StepFigures(b *Bundle, name string) []Figure {
+// report's step table computes them (every catalogued figure that b's step
+// has a value for), in CSV column order; none when b did not run the step.
+// The results history stores these per step.
+func StepFigures(b *Bundle, name string) []figure.Measured {
 	s := b.Steps[name]
 	if s == nil {
 		return nil
 	}
-	row := buildRow(&Run{Num: 1, Bundle: b}, name)
-	kind := stepKind(s, b.Run.Ops)
-	var out []Figure
-	for _, k := range valueKeys {
-		if v := k.get(row, kind, s); v.OK {
-			out = append(out, Figure{Key: k.Key, Value: v.V})
-		}
-	}
-	return out
-}
-
-// FigureKeys are every headline figure's key, in CSV column order.
-func FigureKeys() []string {
-	out := make([]string, len(valueKeys))
-	for i, k := range valueKeys {
-		out[i] = k.Key
-	}
-	return out
+	return figure.All(figure.SourceOf(s, b.Run.Ops, b.Raw[name]))
 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"rumbench/internal/figure"
+	"rumbench/internal/units"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -53,7 +56,7 @@ func (r *Report) relativeChart() (*Chart, error) {
 			if i == r.Base {
 				continue
 			}
-			if p, ok := ratioOf(row, base, "rate_avg"); ok {
+			if p, ok := ratioOf(row, base, figure.RateAvg); ok {
 				p.run = i
 				l.points = append(l.points, p)
 			}
@@ -189,7 +192,7 @@ func (ratioTicks) Ticks(min, max float64) []plot.Tick {
 			if v < min || v > max {
 				continue
 			}
-			out = append(out, plot.Tick{Value: v, Label: fmtEng(v) + "×"})
+			out = append(out, plot.Tick{Value: v, Label: units.Eng(v) + "×"})
 		}
 	}
 	return out

@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"rumbench/internal/figure"
+	"rumbench/internal/stats"
+	"rumbench/internal/units"
 )
 
 // Markdown writes the report as markdown whose tables are padded so they
@@ -130,12 +134,11 @@ func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 func (r *Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"step", "kind", "run", "label", "engine", "base", "status", "error", "main_op", "rate_op", "write_op"}
-	for _, k := range valueKeys {
-		head = append(head, k.Key)
-	}
+	keys := figure.Keys()
+	head = append(head, keys...)
 	head = append(head, "ips_target", "target_met", "stalls", "stall_s", "stall_longest_s")
-	for _, k := range valueKeys {
-		head = append(head, k.Key+"_vs_base")
+	for _, k := range keys {
+		head = append(head, k+"_vs_base")
 	}
 	head = append(head, "sizes_differ_from_base")
 	if err := cw.Write(head); err != nil {
@@ -145,14 +148,14 @@ func (r *Report) CSV(w io.Writer) error {
 		if !v.OK {
 			return ""
 		}
-		return strconv.FormatFloat(v.V, 'g', 10, 64)
+		return units.Export(v.V)
 	}
 	for _, sr := range r.Steps {
 		for _, row := range sr.Rows {
 			rec := []string{sr.Name, string(sr.Kind), strconv.Itoa(row.Run.Num), row.Run.Label,
 				row.Run.Bundle.Run.Engine.Name, strconv.Itoa(r.Base + 1), row.Status, row.Error, row.MainOp, row.RateOp, row.WriteOp}
-			for _, k := range valueKeys {
-				rec = append(rec, csvNum(row.Values[k.Key]))
+			for _, k := range keys {
+				rec = append(rec, csvNum(row.Values[k]))
 			}
 			tm := ""
 			if row.TargetMet != nil {
@@ -160,12 +163,12 @@ func (r *Report) CSV(w io.Writer) error {
 			}
 			rec = append(rec, csvNum(row.IPSTarget), tm)
 			if st := row.Stalls[row.RateOp]; st != nil {
-				rec = append(rec, strconv.Itoa(st.Count), csvNum(some(st.Seconds)), csvNum(some(st.LongestS)))
+				rec = append(rec, strconv.Itoa(st.Count), csvNum(figure.Known(st.Seconds)), csvNum(figure.Known(st.LongestS)))
 			} else {
 				rec = append(rec, "", "", "")
 			}
-			for _, k := range valueKeys {
-				rec = append(rec, csvNum(row.Ratios[k.Key]))
+			for _, k := range keys {
+				rec = append(rec, csvNum(row.Ratios[k]))
 			}
 			rec = append(rec, strings.Join(row.Run.SizeDiffs, "; "))
 			if err := cw.Write(rec); err != nil {
@@ -187,7 +190,7 @@ func (v jsonValue) MarshalJSON() ([]byte, error) {
 	if !v.OK {
 		return []byte("null"), nil
 	}
-	return []byte(strconv.FormatFloat(v.V, 'g', 10, 64)), nil
+	return []byte(units.Export(v.V)), nil
 }
 
 type jsonRun struct {
@@ -220,9 +223,9 @@ type jsonRow struct {
 	TargetMet *bool                `json:"target_met"`
 	// Repeated runs: each value over the repetitions (values holds the
 	// medians), and the test against the base run's repetitions.
-	Stats      map[string]*Stat       `json:"stats,omitempty"`
-	VsBaseTest map[string]*Comparison `json:"vs_base_test,omitempty"`
-	MedianRep  string                 `json:"median_repetition,omitempty"`
+	Stats      map[string]*stats.Stat       `json:"stats,omitempty"`
+	VsBaseTest map[string]*stats.Comparison `json:"vs_base_test,omitempty"`
+	MedianRep  string                       `json:"median_repetition,omitempty"`
 }
 
 type jsonStep struct {
@@ -268,9 +271,9 @@ func (r *Report) JSON(w io.Writer) error {
 			if row.Stats != nil {
 				jr.MedianRep = row.B.Dir
 			}
-			for _, k := range valueKeys {
-				jr.Values[k.Key] = jsonValue(row.Values[k.Key])
-				jr.VsBase[k.Key] = jsonValue(row.Ratios[k.Key])
+			for _, k := range figure.Keys() {
+				jr.Values[k] = jsonValue(row.Values[k])
+				jr.VsBase[k] = jsonValue(row.Ratios[k])
 			}
 			js.Rows = append(js.Rows, jr)
 		}
@@ -287,8 +290,8 @@ func (r *Report) JSON(w io.Writer) error {
 // unitMap documents every value key.
 func unitMap() map[string]string {
 	m := map[string]string{}
-	for _, k := range valueKeys {
-		m[k.Key] = k.desc
+	for _, f := range figure.Catalogue {
+		m[f.Key] = f.Desc
 	}
 	return m
 }

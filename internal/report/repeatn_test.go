@@ -3,21 +3,17 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"rumbench/internal/stats"
 )
 
 // The thresholds the run states at its start are those the statistics
 // apply: 4 per side for the U test to reach p ≤ 0.05 (4 vs 4: 2/70), 6 for
 // a finite 95% interval of the median (1 − 2/64 ≥ 95%, 1 − 2/32 not).
 func TestRepeatThresholds(t *testing.T) {
-	if got := MinRepsForTest(); got != 4 {
-		t.Errorf("MinRepsForTest = %d, want 4", got)
-	}
-	if got := MinRepsForInterval(); got != 6 {
-		t.Errorf("MinRepsForInterval = %d, want 6", got)
-	}
 	for n := 2; n <= 7; n++ {
-		st := NewStat(seq(1, float64(n)))
-		c := Compare(NewStat(seq(1, float64(n))), NewStat(seq(101, float64(100+n))))
+		st := stats.New(seq(1, float64(n)))
+		c := stats.Compare(stats.New(seq(1, float64(n))), stats.New(seq(101, float64(100+n))))
 		line := RepeatCaveat(n)
 		if strings.Contains(line, "\n") {
 			t.Errorf("n=%d: caveat is not one line: %q", n, line)
@@ -49,7 +45,7 @@ func TestSummaryChartNoBarWithoutInterval(t *testing.T) {
 				for i := range vals {
 					vals[i] = v.V * (0.8 + 0.4*float64(i)/float64(n-1))
 				}
-				row.Stats = map[string]*Stat{"rate_avg": NewStat(vals)}
+				row.Stats = map[string]*stats.Stat{"rate_avg": stats.New(vals)}
 			}
 		}
 		c, err := rep.relativeChart()
@@ -65,4 +61,12 @@ func TestSummaryChartNoBarWithoutInterval(t *testing.T) {
 	if got := chart(6); got == plain || !strings.Contains(got, "95% CI") {
 		t.Errorf("6 repetitions: no interval bars drawn")
 	}
+}
+
+func seq(from, to float64) []float64 {
+	var v []float64
+	for x := from; x <= to; x++ {
+		v = append(v, x)
+	}
+	return v
 }

@@ -9,6 +9,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 // StepSummary prints one engine's per-step summary table: what `rumbench run`
@@ -62,25 +63,25 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 		if !s.Complete {
 			status = "INCOMPLETE"
 		}
-		line := []string{s.Step, status, fmt.Sprintf("%.1f", s.Seconds), s.MainOp}
+		line := []string{s.Step, status, units.Fixed(s.Seconds, 1), s.MainOp}
 		for _, spec := range shown {
 			o := s.Ops[spec.Name]
 			switch {
 			case o == nil:
 				line = append(line, "", "")
 			default:
-				line = append(line, fmt.Sprint(o.Done()), fmtRate(o.RateAvg))
+				line = append(line, fmt.Sprint(o.Done()), units.FixedOr(o.RateAvg, 0, ""))
 			}
 			if heads[spec.Name] {
 				if o != nil && spec.Name == s.MainOp {
-					line = append(line, fmtRate(o.RatePct))
+					line = append(line, units.FixedOr(o.RatePct, 0, ""))
 				} else {
 					line = append(line, "")
 				}
 			}
 		}
 		lat := s.Latency[s.MainOp]
-		line = append(line, fmt.Sprintf("%.2f", float64(lat.P99)/1000), fmt.Sprintf("%.2f", float64(lat.Max)/1000), fmt.Sprint(s.Errors))
+		line = append(line, units.MillisOfMicros(lat.P99), units.MillisOfMicros(lat.Max), fmt.Sprint(s.Errors))
 		if sla {
 			line = append(line, slaText(s))
 		}
@@ -128,13 +129,6 @@ func plural(s string) string {
 		return s + "es"
 	}
 	return s + "s"
-}
-
-func fmtRate(v *float64) string {
-	if v == nil {
-		return ""
-	}
-	return fmt.Sprintf("%.0f", *v)
 }
 
 // engineRetries is a step's engine_retries detail (0 when absent).

@@ -2,14 +2,15 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/stats"
 	"rumbench/internal/units"
 )
 
@@ -44,59 +45,21 @@ func columnsFor(sr *StepReport) []column {
 	per := func(label string, spec measure.OpSpec, key string) column {
 		return column{label + "/" + spec.PerLabel(), key}
 	}
-	maxCol := column{"max(ms)", "max_ms"}
+	maxCol := column{"max(ms)", figure.MaxMs}
 	if sr.Kind == KindQuery {
 		var cols []column
 		if sr.Write.Name != "" {
 			w := sr.Write
-			cols = append(cols, rate(w, "write_rate_avg", "av"), rate(w, "write_rate_pct", pct), per("wKB", w, "wkb_per_write"))
+			cols = append(cols, rate(w, figure.WriteRateAvg, "av"), rate(w, figure.WriteRatePct, pct), per("wKB", w, figure.WKBPerWrite))
 		}
-		return append(cols, rate(r, "rate_avg", "av"), rate(r, "rate_pct", pct), per("rKB", r, "rkb_per_op"),
-			column{"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"}, maxCol)
+		return append(cols, rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct), per("rKB", r, figure.RKBPerOp),
+			column{"CPU/" + r.PerLabel() + "(µs)", figure.CPUPerOp}, maxCol)
 	}
 	return []column{
-		rate(r, "rate_avg", "av"), rate(r, "rate_pct", pct), {"CPU/" + r.PerLabel() + "(µs)", "cpu_us_per_op"},
-		per("wKB", r, "wkb_per_op"), per("rKB", r, "rkb_per_op"), per("r", r, "reads_per_op"),
-		{"disk(GB)", "disk_gb"}, {"live(GB)", "live_gb"}, {"PSS(GB)", "pss_gb"}, maxCol,
+		rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct), {"CPU/" + r.PerLabel() + "(µs)", figure.CPUPerOp},
+		per("wKB", r, figure.WKBPerOp), per("rKB", r, figure.RKBPerOp), per("r", r, figure.ReadsPerOp),
+		{"disk(GB)", figure.DiskGB}, {"live(GB)", figure.LiveGB}, {"PSS(GB)", figure.PSSGB}, maxCol,
 	}
-}
-
-// Cell texts for what is not a number.
-const (
-	naText     = "n/a" // the run did not measure it
-	notRunText = "—"   // the step did not run
-)
-
-// fmtNum prints a value with precision that suits its size.
-func fmtNum(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a >= 0.001:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
-}
-
-func fmtRatio(v float64) string {
-	if math.Abs(v) >= 100 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-func cell(v Value, f func(float64) string) string {
-	if !v.OK {
-		return naText
-	}
-	return f(v.V)
 }
 
 func runName(r *Run) string { return fmt.Sprintf("#%d %s", r.Num, r.Label) }
@@ -104,12 +67,12 @@ func runName(r *Run) string { return fmt.Sprintf("#%d %s", r.Num, r.Label) }
 // stallCell is the stalls column: stalled intervals and their seconds.
 func stallCell(st *Stall) string {
 	if st == nil {
-		return naText
+		return units.NA
 	}
 	if st.Count == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%d,%s", st.Count, fmtNum(st.Seconds))
+	return fmt.Sprintf("%d,%s", st.Count, units.Num(st.Seconds))
 }
 
 // StepTables returns the absolute and (with several runs) relative tables
@@ -130,9 +93,9 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		// a single run's p99 is in the summary and the charts.
 		cols = append(cols[:len(cols)-1:len(cols)-1], column{"p99(ms)", "p99_ms"}, cols[len(cols)-1])
 	}
-	targetKey := "rate_avg"
+	targetKey := figure.RateAvg
 	if sr.Kind == KindQuery && sr.Write.Name != "" {
-		targetKey = "write_rate_avg"
+		targetKey = figure.WriteRateAvg
 	}
 	abs := Table{Title: fmt.Sprintf("%s (%s step)", sr.Name, sr.Kind)}
 	rel := Table{Title: fmt.Sprintf("%s relative to base %s (run / base)", sr.Name, runName(r.Runs[r.Base]))}
@@ -163,23 +126,23 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		l := []string{runName(row.Run), row.Status}
 		for _, c := range cols {
 			if row.Status == StatusNotRun {
-				a = append(a, notRunText)
-				l = append(l, notRunText)
+				a = append(a, units.Dash)
+				l = append(l, units.Dash)
 				continue
 			}
 			v, rv := row.Values[c.Key], row.Ratios[c.Key]
-			t := cell(v, fmtNum)
+			t := v.Text(units.Num)
 			if c.Key == targetKey && row.TargetMet != nil && !*row.TargetMet {
 				t += "!"
 				missed = true
 			}
-			if c.Key == "rate_avg" && v.OK {
+			if c.Key == figure.RateAvg && v.OK {
 				noted = true
 			}
 			if st := row.Stats[c.Key]; st != nil && st.N > 1 {
 				t += " " + st.CIText()
 			}
-			rt := cell(rv, fmtRatio)
+			rt := rv.Text(units.Ratio)
 			if cmp := row.Cmp[c.Key]; cmp != nil && row != sr.Rows[r.Base] && rv.OK {
 				rt += cmp.Mark()
 				tooFew = tooFew || cmp.P == nil
@@ -188,16 +151,16 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			l = append(l, rt)
 		}
 		if row.Status == StatusNotRun {
-			a = append(a, notRunText)
+			a = append(a, units.Dash)
 		} else {
 			a = append(a, stallCell(row.Stalls[row.RateOp]))
 		}
 		if repeated {
-			n, spread := "1", notRunText
+			n, spread := "1", units.Dash
 			if row.Status == StatusNotRun {
 				n = "0"
 			}
-			if st := row.Stats["rate_avg"]; st != nil {
+			if st := row.Stats[figure.RateAvg]; st != nil {
 				n, spread = strconv.Itoa(st.N), st.SpreadText()
 			} else if len(row.Run.Reps) > 0 {
 				n = "0"
@@ -228,8 +191,8 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		}
 	}
 	if repeated {
-		abs.Notes = append(abs.Notes, fmt.Sprintf("Repeated runs: each figure is the median of the n repetitions that completed the step, ± the %.0f%% confidence interval of the median (distribution-free, from order statistics; ±∞ below 6 repetitions); spread: (max − min) / median of the headline rate; stalls are the median repetition's.", Confidence*100))
-		rel.Notes = append(rel.Notes, fmt.Sprintf("Ratios of medians. ~: not significantly different from the base at α = %.2f (Mann–Whitney U test, as benchstat); no mark: significant. n: repetitions of the run (the base's are in its row).", Alpha))
+		abs.Notes = append(abs.Notes, fmt.Sprintf("Repeated runs: each figure is the median of the n repetitions that completed the step, ± the %.0f%% confidence interval of the median (distribution-free, from order statistics; ±∞ below 6 repetitions); spread: (max − min) / median of the headline rate; stalls are the median repetition's.", stats.Confidence*100))
+		rel.Notes = append(rel.Notes, fmt.Sprintf("Ratios of medians. ~: not significantly different from the base at α = %.2f (Mann–Whitney U test, as benchstat); no mark: significant. n: repetitions of the run (the base's are in its row).", stats.Alpha))
 		if tooFew {
 			rel.Notes = append(rel.Notes, "?: too few repetitions for the U test ever to reach significance (it needs at least 4 on each side): no p-value, no claim.")
 		}
@@ -262,23 +225,23 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 		m, secs := s.Metrics, s.Seconds
 		per := func(v *float64, k float64) string {
 			if v == nil {
-				return naText
+				return units.NA
 			}
-			return fmtNum(*v * k / secs)
+			return units.Num(*v * k / secs)
 		}
 		perInt := func(v *int64, k float64) string {
 			if v == nil {
-				return naText
+				return units.NA
 			}
 			x := float64(*v)
 			return per(&x, k)
 		}
 		line := []string{runName(row.Run), perInt(m.DevReads, 1), per(m.DevRKB, 1.0/1024), per(m.DevWKB, 1.0/1024),
-			perInt(m.CPUUs, 1e-6), fmtNum(secs)}
-		noise := []string{naText, naText}
+			perInt(m.CPUUs, 1e-6), units.Num(secs)}
+		noise := []string{units.NA, units.NA}
 		if m.OtherCPUCores != nil || m.StealCores != nil {
 			noisy = true
-			noise = []string{cell(optional(m.OtherCPUCores), fmtNum), cell(optional(m.StealCores), fmtNum)}
+			noise = []string{figure.Ptr(m.OtherCPUCores).Text(units.Num), figure.Ptr(m.StealCores).Text(units.Num)}
 		}
 		t.Rows = append(t.Rows, append(line, noise...))
 		any = true
@@ -297,24 +260,17 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 	return t, any
 }
 
-func optional(v *float64) Value {
-	if v == nil {
-		return Value{}
-	}
-	return some(*v)
-}
-
 func missedNote(row *Row, sr *StepReport) string {
-	w, key := sr.Rate, "rate_avg"
+	w, key := sr.Rate, figure.RateAvg
 	if sr.Kind == KindQuery && sr.Write.Name != "" {
-		w, key = sr.Write, "write_rate_avg"
+		w, key = sr.Write, figure.WriteRateAvg
 	}
 	v := row.Values[key]
 	if !row.IPSTarget.OK || row.IPSTarget.V == 0 || !v.OK {
 		return fmt.Sprintf("! %s missed its %s rate target", runName(row.Run), w.Name)
 	}
 	return fmt.Sprintf("! %s missed its %s rate target of %s %s: %s %s (%+.1f%%)",
-		runName(row.Run), w.Name, fmtNum(row.IPSTarget.V), w.UnitLabel(), fmtNum(v.V), w.UnitLabel(), (v.V/row.IPSTarget.V-1)*100)
+		runName(row.Run), w.Name, units.Num(row.IPSTarget.V), w.UnitLabel(), units.Num(v.V), w.UnitLabel(), (v.V/row.IPSTarget.V-1)*100)
 }
 
 // RunsTable lists the runs: what --base numbers mean.
@@ -394,14 +350,14 @@ func workloadText(run *Run) string {
 		sort.Strings(keys)
 		var parts []string
 		for _, k := range keys {
-			parts = append(parts, k+" "+orDash(s[k]))
+			parts = append(parts, k+" "+units.OrDash(s[k]))
 		}
 		if len(parts) == 0 {
-			return orDash(s["workload"])
+			return units.OrDash(s["workload"])
 		}
-		return orDash(s["workload"]) + " " + strings.Join(parts, ", ")
+		return units.OrDash(s["workload"]) + " " + strings.Join(parts, ", ")
 	}
-	out := fmt.Sprintf("%s %sx%s rows", s["workload"], orDash(s["clients"]), s["rows"])
+	out := fmt.Sprintf("%s %sx%s rows", s["workload"], units.OrDash(s["clients"]), s["rows"])
 	if tb := s["tables"]; tb != "" && tb != s["clients"] {
 		if tb == "1" {
 			out += " on 1 table"
@@ -409,11 +365,11 @@ func workloadText(run *Run) string {
 			out += " on " + tb + " tables"
 		}
 	}
-	out += fmt.Sprintf(", churn %s, %s idx", orDash(s["churn_rows"]), orDash(s["indexes"]))
+	out += fmt.Sprintf(", churn %s, %s idx", units.OrDash(s["churn_rows"]), units.OrDash(s["indexes"]))
 	if u := s["unique_index"]; u != "" {
 		out += " (" + u + " unique)"
 	}
-	return out + fmt.Sprintf(", pad %s-%s", orDash(s["pad_min"]), orDash(s["pad_max"]))
+	return out + fmt.Sprintf(", pad %s-%s", units.OrDash(s["pad_min"]), units.OrDash(s["pad_max"]))
 }
 
 // ThroughputTable is the summary: a row per run, a column per step, each
@@ -463,10 +419,10 @@ func throughputCell(row *Row, sr *StepReport) string {
 		return StatusNotRun
 	case StatusIncomplete:
 		v, _ := row.Throughput(sr)
-		return cell(v, fmtNum) + " (incomplete)"
+		return v.Text(units.Num) + " (incomplete)"
 	}
 	v, _ := row.Throughput(sr)
-	return cell(v, fmtNum)
+	return v.Text(units.Num)
 }
 
 // StallsTable lists every operation of every step of every run that
@@ -488,7 +444,7 @@ func (r *Report) StallsTable() Table {
 			sort.Strings(ops)
 			for _, op := range ops {
 				st := row.Stalls[op]
-				t.Rows = append(t.Rows, []string{sr.Name, runName(row.Run), op, strconv.Itoa(st.Count), fmtNum(st.Seconds), fmtNum(st.LongestS)})
+				t.Rows = append(t.Rows, []string{sr.Name, runName(row.Run), op, strconv.Itoa(st.Count), units.Num(st.Seconds), units.Num(st.LongestS)})
 			}
 		}
 	}
@@ -522,7 +478,7 @@ func pctLabel(p float64) string {
 	if p <= 0 {
 		p = 99
 	}
-	return strconv.FormatFloat(p, 'f', -1, 64)
+	return units.Plain(p)
 }
 
 // RelativeTable leads the report: each step's headline rate relative to the
@@ -540,7 +496,7 @@ func (r *Report) RelativeTable() Table {
 	for i, run := range r.Runs {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
-			line = append(line, ratioCell(sr.Rows[i], "rate_avg", i == r.Base))
+			line = append(line, ratioCell(sr.Rows[i], figure.RateAvg, i == r.Base))
 		}
 		t.Rows = append(t.Rows, line)
 	}
@@ -549,7 +505,7 @@ func (r *Report) RelativeTable() Table {
 
 // effKeys are the per-operation efficiency figures the summary compares.
 var effKeys = []struct{ Header, Key string }{
-	{"CPU/op", "cpu_us_per_op"}, {"wKB/op", "wkb_per_op"}, {"rKB/op", "rkb_per_op"}, {"live size", "live_gb"},
+	{"CPU/op", figure.CPUPerOp}, {"wKB/op", figure.WKBPerOp}, {"rKB/op", figure.RKBPerOp}, {"live size", figure.LiveGB},
 }
 
 // EfficiencyTable follows the relative rates: each step's cost per unit of
@@ -593,7 +549,7 @@ func ratioCell(row *Row, key string, isBase bool) string {
 		return StatusNotRun
 	}
 	v := row.Ratios[key]
-	t := cell(v, fmtRatio)
+	t := v.Text(units.Ratio)
 	if cmp := row.Cmp[key]; cmp != nil && !isBase && v.OK {
 		t += cmp.Mark()
 	}
@@ -613,5 +569,5 @@ func steadyNote(st *results.Step) string {
 			ss.Rule, ss.Window.DevPct, ss.Window.SlopePct)
 	}
 	return fmt.Sprintf("steady after %s of warm-up (rule %s: deviation %.1f%%, slope %.1f%% over %d intervals)",
-		fmtNum(ss.AtS)+" s", ss.Rule, ss.Window.DevPct, ss.Window.SlopePct, ss.Window.N)
+		units.Num(ss.AtS)+" s", ss.Rule, ss.Window.DevPct, ss.Window.SlopePct, ss.Window.N)
 }

@@ -3,19 +3,10 @@ package report
 import (
 	"testing"
 
+	"rumbench/internal/units"
+
 	"gonum.org/v1/plot"
 )
-
-func TestFmtEng(t *testing.T) {
-	for v, want := range map[float64]string{
-		2500000: "2.5M", 2_000_000_000: "2G", 1500: "1.5k", 999: "999", 0.25: "0.25", 0: "0",
-		1_234_567: "1.23M", -45000: "-45k", 100_000: "100k", 0.001: "0.001", 12.345: "12.3",
-	} {
-		if got := fmtEng(v); got != want {
-			t.Errorf("fmtEng(%g) = %q, want %q", v, got, want)
-		}
-	}
-}
 
 func TestEngTicksRelabel(t *testing.T) {
 	ticks := engTicks{plot.DefaultTicks{}}.Ticks(0, 3_000_000)
@@ -25,7 +16,7 @@ func TestEngTicksRelabel(t *testing.T) {
 			continue
 		}
 		labelled++
-		if tk.Label != fmtEng(tk.Value) {
+		if tk.Label != units.Eng(tk.Value) {
 			t.Errorf("tick %g labelled %q", tk.Value, tk.Label)
 		}
 	}

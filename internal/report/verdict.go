@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strings"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
+	"rumbench/internal/stats"
+	"rumbench/internal/units"
 )
 
 // Verdict is the report's conclusion in hyperfine's form, one line per step:
@@ -22,7 +24,7 @@ func (r *Report) Verdict() []string {
 	case len(r.Runs) == 1:
 		head += ": one run, nothing to compare"
 	case r.Repeated():
-		head += fmt.Sprintf(": ratios of medians over the repetitions; ~ not significant (Mann–Whitney U, α = %.2f), ? too few repetitions to tell", Alpha)
+		head += fmt.Sprintf(": ratios of medians over the repetitions; ~ not significant (Mann–Whitney U, α = %.2f), ? too few repetitions to tell", stats.Alpha)
 	default:
 		head += ": one run each, so no test of significance (a difference of a few percent can be noise; --repeat 6 tests it)"
 	}
@@ -52,7 +54,7 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 	var rs []ran
 	var missing []string
 	for _, row := range sr.Rows {
-		v := row.Values["rate_avg"]
+		v := row.Values[figure.RateAvg]
 		if row.Status == StatusNotRun || !v.OK {
 			missing = append(missing, row.Run.Label)
 			continue
@@ -70,7 +72,7 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 	unit := unitLabel(sr.Rate)
 	var b strings.Builder
 	if len(rs) == 1 {
-		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.Label, fmtNum(lead.v), unit)
+		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.Label, units.Num(lead.v), unit)
 		if len(r.Runs) > 1 {
 			b.WriteString(" (the only run that ran it)")
 		}
@@ -80,7 +82,7 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			t := timesText(lead.v, o.v)
+			t := units.Times(lead.v, o.v)
 			switch compareMark(lead.row, o.row) {
 			case "~":
 				t = "~" + t
@@ -89,7 +91,7 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 			}
 			b.WriteString(t + " faster than " + o.row.Run.Label)
 		}
-		fmt.Fprintf(&b, " (%s vs %s %s)", fmtNum(lead.v), fmtNum(rs[1].v), unit)
+		fmt.Fprintf(&b, " (%s vs %s %s)", units.Num(lead.v), units.Num(rs[1].v), unit)
 	}
 	var incomplete []string
 	for _, o := range rs {
@@ -126,7 +128,7 @@ func oneActionVerdict(sr *StepReport, several bool) string {
 		if o := st.Ops[st.MainOp]; o == nil || o.Done() > 1 {
 			return ""
 		}
-		parts = append(parts, fmt.Sprintf("%s %s s", row.Run.Label, fmtNum(st.Seconds)))
+		parts = append(parts, fmt.Sprintf("%s %s s", row.Run.Label, units.Num(st.Seconds)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -138,25 +140,10 @@ func oneActionVerdict(sr *StepReport, several bool) string {
 	return t
 }
 
-// timesText is "2.10×": how many times a is b.
-func timesText(a, b float64) string {
-	if b <= 0 {
-		return "∞×"
-	}
-	x := a / b
-	switch {
-	case x >= 100:
-		return fmt.Sprintf("%.0f×", x)
-	case x >= 10:
-		return fmt.Sprintf("%.1f×", x)
-	}
-	return fmt.Sprintf("%.2f×", math.Max(x, 1))
-}
-
 // compareMark is the significance mark of the leader against another run
 // over their repetitions: "" when significant or not repeated.
 func compareMark(lead, other *Row) string {
-	c := Compare(other.Stats["rate_avg"], lead.Stats["rate_avg"])
+	c := stats.Compare(other.Stats[figure.RateAvg], lead.Stats[figure.RateAvg])
 	if c == nil {
 		return ""
 	}

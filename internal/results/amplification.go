@@ -1,23 +1,12 @@
 package results
 
-import "math"
+import (
+	"rumbench/internal/units"
+)
 
 // Write and space amplification (docs/metrics.md) are computed here for the
 // system-metrics sampler and for merge alike: one formula each, one set of
 // reasons when they cannot be computed.
-
-// Round keeps four significant digits: enough for every published figure
-// and short in JSON.
-func Round(v float64) float64 {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return v
-	}
-	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
-	if p < 1 {
-		return math.Round(v)
-	}
-	return math.Round(v*p) / p
-}
 
 // SetLogicalBytes records the logical sizes a step reported in its details
 // (DetailLogicalBytesInserted, DetailLogicalLiveBytes): the denominators of
@@ -62,7 +51,7 @@ func (m *Metrics) SetWriteAmp(unwritten string) {
 	case written == nil:
 		m.NullReasons["write_amp"] = unwritten
 	default:
-		x := Round(*written * 1024 / float64(*m.LogicalBytesInserted))
+		x := units.RoundSig(*written * 1024 / float64(*m.LogicalBytesInserted))
 		m.WriteAmp, m.WriteAmpSource = &x, source
 	}
 }
@@ -87,7 +76,7 @@ func (m *Metrics) SetSpaceAmp(engineSize int64) {
 	case engineSize < 0:
 		m.NullReasons["space_amp"] = "the engine did not report its live size"
 	default:
-		x := Round(float64(engineSize) / float64(*m.LogicalLiveBytes))
+		x := units.RoundSig(float64(engineSize) / float64(*m.LogicalLiveBytes))
 		m.SpaceAmp, m.SpaceAmpSource = &x, SpaceAmpLive
 	}
 }

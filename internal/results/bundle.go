@@ -16,6 +16,7 @@ import (
 
 	"rumbench/internal/diskfull"
 	"rumbench/internal/measure"
+	"rumbench/internal/units"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -184,23 +185,12 @@ func EncodeInterval(step string, iv *measure.Interval) *IntervalRecord {
 		}
 		rec.Ops[iv.Spec.Name(measure.Op(op))] = OpRecord{
 			Ops: o.Ops, Rows: o.Rows, Errors: o.Errors,
-			Rate: round(iv.Rate(measure.Op(op)), 1),
+			Rate: units.RoundHalfUp(iv.Rate(measure.Op(op)), 1),
 			P50:  lat.P50, P99: lat.P99, Max: lat.Max,
 			Hist: enc,
 		}
 	}
 	return rec
-}
-
-func round(v float64, digits int) float64 {
-	p := 1.0
-	for i := 0; i < digits; i++ {
-		p *= 10
-	}
-	if v >= 0 {
-		return float64(int64(v*p+0.5)) / p
-	}
-	return float64(int64(v*p-0.5)) / p
 }
 
 // Bundle is a bundle read back from disk.

@@ -4,6 +4,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"rumbench/internal/measure"
+	"rumbench/internal/units"
 )
 
 // A step's summary is computed here and nowhere else: from the clock of a
@@ -21,7 +22,7 @@ func Summarize(step string, desc StepDesc, c *measure.Clock, pct float64) *Step 
 		StepDesc:       desc,
 		RatePercentile: pct,
 		Started:        c.MeasuredStart().UTC(),
-		Seconds:        round3(c.Seconds()),
+		Seconds:        units.RoundHalfUp(c.Seconds(), 3),
 		Interval:       c.Interval().Seconds(),
 		Latency:        map[string]measure.Latency{},
 		Ops:            map[string]*OpSummary{},
@@ -71,11 +72,11 @@ func opSummary(spec measure.OpSpec, count, rows, errs int64, hist *hdr.Histogram
 		if secs > 0 {
 			avg = float64(o.Done()) / secs
 		}
-		avg = round1(avg)
+		avg = units.RoundHalfUp(avg, 1)
 		o.RateAvg = &avg
 	}
 	if spec.Judged() && pct > 0 {
-		p := round1(measure.RateMetBy(windowRates, pct))
+		p := units.RoundHalfUp(measure.RateMetBy(windowRates, pct), 1)
 		o.RatePct = &p
 		if pct == 99 {
 			o.Rate99 = &p
@@ -83,9 +84,6 @@ func opSummary(spec measure.OpSpec, count, rows, errs int64, hist *hdr.Histogram
 	}
 	return o
 }
-
-func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 // PromoteDetails copies the rate-limit results a step reports in Details to
 // the summary's top-level fields, where reports and users look for them.
@@ -100,7 +98,7 @@ func (s *Step) PromoteDetails() {
 			// be a little earlier on a loaded machine.
 			met := s.IPSAvg >= v*pct/100
 			s.Details["target_met"] = met
-			s.Details["ips_pct_of_target"] = float64(int64(s.IPSAvg/v*1000+0.5)) / 10
+			s.Details["ips_pct_of_target"] = units.RoundHalfUp(s.IPSAvg/v*1000, 0) / 10
 		}
 	}
 	if v, ok := s.Details["target_met"].(bool); ok {

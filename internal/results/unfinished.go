@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rumbench/internal/measure"
+	"rumbench/internal/units"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -64,7 +65,7 @@ func (b *Bundle) fillUnfinished(s *Step) {
 			}
 		}
 	}
-	s.Seconds = round3(secs)
+	s.Seconds = units.RoundHalfUp(secs, 3)
 	s.Ops = map[string]*OpSummary{}
 	s.Latency = map[string]measure.Latency{}
 	if s.Details == nil {

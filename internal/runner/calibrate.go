@@ -13,6 +13,7 @@ import (
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 )
 
@@ -83,22 +84,22 @@ func calibrate(ctx context.Context, ops measure.Ops, run func(context.Context, m
 		return 0, fmt.Errorf("calibration: %w", err)
 	}
 	var per []float64
-	units := int64(1000)
+	batch := int64(1000)
 	for len(per) < calibrationRuns {
 		c0, _ := threadCPU()
-		n, err := run(ctx, db, rec, units)
+		n, err := run(ctx, db, rec, batch)
 		if err != nil {
 			return 0, fmt.Errorf("calibration: %w", err)
 		}
 		c1, _ := threadCPU()
 		used := c1 - c0
-		if used < calibrationCPU && units < 1<<30 {
+		if used < calibrationCPU && batch < 1<<30 {
 			// Too short to time: scale up (at most 10x a time) and try again.
-			units *= min(10, max(2, int64(math.Ceil(float64(calibrationCPU)/float64(max(used, time.Microsecond))))))
+			batch *= min(10, max(2, int64(math.Ceil(float64(calibrationCPU)/float64(max(used, time.Microsecond))))))
 			continue
 		}
 		per = append(per, float64(used.Microseconds())/float64(max(n, 1)))
 	}
 	slices.Sort(per)
-	return math.Round(per[len(per)/2]*1000) / 1000, nil
+	return units.Round(per[len(per)/2], 3), nil
 }

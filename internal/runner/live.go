@@ -8,6 +8,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 // livePrinter writes one line per interval while a step runs: the rate of
@@ -85,9 +86,9 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	b := &p.buf
 	b.Reset()
 	if iv.Warmup {
-		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.warmupS, p.nominal))
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, units.Elapsed(p.warmupS, p.nominal))
 	} else {
-		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, fmtElapsed(p.elapsed, p.nominal))
+		fmt.Fprintf(b, "%-8s %-6s %s", p.engine, p.step, units.Elapsed(p.elapsed, p.nominal))
 	}
 	// As the clock judges it (measure.Judged): a late tick followed by an
 	// early one is not the step's last interval.
@@ -96,7 +97,7 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 		// Usually the step's final, partial interval; else a tick that came
 		// early after a late one. Say so, or it reads as a repeat of the
 		// previous line; neither is judged.
-		fmt.Fprintf(b, " (short %s)", fmtSecs(iv.Seconds))
+		fmt.Fprintf(b, " (short %s)", units.Secs(iv.Seconds))
 	}
 	// The latency shown is the step's main operation's when it ran in the
 	// interval, otherwise the first operation shown.
@@ -121,9 +122,9 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	}
 	if shown >= 0 {
 		r := rec.Ops[p.ops.Name(shown)]
-		fmt.Fprintf(b, "  %s p99 %s max %s", p.ops.Name(shown), fmtUs(r.P99), fmtUs(r.Max))
+		fmt.Fprintf(b, "  %s p99 %s max %s", p.ops.Name(shown), units.Micros(r.P99), units.Micros(r.Max))
 	} else if quiet {
-		fmt.Fprintf(b, "  (working: no operation completed for %s)", fmtSecs(p.elapsed-p.activeAt))
+		fmt.Fprintf(b, "  (working: no operation completed for %s)", units.Secs(p.elapsed-p.activeAt))
 	} else {
 		b.WriteString("  (no operations completed)")
 	}
@@ -131,7 +132,7 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 		// Past the fixed warm-up: the steady-state rule decides.
 		b.WriteString("  [warm-up until steady]")
 	} else if iv.Warmup {
-		fmt.Fprintf(b, "  [warm-up, %s left]", fmtSecs(max(0, p.desc.WarmupS-p.warmupS)))
+		fmt.Fprintf(b, "  [warm-up, %s left]", units.Secs(max(0, p.desc.WarmupS-p.warmupS)))
 	} else {
 		if !short {
 			if m := p.marker(); m != "" {
@@ -183,7 +184,7 @@ func (p *livePrinter) progress() string {
 		if left <= 0 {
 			return "finishing"
 		}
-		return fmtSecs(left) + " left"
+		return units.Secs(left) + " left"
 	}
 	if p.desc.Work <= 0 || p.done <= 0 {
 		return ""
@@ -193,39 +194,5 @@ func (p *livePrinter) progress() string {
 		return "100%"
 	}
 	eta := p.elapsed * (1 - frac) / frac
-	return fmt.Sprintf("%.0f%% ETA %s", frac*100, fmtSecs(eta))
-}
-
-// fmtElapsed formats the step time: one decimal under 10 s, or always with
-// intervals shorter than a second (nominal), where whole seconds would make
-// neighbouring lines look alike.
-func fmtElapsed(s, nominal float64) string {
-	if s < 10 || (nominal < 1 && s < 10000) {
-		return fmt.Sprintf("%6.1fs", s)
-	}
-	return fmt.Sprintf("%6.0fs", s)
-}
-
-// fmtSecs formats a short length of time.
-func fmtSecs(s float64) string {
-	switch {
-	case s < 1:
-		return fmt.Sprintf("%.0fms", s*1000)
-	case s < 100:
-		return fmt.Sprintf("%.1fs", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm%02ds", int(s)/60, int(s)%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(s)/3600, int(s)%3600/60)
-}
-
-// fmtUs formats microseconds with a readable unit.
-func fmtUs(us int64) string {
-	switch {
-	case us >= 1_000_000:
-		return fmt.Sprintf("%.2fs", float64(us)/1e6)
-	case us >= 1000:
-		return fmt.Sprintf("%.1fms", float64(us)/1e3)
-	}
-	return fmt.Sprintf("%dµs", us)
+	return fmt.Sprintf("%.0f%% ETA %s", frac*100, units.Secs(eta))
 }

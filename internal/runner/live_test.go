@@ -67,19 +67,3 @@ func TestLiveJudgedStepPrintsQuietIntervals(t *testing.T) {
 		t.Fatalf("%d lines, want one per interval:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 }
-
-// With intervals under a second, neighbouring lines never show the same
-// step time (old code printed "11s" five times at 200 ms intervals).
-func TestLiveElapsedDistinct(t *testing.T) {
-	prev := ""
-	for i := 50; i < 80; i++ {
-		got := fmtElapsed(float64(i)*0.2, 0.2)
-		if got == prev {
-			t.Fatalf("two lines 200 ms apart both show %q", got)
-		}
-		prev = got
-	}
-	if got := fmtElapsed(61, 1); got != "    61s" {
-		t.Errorf("1 s intervals at 61 s: %q, want whole seconds", got)
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"rumbench/internal/measure"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 var agreeOps = measure.Ops{
@@ -186,7 +187,7 @@ func TestOneStallRule(t *testing.T) {
 				if op == c.desc.MainOp {
 					wantCell := "0"
 					if st.Count > 0 {
-						wantCell = strconv.Itoa(st.Count) + "," + report.FmtNum(st.Seconds)
+						wantCell = strconv.Itoa(st.Count) + "," + units.Num(st.Seconds)
 					}
 					if tableCell != wantCell {
 						t.Errorf("table stalls cell %q, want %q (summary %+v)", tableCell, wantCell, st)

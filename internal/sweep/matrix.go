@@ -8,59 +8,42 @@ import (
 	"strconv"
 	"strings"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
+	"rumbench/internal/stats"
+	"rumbench/internal/units"
 )
 
-// figures are one engine's results in one cell, from the step the matrices
-// show.
-type figures struct {
-	ok                bool
-	ipsAvg, ipsPct    report.Value
-	diskGB, liveGB    report.Value
-	pssGB             report.Value
-	readsPer, wkbPer  report.Value
+// cellFigures are one engine's results in one cell, from the step the
+// matrices show.
+type cellFigures struct {
+	ok bool
+	// values are the catalogued figures of matrixKeys (in a repeated
+	// sweep their medians over the repetitions).
+	values            map[string]figure.Value
 	status, stepShown string
 	percentile        float64
 	// slaMissed: the step's paced writers missed their SLA (a query step
 	// shown as the matrix step; in a repeated sweep, any repetition).
 	slaMissed bool
-	// stats hold each figure over a repeated sweep's repetitions (the
-	// fields are then their medians), by figure key.
-	stats map[string]*report.Stat
+	// stats hold each figure over a repeated sweep's repetitions, by key.
+	stats map[string]*stats.Stat
 }
 
-// figureKeys name the figures for stats and ratio cells.
-var figureKeys = []string{"ips_avg", "ips_pct", "disk_gb", "live_gb", "pss_gb", "reads_per", "wkb_per"}
-
-func (f *figures) field(key string) *report.Value {
-	switch key {
-	case "ips_avg":
-		return &f.ipsAvg
-	case "ips_pct":
-		return &f.ipsPct
-	case "disk_gb":
-		return &f.diskGB
-	case "live_gb":
-		return &f.liveGB
-	case "pss_gb":
-		return &f.pssGB
-	case "reads_per":
-		return &f.readsPer
-	}
-	return &f.wkbPer
-}
+// matrixKeys are the catalogued figures the matrices show: the main
+// operation's rates and costs, and the sizes at step end.
+var matrixKeys = []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB, figure.ReadsPerOp, figure.WKBPerOp}
 
 // readFigures reads one engine's figures of a cell, dir = <cell>/<engine>;
 // in a repeated sweep the medians over <cell>/rep-*/<engine> of the
 // repetitions that completed the step.
-func readFigures(dir, step string) figures {
-	reps := report.RepDirs(filepath.Dir(dir))
+func readFigures(dir, step string) cellFigures {
+	reps := results.RepDirs(filepath.Dir(dir))
 	if len(reps) == 0 {
 		return readRun(dir, step)
 	}
-	var all []figures
-	var done []figures
+	var all, done []cellFigures
 	for _, r := range reps {
 		f := readRun(filepath.Join(r, filepath.Base(dir)), step)
 		all = append(all, f)
@@ -71,28 +54,27 @@ func readFigures(dir, step string) figures {
 	if len(done) == 0 {
 		// None completed it: the first one that ran it, as a single run.
 		for _, f := range all {
-			if f.status != "not run" {
+			if f.status != notRun {
 				return f
 			}
 		}
 		return all[0]
 	}
 	out := done[0]
+	samples := stats.Samples{}
 	for _, f := range done {
 		out.slaMissed = out.slaMissed || f.slaMissed
-	}
-	out.stats = map[string]*report.Stat{}
-	for _, k := range figureKeys {
-		var vals []float64
-		for i := range done {
-			if v := *done[i].field(k); v.OK {
-				vals = append(vals, v.V)
+		for _, k := range matrixKeys {
+			if v := f.values[k]; v.OK {
+				samples.Add(k, v.V)
 			}
 		}
-		*out.field(k) = report.Value{}
-		if st := report.NewStat(vals); st != nil {
-			out.stats[k] = st
-			*out.field(k) = report.Known(st.Median)
+	}
+	out.stats = samples.Stats()
+	out.values = map[string]figure.Value{}
+	for _, k := range matrixKeys {
+		if st := out.stats[k]; st != nil {
+			out.values[k] = figure.Known(st.Median)
 		}
 	}
 	return out
@@ -100,60 +82,42 @@ func readFigures(dir, step string) figures {
 
 // ratioCell is x's figure over y's, marked ~ (not significant) or ? (too
 // few repetitions to tell) when both are over repetitions.
-func ratioCell(x, y figures, key string) string {
-	r := report.Ratio(*x.field(key), *y.field(key))
-	t := report.CellText(r, report.FmtRatio)
+func ratioCell(x, y cellFigures, key string) string {
+	r := figure.Ratio(x.values[key], y.values[key])
+	t := r.Text(units.Ratio)
 	if sx, sy := x.stats[key], y.stats[key]; r.OK && sx != nil && sy != nil {
-		t += report.Compare(sy, sx).Mark()
+		t += stats.Compare(sy, sx).Mark()
 	}
 	return t
 }
 
 // repsNote explains the marks of a repeated sweep's tables.
 func repsNote(s *Spec) string {
-	return fmt.Sprintf("Each figure is the median of the %d repetitions (those that completed the step); a ratio is of medians, marked ~ when the difference is not significant at α = %.2f (Mann–Whitney U) and ? when there were too few repetitions to tell (fewer than 4 a side).", s.Reps(), report.Alpha)
+	return fmt.Sprintf("Each figure is the median of the %d repetitions (those that completed the step); a ratio is of medians, marked ~ when the difference is not significant at α = %.2f (Mann–Whitney U) and ? when there were too few repetitions to tell (fewer than 4 a side).", s.Reps(), stats.Alpha)
 }
 
-func readRun(dir, step string) figures {
+// notRun is a cell's status when its bundle or step is missing.
+const notRun = "not run"
+
+// readRun reads the figures of one bundle's step: the main operation's
+// rate and per-operation costs (the matrices compare the load itself).
+func readRun(dir, step string) cellFigures {
 	b, err := results.Read(dir)
 	if err != nil {
-		return figures{status: "not run"}
+		return cellFigures{status: notRun}
 	}
 	s := b.Steps[step]
 	if s == nil {
-		return figures{status: "not run"}
+		return cellFigures{status: notRun}
 	}
-	f := figures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile,
-		slaMissed: s.TargetMet != nil && !*s.TargetMet}
+	f := cellFigures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile,
+		slaMissed: s.TargetMet != nil && !*s.TargetMet, values: map[string]figure.Value{}}
 	if !s.Complete {
 		f.status = "incomplete"
 	}
-	if o := s.Ops[s.MainOp]; o != nil {
-		if o.RateAvg != nil {
-			f.ipsAvg = report.Known(*o.RateAvg)
-		}
-		if o.RatePct != nil {
-			f.ipsPct = report.Known(*o.RatePct)
-		}
-	}
-	if s.EngineSize >= 0 {
-		f.liveGB = report.Known(float64(s.EngineSize) / 1e9)
-	}
-	if m := s.Metrics; m != nil {
-		if m.DiskBytes != nil {
-			f.diskGB = report.Known(float64(*m.DiskBytes) / 1e9)
-		}
-		if m.PSSBytes != nil {
-			f.pssGB = report.Known(float64(*m.PSSBytes) / 1e9)
-		}
-		if c := m.PerOp[s.MainOp]; c != nil {
-			if c.Reads != nil {
-				f.readsPer = report.Known(*c.Reads)
-			}
-			if c.WKB != nil {
-				f.wkbPer = report.Known(*c.WKB)
-			}
-		}
+	src := figure.OfOp(s, s.MainOp)
+	for _, k := range matrixKeys {
+		f.values[k] = figure.Get(k, src)
 	}
 	return f
 }
@@ -199,12 +163,15 @@ func Tables(dir string, s *Spec) []report.Table {
 					if f.percentile > 0 {
 						pct = f.percentile
 					}
-					if f.status == "not run" {
+					if f.status == notRun {
 						a, r, ri, wi = append(a, "not run"), append(r, "not run"), append(ri, "not run"), append(wi, "not run")
 						continue
 					}
-					cell := strings.Join([]string{report.CellText(f.ipsAvg, report.FmtNum), report.CellText(f.ipsPct, report.FmtNum),
-						report.CellText(f.diskGB, report.FmtNum), report.CellText(f.liveGB, report.FmtNum), report.CellText(f.pssGB, report.FmtNum)}, "-")
+					var parts []string
+					for _, k := range []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB} {
+						parts = append(parts, f.values[k].Text(units.Num))
+					}
+					cell := strings.Join(parts, "-")
 					if !f.ok {
 						cell += " (incomplete)"
 					}
@@ -214,19 +181,19 @@ func Tables(dir string, s *Spec) []report.Table {
 					}
 					a = append(a, cell)
 					if k == 0 {
-						r = append(r, report.CellText(report.Ratio(f.ipsAvg, base.ipsAvg), report.FmtRatio))
+						r = append(r, figure.Ratio(f.values[figure.RateAvg], base.values[figure.RateAvg]).Text(units.Ratio))
 					} else {
-						r = append(r, ratioCell(f, base, "ips_avg"))
+						r = append(r, ratioCell(f, base, figure.RateAvg))
 					}
-					ri = append(ri, report.CellText(f.readsPer, report.FmtNum))
-					wi = append(wi, report.CellText(f.wkbPer, report.FmtNum))
+					ri = append(ri, f.values[figure.ReadsPerOp].Text(units.Num))
+					wi = append(wi, f.values[figure.WKBPerOp].Text(units.Num))
 				}
 				abs.Rows, rel.Rows, rpi.Rows, wpi.Rows = append(abs.Rows, a), append(rel.Rows, r), append(rpi.Rows, ri), append(wpi.Rows, wi)
 			}
 			if pct == 0 {
 				pct = 99
 			}
-			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", strconv.FormatFloat(pct, 'f', -1, 64))}
+			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", units.Plain(pct))}
 			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
 			if slaNote {
 				abs.Notes = append(abs.Notes, "SLA✗: the step's paced writers inserted less than 95% of their target rate (a query step's writers' SLA).")
@@ -264,7 +231,7 @@ func memoryLine(s *Spec) string {
 		// Read back from sweep.json: float64; fresh from the flags: int64.
 		for _, e := range s.Engines {
 			if v, ok := results.Number(pm[e+".memory_limit"]); ok {
-				per = append(per, fmt.Sprintf("%s %.0f MB", e, v/(1<<20)))
+				per = append(per, e+" "+units.Fixed(v/(1<<20), 0)+" MB")
 			}
 		}
 	}
@@ -272,7 +239,7 @@ func memoryLine(s *Spec) string {
 		return "Each engine ran in a memory cgroup (page cache included): " + strings.Join(per, ", ") + "."
 	}
 	if v, ok := results.Number(s.Shared["memory_limit"]); ok && v > 0 {
-		return fmt.Sprintf("Each engine ran in a memory cgroup of %.0f MB (page cache included).", v/(1<<20))
+		return "Each engine ran in a memory cgroup of " + units.Fixed(v/(1<<20), 0) + " MB (page cache included)."
 	}
 	return ""
 }
@@ -315,19 +282,24 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 					old := readFigures(filepath.Join(baseDir, name, e), step)
 					miss := ""
 					switch {
-					case cur.status == "not run":
+					case cur.status == notRun:
 						miss = "not run"
-					case old.status == "not run":
+					case old.status == notRun:
 						miss = "not in base"
 					}
 					if miss != "" {
 						a, r, ri, wi = append(a, miss), append(r, miss), append(ri, miss), append(wi, miss)
 						continue
 					}
-					a = append(a, strings.Join([]string{ratioCell(cur, old, "ips_avg"), ratioCell(cur, old, "ips_pct"), ratioCell(cur, old, "disk_gb"), ratioCell(cur, old, "live_gb"), ratioCell(cur, old, "pss_gb")}, "-"))
-					r = append(r, report.CellText(report.Ratio(report.Ratio(cur.ipsAvg, cur0.ipsAvg), report.Ratio(old.ipsAvg, old0.ipsAvg)), report.FmtRatio))
-					ri = append(ri, ratioCell(cur, old, "reads_per"))
-					wi = append(wi, ratioCell(cur, old, "wkb_per"))
+					var parts []string
+					for _, k := range []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB} {
+						parts = append(parts, ratioCell(cur, old, k))
+					}
+					a = append(a, strings.Join(parts, "-"))
+					rate := figure.RateAvg
+					r = append(r, figure.Ratio(figure.Ratio(cur.values[rate], cur0.values[rate]), figure.Ratio(old.values[rate], old0.values[rate])).Text(units.Ratio))
+					ri = append(ri, ratioCell(cur, old, figure.ReadsPerOp))
+					wi = append(wi, ratioCell(cur, old, figure.WKBPerOp))
 				}
 				abs.Rows, rel.Rows, rpi.Rows, wpi.Rows = append(abs.Rows, a), append(rel.Rows, r), append(rpi.Rows, ri), append(wpi.Rows, wi)
 			}
@@ -371,10 +343,10 @@ func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
 				for _, k := range s.Indexes {
 					f := readFigures(filepath.Join(dir, Cell{Indexes: k, Pad: p, Clients: c}.Name(), e), step)
 					y, lo, hi := math.NaN(), math.NaN(), math.NaN()
-					if f.ipsAvg.OK {
-						y = f.ipsAvg.V
+					if v := f.values[figure.RateAvg]; v.OK {
+						y = v.V
 					}
-					if st := f.stats["ips_avg"]; st != nil && st.N > 1 {
+					if st := f.stats[figure.RateAvg]; st != nil && st.N > 1 {
 						lo, hi, _ = st.Bounds()
 					}
 					sr.Y, sr.Lo, sr.Hi = append(sr.Y, y), append(sr.Lo, lo), append(sr.Hi, hi)

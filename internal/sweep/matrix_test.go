@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,5 +157,48 @@ func TestMatrixMarksMissedSLA(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(abs.Notes, " "), "SLA✗: the step's paced writers") {
 		t.Fatalf("no SLA note: %v", abs.Notes)
+	}
+}
+
+// A repeated sweep's cell shows each figure's median over the repetitions
+// that completed the step, and its ratios are marked when too few
+// repetitions were run to tell a difference.
+func TestTablesMediansOverRepetitions(t *testing.T) {
+	spec := &Spec{Engines: []string{"pebble"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}, Repeat: 3}
+	dir := t.TempDir()
+	rep := func(c Cell, k int, ips float64, size int64) {
+		tmp := t.TempDir()
+		writeCell(t, tmp, c, "pebble", ips, ips/2, size, 1e9, 0.5, float64(k))
+		to := filepath.Join(dir, c.Name(), results.RepPrefix+strconv.Itoa(k))
+		if err := os.MkdirAll(to, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(tmp, c.Name(), "pebble"), filepath.Join(to, "pebble")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c0, c3 := Cell{Indexes: 0, Pad: 20, Clients: 1}, Cell{Indexes: 3, Pad: 20, Clients: 1}
+	for k, ips := range []float64{900, 1300, 1000} {
+		rep(c0, k+1, ips, int64(k+1)*1e9)
+		rep(c3, k+1, ips/2, 4e9)
+	}
+	tables := Tables(dir, spec)
+	abs, rel, wpi := tables[0], tables[1], tables[3]
+	// Medians: rate 1000 (of 900, 1300, 1000), ipsP 500, disk 2 GB, live 1 GB.
+	if got := abs.Rows[0][1]; got != "1000-500-2.00-1.00-1.00" {
+		t.Errorf("0 idx cell %q, want the medians 1000-500-2.00-1.00-1.00", got)
+	}
+	if got := abs.Rows[0][2]; got != "500-250-4.00-2.00-1.00" {
+		t.Errorf("3 idx cell %q, want 500-250-4.00-2.00-1.00", got)
+	}
+	// 3 vs 3 repetitions: the U test can never reach significance.
+	if got := rel.Rows[0][2]; got != "0.50?" {
+		t.Errorf("relative cell %q, want 0.50? (too few repetitions to tell)", got)
+	}
+	if got := wpi.Rows[0][1]; got != "2.00" {
+		t.Errorf("wKB/i %q, want the median of 1, 2, 3", got)
+	}
+	if !strings.Contains(strings.Join(abs.Notes, " "), "median of the 3 repetitions") {
+		t.Errorf("notes %q do not say the figures are medians", abs.Notes)
 	}
 }

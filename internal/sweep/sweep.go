@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"rumbench/internal/report"
 	"rumbench/internal/results"
 )
 
@@ -50,7 +49,7 @@ func (s *Spec) RunDir(out string, c Cell, engine string, k int) string {
 	if s.Reps() == 1 {
 		return filepath.Join(out, c.Name(), engine)
 	}
-	return filepath.Join(report.RepDir(filepath.Join(out, c.Name()), k), engine)
+	return filepath.Join(results.RepDir(filepath.Join(out, c.Name()), k), engine)
 }
 
 // Cell is one point of the grid (engines are run inside it).

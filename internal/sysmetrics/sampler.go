@@ -24,6 +24,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/units"
 )
 
 // clientMode says how the client's own CPU is known.
@@ -437,7 +438,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		if v == nil {
 			return nil
 		}
-		x := math.Round(*v*perUnit/1024*10) / 10
+		x := units.Round(*v*perUnit/1024, 1)
 		return &x
 	}
 	const sector = 512
@@ -448,10 +449,10 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	if s.client != clientSeparate {
 		// rumbench's own process is measured: its bundle writes are the
 		// benchmark's bookkeeping, not the engine's work.
-		own := math.Round(float64(s.bundleBytes)/1024*10) / 10
+		own := units.Round(float64(s.bundleBytes)/1024, 1)
 		m.BundleKB = &own
 		if m.ProcWKB != nil {
-			x := math.Max(0, math.Round((*m.ProcWKB-own)*10)/10)
+			x := math.Max(0, units.Round(*m.ProcWKB-own, 1))
 			m.ProcWKB = &x
 		}
 	}
@@ -538,7 +539,7 @@ func (s *Sampler) perOp(m *results.Metrics, sum *results.Step, cpu, cs, devR *fl
 		if v == nil || n <= 0 {
 			return nil
 		}
-		x := results.Round(*v / float64(n))
+		x := units.RoundSig(*v / float64(n))
 		return &x
 	}
 	m.PerOp = map[string]*results.OpCost{}
@@ -633,7 +634,7 @@ func (s *Sampler) noise(m *results.Metrics) {
 		if span <= 0 {
 			return nil
 		}
-		x := math.Round(us/1e6/span*1000) / 1000
+		x := units.Round(us/1e6/span, 3)
 		return &x
 	}
 	if steal != nil {

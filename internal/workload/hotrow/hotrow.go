@@ -17,6 +17,7 @@ import (
 	"rumbench/internal/gen"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 )
 
@@ -499,12 +500,12 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 		txn.Merge(c.txn)
 	}
 	d := env.Details
-	d[DetailWindowS] = round3(elapsed)
+	d[DetailWindowS] = units.RoundHalfUp(elapsed, 3)
 	d[DetailCommitted] = tot.committed
 	d[DetailAttempts] = tot.attempts
 	if elapsed > 0 {
-		d[DetailUpdatesPerS] = round1(float64(tot.committed) / elapsed)
-		d[DetailAttemptsPerS] = round1(float64(tot.attempts) / elapsed)
+		d[DetailUpdatesPerS] = units.RoundHalfUp(float64(tot.committed)/elapsed, 1)
+		d[DetailAttemptsPerS] = units.RoundHalfUp(float64(tot.attempts)/elapsed, 1)
 	}
 	byKind := make(map[string]int64, numErrKinds)
 	for k := ErrKind(0); k < numErrKinds; k++ {
@@ -570,6 +571,3 @@ func (b *Bench) sumHot(ctx context.Context, db model.DB, tables []*table) (int64
 	}
 	return sum, nil
 }
-
-func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

@@ -7,29 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
-)
-
-// Aliases of the report toolkit used by the hot-row views.
-type (
-	Value = report.Value
-)
-
-const (
-	StatusOK   = report.StatusOK
-	naText     = report.NAText
-	notRunText = report.NotRunText
-)
-
-var (
-	num          = report.Num
-	ratio        = report.Ratio
-	cell         = report.CellText
-	fmtNum       = report.FmtNum
-	fmtRatio     = report.FmtRatio
-	orDash       = report.OrDash
-	writeMDTable = report.WriteMarkdownTable
+	"rumbench/internal/units"
 )
 
 // Matrix is one engine's hot-row updates/s matrix: rows are table counts,
@@ -40,12 +21,13 @@ type Matrix struct {
 	Tables      []int
 	Concurrency []int
 	// Values[i][j] is committed updates/s for Tables[i] × Concurrency[j].
-	Values [][]Value
+	Values [][]figure.Value
 	Status [][]string
 }
 
 // Matrix cell statuses besides "ok".
 const (
+	CellOK      = "ok"
 	CellSkipped = "skipped"
 	CellNotRun  = "not run"
 	CellFailed  = "failed"
@@ -70,7 +52,7 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 	slices.Sort(m.Concurrency)
 	m.Concurrency = slices.Compact(m.Concurrency)
 	for _, t := range m.Tables {
-		vals := make([]Value, len(m.Concurrency))
+		vals := make([]figure.Value, len(m.Concurrency))
 		stat := make([]string, len(m.Concurrency))
 		for j, n := range m.Concurrency {
 			c := Cell{Tables: t, Clients: n}
@@ -83,7 +65,7 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 			case !s.Complete:
 				stat[j] = CellFailed
 			default:
-				stat[j] = StatusOK
+				stat[j] = CellOK
 				vals[j] = cellRate(s)
 			}
 		}
@@ -101,20 +83,20 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 // window, so the figure is a little (about 2% in a 3 s cell) below
 // committed / window_s, kept in the details as updates_per_s. Bundles
 // without the step rate fall back to that.
-func cellRate(s *results.Step) Value {
-	if o := s.Ops[OpUpdate]; o != nil && o.RateAvg != nil {
-		return report.Known(*o.RateAvg)
+func cellRate(s *results.Step) figure.Value {
+	if v := figure.Get(figure.RateAvg, figure.OfOp(s, OpUpdate)); v.OK {
+		return v
 	}
-	return num(s.Details, DetailUpdatesPerS)
+	return figure.Num(s.Details, DetailUpdatesPerS)
 }
 
 // perStepSecond is a count detail of s divided by the step's seconds.
-func perStepSecond(s *results.Step, key string) Value {
-	v := num(s.Details, key)
+func perStepSecond(s *results.Step, key string) figure.Value {
+	v := figure.Num(s.Details, key)
 	if !v.OK || s.Seconds <= 0 {
-		return Value{}
+		return figure.Value{}
 	}
-	return report.Known(v.V / s.Seconds)
+	return figure.Known(v.V / s.Seconds)
 }
 
 // matrixTable renders m, or m relative to base when base is not nil.
@@ -133,15 +115,15 @@ func matrixTable(m Matrix, base *Matrix) report.Table {
 		row := []string{strconv.Itoa(tables)}
 		for j, n := range m.Concurrency {
 			v, st := m.Values[i][j], m.Status[i][j]
-			if st != StatusOK {
+			if st != CellOK {
 				row = append(row, statusText(st))
 				continue
 			}
 			if base == nil {
-				row = append(row, cell(v, fmtNum))
+				row = append(row, v.Text(units.Num))
 				continue
 			}
-			row = append(row, cell(ratio(v, base.at(tables, n)), fmtMatrixRatio))
+			row = append(row, figure.Ratio(v, base.at(tables, n)).Text(units.WideRatio))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -149,26 +131,17 @@ func matrixTable(m Matrix, base *Matrix) report.Table {
 }
 
 // at returns the base value of a cell, unavailable when the base lacks it.
-func (m *Matrix) at(tables, clients int) Value {
+func (m *Matrix) at(tables, clients int) figure.Value {
 	i, j := slices.Index(m.Tables, tables), slices.Index(m.Concurrency, clients)
-	if i < 0 || j < 0 || m.Status[i][j] != StatusOK {
-		return Value{}
+	if i < 0 || j < 0 || m.Status[i][j] != CellOK {
+		return figure.Value{}
 	}
 	return m.Values[i][j]
 }
 
-// fmtMatrixRatio keeps two significant digits below 0.1: engines differ by
-// orders of magnitude here, and 0.00 would hide by how much.
-func fmtMatrixRatio(v float64) string {
-	if v != 0 && v < 0.1 && v > -0.1 {
-		return strconv.FormatFloat(v, 'g', 2, 64)
-	}
-	return fmtRatio(v)
-}
-
 func statusText(st string) string {
 	if st == CellSkipped {
-		return notRunText
+		return units.Dash
 	}
 	return st
 }
@@ -195,46 +168,37 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 			t.Rows = append(t.Rows, []string{name, CellNotRun})
 			continue
 		}
-		status := StatusOK
+		status := CellOK
 		if !s.Complete {
 			status = CellFailed
-			failures = append(failures, fmt.Sprintf("%s failed: %s", name, orDash(s.Error)))
+			failures = append(failures, fmt.Sprintf("%s failed: %s", name, units.OrDash(s.Error)))
 		}
 		lat := s.Latency["update"]
 		ms := func(us int64) string {
 			if lat.Count == 0 {
-				return naText
+				return units.NA
 			}
-			return fmtNum(float64(us) / 1000)
+			return units.Num(float64(us) / 1000)
 		}
 		errs, _ := s.Details[DetailErrors].(map[string]any)
 		row := []string{name, status,
-			cell(num(s.Details, DetailWindowS), fmtNum),
-			cell(cellRate(s), fmtNum),
-			cell(perStepSecond(s, DetailAttempts), fmtNum),
+			figure.Num(s.Details, DetailWindowS).Text(units.Num),
+			cellRate(s).Text(units.Num),
+			perStepSecond(s, DetailAttempts).Text(units.Num),
 			ms(lat.P50), ms(lat.P99), ms(lat.Max)}
-		var cpu, wkb Value
-		if s.Metrics != nil && s.Metrics.PerOp[OpUpdate] != nil {
-			c := s.Metrics.PerOp[OpUpdate]
-			if c.CPUUs != nil {
-				cpu = report.Known(*c.CPUUs)
-			}
-			if c.WKB != nil {
-				wkb = report.Known(*c.WKB)
-			}
-		}
-		row = append(row, cell(cpu, fmtNum), cell(wkb, fmtNum))
+		src := figure.OfOp(s, OpUpdate)
+		row = append(row, figure.Get(figure.CPUPerOp, src).Text(units.Num), figure.Get(figure.WKBPerOp, src).Text(units.Num))
 		for _, k := range []string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"} {
-			row = append(row, cell(num(errs, k), fmtNum))
+			row = append(row, figure.Num(errs, k).Text(units.Num))
 		}
-		row = append(row, cell(num(s.Details, DetailRetries), fmtNum),
-			cell(num(s.Details, DetailExhausted), fmtNum))
+		row = append(row, figure.Num(s.Details, DetailRetries).Text(units.Num),
+			figure.Num(s.Details, DetailExhausted).Text(units.Num))
 		check, _ := s.Details[DetailCounterCheck].(string)
 		if strings.HasPrefix(check, "skipped") {
 			// The step's details say why.
 			check = "not checked"
 		}
-		row = append(row, orDash(check))
+		row = append(row, units.OrDash(check))
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = append(failures,
@@ -261,7 +225,7 @@ func HotrowReport(w io.Writer, bundles []*results.Bundle) error {
 		if e.UpdateCaveat != "" {
 			fmt.Fprintf(&sb, "CAVEAT: %s\n\n", e.UpdateCaveat)
 		}
-		writeMDTable(&sb, hotrowCellTable(b), "##")
+		report.WriteMarkdownTable(&sb, hotrowCellTable(b), "##")
 	}
 	sb.WriteString("\n")
 	writeMatrices(&sb, labels, bundles)
@@ -281,11 +245,11 @@ func writeMatrices(sb *strings.Builder, labels []string, bundles []*results.Bund
 	for _, m := range mats {
 		t := matrixTable(m, nil)
 		t.Notes = []string{"— : skipped (fewer clients than tables); failed / not run: the cell did not finish."}
-		writeMDTable(sb, t, "##")
+		report.WriteMarkdownTable(sb, t, "##")
 	}
 	if len(mats) > 1 {
 		for _, m := range mats[1:] {
-			writeMDTable(sb, matrixTable(m, &mats[0]), "##")
+			report.WriteMarkdownTable(sb, matrixTable(m, &mats[0]), "##")
 		}
 	}
 }

@@ -3,7 +3,6 @@ package ibench
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"rumbench/internal/gen"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 )
 
@@ -176,7 +176,7 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 	// The runner judges target_met again on the summary's ips_avg
 	// (results.Step.PromoteDetails).
 	d["target_met_pct"] = targetMetPct
-	d["ips_pct_of_target"] = math.Round(ips/target*1000) / 10
+	d["ips_pct_of_target"] = units.Round(ips/target*1000, 0) / 10
 	d["missed_txns"] = tot.missedTxns
 	d["missed_rows"] = tot.missedRows
 	d["backlog_txns"] = tot.backlogTxns
@@ -187,7 +187,7 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 		// rows_found adds over shards; rumbench merge recomputes
 		// rows_per_query from it.
 		d["rows_found"] = tot.found
-		d["rows_per_query"] = math.Round(float64(tot.found)/float64(tot.queries)*100) / 100
+		d["rows_per_query"] = units.Round(float64(tot.found)/float64(tot.queries), 2)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"rumbench/internal/model"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 )
 
@@ -53,7 +54,7 @@ func (b *Bench) scan(ctx context.Context, env *workload.Env) error {
 	defer func() {
 		env.Details["scans"] = results
 		env.Details["scan_rows"] = total
-		env.Details["scan_seconds"] = round3(totalDur.Seconds())
+		env.Details["scan_seconds"] = units.Round(totalDur.Seconds(), 3)
 		if totalDur > 0 {
 			env.Details["scan_rows_per_s"] = math.Round(float64(total) / totalDur.Seconds())
 		}
@@ -84,7 +85,7 @@ func (b *Bench) scan(ctx context.Context, env *workload.Env) error {
 			if err != nil {
 				return fmt.Errorf("scan %s.%s: %w", t.schema.Name, name, err)
 			}
-			r := ScanResult{Table: t.schema.Name, Index: name, Rows: n, Seconds: round3(d.Seconds())}
+			r := ScanResult{Table: t.schema.Name, Index: name, Rows: n, Seconds: units.Round(d.Seconds(), 3)}
 			if d > 0 {
 				r.RowsPerS = math.Round(float64(n) / d.Seconds())
 			}
@@ -98,5 +99,3 @@ func (b *Bench) scan(ctx context.Context, env *workload.Env) error {
 	}
 	return nil
 }
-
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

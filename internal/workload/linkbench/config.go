@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"rumbench/internal/units"
 )
 
 // Request types, in LinkBench's names.
@@ -41,10 +43,10 @@ var DefaultMix = func() Mix {
 	var m Mix
 	var acc float64
 	for i := len(m) - 1; i > 0; i-- {
-		m[i] = math.Round(PublishedMix[i]*100/sum*1e4) / 1e4
+		m[i] = units.Round(PublishedMix[i]*100/sum, 4)
 		acc += m[i]
 	}
-	m[0] = math.Round((100-acc)*1e4) / 1e4
+	m[0] = units.Round(100-acc, 4)
 	return m
 }()
 

@@ -11,6 +11,7 @@ import (
 	"rumbench/internal/gen"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/hotrow"
 )
@@ -210,7 +211,7 @@ func (b *Bench) load(ctx context.Context, env *workload.Env) error {
 	})
 	d := env.Details
 	d[DetailNodes], d[DetailLinks], d[DetailCounts] = nodes.Load(), links.Load(), counts.Load()
-	d[DetailAvgDegree] = math.Round(float64(links.Load())/float64(max(1, nodes.Load()))*1000) / 1000
+	d[DetailAvgDegree] = units.Round(float64(links.Load())/float64(max(1, nodes.Load())), 3)
 	d[DetailRowsPerCommit] = b.cfg.RowsPerCommit
 	d[DetailLoaders] = loaders
 	b.liveBytes = bytes.Load()
@@ -369,7 +370,7 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 	}
 	d[DetailRequestsByType] = byType
 	if n := tot.byType[indexOf(RequestTypes, OpGetLinkList)]; n > 0 {
-		d[DetailLinksPerList] = math.Round(float64(tot.listed)/float64(n)*100) / 100
+		d[DetailLinksPerList] = units.Round(float64(tot.listed)/float64(n), 2)
 	}
 	if b.cfg.RequestRate > 0 {
 		d[DetailTargetRate] = b.cfg.RequestRate * float64(b.cfg.Requesters)

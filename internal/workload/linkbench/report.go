@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 // Table prints the published LinkBench table: one row per run, with the
@@ -29,29 +31,15 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 			notes = append(notes, "‡ "+b.Run.Engine.Name+": "+b.Run.Engine.Note)
 		}
 		load, req := b.Steps[StepLoad], b.Steps[StepRequest]
-		loadRate := "—"
-		if load != nil {
-			if op := load.Ops[OpInsert]; op != nil && op.RateAvg != nil {
-				loadRate = fmt.Sprintf("%.0f", *op.RateAvg)
-			}
-		}
-		cells := []string{"—", "—", "—", "—", "—", "—", "—"}
+		loadRate := figure.Get(figure.RateAvg, figure.OfOp(load, OpInsert)).TextOr(units.Dash, units.Decimals(0))
+		cells := []string{units.Dash, units.Dash, units.Dash, units.Dash, units.Dash, units.Dash, units.Dash}
 		if req != nil {
-			if op := req.Ops[OpRequest]; op != nil {
-				cells[0] = fptr(op.RateAvg, "%.0f")
-				cells[1] = fptr(op.RatePct, "%.0f")
-				if req.Metrics != nil && req.Metrics.ProcWKB != nil && op.Done() > 0 {
-					v := *req.Metrics.ProcWKB / float64(op.Done())
-					cells[6] = fptr(&v, "%.2f")
-				}
+			src := figure.OfOp(req, OpRequest)
+			for i, c := range requestCells {
+				cells[i] = figure.Get(c.key, src).TextOr(units.Dash, units.Decimals(c.decimals))
 			}
-			if req.Metrics != nil && req.Metrics.PerOp != nil {
-				if c := req.Metrics.PerOp[OpRequest]; c != nil {
-					cells[2] = fptr(c.CPUUs, "%.0f")
-					cells[3] = fptr(c.WKB, "%.2f")
-					cells[4] = fptr(c.RKB, "%.2f")
-					cells[5] = fptr(c.Reads, "%.3f")
-				}
+			if op := req.Ops[OpRequest]; op != nil && req.Metrics != nil && req.Metrics.ProcWKB != nil && op.Done() > 0 {
+				cells[6] = units.Fixed(*req.Metrics.ProcWKB/float64(op.Done()), 2)
 			}
 			if !req.Complete {
 				label += " (incomplete)"
@@ -68,12 +56,12 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 			}
 		}
 		liveAfter, liveEnd := live(load), live(req)
-		growth := "—"
+		growth := units.Dash
 		if liveAfter >= 0 && liveEnd >= 0 {
-			growth = fmt.Sprintf("%.3f", float64(liveEnd-liveAfter)/1e9)
+			growth = units.Fixed(float64(liveEnd-liveAfter)/1e9, 3)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", label, loadRate,
-			cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], gb(disk(load)), gb(disk(req)), gb(liveAfter), gb(liveEnd), growth)
+			cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], units.GB(disk(load)), units.GB(disk(req)), units.GB(liveAfter), units.GB(liveEnd), growth)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "req/s: requests of every type per second over the request step (req/s.p99: the rate 99% of intervals met); CPU/req, wKB/req, rKB/req, r/req: the measured process set's CPU µs, device KB written and read, and device reads per request (docs/metrics.md); proc wKB/req: KB the measured processes wrote to storage (/proc/PID/io) per request, which other users of the device do not inflate; disk: on-disk footprint (allocated bytes of the data dir, logs included; metrics.disk_source says which dir) and live: the engine's own live size (docs/metrics.md), at the end of the load and of the request step.")
@@ -83,12 +71,12 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 	return nil
 }
 
-func fptr(p *float64, f string) string {
-	if p == nil {
-		return "—"
-	}
-	return fmt.Sprintf(f, *p)
-}
+// requestCells are the request step's catalogued figures of the table, in
+// its column order, with the decimals the published table prints.
+var requestCells = []struct {
+	key      string
+	decimals int
+}{{figure.RateAvg, 0}, {figure.RatePct, 0}, {figure.CPUPerOp, 0}, {figure.WKBPerOp, 2}, {figure.RKBPerOp, 2}, {figure.ReadsPerOp, 3}}
 
 // disk is a step's on-disk footprint at its end, -1 unknown.
 func disk(s *results.Step) int64 {
@@ -104,13 +92,6 @@ func live(s *results.Step) int64 {
 		return -1
 	}
 	return s.EngineSize
-}
-
-func gb(n int64) string {
-	if n < 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.3f", float64(n)/1e9)
 }
 
 // printReport prints the table at the end of a run and keeps it next to
