@@ -122,7 +122,33 @@ func TestVariantsFromConfig(t *testing.T) {
 			t.Errorf("%s: label %q compression %q, want %q", label, r.Label, r.Engine.Settings["compression"], want)
 		}
 	}
+	// The runs table shows each label with its diff as read back and the
+	// engine's version.
+	rep, se, code := rb(t, "report", out)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, se)
+	}
+	for label, want := range map[string]string{"none": "compression=none", "zstd": "compression=zstd"} {
+		row := runsRow(rep, label)
+		if !strings.Contains(row, "| "+want+" |") || !strings.Contains(row, "| v2.") {
+			t.Errorf("runs table row of %s lacks its diff %q or pebble's version: %q", label, want, row)
+		}
+	}
 	wantBadInput(t, []string{`"variants" lists the engines`}, append(base[:len(base)-1], filepath.Join(dir, "o2"), "--engine", "pebble")...)
+}
+
+// runsRow is the line of a markdown report's runs table whose label cell
+// starts with label.
+func runsRow(rep, label string) string {
+	in := false
+	for _, line := range strings.Split(rep, "\n") {
+		in = in || line == "## runs"
+		cells := strings.Split(line, "|")
+		if in && len(cells) > 3 && strings.HasPrefix(strings.TrimSpace(cells[2]), label+" ") {
+			return line
+		}
+	}
+	return ""
 }
 
 // TestVariantsBadInput: each refusal is one line, exit 2, before anything

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"rumbench/internal/model"
 )
 
 // TestConfigDiffOldAndNew: bundles written before run.json had
@@ -28,6 +31,10 @@ func TestConfigDiffOldAndNew(t *testing.T) {
 	var out bytes.Buffer
 	if err := rep.Markdown(&out); err != nil || out.Len() == 0 {
 		t.Fatalf("old bundles do not report: %v", err)
+	}
+	// Their runs table is as it was: no column for what they lack.
+	if h := rep.RunsTable().Headers; slices.Contains(h, "config diff") {
+		t.Errorf("old bundles' runs table has a config diff column: %v", h)
 	}
 
 	// The same pebble bundle with a diff recorded.
@@ -66,5 +73,43 @@ func TestConfigDiffOldAndNew(t *testing.T) {
 	}
 	if err := rep.Markdown(&out); err != nil {
 		t.Fatalf("a bundle with a config diff does not report: %v", err)
+	}
+	// The runs table shows it in short beside the version; next to an old
+	// bundle, that one's cell says it was not recorded.
+	old, err := Load([]string{"testdata/run1/pebble"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = Build(append(nb, old...), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rt := rep.RunsTable()
+	col := slices.Index(rt.Headers, "config diff")
+	if col < 0 || rt.Headers[col-1] != "version" {
+		t.Fatalf("runs table headers %v: want config diff after version", rt.Headers)
+	}
+	if got := []string{rt.Rows[0][col], rt.Rows[1][col]}; got[0] != "compression=zstd" || got[1] != "-" {
+		t.Errorf("config diff cells %q, want compression=zstd and - (not recorded)", got)
+	}
+}
+
+// TestConfigDiffText: several settings in key order, none, not recorded.
+func TestConfigDiffText(t *testing.T) {
+	d := &model.ConfigDiff{Settings: []model.SettingDiff{
+		{Key: "innodb_page_size", Value: "8192", Default: "16384"},
+		{Key: "innodb_lock_wait_timeout", Value: "1", Default: "50"},
+	}}
+	d.SortSettings()
+	for _, c := range []struct {
+		d    *model.ConfigDiff
+		want string
+	}{
+		{d, "innodb_lock_wait_timeout=1 innodb_page_size=8192"},
+		{&model.ConfigDiff{}, "defaults"},
+		{nil, "-"},
+	} {
+		if got := configDiffText(c.d); got != c.want {
+			t.Errorf("configDiffText(%+v) = %q, want %q", c.d, got, c.want)
+		}
 	}
 }

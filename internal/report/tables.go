@@ -276,15 +276,23 @@ func missedNote(row *Row, sr *StepReport) string {
 // RunsTable lists the runs: what --base numbers mean.
 func (r *Report) RunsTable() Table {
 	// Bundles written before engine.memory existed render as they did.
-	memory := false
+	// Likewise bundles written before engine.config_diff existed.
+	memory, diffs := false, false
 	for _, run := range r.Runs {
 		memory = memory || run.Bundle.Run.Engine.Memory != nil
+		diffs = diffs || run.Bundle.Run.Engine.ConfigDiff != nil
 	}
 	t := Table{
 		Title:   "runs",
-		Headers: []string{"#", "label", "engine", "version", "workload"},
-		Right:   []bool{true, false, false, false, false},
+		Headers: []string{"#", "label", "engine", "version"},
+		Right:   []bool{true, false, false, false},
 	}
+	if diffs {
+		t.Headers = append(t.Headers, "config diff")
+		t.Right = append(t.Right, false)
+	}
+	t.Headers = append(t.Headers, "workload")
+	t.Right = append(t.Right, false)
 	if memory {
 		t.Headers = append(t.Headers, "cache", "write buffers")
 		t.Right = append(t.Right, true, true)
@@ -301,16 +309,40 @@ func (r *Report) RunsTable() Table {
 		if len(run.SizeDiffs) > 0 {
 			wl += " ≠base"
 		}
-		row := []string{num, run.Label, fmt.Sprintf("%s (%s, %s)", b.Engine.Name, b.Engine.Family, b.Engine.Kind), b.Engine.Version, wl}
+		row := []string{num, run.Label, fmt.Sprintf("%s (%s, %s)", b.Engine.Name, b.Engine.Family, b.Engine.Kind), b.Engine.Version}
+		if diffs {
+			row = append(row, configDiffText(b.Engine.ConfigDiff))
+		}
+		row = append(row, wl)
 		if memory {
 			row = append(row, cacheText(b.Engine.Memory), writeBufferText(b.Engine.Memory))
 		}
 		t.Rows = append(t.Rows, append(row, strconv.FormatBool(b.Complete), b.StartedAt.UTC().Format("2006-01-02 15:04:05Z"), run.Bundle.Dir))
 	}
+	if diffs {
+		t.Notes = append(t.Notes, "config diff: the settings each engine ran with that differ from its defaults, read back from the engine or server (run.json engine.config_diff); defaults: none differ; -: not recorded.")
+	}
 	if memory {
 		t.Notes = append(t.Notes, "cache: the engine's main cache as read back from it (block cache, buffer pool, shared_buffers, WiredTiger cache, SQLite's page cache over all its connections); write buffers: memtables, log buffers beside it.")
 	}
 	return t
+}
+
+// configDiffText is a run's config diff in short, key=value by key
+// ("compression=zstd innodb_page_size=8192"): "defaults" when nothing
+// differs, "-" when the bundle does not record it.
+func configDiffText(d *model.ConfigDiff) string {
+	if d == nil {
+		return "-"
+	}
+	if len(d.Settings) == 0 {
+		return "defaults"
+	}
+	parts := make([]string, len(d.Settings))
+	for i, s := range d.Settings {
+		parts[i] = s.Key + "=" + s.Value
+	}
+	return strings.Join(parts, " ")
 }
 
 // cacheText is an engine's effective cache as it read it back: "96MB", "none"
