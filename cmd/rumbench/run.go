@@ -310,6 +310,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			return err
 		}
 	}
+	if !childMode && ro.Shard == nil {
+		// Two variants that end up the same once open are refused
+		// before anything is measured (exit 2).
+		if err := runner.CheckDistinctSettings(ctx, &ro); err != nil {
+			return err
+		}
+	}
 	if childMode {
 		// The parent prints the banner and the report.
 		_, err := runner.Run(ctx, ro)

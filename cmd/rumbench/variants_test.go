@@ -174,6 +174,12 @@ func TestVariantsBadInput(t *testing.T) {
 		// The same settings reached two ways: plain for both, or scoped to each.
 		{[]string{"a and b have the same settings"}, []string{"--engine", "a=pebble,b=pebble", "--engine-opt", "pebble.sync=true", "--engine-opt", "b.sync=true"}},
 		{[]string{"a and b have the same settings"}, []string{"--config", same}},
+		// Given apart but the same once open (read back, before anything
+		// runs): two spellings of one size, a default given explicitly.
+		{[]string{"a and b have the same settings once open", "read back: cache_size=67108864", "--engine-opt b.KEY=VALUE"},
+			[]string{"--engine", "a=pebble,b=pebble", "--engine-opt", "a.cache_size=64MB", "--engine-opt", "b.cache_size=67108864"}},
+		{[]string{"a and b have the same settings once open", "read back: defaults"},
+			[]string{"--engine", "a=pebble,b=pebble", "--engine-opt", "a.compression=Snappy"}},
 		{[]string{"label sqlite is the name of another engine"}, []string{"--engine", "sqlite=pebble"}},
 		{[]string{`label "a.b" must be`}, []string{"--engine", "a.b=pebble"}},
 	} {
@@ -227,6 +233,22 @@ func TestManagedVariants(t *testing.T) {
 	if !strings.Contains(stdout, "pg8 server_opt.work_mem=8MB") || strings.Contains(stdout, "managed_port") {
 		t.Errorf("the verdict should name the variants by label and setting only:\n%s", stdout)
 	}
+	// The runs table shows each label's diff as read back and its version.
+	rep, _, _ := rb(t, "report", out)
+	for label, want := range map[string]string{"pg4": "shared_buffers=", "pg8": "work_mem=8MB"} {
+		var r struct {
+			Engine struct{ Version string } `json:"engine"`
+		}
+		readJSON(t, filepath.Join(out, label, "run.json"), &r)
+		if row := runsRow(rep, label); !strings.Contains(row, want) || r.Engine.Version == "" || !strings.Contains(row, "| "+r.Engine.Version+" |") {
+			t.Errorf("runs table row of %s lacks %q or the server's version: %q", label, want, row)
+		}
+	}
+	// A server setting given as its default is no setting of its own:
+	// refused once both servers are read back, before anything runs.
+	wantBadInput(t, []string{"pg4 and pg8 have the same settings once open", "--server-opt pg8.KEY=VALUE"},
+		"run", "--engine", "pg4=postgres,pg8=postgres", "--managed", "--server-opt", "pg8.work_mem=4MB",
+		"--steps", "l.i0", "--rows", "2000", "--quiet", "--out", filepath.Join(t.TempDir(), "same"))
 }
 
 // TestVariantsInstall: two variants of a managed server from two
@@ -246,9 +268,12 @@ func TestVariantsInstall(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	cfg := filepath.Join(dir, "variants.json")
 	if err := os.WriteFile(cfg, []byte(`{"variants": [{"label": "sys", "engine": "postgres"},
-		{"label": "named", "engine": "postgres", "install": "`+dirs[0]+`"}]}`), 0o644); err != nil {
+		{"label": "named", "engine": "postgres", "install": "`+dirs[0]+`", "server_opt": {"work_mem": "8MB"}}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The system's installation is likely dirs[0] itself: the same
+	// server twice would be refused as one variant (CheckDistinctSettings),
+	// so named has a setting of its own.
 	stdout, stderr, code := rb(t, "run", "--config", cfg, "--managed", "--steps", "l.i0", "--rows", "2000", "--clients", "1",
 		"--interval", "10ms", "--quiet", "--out", out)
 	if code != 0 {
