@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"rumbench/internal/model"
+	"rumbench/internal/results"
 )
 
 // TestConfigDiffOldAndNew: bundles written before run.json had
@@ -111,5 +112,31 @@ func TestConfigDiffText(t *testing.T) {
 		if got := configDiffText(c.d); got != c.want {
 			t.Errorf("configDiffText(%+v) = %q, want %q", c.d, got, c.want)
 		}
+	}
+}
+
+// TestLabelsLeaveOutManagedAddress: two managed servers of one engine
+// differ in their address by construction (a free port each), so it does
+// not name them; two servers rumbench does not manage are told apart by it.
+func TestLabelsLeaveOutManagedAddress(t *testing.T) {
+	runs := func(managed bool) []*Run {
+		var rs []*Run
+		for i, addr := range []string{"tcp(127.0.0.1:4001)", "tcp(127.0.0.1:4002)"} {
+			s := map[string]string{"address": addr}
+			if managed {
+				s["managed_port"] = addr[len(addr)-5 : len(addr)-1]
+			}
+			b := &results.Bundle{Run: results.Run{Label: []string{"a", "b"}[i]}}
+			b.Run.Engine.Name, b.Run.Engine.Settings = "innodb", s
+			rs = append(rs, &Run{Num: i + 1, Bundle: &Bundle{Bundle: b}})
+		}
+		labelRuns(rs)
+		return rs
+	}
+	if rs := runs(true); rs[0].Label != "a" || rs[1].Label != "b" {
+		t.Errorf("managed servers labelled %q, %q: want a, b", rs[0].Label, rs[1].Label)
+	}
+	if rs := runs(false); rs[0].Label != "a address=tcp(127.0.0.1:4001)" {
+		t.Errorf("servers at two addresses labelled %q: want the address", rs[0].Label)
 	}
 }

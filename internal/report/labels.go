@@ -40,8 +40,11 @@ func labelRuns(runs []*Run) {
 	sets := make([]map[string]string, len(runs))
 	for i, r := range runs {
 		sets[i] = map[string]string{}
-		for k, v := range r.Bundle.Run.Engine.Settings {
-			if !settingSkip[k] {
+		es := r.Bundle.Run.Engine.Settings
+		for k, v := range es {
+			// A managed server's address is its port, chosen free at
+			// start: it differs between any two of them.
+			if !settingSkip[k] && !(k == "address" && es["managed_port"] != "") {
 				sets[i][k] = v
 			}
 		}
