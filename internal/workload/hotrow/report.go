@@ -36,7 +36,7 @@ const (
 // HotrowMatrix builds the updates/s matrix of one hot-row bundle. The axes
 // are those of the planned cells, so skipped and unfinished cells show.
 func HotrowMatrix(b *results.Bundle) Matrix {
-	m := Matrix{Engine: b.Run.Engine.Name}
+	m := Matrix{Engine: b.Run.VariantLabel()}
 	planned := map[Cell]bool{}
 	for _, name := range b.Run.Steps {
 		c, ok := ParseCellName(name)
@@ -150,7 +150,7 @@ func statusText(st string) string {
 // kind and retries.
 func hotrowCellTable(b *results.Bundle) report.Table {
 	t := report.Table{
-		Title: fmt.Sprintf("%s: hot-row cells", b.Run.Engine.Name),
+		Title: fmt.Sprintf("%s: hot-row cells", b.Run.VariantLabel()),
 		Headers: []string{"cell", "status", "window(s)", "upd/s", "attempts/s", "p50(ms)", "p99(ms)", "max(ms)",
 			"CPU/u(µs)", "wKB/u", "deadlock", "lockwait", "serial", "busy", "other", "retries", "gave up", "counters"},
 	}
@@ -217,8 +217,12 @@ func HotrowReport(w io.Writer, bundles []*results.Bundle) error {
 	labels := make([]string, len(bundles))
 	for i, b := range bundles {
 		e := b.Run.Engine
-		labels[i] = e.Name
-		fmt.Fprintf(&sb, "\n%s (%s, %s, version %s)\n\n", e.Name, e.Family, e.Kind, e.Version)
+		labels[i] = b.Run.VariantLabel()
+		name := e.Name
+		if labels[i] != e.Name {
+			name = labels[i] + " = " + e.Name
+		}
+		fmt.Fprintf(&sb, "\n%s (%s, %s, version %s)\n\n", name, e.Family, e.Kind, e.Version)
 		if e.Note != "" {
 			fmt.Fprintf(&sb, "NOTE: %s\n\n", e.Note)
 		}

@@ -82,3 +82,23 @@ func TestHotrowUpdateCaveat(t *testing.T) {
 		t.Fatalf("the caveat is not in pebble's section:\n%s", out)
 	}
 }
+
+// TestHotrowReportByLabel: two variants of one engine are told apart by
+// their labels in every section, the matrix relative to the first
+// included.
+func TestHotrowReportByLabel(t *testing.T) {
+	on := hotrowBundle("innodb", map[string]float64{"t1c1": 100})
+	off := hotrowBundle("innodb", map[string]float64{"t1c1": 50})
+	on.Run.Label, off.Run.Label = "detect-on", "detect-off"
+	var sb strings.Builder
+	if err := HotrowReport(&sb, []*results.Bundle{on, off}); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.String()
+	for _, want := range []string{"\ndetect-on = innodb (", "## detect-off: hot-row cells", "## detect-on: updates/s",
+		"## detect-off relative to detect-on: updates/s ratio"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func Table(w io.Writer, labels []string, bundles []*results.Bundle) error {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var notes []string
 	for i, b := range bundles {
-		label := b.Run.Engine.Name
+		label := b.Run.VariantLabel()
 		if i < len(labels) && labels[i] != "" {
 			label = labels[i]
 		}
