@@ -38,3 +38,21 @@ func TestTableCells(t *testing.T) {
 		}
 	}
 }
+
+// Without labels from the report (the end of `rumbench run linkbench`), a
+// row is its variant's label: two variants of one engine are told apart.
+func TestTableRowsByVariantLabel(t *testing.T) {
+	var bs []*results.Bundle
+	for _, label := range []string{"ib4u", "ib4c"} {
+		bs = append(bs, &results.Bundle{Run: results.Run{Label: label, Engine: model.Info{Name: "innodb"}}, Steps: map[string]*results.Step{}})
+	}
+	var b strings.Builder
+	if err := Table(&b, nil, bs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| ib4u |", "| ib4c |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no row %s in\n%s", want, b.String())
+		}
+	}
+}
