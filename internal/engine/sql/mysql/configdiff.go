@@ -18,8 +18,9 @@ var _ model.ConfigDiffer = (*DB)(nil)
 // (GLOBAL_VALUE_ORIGIN CONFIG, COMMAND-LINE, SQL). Left out: values the
 // server sizes itself (origin AUTO: thread_cache_size, back_log, ...) and
 // the plumbing every run sets (port, socket, pid file, paths, addresses,
-// name resolution): mariaPlumbing. MySQL has no such table; its diff is
-// not read.
+// name resolution): mariaPlumbing. Added: the table options the engine
+// creates its tables with (table_options), when given. MySQL has no such
+// table; its diff is not read.
 func (db *DB) ConfigDiff(ctx context.Context) (*model.ConfigDiff, error) {
 	rows, err := db.SQL().QueryContext(ctx, `SELECT LOWER(VARIABLE_NAME), GLOBAL_VALUE, DEFAULT_VALUE, GLOBAL_VALUE_ORIGIN
 		FROM information_schema.SYSTEM_VARIABLES
@@ -42,6 +43,12 @@ func (db *DB) ConfigDiff(ctx context.Context) (*model.ConfigDiff, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("%s: read information_schema.SYSTEM_VARIABLES: %w", db.engine, err)
+	}
+	// The tables' options (row_format, key_block_size) are the engine's,
+	// not the server's: without them InnoDB 8k compressed and 8k
+	// uncompressed would read back alike.
+	if to := db.Info().Settings["table_options"]; to != "" {
+		diff.Settings = append(diff.Settings, model.SettingDiff{Key: "table_options", Value: to, Origin: "CREATE TABLE (engine options row_format, key_block_size)"})
 	}
 	diff.SortSettings()
 	return diff, nil
