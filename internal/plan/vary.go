@@ -56,7 +56,8 @@ func parseVary(vs []string) ([]varied, error) {
 // SCOPE.KEY for the entry labelled or named SCOPE), each product a
 // variant labelled LABEL-KEY-VALUE[-KEY-VALUE...] (characters a label may
 // not hold become _), with its settings as LABEL.KEY engine options added
-// to opts. An entry no --vary applies to is kept as it is.
+// to opts (the entry's own LABEL.key settings move to each of its
+// variants). An entry no --vary applies to is kept as it is.
 func ExpandVary(es []Engine, vary []string, opts map[string]string) ([]Engine, error) {
 	if len(vary) == 0 {
 		return es, nil
@@ -97,10 +98,23 @@ func ExpandVary(es []Engine, vary []string, opts map[string]string) ([]Engine, e
 			out = append(out, e)
 			continue
 		}
+		// The entry's own LABEL.key settings go to each of its variants.
+		own := map[string]string{}
+		if e.label() != e.Name {
+			for k, v := range opts {
+				if sc, key, scoped := engineopt.Split(k); scoped && sc == e.label() {
+					own[key] = v
+					delete(opts, k)
+				}
+			}
+		}
 		for _, combo := range product(mine) {
 			label := e.label()
 			for i, v := range mine {
 				label += "-" + v.key + "-" + notInLabel.ReplaceAllString(combo[i], "_")
+			}
+			for key, v := range own {
+				opts[engineopt.Join(label, key)] = v
 			}
 			for i, v := range mine {
 				opts[engineopt.Join(label, v.key)] = combo[i]
