@@ -172,9 +172,6 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			return bad(err)
 		}
 	}
-	if ms.Ctl != nil && p.Labels != nil {
-		return bad(fmt.Errorf("--memory-limit does not run labelled variants yet: sweep each variant without a label, or drop --memory-limit"))
-	}
 	stdout := cmd.OutOrStdout()
 	// engine is a variant's label: its engine's name for a bare one.
 	options := func(c sweep.Cell, engine, dir string) runner.Options {
@@ -234,7 +231,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 				if rep := filepath.Base(filepath.Dir(dir)); spec.Reps() > 1 {
 					args = append(args, "--child-rep", strings.TrimPrefix(rep, results.RepPrefix))
 				}
-				return iso.Run(ctx, engine, dir, "", args...)
+				return iso.RunVariant(ctx, engine, spec.EngineOf(engine), dir, "", args...)
 			}
 		}
 		_, err := runner.Run(ctx, o)
