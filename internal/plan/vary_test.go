@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"rumbench/internal/launch"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
 )
@@ -88,14 +87,7 @@ func TestPlanSweepVariants(t *testing.T) {
 	r.Engines = []Engine{{"pebble", "pebble"}, {"lz", "pebble"}}
 	r.EngineOpts = []string{"lz.sync=true"}
 	r.Vary = []string{"pebble.compression=none,zstd"}
-	p, err := PlanSweep(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := p.Spec(&launch.Memory{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, spec := planSpec(t, r)
 	// ENGINE.KEY applies to every variant of the engine, as --engine-opt's.
 	if want := []string{"pebble-compression-none", "pebble-compression-zstd", "lz-compression-none", "lz-compression-zstd"}; !reflect.DeepEqual(spec.Engines, want) {
 		t.Errorf("spec engines %v, want %v", spec.Engines, want)
