@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,8 +49,12 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 			if err != nil {
 				return fmt.Errorf("find the rumbench binary for the child process: %w", err)
 			}
+			variants, err := plan.ParseEngines(engines)
+			if err != nil {
+				return err
+			}
 			specs, err := plan.PlanCrashtest(&plan.Crashtest{
-				Engines: plan.Engines(engines...), EngineOpts: engineOpts, ServerOpts: serverOpts,
+				Engines: variants, EngineOpts: engineOpts, ServerOpts: serverOpts,
 				CacheSize: cacheSize, CacheSizeGiven: cmd.Flags().Changed("cache-size"),
 				KillAfter: killAfter, Durable: durable, Shape: shape, Exe: exe, Log: cmd.OutOrStdout(),
 			})
@@ -62,7 +67,7 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 			var results []*crashtest.Result
 			failed := 0
 			for _, s := range specs {
-				dir, cleanup, err := plan.CrashDir(dataDir, s.Engine, len(specs) > 1)
+				dir, cleanup, err := plan.CrashDir(dataDir, cmp.Or(s.Label, s.Engine), len(specs) > 1)
 				if err != nil {
 					return err
 				}
@@ -95,13 +100,13 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&engines, "engine", []string{"pebble", "sqlite"}, "engines to crash, in order (comma list)")
+	fl.StringSliceVar(&engines, "engine", []string{"pebble", "sqlite"}, "engines to crash, in order (comma list); LABEL=ENGINE crashes a labelled variant, with settings of its own (--engine-opt LABEL.key=value, --server-opt LABEL.key=value)")
 	fl.DurationVar(&killAfter, "kill-after", 2*time.Second, "how long the clients insert before the engine is killed")
 	fl.BoolVar(&durable, "durable", true, "durable commits (sync=true, ...); false: the engines' non-durable settings, whose loss is reported, not a failure")
 	addCacheFlag(fl, &cacheSize)
 	fl.StringArrayVar(&engineOpts, "engine-opt", nil, "engine setting key=value (engine.key=value for one engine), on top of the durability settings")
 	fl.StringArrayVar(&serverOpts, "server-opt", nil, "managed server setting key=value, repeatable (as for run --managed)")
-	fl.StringVar(&dataDir, "data-dir", "", "where the engines' data goes (default: temporary directories, removed afterwards); with several engines each uses <data-dir>/<engine>; kept")
+	fl.StringVar(&dataDir, "data-dir", "", "where the engines' data goes (default: temporary directories, removed afterwards); with several engines each uses <data-dir>/<label> (a bare engine's label is its name); kept")
 	fl.IntVar(&shape.Clients, "clients", shape.Clients, "inserting clients, one table each")
 	fl.IntVar(&shape.Indexes, "indexes", shape.Indexes, "secondary indexes per table (0-3), maintained by every insert")
 	fl.IntVar(&shape.RowsPerCommit, "rows-per-commit", shape.RowsPerCommit, "rows per insert transaction")

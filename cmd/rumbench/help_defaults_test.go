@@ -244,7 +244,11 @@ func resolveSweep(t *testing.T, p string, args ...string) []any {
 		t.Fatal(err)
 	}
 	f.out = "resolve" // required; nothing is written
-	sp, err := plan.PlanSweep(sweepRequest(cmd.Flags(), f))
+	req, err := sweepRequest(cmd.Flags(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := plan.PlanSweep(req)
 	if err != nil {
 		t.Fatal(err)
 	}

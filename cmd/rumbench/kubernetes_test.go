@@ -333,3 +333,21 @@ func TestKubernetesRefusals(t *testing.T) {
 		t.Errorf("a refused command wrote %s", m)
 	}
 }
+
+// A run of labelled variants as a Job: one pod runs them as the run does
+// (its flags passed through); --shards of variants is refused, one line.
+func TestRunVariantsManifest(t *testing.T) {
+	manifest := filepath.Join(t.TempDir(), "run.yaml")
+	so, se, code := rb(t, "run", "--engine", "none=pebble,zstd=pebble", "--engine-opt", "none.compression=none", "--engine-opt", "zstd.compression=zstd",
+		"--out", "/data/r1", "--kubernetes", manifest, "--pvc", "shared")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	c := readJob(t, manifest).Spec.Template.Spec.Containers[0]
+	want := []string{"run", "--engine=none=pebble,zstd=pebble", "--engine-opt=none.compression=none", "--engine-opt=zstd.compression=zstd", "--out=/data/r1", "--kubernetes-pod"}
+	if !reflect.DeepEqual(c.Args, want) {
+		t.Errorf("pod args\n%q\nwant\n%q", c.Args, want)
+	}
+	wantBadInput(t, []string{"--kubernetes --shards does not run labelled variants yet"}, "run", "--engine", "a=postgres,b=postgres", "--engine-opt", "a.fillfactor=90",
+		"--dsn", "postgres://bench@db:5432/test", "--shards", "2", "--kubernetes", manifest, "--pvc", "shared")
+}

@@ -275,3 +275,43 @@ func TestMemoryLimitOOM(t *testing.T) {
 		t.Errorf("cgroup %s left behind", m.Path)
 	}
 }
+
+// --memory-limit runs labelled variants: each in its own child and cgroup,
+// under its label with its own settings, in run and in sweep.
+func TestMemoryLimitVariants(t *testing.T) {
+	needCgroups(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r")
+	so, se, code := rb(t, "run", "--engine", "none=pebble,zstd=pebble", "--engine-opt", "none.compression=none", "--engine-opt", "zstd.compression=zstd",
+		"--memory-limit", "64MB", "--engine-opt", "cache_size=4MB", "--clients", "1", "--rows", "2000", "--steps", "l.i0", "--interval", "200ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, so, se)
+	}
+	for _, l := range []string{"none", "zstd"} {
+		b, err := results.Read(filepath.Join(out, l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := b.Run.MemoryLimit; m == nil || m.LimitBytes != 64<<20 || m.PeakBytes == nil || !strings.Contains(m.Path, l) {
+			t.Errorf("%s: memory_limit %+v", l, m)
+		}
+		if b.Run.Label != l || b.Run.Engine.Settings["compression"] != l {
+			t.Errorf("%s: label %q, compression %q", l, b.Run.Label, b.Run.Engine.Settings["compression"])
+		}
+	}
+	sw := filepath.Join(dir, "s")
+	so, se, code = rb(t, "sweep", "--engine", "pebble", "--vary", "pebble.compression=none,zstd", "--memory-limit", "64MB", "--engine-opt", "cache_size=4MB",
+		"--indexes", "0", "--rows", "1000", "--interval", "200ms", "--out", sw)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, so, se)
+	}
+	for _, l := range []string{"pebble-compression-none", "pebble-compression-zstd"} {
+		b, err := results.Read(filepath.Join(sw, "x0-pad20-c1", l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := b.Run.MemoryLimit; m == nil || m.PeakBytes == nil || b.Run.Label != l {
+			t.Errorf("sweep %s: label %q, memory_limit %+v", l, b.Run.Label, m)
+		}
+	}
+}

@@ -20,7 +20,8 @@ func newMergeCmd() *cobra.Command {
 		Use:   "merge DIR... --out OUT",
 		Short: "Make one results bundle of the shards' bundles of a sharded run (--shard i/N)",
 		Long: `Merge the bundles the shards of one run wrote (` + "`rumbench run --shard i/N`" + `, one
---out directory per shard) into one bundle per engine in --out, which
+--out directory per shard) into one bundle per engine in --out (per label
+for labelled variants: <out>/<label>), which
 ` + "`rumbench report`" + ` reads like any run's. Counts and rates add over the shards;
 latencies are the shards' HdrHistograms merged exactly; intervals add by
 index (every shard started each step's clock at the agreed time, so their
@@ -76,6 +77,6 @@ lists the shards in merged_from. Every shard of the run must be given.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "directory of the merged bundle (one subdirectory per engine, as a run's --out)")
+	cmd.Flags().StringVar(&out, "out", "", "directory of the merged bundle (one subdirectory per engine, or label, as a run's --out)")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -231,8 +232,10 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	f.mem.limit, f.mem.perEngine = p.Memory.Limit, p.Memory.PerEngine
 	if f.kube.file != "" {
-		if p.Labels != nil {
-			return &runner.BadInputError{Err: fmt.Errorf("--kubernetes does not run labelled variants yet: give each engine once, without a label")}
+		if p.Labels != nil && f.kube.shards > 1 {
+			// One pod runs the variants as the run does; shards of
+			// variants are not checked yet.
+			return &runner.BadInputError{Err: fmt.Errorf("--kubernetes --shards does not run labelled variants yet: drop --shards (one pod runs every variant), or give each engine once, without a label")}
 		}
 		if err := p.CheckShards(f.kube.shards); err != nil {
 			return err
@@ -277,19 +280,21 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
 	if ms.Ctl != nil {
-		if p.Labels != nil {
-			return &runner.BadInputError{Err: fmt.Errorf("--memory-limit does not run labelled variants yet: run each variant without a label, or drop --memory-limit")}
-		}
 		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
 			return &runner.BadInputError{Err: err}
 		}
 		iso := newIsolator(ms, stdout, cmd.ErrOrStderr())
-		isolate = func(ctx context.Context, engine, dataDir string) (bool, error) {
+		engineOf := map[string]string{}
+		for _, v := range p.Variants {
+			engineOf[cmp.Or(v.Label, v.Name)] = v.Name
+		}
+		// label is the variant's (its engine's name for a bare one).
+		isolate = func(ctx context.Context, label, dataDir string) (bool, error) {
 			extra := []string{"--out", runOut}
 			if dataDir != "" {
 				extra = append(extra, "--data-dir", dataDir)
 			}
-			return iso.Run(ctx, engine, filepath.Join(runOut, engine), dataDir, extra...)
+			return iso.RunVariant(ctx, label, engineOf[label], filepath.Join(runOut, label), dataDir, extra...)
 		}
 	}
 	ro := p.Options(out, ms, servers.Recorded())

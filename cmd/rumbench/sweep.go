@@ -36,6 +36,7 @@ type sweepFlags struct {
 	seed       int64
 	out        string
 	engineOpts []string
+	vary       []string
 	dsn        string
 	database   string
 	verbose    bool
@@ -83,7 +84,7 @@ those missing.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list)")
+	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
 	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+ibench.PresetDefault(func(p ibench.Preset) string { return joinInts(plan.SweepIndexes(p)) }))
 	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
 	ibench.AddSweepFlags(fl, &f.ibench)
@@ -95,6 +96,7 @@ those missing.`,
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
 	fl.StringVar(&f.history, "history", "", "record the sweep's runs (every cell) in the results history when it ends: a SQLite file, postgres://..., or \"default\" for "+defaultHistoryHelp)
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
+	fl.StringArrayVar(&f.vary, "vary", nil, "KEY=V1,V2,...: run each engine that takes engine setting KEY (ENGINE.KEY or LABEL.KEY for one) once per value, as variants labelled LABEL-KEY-VALUE; repeatable, the variants are the cartesian product (docs/usage.md \"Variants\")")
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
 	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
@@ -111,23 +113,30 @@ those missing.`,
 }
 
 // sweepRequest is the sweep the flags ask for.
-func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) *plan.Sweep {
+func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
+	variants, err := plan.ParseEngines(f.engines)
+	if err != nil {
+		return nil, err
+	}
 	req := &plan.Sweep{
-		Given: fl.Changed, Out: f.out, Engines: plan.Engines(f.engines...), Indexes: f.indexes, PadSizes: f.padSizes,
+		Given: fl.Changed, Out: f.out, Engines: variants, Indexes: f.indexes, PadSizes: f.padSizes,
 		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
-		EngineOpts: f.engineOpts, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
+		EngineOpts: f.engineOpts, Vary: f.vary, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
 		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
 	if f.mem.childEngine != "" || f.mem.childData != "" {
 		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}
 	}
-	return req
+	return req, nil
 }
 
 func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
 	fl := cmd.Flags()
-	req := sweepRequest(fl, f)
+	req, err := sweepRequest(fl, f)
+	if err != nil {
+		return err
+	}
 	if err := req.Check(); err != nil {
 		return err
 	}
@@ -164,6 +173,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 	}
 	stdout := cmd.OutOrStdout()
+	// engine is a variant's label: its engine's name for a bare one.
 	options := func(c sweep.Cell, engine, dir string) runner.Options {
 		o := p.CellOptions(c, engine, dir)
 		o.Live, o.Log = io.Discard, io.Discard
@@ -174,8 +184,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		o.MemoryCgroup, o.DropCaches = ms.ChildStats(), ms.Drop
 		return o
 	}
-	probe := options(spec.Cells()[0], "", f.out)
-	probe.Engines = f.engines
+	probe := p.Probe(f.out)
 	if err := runner.CheckEngines(&probe); err != nil {
 		return err
 	}
@@ -198,7 +207,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	var iso *launch.Isolator
 	if ms.Ctl != nil {
-		if err := launch.CheckLimitable(f.engines, func(string) bool { return false }); err != nil {
+		if err := launch.CheckLimitable(p.Engines, func(string) bool { return false }); err != nil {
 			return bad(err)
 		}
 		iso = newIsolator(ms, stdout, cmd.ErrOrStderr())
@@ -222,7 +231,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 				if rep := filepath.Base(filepath.Dir(dir)); spec.Reps() > 1 {
 					args = append(args, "--child-rep", strings.TrimPrefix(rep, results.RepPrefix))
 				}
-				return iso.Run(ctx, engine, dir, "", args...)
+				return iso.RunVariant(ctx, engine, spec.EngineOf(engine), dir, "", args...)
 			}
 		}
 		_, err := runner.Run(ctx, o)
@@ -230,7 +239,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	if cell >= 0 {
 		c := spec.Cells()[cell]
-		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(f.engines), f.ibench.Steps, f.out)
+		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(spec.Engines), f.ibench.Steps, f.out)
 		err = sweep.RunCell(ctx, spec, f.out, cell, runCell, stdout)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stdout, "sweep cell interrupted: rerun the same command to resume it")
@@ -241,7 +250,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 		return recordRunHistory(f.history, []string{f.out}, err, stdout)
 	}
-	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(f.engines), f.ibench.Steps, f.out)
+	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(spec.Engines), f.ibench.Steps, f.out)
 	if f.repeat > 1 {
 		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
 	}

@@ -12,11 +12,12 @@ import (
 	"rumbench/internal/engine"
 	"rumbench/internal/model"
 	"rumbench/internal/plan"
+	"rumbench/internal/runner"
 	"rumbench/internal/verify"
 )
 
 func newVerifyCmd() *cobra.Command {
-	var eng, dataDir, dsn, database, wl string
+	var eng, dataDir, dsn, database, wl, install string
 	var engineOpts []string
 	var asJSON, managedSrv bool
 	cmd := &cobra.Command{
@@ -32,16 +33,19 @@ data dir or database that is missing, or holds no rumbench tables, is an
 error, not a pass.
 Exit code 0 when consistent, 1 when not, 2 on bad input (also nothing to
 check).`,
-		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb\n  rumbench verify --engine sqlite --data-dir /data/rb/sqlite --workload linkbench",
+		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine pebble --data-dir /data/rb/zstd   # the variant zstd=pebble of a run with --data-dir /data/rb\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb\n  rumbench verify --engine sqlite --data-dir /data/rb/sqlite --workload linkbench",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if install != "" && !managedSrv {
+				return &runner.BadInputError{Err: errors.New("--install is the installation of a kept managed server: give it with --managed, or drop it")}
+			}
 			p, err := plan.PlanVerify(&plan.Verify{Engine: eng, DataDir: dataDir, Database: database, Workload: wl, EngineOpts: engineOpts})
 			if err != nil {
 				return err
 			}
 			ctx := context.Background()
 			if managedSrv {
-				srv, err := plan.StartKeptServer(ctx, p.Driver.Name(), dataDir, dsn)
+				srv, err := plan.StartKeptServer(ctx, p.Driver.Name(), dataDir, dsn, install)
 				if err != nil {
 					return err
 				}
@@ -108,12 +112,13 @@ check).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&eng, "engine", "", "engine that wrote the data (required)")
-	fl.StringVar(&dataDir, "data-dir", "", "the engine's data directory (embedded engines)")
+	fl.StringVar(&dataDir, "data-dir", "", "the engine's data directory (embedded engines): a run's --data-dir, <data-dir>/<label> when it ran several engines or variants")
 	fl.StringVar(&dsn, "dsn", "", "server address (server engines)")
 	fl.StringVar(&database, "database", "rumbench", "database to check (server engines)")
 	fl.StringArrayVar(&engineOpts, "engine-opt", nil, "engine setting key=value, repeatable")
 	fl.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	fl.StringVar(&wl, "workload", "", "also check this workload's own invariants (linkbench: counts equal visible links)")
 	fl.BoolVar(&managedSrv, "managed", false, "start the managed server a run kept in --data-dir (run --managed --keep-data), check it, and stop it again (it stays kept)")
+	fl.StringVar(&install, "install", "", "with --managed: the installation the kept server ran from (a variant's run --install LABEL=DIR); default the system's")
 	return cmd
 }

@@ -139,6 +139,8 @@ type TableResult struct {
 // Result is one engine's crash test.
 type Result struct {
 	Engine string `json:"engine"`
+	// Label is the variant's label ("" for a bare engine).
+	Label string `json:"label,omitempty"`
 	// Durable says whether the settings promise durable commits: only
 	// then is a loss a failure.
 	Durable  bool              `json:"durable"`
@@ -186,8 +188,12 @@ func (r *Result) Line() string {
 	if r.Verify == nil || !r.Verify.OK {
 		verdict = "FAILED: indexes inconsistent"
 	}
+	name := r.Engine
+	if r.Label != "" && r.Label != r.Engine {
+		name = r.Label + " (" + r.Engine + ")"
+	}
 	return fmt.Sprintf("%-10s %s (%s), %s: acknowledged %d / present %d / lost %d; %s: %s",
-		r.Engine, mode, strings.Join(set, " "), r.Killed, r.Acknowledged, r.Present, r.Lost, idx, verdict)
+		name, mode, strings.Join(set, " "), r.Killed, r.Acknowledged, r.Present, r.Lost, idx, verdict)
 }
 
 // Check reopened db against acks: per table the acknowledged rows present

@@ -28,7 +28,10 @@ const ChildCommand = "__crashtest-child"
 
 // Spec is one engine's crash test.
 type Spec struct {
-	Engine  string            `json:"engine"`
+	Engine string `json:"engine"`
+	// Label names a variant of Engine (--engine LABEL=ENGINE); "" for a
+	// bare engine.
+	Label   string            `json:"label,omitempty"`
 	DataDir string            `json:"data_dir"`
 	Options map[string]string `json:"options"`
 	Durable bool              `json:"durable"`
@@ -52,7 +55,7 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 	if s.Log == nil {
 		s.Log = io.Discard
 	}
-	r := &Result{Engine: s.Engine, Durable: s.Durable, Settings: maps.Clone(s.Options)}
+	r := &Result{Engine: s.Engine, Label: s.Label, Durable: s.Durable, Settings: maps.Clone(s.Options)}
 	if d.Kind() == model.Server {
 		return r, runServer(ctx, s, r)
 	}

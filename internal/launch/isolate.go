@@ -37,6 +37,13 @@ type Isolator struct {
 // dir ("" for a temporary one). It reports false, nil for a server engine,
 // which is not run in a child.
 func (iso *Isolator) Run(ctx context.Context, eng, bundle, dataDir string, extra ...string) (bool, error) {
+	return iso.RunVariant(ctx, eng, eng, bundle, dataDir, extra...)
+}
+
+// RunVariant is Run for the variant labelled label of engine eng: the
+// child is told the label (--child-engine) and names its cgroup by it; the
+// limit is the engine's.
+func (iso *Isolator) RunVariant(ctx context.Context, label, eng, bundle, dataDir string, extra ...string) (bool, error) {
 	if d, err := engine.Lookup(eng); err == nil && d.Kind() == model.Server {
 		return false, nil // a managed server gets its own cgroup
 	}
@@ -44,7 +51,7 @@ func (iso *Isolator) Run(ctx context.Context, eng, bundle, dataDir string, extra
 	if err != nil {
 		return true, fmt.Errorf("find rumbench's own binary for the engine's child process: %w", err)
 	}
-	g, err := iso.Mem.Ctl.New(eng, iso.Mem.LimitFor(eng))
+	g, err := iso.Mem.Ctl.New(label, iso.Mem.LimitFor(eng))
 	if err != nil {
 		return true, err
 	}
@@ -53,12 +60,12 @@ func (iso *Isolator) Run(ctx context.Context, eng, bundle, dataDir string, extra
 			fmt.Fprintf(iso.Stderr, "rumbench: %v\n", rerr)
 		}
 	}()
-	args := append(append([]string(nil), iso.Invocation...), "--child-engine", eng, "--child-cgroup", g.Path)
+	args := append(append([]string(nil), iso.Invocation...), "--child-engine", label, "--child-cgroup", g.Path)
 	args = append(args, extra...)
 	if dataDir == "" {
 		// The parent owns a temporary data dir, so it is removed even when
 		// the child is killed (by the OOM killer, say).
-		tmp, err := os.MkdirTemp("", "rumbench-"+eng+"-")
+		tmp, err := os.MkdirTemp("", "rumbench-"+label+"-")
 		if err != nil {
 			return true, fmt.Errorf("create temporary data dir: %w", err)
 		}
@@ -72,7 +79,7 @@ func (iso *Isolator) Run(ctx context.Context, eng, bundle, dataDir string, extra
 	// child before it saved its results). It dies with the parent.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		return true, fmt.Errorf("start the child process of %s: %w", eng, err)
+		return true, fmt.Errorf("start the child process of %s: %w", label, err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -97,15 +104,15 @@ func (iso *Isolator) Run(ctx context.Context, eng, bundle, dataDir string, extra
 		case ctx.Err() != nil:
 			return true, ctx.Err()
 		case code == iso.BadInputExit:
-			return true, &runner.BadInputError{Err: fmt.Errorf("engine %s: its child process refused the input (its error is above)", eng)}
+			return true, &runner.BadInputError{Err: fmt.Errorf("engine %s: its child process refused the input (its error is above)", label)}
 		case code == -1:
 			st := g.Stats()
 			if st.OOMKills != nil && *st.OOMKills > 0 {
-				return true, fmt.Errorf("engine %s was killed by the OOM killer: its memory outgrew --memory-limit %s (peak %s); give a larger limit or a smaller engine cache", eng, units.WholeMiB(g.Limit, "MB"), fmtPeak(st))
+				return true, fmt.Errorf("engine %s was killed by the OOM killer: its memory outgrew --memory-limit %s (peak %s); give a larger limit or a smaller engine cache", label, units.WholeMiB(g.Limit, "MB"), fmtPeak(st))
 			}
-			return true, fmt.Errorf("engine %s: its child process was killed (%v)", eng, werr)
+			return true, fmt.Errorf("engine %s: its child process was killed (%v)", label, werr)
 		default:
-			return true, fmt.Errorf("engine %s: its child process failed with exit code %d (its error is above)", eng, code)
+			return true, fmt.Errorf("engine %s: its child process failed with exit code %d (its error is above)", label, code)
 		}
 	}
 	return true, fmt.Errorf("engine %s: child process: %w", eng, werr)

@@ -36,8 +36,9 @@ const (
 	DetailStartCaveat = "shard_start_caveat"
 )
 
-// Find returns the shard bundles under dirs by engine: each dir is a
-// bundle (with run.json) or a run's --out directory (one bundle per engine).
+// Find returns the shard bundles under dirs by variant label (an engine's
+// name for a bundle without one): each dir is a bundle (with run.json) or
+// a run's --out directory (one bundle per label).
 func Find(dirs []string) (map[string][]*results.Bundle, error) {
 	out := map[string][]*results.Bundle{}
 	for _, d := range dirs {
@@ -73,7 +74,8 @@ func Find(dirs []string) (map[string][]*results.Bundle, error) {
 			if b.Run.Shard == nil {
 				return nil, fmt.Errorf("%s is not a shard's bundle (run.json has no shard): merge takes the bundles of `rumbench run --shard i/N`", bd)
 			}
-			out[b.Run.Engine.Name] = append(out[b.Run.Engine.Name], b)
+			// Keyed by label: two variants of one engine are two runs.
+			out[b.Run.VariantLabel()] = append(out[b.Run.VariantLabel()], b)
 		}
 	}
 	return out, nil

@@ -107,3 +107,50 @@ func TestMergeStartSpreadWarns(t *testing.T) {
 		t.Errorf("run notes:\n%s", notes)
 	}
 }
+
+// Shards of a run of two variants of one engine: Find keys them by label,
+// so each variant merges on its own and keeps its label; a bundle without
+// a label is keyed by its engine's name.
+func TestFindByLabel(t *testing.T) {
+	dir := t.TempDir()
+	var outs []string
+	for i := 0; i < 2; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("shard-%d", i))
+		outs = append(outs, out)
+		for _, label := range []string{"none", "zstd", ""} {
+			b := shardBundle(i)
+			b.Run.SchemaVersion, b.Run.Workload, b.Run.Label = results.SchemaVersion, "ibench", label
+			b.Run.Engine.Name = "pebble"
+			if label == "" {
+				b.Run.Engine.Name = "sqlite"
+			}
+			w, err := results.Create(filepath.Join(out, b.Run.VariantLabel()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteRun(&b.Run); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+		}
+	}
+	found, err := Find(outs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 3 || len(found["none"]) != 2 || len(found["zstd"]) != 2 || len(found["sqlite"]) != 2 {
+		t.Fatalf("found %v, want none, zstd and sqlite with 2 shards each", found)
+	}
+	shards, err := Check(found["zstd"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged", "zstd")
+	if _, err := Write(merged, shards); err != nil {
+		t.Fatal(err)
+	}
+	got, err := results.Read(merged)
+	if err != nil || got.Run.Label != "zstd" || got.Run.Engine.Name != "pebble" || got.Run.MergedFrom == nil {
+		t.Fatalf("merged bundle: %+v, %v", got, err)
+	}
+}

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"rumbench/internal/crashtest"
 	"rumbench/internal/engine"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
@@ -57,10 +59,14 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 	if err != nil {
 		return nil, bad(err)
 	}
-	engines := names(r.Engines)
-	budget.ApplyEngineOpts(engines, opts)
+	if err := checkDistinct(r.Engines, opts, r.ServerOpts, nil); err != nil {
+		return nil, err
+	}
+	budget.ApplyEngineOpts(uniqueNames(r.Engines), opts)
+	ls := labels(r.Engines)
 	var specs []crashtest.Spec
-	for _, name := range engines {
+	for _, v := range r.Engines {
+		name := v.Name
 		d, err := engine.Lookup(name)
 		if err != nil {
 			return nil, bad(err)
@@ -80,8 +86,8 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 		for k, v := range base {
 			eo[k] = v
 		}
-		for k, v := range runner.OptionsFor(name, opts) {
-			eo[k] = v
+		for k, val := range runner.OptionsFor(name, engineopt.Scoped(opts).ForVariant(v.label(), name, ls)) {
+			eo[k] = val
 		}
 		cfg := model.Config{Options: eo, DSN: "", Database: "rumbench"}
 		if _, err := engine.CheckConfig(d, cfg); err != nil {
@@ -92,14 +98,18 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 			if err := managed.Check(name); err != nil {
 				return nil, bad(fmt.Errorf("crashtest of %s needs a managed server (it kills the server): %v", name, err))
 			}
-			routed, err := managed.Route([]string{name}, r.ServerOpts)
+			routed, err := managed.Route([]string{name}, variantServerOpts(r.ServerOpts, v, ls))
 			if err != nil {
 				return nil, bad(err)
 			}
 			BudgetServers(budget, []string{name}, routed)
 			srvSettings = routed[name]
 		}
-		specs = append(specs, crashtest.Spec{Engine: name, Options: eo, Durable: r.Durable, Shape: r.Shape,
+		label := ""
+		if v.label() != name {
+			label = v.label()
+		}
+		specs = append(specs, crashtest.Spec{Engine: name, Label: label, Options: eo, Durable: r.Durable, Shape: r.Shape,
 			KillAfter: r.KillAfter, Exe: r.Exe, ServerSettings: srvSettings, Log: r.Log})
 	}
 	if len(specs) == 0 {
@@ -108,8 +118,34 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 	return specs, nil
 }
 
-// CrashDir returns an engine's crash test data dir: a temporary one
-// (removed by cleanup) or under dataDir (kept), which must be empty.
+// variantServerOpts are --server-opt's settings as the variant v sees them
+// (engineopt.Scoped.ForVariant): its LABEL.key ones as its engine's, other
+// labels' left out.
+func variantServerOpts(kvs []string, v Engine, ls []string) []string {
+	all := engineopt.Scoped{}
+	var order []string
+	for _, kv := range kvs {
+		k, val, _ := strings.Cut(kv, "=")
+		all[k] = val
+		order = append(order, k)
+	}
+	mine := all.ForVariant(v.label(), v.Name, ls)
+	var out []string
+	for _, k := range order {
+		if sc, key, scoped := engineopt.Split(k); scoped && sc == v.label() && sc != v.Name {
+			k = engineopt.Join(v.Name, key)
+		}
+		if val, ok := mine[k]; ok {
+			out = append(out, k+"="+val)
+			delete(mine, k)
+		}
+	}
+	return out
+}
+
+// CrashDir returns a variant's crash test data dir (name is its label): a
+// temporary one (removed by cleanup) or under dataDir (kept), which must be
+// empty.
 func CrashDir(dataDir, name string, several bool) (string, func(), error) {
 	if dataDir == "" {
 		d, err := os.MkdirTemp("", "rumbench-crashtest-"+name+"-")

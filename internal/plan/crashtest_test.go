@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,45 @@ func TestCrashDir(t *testing.T) {
 	os.WriteFile(filepath.Join(base, "x"), nil, 0o644)
 	if _, _, err = CrashDir(base, "pebble", false); err == nil || !strings.Contains(err.Error(), "is not empty") {
 		t.Errorf("non-empty dir: %v", err)
+	}
+}
+
+// Variants of one engine crash under their labels, each with its own
+// settings over the durable ones; server settings scoped to a label go to
+// that variant's server only.
+func TestPlanCrashtestVariants(t *testing.T) {
+	r := crashRequest()
+	r.Engines = []Engine{{"pebble", "pebble"}, {"zstd", "pebble"}, {"ib8", "innodb"}, {"ib16", "innodb"}}
+	r.EngineOpts = []string{"zstd.compression=zstd", "pebble.memtable_size=8MB"}
+	r.ServerOpts = []string{"ib8.innodb_page_size=8k", "innodb_lock_wait_timeout=5", "ib16.innodb_page_size=16k"}
+	specs, err := PlanCrashtest(r)
+	if err != nil {
+		if strings.Contains(err.Error(), "needs a managed server") {
+			t.Skipf("no managed innodb here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	if len(specs) != 4 || specs[0].Label != "" || specs[1].Label != "zstd" || specs[1].Engine != "pebble" || specs[2].Label != "ib8" {
+		t.Fatalf("specs %+v", specs)
+	}
+	if specs[1].Options["compression"] != "zstd" || specs[0].Options["compression"] != "" ||
+		specs[1].Options["memtable_size"] != "8MB" || specs[1].Options["sync"] != crashtest.Durable["pebble"]["sync"] {
+		t.Errorf("pebble options %v, zstd options %v", specs[0].Options, specs[1].Options)
+	}
+	server := func(s crashtest.Spec) string {
+		var kv []string
+		for _, st := range s.ServerSettings {
+			kv = append(kv, fmt.Sprint(st))
+		}
+		return strings.Join(kv, " ")
+	}
+	if s8, s16 := server(specs[2]), server(specs[3]); !strings.Contains(s8, "8k") || strings.Contains(s8, "16k") ||
+		!strings.Contains(s16, "16k") || !strings.Contains(s8, "innodb_lock_wait_timeout") || !strings.Contains(s16, "innodb_lock_wait_timeout") {
+		t.Errorf("server settings: ib8 %s; ib16 %s", s8, s16)
+	}
+	r = crashRequest()
+	r.Engines = []Engine{{"a", "pebble"}, {"b", "pebble"}}
+	if _, err := PlanCrashtest(r); err == nil || !strings.Contains(err.Error(), "a and b have the same settings") {
+		t.Errorf("identical variants: %v", err)
 	}
 }

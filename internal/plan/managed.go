@@ -257,11 +257,16 @@ func (s *Servers) Starter() runner.ServerStarter {
 
 // StartKeptServer starts the managed server a run kept in dataDir, for
 // verify --managed; it keeps the data when stopped.
-func StartKeptServer(ctx context.Context, engineName, dataDir, dsn string) (*managed.Server, error) {
+func StartKeptServer(ctx context.Context, engineName, dataDir, dsn, install string) (*managed.Server, error) {
 	if err := managed.CheckKept(engineName, dataDir, dsn); err != nil {
 		return nil, bad(err)
 	}
-	srv, err := managed.Start(ctx, managed.Spec{Engine: engineName, Dir: dataDir, Keep: true})
+	if install != "" {
+		if err := managed.CheckInstall(engineName, install); err != nil {
+			return nil, bad(fmt.Errorf("--install %s: %w", install, err))
+		}
+	}
+	srv, err := managed.Start(ctx, managed.Spec{Engine: engineName, Dir: dataDir, Install: install, Keep: true})
 	if managed.IsBadInput(err) {
 		return nil, bad(err)
 	}

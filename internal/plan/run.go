@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
 	"rumbench/internal/membudget"
 	"rumbench/internal/results"
@@ -102,6 +103,10 @@ type RunPlan struct {
 	// EngineOpts are the settings of every engine (engine.key for one),
 	// the budget's and a memory preset's included.
 	EngineOpts map[string]string
+	// runnerOpts are EngineOpts as the runner takes them: in a variant's
+	// child process (--memory-limit) that variant's view (the other
+	// labels are not its run's); nil for EngineOpts.
+	runnerOpts map[string]string
 	// DataDir is where engines keep their data; run.json records the
 	// request's.
 	DataDir string
@@ -169,6 +174,9 @@ func PlanRun(r *Run) (*RunPlan, error) {
 		for _, e := range r.Engines {
 			if e.label() == r.Child.Engine {
 				p.Variants = []Engine{e}
+				if Labelled(r.Engines) {
+					p.runnerOpts = engineopt.Scoped(p.EngineOpts).ForVariant(e.label(), e.Name, labels(r.Engines))
+				}
 			}
 		}
 		if r.Child.DataDir != "" {
@@ -228,7 +236,7 @@ func (p *RunPlan) Options(out string, ms *launch.Memory, servers *results.Manage
 		Labels:         p.Labels,
 		Out:            out,
 		DataDir:        p.DataDir,
-		EngineOpts:     p.EngineOpts,
+		EngineOpts:     p.runnerEngineOpts(),
 		DSN:            r.DSN,
 		Database:       r.Database,
 		Interval:       p.Interval,
@@ -244,6 +252,14 @@ func (p *RunPlan) Options(out string, ms *launch.Memory, servers *results.Manage
 		Sizes:          p.Workload.Sizes,
 		NewWorkload:    p.Workload.New,
 	}
+}
+
+// runnerEngineOpts are the settings the runner is given (runnerOpts).
+func (p *RunPlan) runnerEngineOpts() map[string]string {
+	if p.runnerOpts != nil {
+		return p.runnerOpts
+	}
+	return p.EngineOpts
 }
 
 // Config is run.json's config of the plan.

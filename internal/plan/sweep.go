@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
 	"rumbench/internal/membudget"
 	"rumbench/internal/results"
@@ -33,19 +34,27 @@ type Sweep struct {
 	RatePercentile float64
 	Seed           int64
 	EngineOpts     []string
-	DSN            string
-	Database       string
-	Memory         Memory
-	Repeat         int
-	Cooldown       time.Duration
+	// Vary are --vary's KEY=V1,V2,... settings: each engine they apply
+	// to runs as the cartesian product of their values (ExpandVary).
+	Vary     []string
+	DSN      string
+	Database string
+	Memory   Memory
+	Repeat   int
+	Cooldown time.Duration
 	// Child is set in an engine's child process (--memory-limit).
 	Child *Child
 }
 
 // SweepPlan is a checked sweep: its grid and what each cell's run is given.
 type SweepPlan struct {
-	Request  *Sweep
+	Request *Sweep
+	// Engines are the engine of each variant, in order; Variants the
+	// variants (--vary's expanded), Labels their labels, nil when every
+	// variant is a bare engine.
 	Engines  []string
+	Variants []Engine
+	Labels   []string
 	Pads     []int
 	Indexes  []int
 	Rows     int64
@@ -77,7 +86,7 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
-	p := &SweepPlan{Request: r, Engines: names(r.Engines)}
+	p := &SweepPlan{Request: r}
 	var err error
 	if p.Pads, err = sweep.ParsePadSizes(r.PadSizes); err != nil {
 		return nil, bad(err)
@@ -92,12 +101,22 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	if p.EngineOpts, err = ParseEngineOpts(r.EngineOpts); err != nil {
 		return nil, bad(err)
 	}
+	if p.Variants, err = ExpandVary(r.Engines, r.Vary, p.EngineOpts); err != nil {
+		return nil, err
+	}
+	if err := checkDistinct(p.Variants, p.EngineOpts, nil, nil); err != nil {
+		return nil, err
+	}
+	p.Engines = names(p.Variants)
+	if Labelled(p.Variants) {
+		p.Labels = labels(p.Variants)
+	}
 	if err := p.resolvePreset(preset); err != nil {
 		return nil, bad(err)
 	}
-	engines := p.Engines
+	engines := uniqueNames(p.Variants)
 	if r.Child != nil && r.Child.Engine != "" {
-		engines = []string{r.Child.Engine}
+		engines = []string{p.variant(r.Child.Engine).Name}
 	}
 	var mp *workload.MemoryPreset
 	if preset.IOBound {
@@ -148,13 +167,19 @@ func SweepIndexes(p ibench.Preset) []int {
 func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 	r := p.Request
 	spec := &sweep.Spec{
-		Engines: p.Engines, Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
+		Engines: labels(p.Variants), Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
 		Shared: map[string]any{"rows": p.Rows, "churn_rows": p.Churn, "query_seconds": p.QS, "rows_per_commit": r.IBench.RowsPerCommit,
 			"interval_s": p.Interval.Seconds(), "rate_percentile": r.RatePercentile, "seed": r.Seed, "engine_opts": p.EngineOpts, "preset": r.Preset,
 			"cache_size": CacheConfig(p.Memory.Budget)},
 	}
 	if r.Repeat > 1 {
 		spec.Repeat = r.Repeat
+	}
+	if p.Labels != nil {
+		spec.Variants = map[string]string{}
+		for _, v := range p.Variants {
+			spec.Variants[v.label()] = v.Name
+		}
 	}
 	if ms.Limit > 0 {
 		spec.Shared["memory_limit"] = ms.Limit
@@ -186,16 +211,46 @@ func (p *SweepPlan) CellConfig(c sweep.Cell) ibench.Config {
 // Budget is the sweep's cache budget.
 func (p *SweepPlan) Budget() *membudget.Budget { return p.Memory.Budget }
 
-// CellOptions are the runner's options of one engine's run of cell c into
-// dir, without the command's wiring (output, observers, child processes)
-// and memory cgroups.
-func (p *SweepPlan) CellOptions(c sweep.Cell, engine, dir string) runner.Options {
+// variant is the variant labelled label (an engine of that name when no
+// variant has the label: a bare engine's label is its name).
+func (p *SweepPlan) variant(label string) Engine {
+	for _, v := range p.Variants {
+		if v.label() == label {
+			return v
+		}
+	}
+	return Engine{Label: label, Name: label}
+}
+
+// Probe are the runner's options that check every variant and its settings
+// before the sweep starts (runner.CheckEngines).
+func (p *SweepPlan) Probe(out string) runner.Options {
+	o := p.CellOptions(sweep.Cell{}, "", out)
+	o.Engines, o.Labels, o.EngineOpts = p.Engines, p.Labels, p.EngineOpts
+	return o
+}
+
+// CellOptions are the runner's options of one variant's run of cell c into
+// dir (label is the variant's label, its engine's name for a bare one),
+// without the command's wiring (output, observers, child processes) and
+// memory cgroups.
+func (p *SweepPlan) CellOptions(c sweep.Cell, label, dir string) runner.Options {
 	r := p.Request
 	cfg := p.CellConfig(c)
+	v := p.variant(label)
+	engine := v.Name
+	opts := p.EngineOpts
+	var ls []string
+	if p.Labels != nil {
+		// The variant's settings resolved here: the runner sees one
+		// variant, not the others' labels.
+		opts = engineopt.Scoped(opts).ForVariant(label, engine, p.Labels)
+		ls = []string{label}
+	}
 	o := runner.Options{
-		Engines: []string{engine}, Out: dir, EngineOpts: runner.OptionsFor(engine, p.EngineOpts), DSN: r.DSN, Database: CellDatabase(r.Database, c),
+		Engines: []string{engine}, Labels: ls, Out: dir, EngineOpts: runner.OptionsFor(engine, opts), DSN: r.DSN, Database: CellDatabase(r.Database, c),
 		Interval: p.Interval, Seed: r.Seed, RatePercentile: r.RatePercentile, OpTimeout: runner.DefaultOpTimeout,
-		Config: &results.RunConfig{Workload: "ibench", Preset: r.Preset, WorkloadConfig: cfg, Engines: []string{engine},
+		Config: &results.RunConfig{Workload: "ibench", Preset: r.Preset, WorkloadConfig: cfg, Engines: entries([]Engine{v}),
 			EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile, SweepCell: c.Name(),
 			CooldownS: r.Cooldown.Seconds()},
 		Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,

@@ -11,6 +11,7 @@ import (
 
 	"rumbench/internal/launch"
 	"rumbench/internal/runner"
+	"rumbench/internal/sweep"
 	"rumbench/internal/workload/ibench"
 )
 
@@ -37,14 +38,7 @@ func sweepRequest(given ...string) *Sweep {
 func TestSweepAsStored(t *testing.T) {
 	r := sweepRequest("indexes", "rows", "churn-rows", "query-seconds")
 	r.Indexes, r.IBench.Rows, r.IBench.ChurnRows, r.IBench.QuerySeconds = []int{0, 3}, 5000, 500, 0.5
-	p, err := PlanSweep(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := p.Spec(&launch.Memory{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, spec := planSpec(t, r)
 	if names := []string{spec.Cells()[0].Name(), spec.Cells()[1].Name()}; len(spec.Cells()) != 2 || names[1] != "x3-pad20-c1" {
 		t.Fatalf("cells %v", names)
 	}
@@ -118,4 +112,19 @@ func TestSweepBadInput(t *testing.T) {
 	if _, err := p.Spec(&launch.Memory{}); err == nil || !strings.HasPrefix(err.Error(), "cell x0-pad20-c1: ") {
 		t.Errorf("a bad cell: %v", err)
 	}
+}
+
+// planSpec plans r and its grid without a memory setup, failing the test
+// on a refusal.
+func planSpec(t *testing.T, r *Sweep) (*SweepPlan, *sweep.Spec) {
+	t.Helper()
+	p, err := PlanSweep(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := p.Spec(&launch.Memory{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, spec
 }

@@ -33,6 +33,11 @@ func PlanVerify(r *Verify) (*VerifyPlan, error) {
 	if r.Engine == "" {
 		return nil, bad(fmt.Errorf("--engine is required (one of %s)", strings.Join(engine.Names(), ", ")))
 	}
+	if label, name, ok := strings.Cut(r.Engine, "="); ok {
+		// A variant's data is its engine's: its label only names the
+		// directory the run kept it in.
+		return nil, bad(fmt.Errorf("--engine %s: verify takes the engine, not a variant: give --engine %s --data-dir <data-dir>/%s (the labelled run's data dir)", r.Engine, name, label))
+	}
 	d, err := engine.Lookup(r.Engine)
 	if err != nil {
 		return nil, bad(err)

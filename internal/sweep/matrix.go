@@ -230,7 +230,7 @@ func memoryLine(s *Spec) string {
 	if pm, ok := s.Shared["preset_memory"].(map[string]any); ok {
 		// Read back from sweep.json: float64; fresh from the flags: int64.
 		for _, e := range s.Engines {
-			if v, ok := results.Number(pm[e+".memory_limit"]); ok {
+			if v, ok := results.Number(pm[s.EngineOf(e)+".memory_limit"]); ok {
 				per = append(per, e+" "+units.Fixed(v/(1<<20), 0)+" MB")
 			}
 		}

@@ -38,6 +38,19 @@ type Spec struct {
 	// more than one, repetition k of a cell's engine is in
 	// <cell>/rep-k/<engine>.
 	Repeat int `json:"repeat,omitempty"`
+	// Variants maps each label of Engines to its engine when the sweep
+	// runs labelled variants (--engine LABEL=ENGINE, --vary); nil when
+	// Engines are engine names.
+	Variants map[string]string `json:"variants,omitempty"`
+}
+
+// EngineOf is the engine of the variant labelled label (label itself when
+// the sweep's entries are engine names).
+func (s *Spec) EngineOf(label string) string {
+	if e, ok := s.Variants[label]; ok {
+		return e
+	}
+	return label
 }
 
 // Reps is the number of repetitions (at least 1).
