@@ -43,8 +43,11 @@ func TestSteadyState(t *testing.T) {
 			if !strings.Contains(stdout, note) {
 				t.Errorf("the run's report does not say %q", note)
 			}
-			if c.reached && (ss.AtS < 0.99 || ss.Window.N < 3) {
-				t.Errorf("reached at %v s over %d intervals: a 1 s window of 200 ms intervals needs at least 1 s and 3 of them", ss.AtS, ss.Window.N)
+			// The window is a duration: on a loaded host a late tick makes
+			// an interval longer than 200 ms, so 1 s may be two of them,
+			// the fewest the rule judges.
+			if c.reached && (ss.AtS < 0.99 || ss.Window.N < 2) {
+				t.Errorf("reached at %v s over %d intervals: a 1 s window needs at least 1 s and 2 intervals", ss.AtS, ss.Window.N)
 			}
 			if !c.reached && ss.AtS != 0 {
 				t.Errorf("not reached but at_s %v", ss.AtS)
