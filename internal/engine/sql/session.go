@@ -107,17 +107,13 @@ func (s *stdSession) done() {
 func (s *stdSession) Exec(ctx context.Context, st Stmt, args []Arg) (int64, error) {
 	p := st.(*stdStmt)
 	defer s.done()
-	n, err := s.exec(ctx, p, args)
-	if errors.Is(err, errNoResult) {
-		// The statement failed and the driver lost its error (go-sqlite3,
-		// seen with racing duplicate inserts): a failed statement wrote
-		// nothing, so it is run once more to get the error.
-		n, err = s.exec(ctx, p, args)
-	}
-	return n, err
+	return s.exec(ctx, p, args)
 }
 
-// errNoResult is a driver's answer of neither a result nor an error.
+// errNoResult is a driver's answer of neither a result nor an error. It
+// is a driver fault (go-sqlite3 answers so when its connection's last
+// error is changed by another call between the step and the read, which
+// the sqlite engine prevents), reported rather than left to panic.
 var errNoResult = errors.New("the driver returned neither a result nor an error for the statement")
 
 func (s *stdSession) exec(ctx context.Context, p *stdStmt, args []Arg) (n int64, err error) {
