@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,5 +160,65 @@ func TestQueryConnectionsBlock(t *testing.T) {
 		if _, err := s.Exec(ctx, w, args); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestStatementsAllocateNothing: a 100-row insert of the insert
+// benchmark's rows and a 10-row query run without allocating (the garbage
+// collector's work was a tenth of the client's CPU on l.i0, issue 39).
+func TestStatementsAllocateNothing(t *testing.T) {
+	s := testSession(t)
+	ctx := context.Background()
+	if err := s.ExecText(ctx, "CREATE TEMP TABLE alloc_free (a int8 PRIMARY KEY, b int8, c int4, d int2, e bytea, f text)"); err != nil {
+		t.Fatal(err)
+	}
+	const rows, cols = 100, 6
+	var text strings.Builder
+	text.WriteString("INSERT INTO alloc_free VALUES ")
+	for r := range rows {
+		if r > 0 {
+			text.WriteString(",")
+		}
+		fmt.Fprintf(&text, "($%d,$%d,$%d,$%d,$%d,$%d)", r*cols+1, r*cols+2, r*cols+3, r*cols+4, r*cols+5, r*cols+6)
+	}
+	ins, err := s.Prepare(ctx, text.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, err := s.Prepare(ctx, "SELECT a, b, c, d, e, f FROM alloc_free WHERE a >= $1 ORDER BY a LIMIT 10",
+		[]model.Type{model.Int, model.Int, model.Int, model.Int, model.String, model.String})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := []byte("abcdefghijxxxxxxxxxx")
+	args := make([]sqleng.Arg, 0, rows*cols)
+	next := int64(0)
+	insert := func() {
+		args = args[:0]
+		for range rows {
+			next++
+			for _, v := range []int64{next, next * 3, next % 1000, next % 100} {
+				args = append(args, sqleng.Arg{Type: model.Int, Value: model.Value{Int: v}})
+			}
+			args = append(args, sqleng.Arg{Type: model.String, Value: model.Value{Bytes: pad}},
+				sqleng.Arg{Type: model.String, Value: model.Value{Bytes: pad[:10]}})
+		}
+		if n, err := s.Exec(ctx, ins, args); err != nil || n != rows {
+			t.Fatalf("insert: %d rows, %v", n, err)
+		}
+	}
+	var sum int64
+	onRow := func(r model.Row) bool { sum += r[0].Int + int64(len(r[4].Bytes)); return true }
+	queryArgs := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 1}}}
+	query := func() {
+		if n, err := s.Query(ctx, get, queryArgs, onRow); err != nil || n != 10 {
+			t.Fatalf("query: %d rows, %v", n, err)
+		}
+	}
+	if a := testing.AllocsPerRun(20, insert); a != 0 {
+		t.Errorf("a 100-row insert allocates %.1f times", a)
+	}
+	if a := testing.AllocsPerRun(20, query); a != 0 {
+		t.Errorf("a 10-row query allocates %.1f times", a)
 	}
 }
