@@ -117,6 +117,9 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
+	if err := blockconn.Busy(s.nc); err != nil {
+		return 0, err
+	}
 	var res driver.Result
 	var err error
 	if p.ds != nil {
@@ -136,8 +139,7 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
-	// A connection that runs queries waits blocked in recv (blockconn).
-	if err := blockconn.Block(s.nc); err != nil {
+	if err := blockconn.Busy(s.nc); err != nil {
 		return 0, err
 	}
 	var rows driver.Rows

@@ -26,8 +26,8 @@ import (
 // context (sqleng.CtxWatch), not once per statement.
 type session struct {
 	c *pgconn.PgConn
-	// bc is the socket under pgconn (and TLS) when client_io=blocking: a
-	// connection that runs a query waits blocked in recv from then on
+	// bc is the socket under pgconn (and TLS) when client_io=blocking: the
+	// connection waits blocked in recv from its first statement on
 	// (blockconn).
 	bc     net.Conn
 	w      sqleng.CtxWatch
@@ -177,6 +177,9 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
+	if err := blockconn.Busy(s.bc); err != nil {
+		return 0, err
+	}
 	if err := s.send(p, args); err != nil {
 		return 0, sqleng.CtxErr(ctx, err)
 	}
@@ -189,7 +192,7 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
-	if err := blockconn.Block(s.bc); err != nil {
+	if err := blockconn.Busy(s.bc); err != nil {
 		return 0, err
 	}
 	if err := s.send(p, args); err != nil {

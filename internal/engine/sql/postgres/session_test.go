@@ -129,37 +129,44 @@ func TestSessionCancel(t *testing.T) {
 	}
 }
 
-// With client_io=blocking (the default) a connection that only writes
-// stays in the netpoller, and one that ran a query waits blocked in the
-// kernel from then on (blockconn).
-func TestQueryConnectionsBlock(t *testing.T) {
-	s := testSession(t)
-	ctx := context.Background()
-	q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.Prepare(ctx, "SELECT 1 WHERE $1::int8 > 0", []model.Type{model.Int})
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
-	if _, err := s.Exec(ctx, w, args); err != nil {
-		t.Fatal(err)
-	}
-	if blockconn.Blocking(s.bc) {
-		t.Fatal("after a write the connection is in blocking mode")
-	}
-	for range 2 {
-		if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
+// With client_io=blocking (the default) a connection that runs statements
+// back to back, writes or queries, waits blocked in the kernel (blockconn);
+// one that waits between statements stays in Go's netpoller.
+func TestBusyConnectionsBlock(t *testing.T) {
+	for _, kind := range []string{"write", "query"} {
+		s := testSession(t)
+		ctx := context.Background()
+		q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
+		if err != nil {
 			t.Fatal(err)
+		}
+		args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
+		statement := func() {
+			t.Helper()
+			var err error
+			if kind == "write" {
+				_, err = s.Exec(ctx, q, args)
+			} else {
+				_, err = s.Query(ctx, q, args, func(model.Row) bool { return true })
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 4 {
+			statement()
+			time.Sleep(20 * time.Millisecond)
+		}
+		if blockconn.Blocking(s.bc) {
+			t.Fatalf("%ss 20 ms apart: the connection is in blocking mode", kind)
+		}
+		for range 4 {
+			statement()
 		}
 		if !blockconn.Blocking(s.bc) {
-			t.Fatal("after a query the connection is not in blocking mode")
+			t.Fatalf("%ss back to back: the connection is not in blocking mode", kind)
 		}
-		if _, err := s.Exec(ctx, w, args); err != nil {
-			t.Fatal(err)
-		}
+		statement()
 	}
 }
 
