@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rumbench/internal/engine"
 	"rumbench/internal/units"
 )
 
@@ -41,7 +42,7 @@ func labelRuns(runs []*Run) {
 	for i, r := range runs {
 		sets[i] = map[string]string{}
 		es := r.Bundle.Run.Engine.Settings
-		for k, v := range es {
+		for k, v := range effectiveSettings(es) {
 			// A managed server's address is its port, chosen free at
 			// start: it differs between any two of them.
 			if !settingSkip[k] && !(k == "address" && es["managed_port"] != "") {
@@ -77,6 +78,41 @@ func labelRuns(runs []*Run) {
 			r.Label += " ‡"
 		}
 	}
+}
+
+// serverOptPrefix marks a managed server's setting as given (--server-opt
+// key=value is recorded as server_opt.key); the key alone holds the value
+// the running server reported.
+const serverOptPrefix = "server_opt."
+
+// effectiveSettings are an engine's recorded settings with each managed
+// server setting once: the value the server reported (the one in effect),
+// followed by the value asked for when the two differ in meaning
+// ("16384 (asked 8k)"; 8k and 8192 are the same).
+func effectiveSettings(es map[string]string) map[string]string {
+	out := make(map[string]string, len(es))
+	for k, v := range es {
+		if !strings.HasPrefix(k, serverOptPrefix) {
+			out[k] = v
+		}
+	}
+	for k, mark := range askedMarks(es) {
+		out[k] = units.OrDash(es[k]) + mark
+	}
+	return out
+}
+
+// askedMarks maps each managed server setting whose given value differs in
+// meaning from the one the server reported to " (asked GIVEN)".
+func askedMarks(es map[string]string) map[string]string {
+	marks := map[string]string{}
+	for k, given := range es {
+		key, ok := strings.CutPrefix(k, serverOptPrefix)
+		if ok && !engine.SameValue(given, es[key]) {
+			marks[key] = " (asked " + given + ")"
+		}
+	}
+	return marks
 }
 
 // differingKeys returns, per map, the sorted keys whose value differs from
