@@ -369,7 +369,8 @@ func TestRunShardsOfVariants(t *testing.T) {
 	flags := []string{"run", "--engine", "a=postgres,b=postgres", "--engine-opt", "b.synchronous_commit=off",
 		"--dsn", pgDSN(), "--database", database, "--clients", "2", "--rows", "400", "--churn-rows", "200", "--indexes", "1",
 		"--steps", "l.i0,l.x,l.i1", "--interval", "250ms", "--shard-timeout", "30s", "--out", shared}
-	so, se, code := rb(t, append(flags, "--shards", "2", "--kubernetes", manifest, "--pvc", "shared", "--job-name", "ab-shards")...)
+	// The DSN from a Secret, as with a password it would have to be.
+	so, se, code := rb(t, append(flags, "--shards", "2", "--kubernetes", manifest, "--pvc", "shared", "--job-name", "ab-shards", "--dsn-secret", "pg")...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
@@ -379,9 +380,9 @@ func TestRunShardsOfVariants(t *testing.T) {
 		t.Errorf("job spec: completions %d parallelism %d backoff %d, want 2 shards at once, unretried", *s.Completions, *s.Parallelism, *s.BackoffLimitPerIndex)
 	}
 	c := s.Template.Spec.Containers[0]
-	want := []string{"run", "--churn-rows=200", "--clients=2", "--database=" + database, "--dsn=" + pgDSN(), "--engine=a=postgres,b=postgres",
+	want := []string{"run", "--churn-rows=200", "--clients=2", "--database=" + database, "--engine=a=postgres,b=postgres",
 		"--engine-opt=b.synchronous_commit=off", "--indexes=1", "--interval=250ms", "--rows=400", "--shard-timeout=30s", "--steps=l.i0,l.x,l.i1",
-		"--out=" + shared + "/shard-$(JOB_COMPLETION_INDEX)", "--shard=$(JOB_COMPLETION_INDEX)/2", "--shard-run=$(RUMBENCH_JOB_UID)", "--kubernetes-pod"}
+		"--dsn=$(RUMBENCH_DSN)", "--out=" + shared + "/shard-$(JOB_COMPLETION_INDEX)", "--shard=$(JOB_COMPLETION_INDEX)/2", "--shard-run=$(RUMBENCH_JOB_UID)", "--kubernetes-pod"}
 	if !reflect.DeepEqual(c.Args, want) {
 		t.Errorf("pod args\n%q\nwant\n%q", c.Args, want)
 	}
@@ -404,7 +405,7 @@ func TestRunShardsOfVariants(t *testing.T) {
 
 	// The pods, both at once, as the Job runs them.
 	freshDB(t, pgAdmin(t), database)
-	env := map[string]string{"RUMBENCH_JOB_UID": "uid-" + filepath.Base(dir)}
+	env := map[string]string{"RUMBENCH_JOB_UID": "uid-" + filepath.Base(dir), "RUMBENCH_DSN": pgDSN()}
 	var wg sync.WaitGroup
 	errs := make([]string, 2)
 	for i := range 2 {
