@@ -232,3 +232,33 @@ func TestServerSettingShownOnce(t *testing.T) {
 		t.Errorf("the report names a setting as given beside its value read back:\n%s", md.String())
 	}
 }
+
+// TestAskedOther: a setting given and read back differs only when the two
+// mean other values; a bare number beside a value with a unit is in the
+// server's own unit, which the bundle does not hold, so it is not marked.
+func TestAskedOther(t *testing.T) {
+	for _, c := range []struct {
+		given, running string
+		want           bool
+	}{
+		{"8k", "8192", false},
+		{"64M", "67108864", false},
+		{"OFF", "off", false},
+		{"0", "OFF", false},
+		{"7", "7", false},
+		{"900s", "15min", false},
+		{"8MB", "8MB", false},
+		{"4096", "32MB", false}, // PostgreSQL shared_buffers in 8kB pages
+		{"900", "15min", false}, // checkpoint_timeout in seconds
+		{"8k", "16384", true},
+		{"7", "50", true},
+		{"2", "OFF", true},
+		{"10min", "5min", true},
+		{"kZSTD", "kNoCompression", true},
+		{"8MB", "", true}, // not read back
+	} {
+		if got := askedOther(c.given, c.running); got != c.want {
+			t.Errorf("askedOther(%q, %q) = %v, want %v", c.given, c.running, got, c.want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"rumbench/internal/engine"
 	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
@@ -344,7 +343,7 @@ func configDiffText(d *model.ConfigDiff, settings map[string]string) string {
 	values := map[string]string{}
 	for _, s := range d.Settings {
 		values[s.Key] = s.Value
-		if given, ok := settings[serverOptPrefix+s.Key]; ok && !engine.SameValue(given, s.Value) {
+		if given, ok := settings[serverOptPrefix+s.Key]; ok && askedOther(given, s.Value) {
 			values[s.Key] += " (asked " + given + ")"
 		}
 	}
