@@ -69,6 +69,7 @@ const (
 	DetailRowsPerS      = "rows_per_s"   // rows updated by them / window_s
 	DetailRowsUpdated   = "rows_updated" // committed transactions × rows_per_tx
 	DetailTxOrder       = "tx_order"
+	DetailAbandoned     = "abandoned_at_end"
 	DetailCheckOK       = "ok"
 	detailCheckSkipped  = "skipped: only the hot distribution's rows are read back (uniform and zipf touch the whole table)"
 	detailCheckCanceled = "skipped: interrupted"
@@ -343,7 +344,10 @@ func newBatch(n, pad int) []model.Row {
 // clientStats are one client's counts for a cell; summed at the cell end.
 type clientStats struct {
 	attempts, committed, retries, exhausted int64
-	errs                                    [numErrKinds]int64
+	// abandoned: multi-row transactions that failed after the cell's time
+	// was up and were not run again.
+	abandoned int64
+	errs      [numErrKinds]int64
 }
 
 // client is one worker of a cell. Everything the hot path touches is
@@ -503,7 +507,10 @@ func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
 // runTx is run for transactions of several rows. The retry policy is the
 // single update's: a transient error rolls the whole transaction back and
 // runs it again, the same rows in the same order (the application's
-// transaction, retried), after the same backoff, up to MaxRetries times.
+// transaction, retried), after the same backoff, up to MaxRetries times;
+// but no attempt starts once the cell's time is up (the transaction is
+// abandoned, counted apart), since with lock-wait timeouts of a second
+// ten retries would stretch the cell far past its length.
 // Each attempt is recorded as one update operation (its service time from
 // BEGIN to COMMIT, or to the failure and its rollback) whose rows, when it
 // commits, are the K rows it updated; txn is the latency of the whole
@@ -539,6 +546,10 @@ func (c *client) runTx(ctx context.Context, stop *atomic.Bool) error {
 				c.stats.exhausted++
 				break
 			}
+			if stop.Load() {
+				c.stats.abandoned++
+				break
+			}
 			c.stats.retries++
 			time.Sleep(backoff(attempt, &c.rnd))
 		}
@@ -563,6 +574,9 @@ func (b *Bench) cellStep(cell Cell) func(context.Context, *workload.Env) error {
 			d[DetailTxOrder] = "each transaction updates " + fmt.Sprint(k) + " distinct hot rows of one table, drawn uniformly, in a random order"
 		}
 		d[DetailRetryPolicy] = PolicyText(b.cfg.MaxRetries)
+		if b.cfg.TxRows() > 1 {
+			d[DetailRetryPolicy] = TxPolicyText(b.cfg.MaxRetries)
+		}
 		d[workload.DetailLogicalBytesInserted] = int64(0)
 		d[workload.DetailLogicalLiveBytes] = b.liveBytes()
 		return b.runCell(ctx, env, cell)
@@ -659,6 +673,7 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 		tot.committed += c.stats.committed
 		tot.retries += c.stats.retries
 		tot.exhausted += c.stats.exhausted
+		tot.abandoned += c.stats.abandoned
 		for k := range tot.errs {
 			tot.errs[k] += c.stats.errs[k]
 		}
@@ -671,6 +686,7 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 	d[DetailAttempts] = tot.attempts
 	if k > 1 {
 		d[DetailRowsUpdated] = tot.committed * k
+		d[DetailAbandoned] = tot.abandoned
 	}
 	if elapsed > 0 {
 		if k > 1 {
