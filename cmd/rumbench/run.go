@@ -232,11 +232,6 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	f.mem.limit, f.mem.perEngine = p.Memory.Limit, p.Memory.PerEngine
 	if f.kube.file != "" {
-		if p.Labels != nil && f.kube.shards > 1 {
-			// One pod runs the variants as the run does; shards of
-			// variants are not checked yet.
-			return &runner.BadInputError{Err: fmt.Errorf("--kubernetes --shards does not run labelled variants yet: drop --shards (one pod runs every variant), or give each engine once, without a label")}
-		}
 		if err := p.CheckShards(f.kube.shards); err != nil {
 			return err
 		}

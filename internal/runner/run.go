@@ -169,8 +169,8 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	}
 	var bar *barrier
 	if o.Shard != nil {
-		run.Shard = o.Shard.record(name, sharder, steps)
-		if bar, err = o.Shard.open(ctx, db, name, run.Shard); err != nil {
+		run.Shard = o.Shard.record(v.label, sharder, steps)
+		if bar, err = o.Shard.open(ctx, db, v.label, run.Shard); err != nil {
 			return err
 		}
 		// The last barrier passed: the run's barrier rows can go.

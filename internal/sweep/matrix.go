@@ -122,6 +122,18 @@ func readRun(dir, step string) cellFigures {
 	return f
 }
 
+// RowHeader heads the matrices' first column: "variant" when a row is a
+// labelled variant (--engine LABEL=ENGINE, --vary), "engine" when every
+// row is an engine by its name, as before labels.
+func (s *Spec) RowHeader() string {
+	for _, e := range s.Engines {
+		if s.EngineOf(e) != e {
+			return "variant"
+		}
+	}
+	return "engine"
+}
+
 // MatrixStep is the step the matrices show: the first load step.
 func (s *Spec) MatrixStep() string {
 	for _, st := range s.Steps {
@@ -143,7 +155,7 @@ func Tables(dir string, s *Spec) []report.Table {
 	var out []report.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
-			head := []string{"engine"}
+			head := []string{s.RowHeader()}
 			right := []bool{false}
 			for _, k := range s.Indexes {
 				head = append(head, fmt.Sprintf("%d idx", k))
@@ -194,7 +206,7 @@ func Tables(dir string, s *Spec) []report.Table {
 				pct = 99
 			}
 			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", units.Plain(pct))}
-			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
+			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same " + s.RowHeader() + ": how much each secondary index costs the load."}
 			if slaNote {
 				abs.Notes = append(abs.Notes, "SLA✗: the step's paced writers inserted less than 95% of their target rate (a query step's writers' SLA).")
 			}
@@ -261,7 +273,7 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 	var out []report.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
-			head := []string{"engine"}
+			head := []string{s.RowHeader()}
 			right := []bool{false}
 			for _, k := range s.Indexes {
 				head = append(head, fmt.Sprintf("%d idx", k))
