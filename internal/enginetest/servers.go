@@ -30,6 +30,7 @@ func OpenServer(t testing.TB, tg Target) model.DB {
 	t.Helper()
 	if !testdb.Owned(tg.Database) {
 		t.Fatalf("database %q has no per-process suffix: name it with testdb.Name(t, %q)", tg.Database, tg.Database)
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
