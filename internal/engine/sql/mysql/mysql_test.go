@@ -204,8 +204,14 @@ func TestErrors(t *testing.T) {
 	a := admin(t)
 	ctx := context.Background()
 	const pw = "Sekr3tPassw0rd"
-	// Never created: every open below must fail before that.
-	x := testdb.Name(t, "rumbench_test_x")
+	// Never created: every open below must fail before that. Dropped all
+	// the same should one be made, so a failure leaves nothing behind.
+	x, nopriv := testdb.Name(t, "rumbench_test_x"), testdb.Name(t, "rumbench_test_nopriv")
+	t.Cleanup(func() {
+		for _, n := range []string{x, nopriv} {
+			a.Exec("DROP DATABASE IF EXISTS " + n)
+		}
+	})
 	open := func(eng, dsn, db string) error {
 		_, err := engine.Open(ctx, eng, model.Config{DSN: dsn, Database: db})
 		if err == nil {
@@ -256,7 +262,6 @@ func TestErrors(t *testing.T) {
 	// A wrong password.
 	expect(open("innodb", pwUser+":wrong"+pw+"@tcp("+mc.Addr+")/", x), "authentication failed")
 	// No privilege to create the database.
-	nopriv := testdb.Name(t, "rumbench_test_nopriv")
 	err = open("innodb", noprivUser+":"+pw+"@tcp("+mc.Addr+")/", nopriv)
 	expect(err, "lacks a privilege")
 	if dbExists(t, a, nopriv) {

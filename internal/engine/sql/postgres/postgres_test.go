@@ -248,8 +248,14 @@ func TestErrors(t *testing.T) {
 	admin := adminConn(t)
 	ctx := context.Background()
 	const pw = "Sekr3tPassw0rd"
-	// Never created: every open below must fail before that.
-	x := testdb.Name(t, "rumbench_test_x")
+	// Never created: every open below must fail before that. Dropped all
+	// the same should one be made, so a failure leaves nothing behind.
+	x, nopriv := testdb.Name(t, "rumbench_test_x"), testdb.Name(t, "rumbench_test_nopriv")
+	t.Cleanup(func() {
+		for _, n := range []string{x, nopriv} {
+			admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+n+" WITH (FORCE)")
+		}
+	})
 	open := func(dsn, db string) error {
 		_, err := engine.Open(ctx, "postgres", model.Config{DSN: dsn, Database: db})
 		if err == nil {
@@ -306,7 +312,6 @@ func TestErrors(t *testing.T) {
 	expect(open("postgres://"+nologin+":"+pw+"@"+host+"/postgres", x), "authentication failed")
 
 	// Missing privilege: CREATE DATABASE without CREATEDB.
-	nopriv := testdb.Name(t, "rumbench_test_nopriv")
 	err = open("postgres://"+nocreatedb+":"+pw+"@"+host+"/postgres", nopriv)
 	expect(err, "lacks a privilege")
 	expect(err, "CREATEDB")
