@@ -16,6 +16,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/testdb"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/hotrow"
 )
@@ -144,7 +145,7 @@ func TestNoLostUpdates(t *testing.T) {
 				t.Run(v.name, func(t *testing.T) {
 					tg := enginetest.Target{Engine: name, DataDir: filepath.Join(t.TempDir(), "data")}
 					if d.Kind() == model.Server {
-						tg = enginetest.Target{Engine: name, Database: "rumbench_hotrow_test"}
+						tg = enginetest.Target{Engine: name, Database: testdb.Name(t, "rumbench_hotrow_test")}
 						enginetest.OpenServer(t, tg).Close()
 					} else if err := d.Available(); err != nil {
 						t.Fatalf("%s unavailable: %v", name, err)
@@ -201,7 +202,7 @@ func TestCrossedTransactionsDeadlock(t *testing.T) {
 	if _, err := engine.Lookup("innodb"); err != nil {
 		t.Skipf("innodb is not built in: %v", err)
 	}
-	tg := enginetest.Target{Engine: "innodb", Database: "rumbench_hotrow_deadlock"}
+	tg := enginetest.Target{Engine: "innodb", Database: testdb.Name(t, "rumbench_hotrow_deadlock")}
 	db := enginetest.OpenServer(t, tg)
 	var detect string
 	q, ok := db.(interface{ SQL() *sql.DB })

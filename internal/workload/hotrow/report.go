@@ -236,7 +236,7 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 	}
 	if k > 1 {
 		t.Notes = append(failures,
-			fmt.Sprintf("tx/s: committed transactions (each BEGIN, %d updates of distinct hot rows in a random order, COMMIT) / the cell's step seconds (the figure of the matrices and of `rumbench report`); rows/s: the rows they updated (tx × %d) / the same seconds; attempts/s: every transaction attempt, failed ones included, / the same seconds. The step's seconds also hold connecting the clients and reading the hot rows' counters around the update window (window(s)).", k, k),
+			fmt.Sprintf("tx/s: committed transactions (each BEGIN, %d updates of distinct hot rows in a random order, COMMIT) / the cell's step seconds (the figure of the matrices and of `rumbench report`); rows/s: the rows they updated (tx × %d) / the same seconds; attempts/s: every transaction attempt, failed ones included, / the same seconds. window(s) is the update window alone.", k, k),
 			"p50/p99/max: service time of one transaction attempt (BEGIN to COMMIT, or to the failure and its rollback); the details' txn_latency_us is the whole transaction including retries and backoff. CPU/tx, wKB/tx: CPU µs of the measured processes and KB written to storage per committed transaction. deadlock..other: failed attempts by kind, each rolled back whole; retries and gave up (after the last retry) follow the retry policy in each step's details; at end: transactions that failed once the cell's time was up, rolled back and not retried.",
 			fmt.Sprintf("counters: the hot rows' counters grew by exactly the committed transactions × %d (ok).", k),
 		)
