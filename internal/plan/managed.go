@@ -98,7 +98,7 @@ func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b 
 	return &Servers{
 		Plan:   mp,
 		Config: &results.ManagedConfig{Engines: mp.Engines, ServerOpts: req.ServerOpts, KeepData: req.KeepData},
-		Start:  launch.ManagedMemory(ms, starter),
+		Start:  launch.ManagedMemory(ms, func(label string) string { return engineOf[label] }, starter),
 	}, nil
 }
 
