@@ -70,16 +70,24 @@ At the end, and with ` + "`rumbench report <out>`" + `, it prints per row size a
 count the matrix of ipsAvg-ipsP-size-PSS by index count, the same relative
 to 0 indexes, and r/i and wKB/i by index count.
 
+Server engines run against --dsn, or with --managed on private servers:
+each variant of a managed engine (--server-opt, --install scoped as in
+` + "`rumbench run`" + `) gets a server of its own, started once and used by all its
+cells in turn, each cell in a database of its own, and removed at the end.
+--vary varies engine settings, --vary-server a managed server's.
+
 Past one machine (docs/scale-out.md): --cell I runs only cell I (numbered
 from 0 in the order of the cells, clients then row size then index count
 slowest to fastest; --cell env takes I from JOB_COMPLETION_INDEX), so
 cells can run as separate processes, at once, into one --out; a finished
-cell is not run again. --kubernetes FILE writes a Kubernetes Indexed Job
+cell is not run again (with --managed, each such process starts the
+servers of its cell's variants). --kubernetes FILE writes a Kubernetes Indexed Job
 whose pod i runs --cell i into a shared volume instead of running, and
 ` + "`rumbench sweep collect <out>`" + ` prints the matrices of the cells present and lists
 those missing.`,
 		Example: `  rumbench sweep --engine pebble,sqlite --indexes 0,1,2,3 --out sweep1
   rumbench sweep --engine rocksdb,innodb --indexes 0,3 --pad-sizes 256,10KB --clients 1,4 --rows 1000000 --out sweep2
+  rumbench sweep --engine innodb --managed --vary-server innodb_page_size=8k,16k --indexes 0,3 --out sweep3
   rumbench sweep --engine pebble,rocksdb --indexes 0,1,2,3 --memory-limit 2GB --out /results/s1 \
       --kubernetes sweep-job.yaml --pvc rumbench-results --parallelism 4
   rumbench sweep collect /results/s1`,
