@@ -230,10 +230,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) (retErr error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if !childMode {
+	if !childMode && sweepHasWork(spec, f.out, cell) {
 		// Two variants that end up the same once open are refused before
 		// anything runs; a managed variant's server, started to read it
-		// back, then serves its cells.
+		// back, then serves its cells. (A rerun with nothing left to run
+		// starts no server.)
 		probe.StartServer, probe.Log = pool.Starter(), stdout
 		if err := runner.CheckDistinctSettings(ctx, &probe); err != nil {
 			return err
@@ -309,6 +310,17 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) (retErr error) {
 	// Every cell present, those of an earlier, resumed invocation too: a
 	// cell recorded before is the same run again.
 	return recordRunHistory(f.history, []string{f.out}, err, stdout)
+}
+
+// sweepHasWork reports whether the sweep in out (cell, or every cell when
+// cell is -1) has a run not finished yet.
+func sweepHasWork(spec *sweep.Spec, out string, cell int) bool {
+	for _, st := range sweep.Status(spec, out) {
+		if (cell < 0 || st.Index == cell) && len(st.Missing) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // closePool stops the sweep's managed servers once its runs are over, and

@@ -68,13 +68,15 @@ func TestSweepManagedBadInput(t *testing.T) {
 // sweep --managed --vary-server of InnoDB's page size: two variants, each
 // on a server of its own that serves both of its cells (one pid), each
 // reading back its own page size; the matrices have a row per variant, the
-// disk figure is the cell's database, and no server is left. Two values
-// that the server reads back alike are refused before anything runs.
+// disk figure is the cell's database, and no server is left; a rerun
+// starts none. Two values that the server reads back alike are refused
+// before anything runs.
 func TestSweepManagedVaryServer(t *testing.T) {
 	requireManaged(t, "innodb")
 	out := filepath.Join(t.TempDir(), "s")
-	stdout, stderr, code := rb(t, "sweep", "--engine", "innodb", "--managed", "--vary-server", "innodb_page_size=8k,16k",
-		"--indexes", "0,1", "--rows", "2000", "--interval", "200ms", "--cache-size", "32MB", "--out", out)
+	args := []string{"sweep", "--engine", "innodb", "--managed", "--vary-server", "innodb_page_size=8k,16k",
+		"--indexes", "0,1", "--rows", "2000", "--interval", "200ms", "--cache-size", "32MB", "--out", out}
+	stdout, stderr, code := rb(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -119,6 +121,10 @@ func TestSweepManagedVaryServer(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "2 cells × 2 engines") || strings.Count(stdout, "| variant ") != 4 {
 		t.Errorf("sweep output:\n%s", stdout)
+	}
+	// A rerun with every run finished resumes nothing and starts no server.
+	if so, se, code := rb(t, args...); code != 0 || strings.Contains(so, "managed innodb:") || !strings.Contains(so, "4 of 4 runs already finished") {
+		t.Errorf("rerun: exit %d\n%s\n%s", code, so, se)
 	}
 	wantBadInput(t, []string{"innodb-innodb_page_size-16k and innodb-innodb_page_size-16384 have the same settings once open"},
 		"sweep", "--engine", "innodb", "--managed", "--vary-server", "innodb_page_size=16k,16384", "--indexes", "0",
