@@ -19,6 +19,7 @@ import (
 
 	"rumbench/internal/results"
 	"rumbench/internal/sweep"
+	"rumbench/internal/testdb"
 )
 
 // readJob decodes a manifest strictly into the Kubernetes Job type.
@@ -365,7 +366,7 @@ func TestRunShardsOfVariants(t *testing.T) {
 	dir := t.TempDir()
 	shared := filepath.Join(dir, "pvc")
 	manifest := filepath.Join(dir, "run.yaml")
-	const database = "rb_shard_variants"
+	database := testdb.Name(t, "rb_shard_variants")
 	flags := []string{"run", "--engine", "a=postgres,b=postgres", "--engine-opt", "b.synchronous_commit=off",
 		"--dsn", pgDSN(), "--database", database, "--clients", "2", "--rows", "400", "--churn-rows", "200", "--indexes", "1",
 		"--steps", "l.i0,l.x,l.i1", "--interval", "250ms", "--shard-timeout", "30s", "--out", shared}

@@ -222,7 +222,8 @@ func (b *Bench) Ops() measure.Ops { return ops }
 func (b *Bench) Steps() []workload.Step {
 	out := []workload.Step{{Name: StepLoad, MainOp: OpInsert, Work: b.cfg.Rows * int64(len(b.tables)), Run: b.load}}
 	for _, c := range b.cells {
-		out = append(out, workload.Step{Name: c.Name(), MainOp: OpUpdate, Seconds: b.cfg.CellSeconds, Steady: true, Run: b.cellStep(c)})
+		cs := &cellRun{b: b, cell: c}
+		out = append(out, workload.Step{Name: c.Name(), MainOp: OpUpdate, Seconds: b.cfg.CellSeconds, Steady: true, Setup: cs.setup, Run: cs.run})
 	}
 	return out
 }
@@ -398,40 +399,38 @@ func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
 	return nil
 }
 
-// cellStep runs one cell: C clients on T tables for CellSeconds.
-func (b *Bench) cellStep(cell Cell) func(context.Context, *workload.Env) error {
-	return func(ctx context.Context, env *workload.Env) error {
-		d := env.Details
-		d[DetailTables] = cell.Tables
-		d[DetailConcurrency] = cell.Clients
-		d[DetailClientsSpan] = b.cfg.ClientsSpan
-		d[DetailDistribution] = b.dist.String()
-		if b.dist.Kind == DistHot {
-			d[DetailHotRows] = b.cfg.HotRows
-		}
-		d[DetailRowsPerTable] = b.cfg.Rows
-		d[DetailRetryPolicy] = PolicyText(b.cfg.MaxRetries)
-		d[workload.DetailLogicalBytesInserted] = int64(0)
-		d[workload.DetailLogicalLiveBytes] = b.liveBytes()
-		return b.runCell(ctx, env, cell)
-	}
+// cellRun runs one cell: C clients on T tables for CellSeconds. Its
+// clients connect, and the hot rows are read for the counter check, in
+// setup: before the window, so neither is measured as update time.
+type cellRun struct {
+	b       *Bench
+	cell    Cell
+	clients []*client
+	check   bool
+	before  int64
 }
 
-func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error {
+func (r *cellRun) setup(ctx context.Context, env *workload.Env) error {
+	b, cell := r.b, r.cell
+	d := env.Details
+	d[DetailTables] = cell.Tables
+	d[DetailConcurrency] = cell.Clients
+	d[DetailClientsSpan] = b.cfg.ClientsSpan
+	d[DetailDistribution] = b.dist.String()
+	if b.dist.Kind == DistHot {
+		d[DetailHotRows] = b.cfg.HotRows
+	}
+	d[DetailRowsPerTable] = b.cfg.Rows
+	d[DetailRetryPolicy] = PolicyText(b.cfg.MaxRetries)
+	d[workload.DetailLogicalBytesInserted] = int64(0)
+	d[workload.DetailLogicalLiveBytes] = b.liveBytes()
+
 	tables := b.tables[:cell.Tables]
-	// Connections are opened before the window starts so that connecting
-	// is not measured as update time.
-	clients := make([]*client, cell.Clients)
-	defer func() {
-		for _, c := range clients {
-			if c != nil && c.conn != nil {
-				c.conn.Close()
-			}
-		}
-	}()
-	for i := range clients {
+	r.clients = make([]*client, cell.Clients)
+	for i := range r.clients {
 		conn, err := env.DB.Conn(ctx)
 		if err != nil {
+			r.close()
 			return fmt.Errorf("connect client %d: %w", i+1, err)
 		}
 		c := &client{
@@ -451,19 +450,34 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 		} else {
 			c.tables = tables[i%len(tables) : i%len(tables)+1]
 		}
-		clients[i] = c
+		r.clients[i] = c
 	}
 
 	// The null engine keeps no rows, so there is nothing to read back.
-	check := b.dist.Kind == DistHot && env.DB.Info().Family != model.NoFamily
-	var before int64
-	if check {
+	r.check = b.dist.Kind == DistHot && env.DB.Info().Family != model.NoFamily
+	if r.check {
 		var err error
-		if before, err = b.sumHot(ctx, env.DB, tables); err != nil {
+		if r.before, err = b.sumHot(ctx, env.DB, tables); err != nil {
+			r.close()
 			return fmt.Errorf("read hot rows before the cell: %w", err)
 		}
 	}
+	return nil
+}
 
+func (r *cellRun) close() {
+	for _, c := range r.clients {
+		if c != nil && c.conn != nil {
+			c.conn.Close()
+		}
+	}
+	r.clients = nil
+}
+
+func (r *cellRun) run(ctx context.Context, env *workload.Env) error {
+	defer r.close()
+	b, cell, clients, check, before := r.b, r.cell, r.clients, r.check, r.before
+	tables := b.tables[:cell.Tables]
 	var stop atomic.Bool
 	start := time.Now()
 	// The cell runs for CellSeconds after its warm-up (none, or until the

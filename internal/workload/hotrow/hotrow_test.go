@@ -15,6 +15,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/testdb"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/hotrow"
 )
@@ -123,7 +124,7 @@ func TestNoLostUpdates(t *testing.T) {
 				t.Run(v.name, func(t *testing.T) {
 					tg := enginetest.Target{Engine: name, DataDir: filepath.Join(t.TempDir(), "data")}
 					if d.Kind() == model.Server {
-						tg = enginetest.Target{Engine: name, Database: "rumbench_hotrow_test"}
+						tg = enginetest.Target{Engine: name, Database: testdb.Name(t, "rumbench_hotrow_test")}
 						enginetest.OpenServer(t, tg).Close()
 					} else if err := d.Available(); err != nil {
 						t.Fatalf("%s unavailable: %v", name, err)
