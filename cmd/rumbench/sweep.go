@@ -81,8 +81,9 @@ from 0 in the order of the cells, clients then row size then index count
 slowest to fastest; --cell env takes I from JOB_COMPLETION_INDEX), so
 cells can run as separate processes, at once, into one --out; a finished
 cell is not run again (with --managed, each such process starts the
-servers of its cell's variants). --kubernetes FILE writes a Kubernetes Indexed Job
-whose pod i runs --cell i into a shared volume instead of running, and
+servers of its cell's variants). --kubernetes FILE writes a Kubernetes
+Indexed Job whose pod i runs --cell i into a shared volume instead of
+running, and
 ` + "`rumbench sweep collect <out>`" + ` prints the matrices of the cells present and lists
 those missing.`,
 		Example: `  rumbench sweep --engine pebble,sqlite --indexes 0,1,2,3 --out sweep1
@@ -139,9 +140,9 @@ func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
 	req := &plan.Sweep{
 		Given: fl.Changed, Out: f.out, Engines: variants, Indexes: f.indexes, PadSizes: f.padSizes,
 		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
-		EngineOpts: f.engineOpts, Vary: f.vary, VaryServer: f.varyServer, DSN: f.dsn,
-		Managed: managed.Request{Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs}, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
-		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
+		EngineOpts: f.engineOpts, Vary: f.vary, VaryServer: f.varyServer, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
+		Managed: managed.Request{Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs},
+		Memory:  plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
 	if f.mem.childEngine != "" || f.mem.childData != "" {
 		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}
