@@ -94,7 +94,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringArrayVar(&common.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable; engine.key=value for one engine only, label.key=value for one variant (--engine LABEL=ENGINE), which wins over engine.key (see \"rumbench engines -v\" for keys and defaults)")
 	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
 	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
-	addManagedFlags(pf, &common.managed)
+	addManagedFlags(pf, &common.managed, false)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
 	addCooldownFlag(pf, &common.cooldown)
