@@ -82,8 +82,9 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 // (committed updates / the step's seconds), the figure the generic step
 // tables, the throughput summary and the verdict show, so that the run's
 // matrix and every report of its bundle agree. The step's seconds include
-// connecting the clients and reading the hot rows' counters around the
-// window, so the figure is a little (about 2% in a 3 s cell) below
+// reading the hot rows' counters after the window (connecting and the
+// first read are the step's setup, before its clock), so the figure is a
+// little below
 // committed / window_s, kept in the details as updates_per_s. Bundles
 // without the step rate fall back to that.
 func cellRate(s *results.Step) figure.Value {
@@ -243,7 +244,7 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 		return t
 	}
 	t.Notes = append(failures,
-		"upd/s: committed updates / the cell's step seconds (goodput; the figure of the matrices and of `rumbench report`); attempts/s: every attempt, failed ones included, / the same seconds (throughput). A step also connects its clients and reads the hot rows' counters around its update window (window(s)), so upd/s is a little below committed / window (the details' updates_per_s).",
+		"upd/s: committed updates / the cell's step seconds (goodput; the figure of the matrices and of `rumbench report`); attempts/s: every attempt, failed ones included, / the same seconds (throughput). A step also reads the hot rows' counters after its update window (window(s)), so upd/s is a little below committed / window (the details' updates_per_s).",
 		"p50/p99/max: service time of one update attempt. CPU/u, wKB/u: CPU µs of the measured processes and KB written to storage per committed update (the cell's totals / its updates). deadlock..other: failed attempts by kind; retries and gave up follow the retry policy in each step's details.",
 		"counters: the hot rows' counters grew by exactly the committed updates (ok), or not checked (uniform/zipf spread updates over the whole table; the null engine keeps no rows).",
 	)
