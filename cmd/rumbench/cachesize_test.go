@@ -8,6 +8,7 @@ import (
 
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
+	"rumbench/internal/testdb"
 )
 
 const mb96 = 96 << 20
@@ -117,10 +118,11 @@ func TestCacheSizeManaged(t *testing.T) {
 // warning line and run.json carries the caveat.
 func TestCacheSizeUnmanagedWarns(t *testing.T) {
 	t.Parallel()
-	freshDB(t, pgAdmin(t), "rumbench_cachesize") // dropped also when the test fails
+	database := testdb.Name(t, "rumbench_cachesize")
+	freshDB(t, pgAdmin(t), database) // dropped also when the test fails
 	out := filepath.Join(t.TempDir(), "r")
 	size := "96MB"
-	stdout, stderr, code := rb(t, "run", "--engine", "postgres", "--database", "rumbench_cachesize", "--cache-size", size,
+	stdout, stderr, code := rb(t, "run", "--engine", "postgres", "--database", database, "--cache-size", size,
 		"--steps", "l.i0", "--rows", "200", "--clients", "1", "--out", out)
 	if code != 0 {
 		if enginetest.RequireServers() {

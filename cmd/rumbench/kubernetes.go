@@ -115,8 +115,9 @@ func writeSweepJob(cmd *cobra.Command, k *kubeFlags, out string, cells int, memo
 }
 
 // writeRunJob writes the Indexed Job of a run: with --shards N > 1, N pods
-// at once, pod i running the same run with --shard i/N into <out>/shard-i;
-// with 1, one pod running the run as it is into <out>.
+// at once, pod i running the same run with --shard i/N into <out>/shard-i
+// (its variants' bundles in <out>/shard-i/<label>); with 1, one pod running
+// the run as it is into <out>.
 func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string, m *memFlags) error {
 	if k.shards < 1 {
 		return &runner.BadInputError{Err: fmt.Errorf("--shards must be at least 1, got %d", k.shards)}
@@ -139,9 +140,10 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string,
 		return writeJob(cmd, j, k.file, fmt.Sprintf("the run writes %s", mount))
 	}
 	// The pods run what --shard accepts: server engines only, no flag it
-	// refuses, and no --memory-limit of their own (the container's limit
-	// holds them).
-	if err := checkShardFlags(cmd.Flags()); err != nil {
+	// refuses (nor a managed server's settings), and no --memory-limit of
+	// their own (the container's limit holds them). Each pod runs every
+	// variant, one after another as a run does, as its shard.
+	if err := checkShardFlags(cmd.Flags(), "server-opt", "install"); err != nil {
 		return err
 	}
 	if err := plan.CheckShardedEngines(engines); err != nil {

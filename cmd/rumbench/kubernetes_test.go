@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +14,12 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"rumbench/internal/results"
 	"rumbench/internal/sweep"
+	"rumbench/internal/testdb"
 )
 
 // readJob decodes a manifest strictly into the Kubernetes Job type.
@@ -335,7 +339,7 @@ func TestKubernetesRefusals(t *testing.T) {
 }
 
 // A run of labelled variants as a Job: one pod runs them as the run does
-// (its flags passed through); --shards of variants is refused, one line.
+// (its flags passed through).
 func TestRunVariantsManifest(t *testing.T) {
 	manifest := filepath.Join(t.TempDir(), "run.yaml")
 	so, se, code := rb(t, "run", "--engine", "none=pebble,zstd=pebble", "--engine-opt", "none.compression=none", "--engine-opt", "zstd.compression=zstd",
@@ -348,6 +352,108 @@ func TestRunVariantsManifest(t *testing.T) {
 	if !reflect.DeepEqual(c.Args, want) {
 		t.Errorf("pod args\n%q\nwant\n%q", c.Args, want)
 	}
-	wantBadInput(t, []string{"--kubernetes --shards does not run labelled variants yet"}, "run", "--engine", "a=postgres,b=postgres", "--engine-opt", "a.fillfactor=90",
-		"--dsn", "postgres://bench@db:5432/test", "--shards", "2", "--kubernetes", manifest, "--pvc", "shared")
+}
+
+// Two labelled variants × two shards as a Job: each pod is one shard and
+// runs both variants in turn (as a run does, never at once on the one
+// server), its arguments naming them with their scoped settings; the Job's
+// name and labels are valid Kubernetes names and label values. The pods'
+// command lines, run here as two processes against the local PostgreSQL,
+// write <out>/shard-<i>/<label>/, and merge makes one bundle per label that
+// the report shows under both labels.
+func TestRunShardsOfVariants(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shared := filepath.Join(dir, "pvc")
+	manifest := filepath.Join(dir, "run.yaml")
+	database := testdb.Name(t, "rb_shard_variants")
+	flags := []string{"run", "--engine", "a=postgres,b=postgres", "--engine-opt", "b.synchronous_commit=off",
+		"--dsn", pgDSN(), "--database", database, "--clients", "2", "--rows", "400", "--churn-rows", "200", "--indexes", "1",
+		"--steps", "l.i0,l.x,l.i1", "--interval", "250ms", "--shard-timeout", "30s", "--out", shared}
+	// The DSN from a Secret, as with a password it would have to be.
+	so, se, code := rb(t, append(flags, "--shards", "2", "--kubernetes", manifest, "--pvc", "shared", "--job-name", "ab-shards", "--dsn-secret", "pg")...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	job := readJob(t, manifest)
+	s := job.Spec
+	if *s.Completions != 2 || *s.Parallelism != 2 || *s.BackoffLimitPerIndex != 0 {
+		t.Errorf("job spec: completions %d parallelism %d backoff %d, want 2 shards at once, unretried", *s.Completions, *s.Parallelism, *s.BackoffLimitPerIndex)
+	}
+	c := s.Template.Spec.Containers[0]
+	want := []string{"run", "--churn-rows=200", "--clients=2", "--database=" + database, "--engine=a=postgres,b=postgres",
+		"--engine-opt=b.synchronous_commit=off", "--indexes=1", "--interval=250ms", "--rows=400", "--shard-timeout=30s", "--steps=l.i0,l.x,l.i1",
+		"--dsn=$(RUMBENCH_DSN)", "--out=" + shared + "/shard-$(JOB_COMPLETION_INDEX)", "--shard=$(JOB_COMPLETION_INDEX)/2", "--shard-run=$(RUMBENCH_JOB_UID)", "--kubernetes-pod"}
+	if !reflect.DeepEqual(c.Args, want) {
+		t.Errorf("pod args\n%q\nwant\n%q", c.Args, want)
+	}
+	if errs := validation.IsDNS1123Label(job.Name); len(errs) > 0 {
+		t.Errorf("Job name %q: %v", job.Name, errs)
+	}
+	for _, m := range []map[string]string{job.Labels, s.Template.Labels} {
+		if m["app.kubernetes.io/instance"] != "ab-shards" {
+			t.Errorf("labels %v: want instance ab-shards", m)
+		}
+		for k, v := range m {
+			if errs := append(validation.IsQualifiedName(k), validation.IsValidLabelValue(v)...); len(errs) > 0 {
+				t.Errorf("label %s=%s: %v", k, v, errs)
+			}
+		}
+	}
+	// A managed server's settings cannot reach the shards' one server.
+	wantBadInput(t, []string{"--shard cannot be combined with --server-opt"}, append(flags, "--server-opt", "b.work_mem=8MB",
+		"--shards", "2", "--kubernetes", filepath.Join(dir, "bad.yaml"), "--pvc", "shared")...)
+
+	// The pods, both at once, as the Job runs them.
+	freshDB(t, pgAdmin(t), database)
+	env := map[string]string{"RUMBENCH_JOB_UID": "uid-" + filepath.Base(dir), "RUMBENCH_DSN": pgDSN()}
+	var wg sync.WaitGroup
+	errs := make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			idx := fmt.Sprint(i)
+			env := maps.Clone(env)
+			env["JOB_COMPLETION_INDEX"] = idx
+			if so, se, code := rbEnv(t, idx, podEnv(c.Args, env)...); code != 0 {
+				errs[i] = fmt.Sprintf("pod %d: exit %d\n%s\n%s", i, code, so, se)
+			}
+		}()
+	}
+	wg.Wait()
+	shards := []string{filepath.Join(shared, "shard-0"), filepath.Join(shared, "shard-1")}
+	m := mergeShardsOf(t, errs, shared, shards, "a")
+	mb := readBundle(t, filepath.Join(shared, "merged", "b"))
+	runIDs := map[string]bool{}
+	for label, b := range map[string]*results.Bundle{"a": m, "b": mb} {
+		if b.Run.Label != label || b.Run.MergedFrom == nil || b.Run.MergedFrom.Count != 2 || !b.Run.Complete {
+			t.Fatalf("merged %s: label %q, merged from %+v, complete %v", label, b.Run.Label, b.Run.MergedFrom, b.Run.Complete)
+		}
+		// Each variant met at barrier rows of its own.
+		runIDs[b.Run.MergedFrom.RunID] = true
+		for _, step := range []struct {
+			name, op    string
+			count, rows int64
+		}{
+			{"l.i0", "insert", 8, 800}, // 100 rows per transaction, 2 clients
+			{"l.x", "index", 2, 800},   // one build per table, shard 0 alone
+			{"l.i1", "insert", 8, 320}, // 4/5 of 200 rows per client, 40 per transaction
+		} {
+			o := b.Steps[step.name].Ops[step.op]
+			if o == nil || o.Count != step.count || o.Rows != step.rows {
+				t.Errorf("merged %s %s %s = %+v, want %d operations of %d rows", label, step.name, step.op, o, step.count, step.rows)
+			}
+		}
+	}
+	if len(runIDs) != 2 {
+		t.Errorf("the variants' run ids %v: want one each", runIDs)
+	}
+	if got := mb.Run.Engine.Settings["synchronous_commit"]; got != "off" {
+		t.Errorf("variant b ran with synchronous_commit %q, want its own off", got)
+	}
+	rep, se, code := rb(t, "report", filepath.Join(shared, "merged"))
+	if code != 0 || runsRow(rep, "a") == "" || runsRow(rep, "b") == "" || !strings.Contains(rep, "merged from 2 shards") {
+		t.Errorf("report of the merged variants: exit %d\n%s\n%s", code, rep, se)
+	}
 }

@@ -164,8 +164,9 @@ func TestDropCaches(t *testing.T) {
 
 // Managed servers run in a memory cgroup of their own with --memory-limit:
 // postgres (an unprivileged user, joined through cgroup-exec on v1) and
-// innodb; run.json records the cgroup, whose peak is under the limit, and
-// the cgroup is removed with the server.
+// innodb, here a labelled variant (its cgroup named by the label, its limit
+// its engine's); run.json records the cgroup, whose peak is under the
+// limit, and the cgroup is removed with the server.
 func TestManagedServersInMemoryCgroup(t *testing.T) {
 	needCgroups(t)
 	needManaged(t, "postgres")
@@ -176,18 +177,18 @@ func TestManagedServersInMemoryCgroup(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "r")
 	const limit = 600 << 20
-	so, se, code := rb(t, "run", "--engine", "postgres,innodb", "--managed", "--memory-limit", "600MB",
+	so, se, code := rb(t, "run", "--engine", "postgres,ib=innodb", "--managed", "--memory-limit", "600MB",
 		"--steps", "l.i0", "--rows", "2000", "--clients", "1", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
-	for _, e := range []string{"postgres", "innodb"} {
+	for _, e := range []string{"postgres", "ib"} {
 		b, err := results.Read(filepath.Join(out, e))
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := b.Run.MemoryLimit
-		if m == nil || m.LimitBytes != limit || m.PeakBytes == nil || *m.PeakBytes < 1<<20 || *m.PeakBytes > limit+256<<10 {
+		if m == nil || m.LimitBytes != limit || m.PeakBytes == nil || *m.PeakBytes < 1<<20 || *m.PeakBytes > limit+256<<10 || !strings.Contains(m.Path, e) {
 			t.Errorf("%s: memory_limit %+v", e, m)
 			continue
 		}

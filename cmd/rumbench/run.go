@@ -94,7 +94,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringArrayVar(&common.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable; engine.key=value for one engine only, label.key=value for one variant (--engine LABEL=ENGINE), which wins over engine.key (see \"rumbench engines -v\" for keys and defaults)")
 	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
 	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
-	addManagedFlags(pf, &common.managed)
+	addManagedFlags(pf, &common.managed, false)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
 	addCooldownFlag(pf, &common.cooldown)
@@ -232,11 +232,6 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	}
 	f.mem.limit, f.mem.perEngine = p.Memory.Limit, p.Memory.PerEngine
 	if f.kube.file != "" {
-		if p.Labels != nil && f.kube.shards > 1 {
-			// One pod runs the variants as the run does; shards of
-			// variants are not checked yet.
-			return &runner.BadInputError{Err: fmt.Errorf("--kubernetes --shards does not run labelled variants yet: drop --shards (one pod runs every variant), or give each engine once, without a label")}
-		}
 		if err := p.CheckShards(f.kube.shards); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	sqleng "rumbench/internal/engine/sql"
 	mysqleng "rumbench/internal/engine/sql/mysql"
 	"rumbench/internal/enginetest"
+	"rumbench/internal/testdb"
 )
 
 // mariaDSN is the local MariaDB's DSN without a default database.
@@ -66,10 +67,13 @@ func mariaAdmin(t *testing.T) (*stdsql.DB, string) {
 	return db, dsn
 }
 
-// freshMariaDB drops database name now and when the test ends, pass or
-// fail.
+// freshMariaDB drops database name, made with testdb.Name, now and when
+// the test ends, pass or fail.
 func freshMariaDB(t *testing.T, admin *stdsql.DB, name string) {
 	t.Helper()
+	if !testdb.Owned(name) {
+		t.Fatalf("database %s has no per-process suffix: name it with testdb.Name", name)
+	}
 	registerTestDB("mariadb", name)
 	drop := func() {
 		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name); err != nil {
@@ -99,8 +103,9 @@ func pgReachable() string {
 
 // testDBs holds the databases this package's tests create, as
 // "server:name", registered by freshDB and freshMariaDB: TestMain checks
-// that none is left. (Names, not prefixes: other packages' tests, which go
-// test ./... runs at the same time, have databases of their own.)
+// that none is left. (This process's names only, each with its testdb
+// suffix: other test processes, of this package or others, may be running
+// on the same servers with databases of their own.)
 var testDBs struct {
 	sync.Mutex
 	names map[string]bool

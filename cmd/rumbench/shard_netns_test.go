@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"rumbench/internal/enginetest"
+	"rumbench/internal/testdb"
 )
 
 // relay forwards TCP connections accepted on addr to target until the test
@@ -93,7 +94,8 @@ func TestShardedRunNetworkNamespaces(t *testing.T) {
 	admin := pgAdmin(t)
 	cfg := admin.Config()
 	target := net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
-	freshDB(t, admin, "rb_shard_netns")
+	database := testdb.Name(t, "rb_shard_netns")
+	freshDB(t, admin, database)
 	subnet := 200 + os.Getpid()%50
 	dir := t.TempDir()
 	var wg sync.WaitGroup
@@ -115,7 +117,7 @@ func TestShardedRunNetworkNamespaces(t *testing.T) {
 			defer wg.Done()
 			// Each shard gets another --dsn: the run id leaves it out.
 			cmd := exec.CommandContext(context.Background(), "ip", "netns", "exec", name, binary, "run", "--engine", "postgres", "--dsn", u.String(),
-				"--database", "rb_shard_netns", "--clients", "4", "--rows", "1000", "--churn-rows", "500", "--indexes", "1",
+				"--database", database, "--clients", "4", "--rows", "1000", "--churn-rows", "500", "--indexes", "1",
 				"--query-seconds", "1", "--steps", "l.i0,l.x,l.i1,qp100", "--interval", "250ms",
 				"--shard", fmt.Sprintf("%d/2", i), "--shard-timeout", "30s", "--out", outs[i])
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -149,7 +151,7 @@ func TestShardedRunNetworkNamespaces(t *testing.T) {
 	if spread, ok := q.Details["shard_start_spread_ms"].(float64); !ok || spread > 200 {
 		t.Fatalf("qp100: shard_start_spread_ms = %v, want at most 200 ms", q.Details["shard_start_spread_ms"])
 	}
-	if stdout, stderr, code := rb(t, "verify", "--engine", "postgres", "--dsn", pgDSN(), "--database", "rb_shard_netns"); code != 0 {
+	if stdout, stderr, code := rb(t, "verify", "--engine", "postgres", "--dsn", pgDSN(), "--database", database); code != 0 {
 		t.Fatalf("verify: exit %d: %s%s", code, stdout, stderr)
 	}
 }

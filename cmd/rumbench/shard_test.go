@@ -24,6 +24,7 @@ import (
 	"rumbench/internal/enginetest"
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
+	"rumbench/internal/testdb"
 )
 
 // The sharded-run tests use the PostgreSQL at $RUMBENCH_PG_DSN (default:
@@ -48,11 +49,19 @@ func pgAdmin(t *testing.T) *pgx.Conn {
 	return c
 }
 
-// freshDB drops database name now and when the test ends.
+// freshDB drops database name, made with testdb.Name, now and when the
+// test ends, pass or fail.
 func freshDB(t *testing.T, admin *pgx.Conn, name string) {
 	t.Helper()
+	if !testdb.Owned(name) {
+		t.Fatalf("database %s has no per-process suffix: name it with testdb.Name", name)
+	}
 	registerTestDB("postgres", name)
-	drop := func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") }
+	drop := func() {
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+	}
 	drop()
 	t.Cleanup(drop)
 }
@@ -190,16 +199,17 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 	admin := pgAdmin(t)
 	dir := t.TempDir()
 	one := filepath.Join(dir, "one")
-	freshDB(t, admin, "rb_shard_one")
-	if _, stderr, code := rb(t, shardArgs("rb_shard_one", one)...); code != 0 {
+	oneDB := testdb.Name(t, "rb_shard_one")
+	freshDB(t, admin, oneDB)
+	if _, stderr, code := rb(t, shardArgs(oneDB, one)...); code != 0 {
 		t.Fatalf("one process: exit %d: %s", code, stderr)
 	}
 	base := readBundle(t, filepath.Join(one, "postgres"))
-	baseTables := readTables(t, admin, "rb_shard_one", 6)
+	baseTables := readTables(t, admin, oneDB, 6)
 
 	for _, n := range []int{2, 3} {
 		t.Run(fmt.Sprintf("%d shards", n), func(t *testing.T) {
-			database := fmt.Sprintf("rb_shard_%d", n)
+			database := testdb.Name(t, fmt.Sprintf("rb_shard_%d", n))
 			freshDB(t, admin, database)
 			sdir := filepath.Join(dir, fmt.Sprint(n))
 			outs := runShards(t, n, database, sdir)
@@ -312,7 +322,7 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 				if hi-lo < ts.rows/2 {
 					t.Fatalf("pi%d: PK windows [%d,%d] and [%d,%d] hardly overlap", i+1, ts.lo, ts.hi, b.lo, b.hi)
 				}
-				if g, w := digest(t, admin, database, i+1, lo, hi), digest(t, admin, "rb_shard_one", i+1, lo, hi); g != w {
+				if g, w := digest(t, admin, database, i+1, lo, hi), digest(t, admin, oneDB, i+1, lo, hi); g != w {
 					t.Fatalf("pi%d rows %d..%d differ from the one process's: %s vs %s", i+1, lo, hi, g, w)
 				}
 			}
@@ -351,10 +361,11 @@ func near(a, b float64) bool {
 func TestShardKilledMidStep(t *testing.T) {
 	t.Parallel()
 	admin := pgAdmin(t)
-	freshDB(t, admin, "rb_shard_kill")
+	database := testdb.Name(t, "rb_shard_kill")
+	freshDB(t, admin, database)
 	dir := t.TempDir()
 	args := func(i int) []string {
-		return []string{"run", "--engine", "postgres", "--dsn", pgDSN(), "--database", "rb_shard_kill",
+		return []string{"run", "--engine", "postgres", "--dsn", pgDSN(), "--database", database,
 			"--clients", "2", "--rows", "1000", "--query-seconds", "3", "--steps", "l.i0,qp100,qr100",
 			"--interval", "250ms", "--shard", fmt.Sprintf("%d/2", i), "--shard-timeout", "2s",
 			"--out", filepath.Join(dir, fmt.Sprint(i))}
@@ -483,7 +494,7 @@ func TestShardedRunMariaDB(t *testing.T) {
 	// The pool outlives the drop: a deferred Close ran before t.Cleanup's
 	// drop and left the database behind.
 	db, dsn := mariaAdmin(t)
-	const database = "rb_shard_maria"
+	database := testdb.Name(t, "rb_shard_maria")
 	freshMariaDB(t, db, database)
 	dir := t.TempDir()
 	var wg sync.WaitGroup

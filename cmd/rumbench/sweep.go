@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/launch"
+	"rumbench/internal/managed"
 	"rumbench/internal/plan"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
@@ -37,6 +38,8 @@ type sweepFlags struct {
 	out        string
 	engineOpts []string
 	vary       []string
+	varyServer []string
+	managed    managedFlags
 	dsn        string
 	database   string
 	verbose    bool
@@ -67,20 +70,34 @@ At the end, and with ` + "`rumbench report <out>`" + `, it prints per row size a
 count the matrix of ipsAvg-ipsP-size-PSS by index count, the same relative
 to 0 indexes, and r/i and wKB/i by index count.
 
+Server engines run against --dsn, or with --managed on private servers:
+each variant of a managed engine (--server-opt, --install scoped as in
+` + "`rumbench run`" + `) gets a server of its own, started once and used by all its
+cells in turn, each cell in a database of its own, and removed at the end.
+--vary varies engine settings, --vary-server a managed server's.
+
 Past one machine (docs/scale-out.md): --cell I runs only cell I (numbered
 from 0 in the order of the cells, clients then row size then index count
 slowest to fastest; --cell env takes I from JOB_COMPLETION_INDEX), so
 cells can run as separate processes, at once, into one --out; a finished
-cell is not run again. --kubernetes FILE writes a Kubernetes Indexed Job
-whose pod i runs --cell i into a shared volume instead of running, and
+cell is not run again (with --managed, each such process starts the
+servers of its cell's variants). --kubernetes FILE writes a Kubernetes
+Indexed Job whose pod i runs --cell i into a shared volume instead of
+running, and
 ` + "`rumbench sweep collect <out>`" + ` prints the matrices of the cells present and lists
 those missing.`,
 		Example: `  rumbench sweep --engine pebble,sqlite --indexes 0,1,2,3 --out sweep1
   rumbench sweep --engine rocksdb,innodb --indexes 0,3 --pad-sizes 256,10KB --clients 1,4 --rows 1000000 --out sweep2
+  rumbench sweep --engine innodb --managed --vary-server innodb_page_size=8k,16k --indexes 0,3 --out sweep3
   rumbench sweep --engine pebble,rocksdb --indexes 0,1,2,3 --memory-limit 2GB --out /results/s1 \
       --kubernetes sweep-job.yaml --pvc rumbench-results --parallelism 4
   rumbench sweep collect /results/s1`,
-		Args: argsNone,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := managedArgs(cmd, &f.managed, args); err != nil {
+				return err
+			}
+			return argsNone(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
 	}
 	fl := cmd.Flags()
@@ -97,6 +114,8 @@ those missing.`,
 	fl.StringVar(&f.history, "history", "", "record the sweep's runs (every cell) in the results history when it ends: a SQLite file, postgres://..., or \"default\" for "+defaultHistoryHelp)
 	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
 	fl.StringArrayVar(&f.vary, "vary", nil, "KEY=V1,V2,...: run each engine that takes engine setting KEY (ENGINE.KEY or LABEL.KEY for one) once per value, as variants labelled LABEL-KEY-VALUE; repeatable, the variants are the cartesian product (docs/usage.md \"Variants\")")
+	fl.StringArrayVar(&f.varyServer, "vary-server", nil, "KEY=V1,V2,...: as --vary, of a managed server's setting KEY (as --server-opt takes it: innodb.innodb_page_size=8k,16k), each value a variant on a server of its own; needs --managed. Labels: --vary's settings first, then --vary-server's")
+	addManagedFlags(fl, &f.managed, true)
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
 	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
@@ -121,8 +140,9 @@ func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
 	req := &plan.Sweep{
 		Given: fl.Changed, Out: f.out, Engines: variants, Indexes: f.indexes, PadSizes: f.padSizes,
 		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
-		EngineOpts: f.engineOpts, Vary: f.vary, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
-		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
+		EngineOpts: f.engineOpts, Vary: f.vary, VaryServer: f.varyServer, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
+		Managed: managed.Request{Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs},
+		Memory:  plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
 	if f.mem.childEngine != "" || f.mem.childData != "" {
 		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}
@@ -130,7 +150,7 @@ func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
 	return req, nil
 }
 
-func runSweep(cmd *cobra.Command, f *sweepFlags) error {
+func runSweep(cmd *cobra.Command, f *sweepFlags) (retErr error) {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
 	fl := cmd.Flags()
 	req, err := sweepRequest(fl, f)
@@ -173,6 +193,21 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 	}
 	stdout := cmd.OutOrStdout()
+	var servers *plan.Servers
+	if !childMode {
+		// A child runs one embedded variant; the parent owns the servers.
+		if servers, err = p.Servers(ms, stdout); err != nil {
+			return err
+		}
+	}
+	// One server per managed variant, for all its cells: stopped once the
+	// cells are run, or on the way out.
+	pool := servers.Pool()
+	defer func() {
+		if err := pool.Close(); err != nil && retErr == nil {
+			retErr = err
+		}
+	}()
 	// engine is a variant's label: its engine's name for a bare one.
 	options := func(c sweep.Cell, engine, dir string) runner.Options {
 		o := p.CellOptions(c, engine, dir)
@@ -182,6 +217,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 		o.Observers = observers()
 		o.MemoryCgroup, o.DropCaches = ms.ChildStats(), ms.Drop
+		o.StartServer = pool.Starter()
 		return o
 	}
 	probe := p.Probe(f.out)
@@ -195,6 +231,16 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if !childMode && sweepHasWork(spec, f.out, cell) {
+		// Two variants that end up the same once open are refused before
+		// anything runs; a managed variant's server, started to read it
+		// back, then serves its cells. (A rerun with nothing left to run
+		// starts no server.)
+		probe.StartServer, probe.Log = pool.Starter(), stdout
+		if err := runner.CheckDistinctSettings(ctx, &probe); err != nil {
+			return err
+		}
+	}
 	if childMode {
 		// One engine of one cell, in the parent's cgroup.
 		for _, c := range spec.Cells() {
@@ -207,7 +253,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	}
 	var iso *launch.Isolator
 	if ms.Ctl != nil {
-		if err := launch.CheckLimitable(p.Engines, func(string) bool { return false }); err != nil {
+		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
 			return bad(err)
 		}
 		iso = newIsolator(ms, stdout, cmd.ErrOrStderr())
@@ -241,6 +287,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		c := spec.Cells()[cell]
 		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(spec.Engines), f.ibench.Steps, f.out)
 		err = sweep.RunCell(ctx, spec, f.out, cell, runCell, stdout)
+		err = closePool(pool, err)
 		if ctx.Err() != nil {
 			fmt.Fprintln(stdout, "sweep cell interrupted: rerun the same command to resume it")
 			return runner.ErrInterrupted
@@ -255,6 +302,7 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
 	}
 	err = sweep.Run(ctx, spec, f.out, runCell, stdout)
+	err = closePool(pool, err)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stdout, "sweep interrupted: rerun the same command to resume")
 		return runner.ErrInterrupted
@@ -263,6 +311,26 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	// Every cell present, those of an earlier, resumed invocation too: a
 	// cell recorded before is the same run again.
 	return recordRunHistory(f.history, []string{f.out}, err, stdout)
+}
+
+// sweepHasWork reports whether the sweep in out (cell, or every cell when
+// cell is -1) has a run not finished yet.
+func sweepHasWork(spec *sweep.Spec, out string, cell int) bool {
+	for _, st := range sweep.Status(spec, out) {
+		if (cell < 0 || st.Index == cell) && len(st.Missing) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// closePool stops the sweep's managed servers once its runs are over, and
+// returns the runs' error, else the servers'.
+func closePool(pool *plan.ServerPool, runErr error) error {
+	if err := pool.Close(); err != nil && runErr == nil {
+		return err
+	}
+	return runErr
 }
 
 // joinInts renders a comma list as the flag takes it.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"rumbench/internal/results"
+	"rumbench/internal/testdb"
 )
 
 // Cells of a sweep on a server engine run at once (pods of a --kubernetes
@@ -13,14 +14,16 @@ import (
 // drops or fills the other's tables.
 func TestSweepServerCellsAtOnce(t *testing.T) {
 	admin := pgAdmin(t) // the server is there, or the test skips (fails under CI)
-	// The cells' databases, dropped also when the test fails.
-	cellDBs := []string{"rbtest_cells_x0_pad20_c1", "rbtest_cells_x3_pad20_c1"}
+	// The sweep's --database, this process's own; the binary names each
+	// cell's database <database>_<cell>. Dropped also when the test fails.
+	database := testdb.Name(t, "rbtest_cells")
+	cellDBs := []string{database + "_x0_pad20_c1", database + "_x3_pad20_c1"}
 	for _, db := range cellDBs {
 		freshDB(t, admin, db)
 	}
 	out := filepath.Join(t.TempDir(), "s")
 	args := []string{"sweep", "--engine", "postgres", "--indexes", "0,3", "--rows", "3000", "--steps", "l.i0,l.x,l.i1",
-		"--churn-rows", "2000", "--database", "rbtest_cells", "--out", out, "--cell", "env"}
+		"--churn-rows", "2000", "--database", database, "--out", out, "--cell", "env"}
 	var wg sync.WaitGroup
 	errs := make([]string, 2)
 	for i := range 2 {

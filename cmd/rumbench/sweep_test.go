@@ -91,6 +91,10 @@ func TestSweepVary(t *testing.T) {
 	if !strings.Contains(so.String(), "2 cells × 4 engines") {
 		t.Errorf("the sweep's first line does not count 4 variants:\n%s", so.String())
 	}
+	// Rows are variants: the matrices' first column says so.
+	if strings.Count(so.String(), "| variant ") != 4 || strings.Contains(so.String(), "| engine ") {
+		t.Errorf("the matrices' first column is not headed variant:\n%s", so.String())
+	}
 	raw, err := os.ReadFile(filepath.Join(out, "x0-pad20-c1", labels[2], "run.json"))
 	if err != nil || !strings.Contains(string(raw), `"compression": "zstd"`) || !strings.Contains(string(raw), `"sync": "false"`) {
 		t.Errorf("the zstd variant's run.json lacks its settings read back: %v", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"rumbench/internal/results"
+	"rumbench/internal/testdb"
 )
 
 // TestVerifyEmbeddedCreatesNothing (issue 34): verify of an embedded
@@ -76,7 +77,7 @@ func TestVerifyServerCreatesNothing(t *testing.T) {
 	t.Run("postgres", func(t *testing.T) {
 		admin := pgAdmin(t)
 		ctx := context.Background()
-		const missing, empty = "rb_vfy_missing", "rb_vfy_empty"
+		missing, empty := testdb.Name(t, "rb_vfy_missing"), testdb.Name(t, "rb_vfy_empty")
 		freshDB(t, admin, missing)
 		freshDB(t, admin, empty)
 		wantBadInput(t, []string{"database " + missing, "does not exist", "--database"}, "verify", "--engine", "postgres", "--dsn", pgDSN(), "--database", missing)
@@ -96,7 +97,7 @@ func TestVerifyServerCreatesNothing(t *testing.T) {
 	})
 	t.Run("innodb", func(t *testing.T) {
 		admin, dsn := mariaAdmin(t)
-		const missing, empty = "rb_vfy_missing", "rb_vfy_empty"
+		missing, empty := testdb.Name(t, "rb_vfy_missing"), testdb.Name(t, "rb_vfy_empty")
 		freshMariaDB(t, admin, missing)
 		freshMariaDB(t, admin, empty)
 		wantBadInput(t, []string{"database " + missing, "does not exist", "--database"}, "verify", "--engine", "innodb", "--dsn", dsn, "--database", missing)

@@ -11,6 +11,7 @@ import (
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
+	"rumbench/internal/testdb"
 	"rumbench/internal/workload/ibench"
 )
 
@@ -22,9 +23,15 @@ func RequireServers() bool {
 
 // OpenServer opens a server engine for a test in its own database and
 // registers a cleanup that drops it. When the server can't be opened the
-// test is skipped, or fails under RequireServers.
+// test is skipped, or fails under RequireServers. The database must be
+// named with testdb.Name: a fixed name on a shared server is dropped by
+// another test process running the same test.
 func OpenServer(t testing.TB, tg Target) model.DB {
 	t.Helper()
+	if !testdb.Owned(tg.Database) {
+		t.Fatalf("database %q has no per-process suffix: name it with testdb.Name(t, %q)", tg.Database, tg.Database)
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	db, err := engine.Open(ctx, tg.Engine, tg.config())

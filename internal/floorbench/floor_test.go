@@ -28,6 +28,7 @@ import (
 	pgeng "rumbench/internal/engine/sql/postgres"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/testdb"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
@@ -75,7 +76,9 @@ func envList(k, def string) []string {
 	return strings.Split(v, ",")
 }
 
-const dbName = "rumbench_test_floor"
+// dbName is the benchmark's database on the shared servers, this
+// process's own (the rumbench binary's run uses dbName_bin).
+var dbName = "rumbench_test_floor" + testdb.Suffix()
 
 // result is one phase's outcome.
 type result struct {

@@ -18,6 +18,7 @@ import (
 
 	"rumbench/internal/report"
 	"rumbench/internal/results"
+	"rumbench/internal/testdb"
 )
 
 // The store tests run on both stores: a SQLite file in a temporary
@@ -54,7 +55,7 @@ func pgStore(t *testing.T) string {
 		}
 		t.Skipf("postgres unreachable (set RUMBENCH_REQUIRE_SERVERS=1 to fail): %v", err)
 	}
-	name := fmt.Sprintf("rumbench_test_history_%d_%d", os.Getpid(), pgSeq.Add(1))
+	name := testdb.Name(t, fmt.Sprintf("rumbench_test_history_%d", pgSeq.Add(1)))
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name); err != nil {
 		t.Fatal(err)
 	}

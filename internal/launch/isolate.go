@@ -127,8 +127,8 @@ func fmtPeak(m *results.MemoryCgroup) string {
 
 // serverCgroup puts a managed server in a fresh memory cgroup: returned are
 // the BeforeStart hook, the reader of its usage and the cleanup.
-func (ms *Memory) serverCgroup(eng string) (func(*exec.Cmd) error, func() *results.MemoryCgroup, func() error, error) {
-	g, err := ms.Ctl.New(eng, ms.LimitFor(eng))
+func (ms *Memory) serverCgroup(label, eng string) (func(*exec.Cmd) error, func() *results.MemoryCgroup, func() error, error) {
+	g, err := ms.Ctl.New(label, ms.LimitFor(eng))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -183,13 +183,16 @@ func CgroupExec(args []string) error {
 }
 
 // ManagedMemory wraps a server starter so each managed server runs in its
-// own memory cgroup, removed when the server stops.
-func ManagedMemory(ms *Memory, start func(ctx context.Context, name, dataDir string, before func(*exec.Cmd) error) (*runner.Server, error)) runner.ServerStarter {
+// own memory cgroup, removed when the server stops. The starter is called
+// with a variant's label (name), engineOf gives its engine: the cgroup is
+// named by the label, its limit is the engine's.
+func ManagedMemory(ms *Memory, engineOf func(label string) string, start func(ctx context.Context, name, dataDir string, before func(*exec.Cmd) error) (*runner.Server, error)) runner.ServerStarter {
 	return func(ctx context.Context, name, dataDir string) (*runner.Server, error) {
-		if ms == nil || ms.Ctl == nil || !managed.IsManageable(name) {
+		eng := engineOf(name)
+		if ms == nil || ms.Ctl == nil || !managed.IsManageable(eng) {
 			return start(ctx, name, dataDir, nil)
 		}
-		before, stats, cleanup, err := ms.serverCgroup(name)
+		before, stats, cleanup, err := ms.serverCgroup(name, eng)
 		if err != nil {
 			return nil, err
 		}

@@ -118,6 +118,24 @@ func RouteInstalls(managed []string, installs map[string]string, kvs []string) (
 	return out, nil
 }
 
+// ServerKey reports whether engine's server from install ("" for the
+// system's) takes setting key as --server-opt would route it, returning
+// the key as it is recorded (lower case; MariaDB's with underscores). A
+// setting rumbench sets itself (port, directories, log) is an error.
+func ServerKey(engine, install, key string) (string, bool, error) {
+	if !IsManageable(engine) {
+		return key, false, nil
+	}
+	k, owned, err := ownKey(engine, install, strings.ToLower(key))
+	if err != nil || !owned {
+		return k, false, err
+	}
+	if reserved(engine, k) {
+		return k, false, fmt.Errorf("rumbench sets %s for the managed %s server (port, address, directories, log)", k, engine)
+	}
+	return k, true, nil
+}
+
 // ownKey reports whether engine's server from install has setting key,
 // returning the key in the form recorded (MariaDB: underscores).
 func ownKey(engine, install, key string) (string, bool, error) {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engineopt"
@@ -31,26 +32,15 @@ type Servers struct {
 // it); each server runs in its own memory cgroup when ms has one. Without
 // --managed it returns nil servers. Errors are the user's input.
 func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b *membudget.Budget, ms *launch.Memory, log io.Writer) (*Servers, error) {
-	engines := uniqueNames(variants)
-	req.Selected, req.DSN, req.DataDir = engines, dsn, dataDir
-	req.Servers = nil
-	for _, e := range engines {
-		if d, err := engine.Lookup(e); err == nil && d.Kind() == model.Server {
-			req.Servers = append(req.Servers, e)
-		}
-	}
-	all := req.ServerOpts
-	req.ServerOpts = withoutLabelScopes(all, variants)
-	mp, err := managed.NewPlan(req)
-	req.ServerOpts = all
+	mp, err := managedPlan(req, variants, dataDir, dsn)
 	if err != nil {
-		return nil, bad(err)
+		return nil, err
 	}
 	installs, err := variantInstalls(mp, req.Installs, variants)
 	if err != nil {
 		return nil, bad(err)
 	}
-	settings, err := variantServerSettings(mp, all, variants, installs)
+	settings, err := variantServerSettings(mp, req.ServerOpts, variants, installs)
 	if err != nil {
 		return nil, bad(err)
 	}
@@ -98,8 +88,28 @@ func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b 
 	return &Servers{
 		Plan:   mp,
 		Config: &results.ManagedConfig{Engines: mp.Engines, ServerOpts: req.ServerOpts, KeepData: req.KeepData},
-		Start:  launch.ManagedMemory(ms, starter),
+		Start:  launch.ManagedMemory(ms, func(label string) string { return engineOf[label] }, starter),
 	}, nil
+}
+
+// managedPlan checks the --managed request against the variants' engines
+// and routes the --server-opt settings scoped to no label (managed.NewPlan);
+// nil without --managed.
+func managedPlan(req managed.Request, variants []Engine, dataDir, dsn string) (*managed.Plan, error) {
+	engines := uniqueNames(variants)
+	req.Selected, req.DSN, req.DataDir = engines, dsn, dataDir
+	req.Servers = nil
+	for _, e := range engines {
+		if d, err := engine.Lookup(e); err == nil && d.Kind() == model.Server {
+			req.Servers = append(req.Servers, e)
+		}
+	}
+	req.ServerOpts = withoutLabelScopes(req.ServerOpts, variants)
+	mp, err := managed.NewPlan(req)
+	if err != nil {
+		return nil, bad(err)
+	}
+	return mp, nil
 }
 
 // withoutLabelScopes are the --server-opt settings minus those scoped to
@@ -271,4 +281,74 @@ func StartKeptServer(ctx context.Context, engineName, dataDir, dsn, install stri
 		return nil, bad(err)
 	}
 	return srv, err
+}
+
+// ServerPool keeps one managed server per variant for a sweep: the
+// variant's first run (or the read-back before the sweep) starts it, in a
+// directory of its own outside the runs' data dirs, and every later run of
+// the variant gets the same server; Close stops them all. Each run works in
+// a database of its own (its cell's), so the runs share the server's
+// process, cache and logs, not their tables.
+type ServerPool struct {
+	start runner.ServerStarter
+	mu    sync.Mutex
+	// servers by label, in the order they started.
+	servers map[string]*runner.Server
+	order   []string
+}
+
+// Pool is a pool of s's servers; nil when s is nil (no managed server).
+func (s *Servers) Pool() *ServerPool {
+	if s == nil {
+		return nil
+	}
+	return &ServerPool{start: s.Start, servers: map[string]*runner.Server{}}
+}
+
+// Starter is the runner's hook that hands out the pool's servers (nil for
+// a nil pool). A server it hands out is Shared, and its Stop does
+// nothing: Close stops it.
+func (p *ServerPool) Starter() runner.ServerStarter {
+	if p == nil {
+		return nil
+	}
+	return func(ctx context.Context, label, _ string) (*runner.Server, error) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		srv, ok := p.servers[label]
+		if !ok {
+			// "": a directory of the server's own, removed by its Stop.
+			started, err := p.start(ctx, label, "")
+			if err != nil || started == nil {
+				return started, err
+			}
+			srv = started
+			p.servers[label] = srv
+			p.order = append(p.order, label)
+		}
+		lent := *srv
+		lent.Shared = true
+		lent.Stop = func() error { return nil }
+		return &lent, nil
+	}
+}
+
+// Close stops the pool's servers, the last started first, and returns the
+// first error.
+func (p *ServerPool) Close() error {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var first error
+	for i := len(p.order) - 1; i >= 0; i-- {
+		label := p.order[i]
+		if err := p.servers[label].Stop(); err != nil && first == nil {
+			first = fmt.Errorf("stop the managed server of %s: %w", label, err)
+		}
+		delete(p.servers, label)
+	}
+	p.order = nil
+	return first
 }

@@ -3,11 +3,13 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
+	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
@@ -35,8 +37,14 @@ type Sweep struct {
 	Seed           int64
 	EngineOpts     []string
 	// Vary are --vary's KEY=V1,V2,... settings: each engine they apply
-	// to runs as the cartesian product of their values (ExpandVary).
-	Vary     []string
+	// to runs as the cartesian product of their values (ExpandVary);
+	// VaryServer are --vary-server's, of the managed servers.
+	Vary       []string
+	VaryServer []string
+	// Managed is --managed with --server-opt and --install: each variant
+	// of a managed engine runs on a server of its own, started once for
+	// all its cells (ServerPool). KeepData is not a sweep's.
+	Managed  managed.Request
 	DSN      string
 	Database string
 	Memory   Memory
@@ -64,7 +72,15 @@ type SweepPlan struct {
 	// EngineOpts are every engine's settings, the budget's and a memory
 	// preset's included.
 	EngineOpts map[string]string
+	// ServerOpts and Installs are --server-opt's and --install's
+	// settings, with --vary-server's values and the varied entries' own
+	// settings scoped to the variants' labels.
+	ServerOpts []string
+	Installs   []string
 	Memory     *MemoryPlan
+	// servers are the managed servers' engines and the settings scoped to
+	// no label; nil without --managed.
+	servers *managed.Plan
 }
 
 // Check refuses the settings a sweep cannot start with that need nothing
@@ -101,10 +117,19 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	if p.EngineOpts, err = ParseEngineOpts(r.EngineOpts); err != nil {
 		return nil, bad(err)
 	}
-	if p.Variants, err = ExpandVary(r.Engines, r.Vary, p.EngineOpts); err != nil {
+	if r.Managed.KeepData {
+		return nil, bad(errors.New("--keep-data: a sweep removes its managed servers at the end (each served many runs, in a database per cell); keep one with `rumbench run --managed --data-dir D --keep-data`"))
+	}
+	if p.servers, err = managedPlan(r.Managed, r.Engines, "", r.DSN); err != nil {
 		return nil, err
 	}
-	if err := checkDistinct(p.Variants, p.EngineOpts, nil, nil); err != nil {
+	vs := &VarySettings{EngineOpts: p.EngineOpts, ServerOpts: append([]string(nil), r.Managed.ServerOpts...),
+		Installs: append([]string(nil), r.Managed.Installs...), Servers: p.servers}
+	if p.Variants, err = ExpandVary(r.Engines, Vary{Engine: r.Vary, Server: r.VaryServer}, vs); err != nil {
+		return nil, err
+	}
+	p.ServerOpts, p.Installs = vs.ServerOpts, vs.Installs
+	if err := checkDistinct(p.Variants, p.EngineOpts, p.ServerOpts, p.Installs); err != nil {
 		return nil, err
 	}
 	p.Engines = names(p.Variants)
@@ -181,6 +206,14 @@ func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 			spec.Variants[v.label()] = v.Name
 		}
 	}
+	if p.servers != nil {
+		// A rerun resumes only the same servers.
+		m := map[string]any{"engines": p.servers.Engines, "server_opts": p.ServerOpts}
+		if len(p.Installs) > 0 {
+			m["installs"] = p.Installs
+		}
+		spec.Shared["managed"] = m
+	}
 	if ms.Limit > 0 {
 		spec.Shared["memory_limit"] = ms.Limit
 	}
@@ -223,11 +256,22 @@ func (p *SweepPlan) variant(label string) Engine {
 }
 
 // Probe are the runner's options that check every variant and its settings
-// before the sweep starts (runner.CheckEngines).
+// before the sweep starts (runner.CheckEngines, and with the servers'
+// starter runner.CheckDistinctSettings, in a database of its own).
 func (p *SweepPlan) Probe(out string) runner.Options {
 	o := p.CellOptions(sweep.Cell{}, "", out)
 	o.Engines, o.Labels, o.EngineOpts = p.Engines, p.Labels, p.EngineOpts
+	o.Database = p.Request.Database + "_readback"
 	return o
+}
+
+// Servers are the sweep's managed servers (nil without --managed): each
+// variant's own, with its settings and installation; ServerPool keeps one
+// per variant for all its cells. log receives their start and stop lines.
+func (p *SweepPlan) Servers(ms *launch.Memory, log io.Writer) (*Servers, error) {
+	req := p.Request.Managed
+	req.ServerOpts, req.Installs = p.ServerOpts, p.Installs
+	return PlanServers(req, p.Variants, "", p.Request.DSN, p.Budget(), ms, log)
 }
 
 // CellOptions are the runner's options of one variant's run of cell c into

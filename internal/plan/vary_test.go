@@ -21,7 +21,7 @@ func isBad(err error) bool {
 // settings; an engine it does not apply to stays as it is.
 func TestExpandVary(t *testing.T) {
 	opts := map[string]string{"cache_size": "8MB"}
-	got, err := ExpandVary(Engines("pebble", "sqlite"), []string{"pebble.compression=none,zstd", "sync=false,true"}, opts)
+	got, err := ExpandVary(Engines("pebble", "sqlite"), Vary{Engine: []string{"pebble.compression=none,zstd", "sync=false,true"}}, &VarySettings{EngineOpts: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +43,11 @@ func TestExpandVary(t *testing.T) {
 		}
 	}
 	// A labelled entry is expanded under its label; a value's dots become _.
-	got, err = ExpandVary([]Engine{{"p", "pebble"}}, []string{"p.cache_size=1.5MB,64MB"}, map[string]string{})
+	got, err = ExpandVary([]Engine{{"p", "pebble"}}, Vary{Engine: []string{"p.cache_size=1.5MB,64MB"}}, &VarySettings{EngineOpts: map[string]string{}})
 	if err != nil || !reflect.DeepEqual(labels(got), []string{"p-cache_size-1_5MB", "p-cache_size-64MB"}) {
 		t.Errorf("labelled entry: %v, %v", got, err)
 	}
-	if got, err := ExpandVary(Engines("pebble"), nil, map[string]string{}); err != nil || !reflect.DeepEqual(got, Engines("pebble")) {
+	if got, err := ExpandVary(Engines("pebble"), Vary{}, &VarySettings{EngineOpts: map[string]string{}}); err != nil || !reflect.DeepEqual(got, Engines("pebble")) {
 		t.Errorf("no --vary: %v, %v", got, err)
 	}
 }
@@ -72,7 +72,7 @@ func TestExpandVaryRefuses(t *testing.T) {
 		if opts == nil {
 			opts = map[string]string{}
 		}
-		_, err := ExpandVary(Engines("pebble"), tc.vary, opts)
+		_, err := ExpandVary(Engines("pebble"), Vary{Engine: tc.vary}, &VarySettings{EngineOpts: opts})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !isBad(err) {
 			t.Errorf("--vary %v: %v, want %q (bad input)", tc.vary, err, tc.want)
 		}

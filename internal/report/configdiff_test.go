@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"rumbench/internal/model"
@@ -109,7 +111,7 @@ func TestConfigDiffText(t *testing.T) {
 		{&model.ConfigDiff{}, "defaults"},
 		{nil, "-"},
 	} {
-		if got := configDiffText(c.d); got != c.want {
+		if got := configDiffText(c.d, nil); got != c.want {
 			t.Errorf("configDiffText(%+v) = %q, want %q", c.d, got, c.want)
 		}
 	}
@@ -138,5 +140,125 @@ func TestLabelsLeaveOutManagedAddress(t *testing.T) {
 	}
 	if rs := runs(false); rs[0].Label != "a address=tcp(127.0.0.1:4001)" {
 		t.Errorf("servers at two addresses labelled %q: want the address", rs[0].Label)
+	}
+}
+
+// innodbRun writes a copy of testdata/run1/pebble as a managed innodb
+// variant's bundle: its settings and config diff in the shapes the managed
+// server (server_opt.KEY as given, KEY as the server reported it) and the
+// mysql engine (information_schema, value against default) write them.
+func innodbRun(t *testing.T, dir, label string, settings map[string]string, diff [][3]string) string {
+	t.Helper()
+	d := filepath.Join(dir, label)
+	if err := os.CopyFS(d, os.DirFS("testdata/run1/pebble")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(d, "run.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run map[string]any
+	if err := json.Unmarshal(raw, &run); err != nil {
+		t.Fatal(err)
+	}
+	st := map[string]string{"managed": "true", "managed_port": label, "address": "tcp(127.0.0.1:" + label + ")",
+		"server_opt.innodb_buffer_pool_size": "268435456", "innodb_buffer_pool_size": "268435456"}
+	maps.Copy(st, settings)
+	var ds []any
+	for _, s := range diff {
+		ds = append(ds, map[string]any{"key": s[0], "value": s[1], "default": s[2], "origin": "COMMAND-LINE"})
+	}
+	run["label"] = label
+	run["engine"] = map[string]any{"name": "innodb", "family": "btree", "kind": "server", "version": "10.11.19-MariaDB", "settings": st,
+		"config_diff": map[string]any{"source": "information_schema.SYSTEM_VARIABLES (GLOBAL_VALUE against DEFAULT_VALUE)", "settings": ds}}
+	if raw, err = json.Marshal(run); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestServerSettingShownOnce: a managed server's setting is recorded as
+// given and as read back; the runs table names it once, by the value in
+// effect, and marks the value asked for only when the server runs another
+// (8k and 8192 are one value; 8k asked but 16384 running is not).
+func TestServerSettingShownOnce(t *testing.T) {
+	dir := t.TempDir()
+	pool := []string{"innodb_buffer_pool_size", "268435456", "134217728"}
+	dirs := []string{
+		innodbRun(t, dir, "ib16", map[string]string{"server_opt.innodb_lock_wait_timeout": "7", "innodb_lock_wait_timeout": "7", "innodb_page_size": "16384"},
+			[][3]string{[3]string(pool), {"innodb_lock_wait_timeout", "7", "50"}}),
+		innodbRun(t, dir, "ib8", map[string]string{"server_opt.innodb_page_size": "8k", "innodb_page_size": "8192"},
+			[][3]string{[3]string(pool), {"innodb_page_size", "8192", "16384"}}),
+		// A kept server dir made with 16k pages: the server runs 16384.
+		innodbRun(t, dir, "ib8old", map[string]string{"server_opt.innodb_page_size": "8k", "innodb_page_size": "16384"},
+			[][3]string{[3]string(pool)}),
+		innodbRun(t, dir, "ib4", map[string]string{"server_opt.innodb_page_size": "4k", "innodb_page_size": "8192"},
+			[][3]string{[3]string(pool), {"innodb_page_size", "8192", "16384"}}),
+	}
+	bs, err := Load(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := rep.RunsTable()
+	label, diff := slices.Index(rt.Headers, "label"), slices.Index(rt.Headers, "config diff")
+	want := [][2]string{
+		{"ib16 innodb_lock_wait_timeout=7 innodb_page_size=16384",
+			"innodb_buffer_pool_size=268435456 innodb_lock_wait_timeout=7"},
+		{"ib8 innodb_lock_wait_timeout=— innodb_page_size=8192",
+			"innodb_buffer_pool_size=268435456 innodb_page_size=8192"},
+		{"ib8old innodb_lock_wait_timeout=— innodb_page_size=16384 (asked 8k)",
+			"innodb_buffer_pool_size=268435456 innodb_page_size=16384 (asked 8k)"},
+		{"ib4 innodb_lock_wait_timeout=— innodb_page_size=8192 (asked 4k)",
+			"innodb_buffer_pool_size=268435456 innodb_page_size=8192 (asked 4k)"},
+	}
+	for i, w := range want {
+		if got := [2]string{rt.Rows[i][label], rt.Rows[i][diff]}; got != w {
+			t.Errorf("run %d: label and config diff\n%q\nwant\n%q", i+1, got, w)
+		}
+	}
+	var md bytes.Buffer
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "server_opt.") {
+		t.Errorf("the report names a setting as given beside its value read back:\n%s", md.String())
+	}
+}
+
+// TestAskedOther: a setting given and read back differs only when the two
+// mean other values; a bare number beside a value with a unit is in the
+// server's own unit, which the bundle does not hold, so it is not marked.
+func TestAskedOther(t *testing.T) {
+	for _, c := range []struct {
+		given, running string
+		want           bool
+	}{
+		{"8k", "8192", false},
+		{"64M", "67108864", false},
+		{"OFF", "off", false},
+		{"0", "OFF", false},
+		{"7", "7", false},
+		{"900s", "15min", false},
+		{"8MB", "8MB", false},
+		{"4096", "32MB", false}, // PostgreSQL shared_buffers in 8kB pages
+		{"900", "15min", false}, // checkpoint_timeout in seconds
+		{"8k", "16384", true},
+		{"7", "50", true},
+		{"2", "OFF", true},
+		{"10min", "5min", true},
+		{"kZSTD", "kNoCompression", true},
+		{"8MB", "", true}, // not read back
+	} {
+		if got := askedOther(c.given, c.running); got != c.want {
+			t.Errorf("askedOther(%q, %q) = %v, want %v", c.given, c.running, got, c.want)
+		}
 	}
 }

@@ -20,7 +20,7 @@ func (r *Report) checkDisk() {
 			}
 			switch {
 			case m.DiskSource == results.DiskDatabaseDir:
-				note = "disk(GB) is its database's own directory on a server rumbench does not manage (the server's WAL/redo and shared files are not counted)"
+				note = "disk(GB) is its database's own directory on a server it shares (one rumbench does not manage, or a sweep's managed server, which serves all the cells of a variant): the server's WAL/redo and shared files are not counted"
 			case m.DiskSource == results.LegacyDiskSource:
 				note = "disk(GB) is this older bundle's size_bytes, the allocated size of the whole data dir (for a server, with its other databases); its space_amp divided that size (embedded engines) or the engine's (servers)"
 			case m.DiskBytes == nil && m.NullReasons["disk_bytes"] != "":

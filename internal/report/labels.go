@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"rumbench/internal/engine"
 	"rumbench/internal/units"
 )
 
@@ -41,7 +43,7 @@ func labelRuns(runs []*Run) {
 	for i, r := range runs {
 		sets[i] = map[string]string{}
 		es := r.Bundle.Run.Engine.Settings
-		for k, v := range es {
+		for k, v := range effectiveSettings(es) {
 			// A managed server's address is its port, chosen free at
 			// start: it differs between any two of them.
 			if !settingSkip[k] && !(k == "address" && es["managed_port"] != "") {
@@ -77,6 +79,87 @@ func labelRuns(runs []*Run) {
 			r.Label += " ‡"
 		}
 	}
+}
+
+// serverOptPrefix marks a managed server's setting as given (--server-opt
+// key=value is recorded as server_opt.key); the key alone holds the value
+// the running server reported.
+const serverOptPrefix = "server_opt."
+
+// effectiveSettings are an engine's recorded settings with each managed
+// server setting once: the value the server reported (the one in effect),
+// followed by the value asked for when the two differ in meaning
+// ("16384 (asked 8k)"; 8k and 8192 are the same).
+func effectiveSettings(es map[string]string) map[string]string {
+	out := make(map[string]string, len(es))
+	for k, v := range es {
+		if !strings.HasPrefix(k, serverOptPrefix) {
+			out[k] = v
+		}
+	}
+	for k, mark := range askedMarks(es) {
+		out[k] = units.OrDash(es[k]) + mark
+	}
+	return out
+}
+
+// askedMarks maps each managed server setting whose given value differs in
+// meaning from the one the server reported to " (asked GIVEN)".
+func askedMarks(es map[string]string) map[string]string {
+	marks := map[string]string{}
+	for k, given := range es {
+		key, ok := strings.CutPrefix(k, serverOptPrefix)
+		if ok && askedOther(given, es[key]) {
+			marks[key] = " (asked " + given + ")"
+		}
+	}
+	return marks
+}
+
+// askedOther reports whether a server runs a setting with another value
+// than the one given, compared for what they mean (engine.SameValue: 8k =
+// 8192, on = 1; and durations, 900s = 15min). A bare number given for a
+// value the server reports with a unit is in the setting's own unit
+// (PostgreSQL's shared_buffers=4096 is 4096 pages of 8kB, SHOW says 32MB),
+// which run.json does not record: no difference is claimed.
+func askedOther(given, running string) bool {
+	if engine.SameValue(given, running) {
+		return false
+	}
+	if g, ok := duration(given); ok {
+		if r, ok := duration(running); ok {
+			return g != r
+		}
+	}
+	return !(isNumber(given) && hasUnit(running))
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return err == nil
+}
+
+// hasUnit reports whether s is a number followed by a unit ("32MB", "5min").
+func hasUnit(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && s[0] >= '0' && s[0] <= '9' && !isNumber(s)
+}
+
+// duration reads a time setting as servers spell it (PostgreSQL's ms, s,
+// min, h, d; also us and m): "15min", "900s".
+func duration(s string) (time.Duration, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i <= 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	unit := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second,
+		"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}[strings.TrimSpace(s[i:])]
+	if err != nil || unit == 0 {
+		return 0, false
+	}
+	return time.Duration(n * float64(unit)), true
 }
 
 // differingKeys returns, per map, the sorted keys whose value differs from

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -311,7 +313,7 @@ func (r *Report) RunsTable() Table {
 		}
 		row := []string{num, run.Label, fmt.Sprintf("%s (%s, %s)", b.Engine.Name, b.Engine.Family, b.Engine.Kind), b.Engine.Version}
 		if diffs {
-			row = append(row, configDiffText(b.Engine.ConfigDiff))
+			row = append(row, configDiffText(b.Engine.ConfigDiff, b.Engine.Settings))
 		}
 		row = append(row, wl)
 		if memory {
@@ -320,7 +322,7 @@ func (r *Report) RunsTable() Table {
 		t.Rows = append(t.Rows, append(row, strconv.FormatBool(b.Complete), b.StartedAt.UTC().Format("2006-01-02 15:04:05Z"), run.Bundle.Dir))
 	}
 	if diffs {
-		t.Notes = append(t.Notes, "config diff: the settings each engine ran with that differ from its defaults, read back from the engine or server (run.json engine.config_diff); defaults: none differ; -: not recorded.")
+		t.Notes = append(t.Notes, "config diff: the settings each engine ran with that differ from its defaults, read back from the engine or server (run.json engine.config_diff); defaults: none differ; -: not recorded; (asked V): a --server-opt gave V, the server runs the value shown.")
 	}
 	if memory {
 		t.Notes = append(t.Notes, "cache: the engine's main cache as read back from it (block cache, buffer pool, shared_buffers, WiredTiger cache, SQLite's page cache over all its connections); write buffers: memtables, log buffers beside it.")
@@ -330,17 +332,33 @@ func (r *Report) RunsTable() Table {
 
 // configDiffText is a run's config diff in short, key=value by key
 // ("compression=zstd innodb_page_size=8192"): "defaults" when nothing
-// differs, "-" when the bundle does not record it.
-func configDiffText(d *model.ConfigDiff) string {
+// differs, "-" when the bundle does not record it. A managed server
+// setting (in settings, the engine's recorded ones) that the server runs
+// with another value than asked is marked "(asked V)", also when the value
+// it runs is its default ("innodb_page_size=16384 (asked 8k)").
+func configDiffText(d *model.ConfigDiff, settings map[string]string) string {
 	if d == nil {
 		return "-"
 	}
-	if len(d.Settings) == 0 {
+	values := map[string]string{}
+	for _, s := range d.Settings {
+		values[s.Key] = s.Value
+		if given, ok := settings[serverOptPrefix+s.Key]; ok && askedOther(given, s.Value) {
+			values[s.Key] += " (asked " + given + ")"
+		}
+	}
+	// Asked for but read back as its default: not in the diff.
+	for k, mark := range askedMarks(settings) {
+		if _, ok := values[k]; !ok {
+			values[k] = units.OrDash(settings[k]) + mark
+		}
+	}
+	if len(values) == 0 {
 		return "defaults"
 	}
-	parts := make([]string, len(d.Settings))
-	for i, s := range d.Settings {
-		parts[i] = s.Key + "=" + s.Value
+	parts := make([]string, 0, len(values))
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		parts = append(parts, k+"="+values[k])
 	}
 	return strings.Join(parts, " ")
 }

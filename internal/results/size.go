@@ -6,8 +6,10 @@ const (
 	DiskDataDir = "data_dir"
 	// DiskServerDataDir: a managed server's private data dir.
 	DiskServerDataDir = "server_data_dir"
-	// DiskDatabaseDir: only the directory of rumbench's database inside an
-	// unmanaged server's data dir (WAL/redo and shared files excluded).
+	// DiskDatabaseDir: only the directory of rumbench's database inside a
+	// server's data dir it shares (a server rumbench does not manage, or a
+	// sweep's managed server serving many cells; WAL/redo and shared files
+	// excluded).
 	DiskDatabaseDir = "database_dir"
 	// LegacyDiskSource labels size_bytes of a bundle written before
 	// disk_bytes: the data dir's allocation, which for a server was its

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"rumbench/internal/engine"
@@ -169,8 +170,8 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	}
 	var bar *barrier
 	if o.Shard != nil {
-		run.Shard = o.Shard.record(name, sharder, steps)
-		if bar, err = o.Shard.open(ctx, db, name, run.Shard); err != nil {
+		run.Shard = o.Shard.record(v.label, sharder, steps)
+		if bar, err = o.Shard.open(ctx, db, v.label, run.Shard); err != nil {
 			return err
 		}
 		// The last barrier passed: the run's barrier rows can go.
@@ -217,8 +218,45 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 		finish(false)
 		return err
 	}
-	return finish(true)
+	if err := finish(true); err != nil {
+		return err
+	}
+	if srv != nil && srv.Shared {
+		settle(ctx, o, db, v.label)
+	}
+	return nil
 }
+
+// settle waits for the background work of a run on a shared server
+// (Server.Shared) once its bundle is complete, so the next run on the
+// server does not pay for it; a failure is only noted.
+func settle(ctx context.Context, o *Options, db model.DB, label string) {
+	q, ok := db.(model.Quiescer)
+	if !ok {
+		return
+	}
+	t0 := time.Now()
+	bounded, cancel := context.WithTimeout(ctx, settleMax)
+	defer cancel()
+	waits, err := q.Quiesce(bounded)
+	if err != nil && ctx.Err() == nil {
+		fmt.Fprintf(o.Log, "NOTE: %s: the shared server's background work not waited for: %v\n", label, err)
+		return
+	}
+	var parts []string
+	for _, w := range waits {
+		state := w.After
+		if !w.Reached {
+			state = "not reached: " + w.After
+		}
+		parts = append(parts, w.What+": "+state)
+	}
+	fmt.Fprintf(o.Log, "%s: waited %.1fs for the shared server's background work before its next run (%s)\n", label, time.Since(t0).Seconds(), strings.Join(parts, "; "))
+}
+
+// settleMax bounds settle's wait: background work that outlasts it is the
+// next run's, as on any server in use.
+const settleMax = 10 * time.Minute
 
 // startServer starts a private server for the variant labelled label when
 // the run manages one (--managed): nil when it does not.

@@ -134,6 +134,12 @@ type Server struct {
 	// MemoryCgroup, when set, reports the memory cgroup the server runs in
 	// (recorded in run.json).
 	MemoryCgroup func() *results.MemoryCgroup
+	// Shared marks a server that outlives the run and serves the next
+	// ones (a sweep's variant, in a database per run): after the last
+	// step the runner waits for the engine's background work (purge,
+	// flushes, compactions: model.Quiescer), so it is not charged to the
+	// next run.
+	Shared bool
 }
 
 // EngineResult is one engine's outcome.

@@ -69,9 +69,10 @@ func (o *Options) shardWorkload(w workload.Workload) (workload.Sharder, error) {
 	return sh, nil
 }
 
-// record is run.json's shard.
-func (so *ShardOptions) record(engineName string, sh workload.Sharder, steps []workload.Step) *results.Shard {
-	r := &results.Shard{Index: so.Spec.Index, Count: so.Spec.Count, RunID: so.runID(engineName)}
+// record is run.json's shard; label is the variant's (its engine's name
+// for a bare engine).
+func (so *ShardOptions) record(label string, sh workload.Sharder, steps []workload.Step) *results.Shard {
+	r := &results.Shard{Index: so.Spec.Index, Count: so.Spec.Count, RunID: so.runID(label)}
 	for _, s := range steps {
 		if sh.Once(s.Name) {
 			r.OnceSteps = append(r.OnceSteps, s.Name)
@@ -80,17 +81,18 @@ func (so *ShardOptions) record(engineName string, sh workload.Sharder, steps []w
 	return r
 }
 
-// runID is the run's id for one engine: each engine of a run has its own
-// barrier rows.
-func (so *ShardOptions) runID(engineName string) string { return shard.RunID(so.RunID, engineName) }
+// runID is the run's id for one variant: each variant of a run has its own
+// barrier rows, also two variants of one engine on one server (a bare
+// engine's label is its name, so its id is as before labels).
+func (so *ShardOptions) runID(label string) string { return shard.RunID(so.RunID, label) }
 
-// open joins the barrier on db's server.
-func (so *ShardOptions) open(ctx context.Context, db model.DB, engineName string, rec *results.Shard) (*barrier, error) {
+// open joins the barrier on db's server for the variant labelled label.
+func (so *ShardOptions) open(ctx context.Context, db model.DB, label string, rec *results.Shard) (*barrier, error) {
 	sdb, flavor, err := shard.ForDB(db)
 	if err != nil {
 		return nil, &BadInputError{Err: err}
 	}
-	b, err := shard.Open(ctx, sdb, flavor, so.runID(engineName), so.Spec, so.Timeout)
+	b, err := shard.Open(ctx, sdb, flavor, so.runID(label), so.Spec, so.Timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,10 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	if series != nil {
 		clock.SetSteady(steady.NewTracker(*o.Steady), series.value)
 	}
+	var setupErr error
+	if s.Setup != nil {
+		setupErr = s.Setup(stepCtx, env)
+	}
 	if !startAt.IsZero() {
 		if err := sleepUntil(ctx, startAt); err != nil {
 			sum := results.Placeholder(s.Name, desc, o.ratePercentile(), nominal.Seconds(), time.Now())
@@ -110,7 +114,10 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	} else {
 		clock.StartFrom(startAt)
 	}
-	err := s.Run(stepCtx, env)
+	err := setupErr
+	if err == nil {
+		err = s.Run(stepCtx, env)
+	}
 	clock.Stop()
 	if terr := dog.fired(stepCtx); terr != nil && ctx.Err() == nil {
 		// The workers saw a cancelled context; the cause is the hang or

@@ -15,6 +15,7 @@ import (
 
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/postgres"
+	"rumbench/internal/testdb"
 )
 
 func TestParse(t *testing.T) {
@@ -80,7 +81,7 @@ func testDB(t *testing.T) *sql.DB {
 		}
 		t.Skipf("postgres unreachable (set RUMBENCH_REQUIRE_SERVERS=1 to fail): %v", err)
 	}
-	const name = "rb_shard_barrier_test"
+	name := testdb.Name(t, "rb_shard_barrier_test")
 	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)

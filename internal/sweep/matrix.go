@@ -27,6 +27,9 @@ type cellFigures struct {
 	// slaMissed: the step's paced writers missed their SLA (a query step
 	// shown as the matrix step; in a repeated sweep, any repetition).
 	slaMissed bool
+	// dbDir: the disk figure is the run's database directory on a server
+	// it shares (results.DiskDatabaseDir), not a data dir of its own.
+	dbDir bool
 	// stats hold each figure over a repeated sweep's repetitions, by key.
 	stats map[string]*stats.Stat
 }
@@ -111,7 +114,8 @@ func readRun(dir, step string) cellFigures {
 		return cellFigures{status: notRun}
 	}
 	f := cellFigures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile,
-		slaMissed: s.TargetMet != nil && !*s.TargetMet, values: map[string]figure.Value{}}
+		slaMissed: s.TargetMet != nil && !*s.TargetMet, values: map[string]figure.Value{},
+		dbDir: s.Metrics != nil && s.Metrics.DiskSource == results.DiskDatabaseDir}
 	if !s.Complete {
 		f.status = "incomplete"
 	}
@@ -120,6 +124,18 @@ func readRun(dir, step string) cellFigures {
 		f.values[k] = figure.Get(k, src)
 	}
 	return f
+}
+
+// RowHeader heads the matrices' first column: "variant" when a row is a
+// labelled variant (--engine LABEL=ENGINE, --vary), "engine" when every
+// row is an engine by its name, as before labels.
+func (s *Spec) RowHeader() string {
+	for _, e := range s.Engines {
+		if s.EngineOf(e) != e {
+			return "variant"
+		}
+	}
+	return "engine"
 }
 
 // MatrixStep is the step the matrices show: the first load step.
@@ -143,7 +159,7 @@ func Tables(dir string, s *Spec) []report.Table {
 	var out []report.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
-			head := []string{"engine"}
+			head := []string{s.RowHeader()}
 			right := []bool{false}
 			for _, k := range s.Indexes {
 				head = append(head, fmt.Sprintf("%d idx", k))
@@ -154,7 +170,7 @@ func Tables(dir string, s *Spec) []report.Table {
 			rel := report.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
 			rpi := report.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
 			wpi := report.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
-			pct, slaNote := 0.0, false
+			pct, slaNote, dbDir := 0.0, false, false
 			for _, e := range s.Engines {
 				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
 				base := readFigures(filepath.Join(dir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
@@ -179,6 +195,7 @@ func Tables(dir string, s *Spec) []report.Table {
 						cell += " SLA✗"
 						slaNote = true
 					}
+					dbDir = dbDir || f.dbDir
 					a = append(a, cell)
 					if k == 0 {
 						r = append(r, figure.Ratio(f.values[figure.RateAvg], base.values[figure.RateAvg]).Text(units.Ratio))
@@ -193,8 +210,14 @@ func Tables(dir string, s *Spec) []report.Table {
 			if pct == 0 {
 				pct = 99
 			}
-			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (the data dir's allocated bytes, logs included); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", units.Plain(pct))}
-			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same engine: how much each secondary index costs the load."}
+			disk := "the data dir's allocated bytes, logs included"
+			if dbDir {
+				// A server shared by the cells (a sweep's managed variant,
+				// or one given by --dsn) holds the other cells' databases.
+				disk += "; on a server engine, the cell's database's own directory: the server's WAL/redo and shared files are not counted"
+			}
+			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (%s); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", units.Plain(pct), disk)}
+			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same " + s.RowHeader() + ": how much each secondary index costs the load."}
 			if slaNote {
 				abs.Notes = append(abs.Notes, "SLA✗: the step's paced writers inserted less than 95% of their target rate (a query step's writers' SLA).")
 			}
@@ -261,7 +284,7 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 	var out []report.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
-			head := []string{"engine"}
+			head := []string{s.RowHeader()}
 			right := []bool{false}
 			for _, k := range s.Indexes {
 				head = append(head, fmt.Sprintf("%d idx", k))

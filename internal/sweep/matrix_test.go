@@ -113,6 +113,54 @@ func TestSweepHTML(t *testing.T) {
 	}
 }
 
+// The matrices' first column is headed "variant" when a row is a labelled
+// variant, in the Markdown (what sweep and collect print), the comparison
+// and the HTML report; "engine" when every row is an engine, as before.
+func TestMatrixRowHeader(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		engines  []string
+		variants map[string]string
+		want     string
+	}{
+		{"engines", []string{"pebble", "sqlite"}, nil, "engine"},
+		{"labelled variants", []string{"none", "zstd"}, map[string]string{"none": "pebble", "zstd": "pebble"}, "variant"},
+		{"an engine beside a variant", []string{"pebble", "zstd"}, map[string]string{"pebble": "pebble", "zstd": "pebble"}, "variant"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := &Spec{Engines: c.engines, Variants: c.variants, Indexes: []int{0, 1}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+			dir := t.TempDir()
+			for _, e := range spec.Engines {
+				writeCell(t, dir, Cell{Indexes: 0, Pad: 20, Clients: 1}, e, 1000, 800, 1e9, 1e9, 0, 1)
+				writeCell(t, dir, Cell{Indexes: 1, Pad: 20, Clients: 1}, e, 500, 400, 1e9, 1e9, 1, 2)
+			}
+			other := map[string]string{"engine": "variant", "variant": "engine"}[c.want]
+			var md strings.Builder
+			if err := Markdown(&md, dir, spec); err != nil {
+				t.Fatal(err)
+			}
+			if err := CompareMarkdown(&md, dir, spec, dir); err != nil {
+				t.Fatal(err)
+			}
+			// 4 matrices, each twice (this sweep, and against the base).
+			if got := strings.Count(md.String(), "\n| "+c.want+" "); got != 8 || strings.Contains(md.String(), "| "+other+" ") {
+				t.Errorf("%d matrices headed %q, want 8 and none %q:\n%s", got, c.want, other, md.String())
+			}
+			if !strings.Contains(md.String(), "same "+c.want+": how much") {
+				t.Errorf("the relative matrix's note does not say %q:\n%s", c.want, md.String())
+			}
+			path := filepath.Join(t.TempDir(), "r.html")
+			if _, err := WriteHTMLFile(path, dir, spec); err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := os.ReadFile(path)
+			if got := strings.Count(string(raw), "<thead><tr><th>"+c.want+"</th><th>0 idx</th>"); got != 4 {
+				t.Errorf("HTML: %d matrices headed %q, want 4", got, c.want)
+			}
+		})
+	}
+}
+
 // The matrices say which memory cgroup limits the runs had.
 func TestMemoryLine(t *testing.T) {
 	s := &Spec{Engines: []string{"sqlite", "pebble"}, Shared: map[string]any{"memory_limit": int64(64 << 20),

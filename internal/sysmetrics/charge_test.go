@@ -84,7 +84,7 @@ func TestServerDiskFootprintSource(t *testing.T) {
 	if dir, src, _ := serverDisk(ctx, nil, run+"/data", run); dir != run+"/data" || src != results.DiskServerDataDir {
 		t.Errorf("managed: %q %q, want the private data dir", dir, src)
 	}
-	if dir, src, why := serverDisk(ctx, nil, "/var/lib/postgresql/15/main", run); dir != "" || src != "" || !strings.Contains(why, "not managed") {
+	if dir, src, why := serverDisk(ctx, nil, "/var/lib/postgresql/15/main", run); dir != "" || src != "" || !strings.Contains(why, "not this run's alone") {
 		t.Errorf("unmanaged without a database dir: %q %q %q, want unknown with the reason", dir, src, why)
 	}
 	dbDir := t.TempDir()

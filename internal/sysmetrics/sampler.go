@@ -678,7 +678,7 @@ func serverDisk(ctx context.Context, db any, serverDir, runDir string) (dir, sou
 			return serverDir, results.DiskServerDataDir, ""
 		}
 	}
-	why = "the server is not managed by rumbench: its data dir also holds its other databases and its WAL/redo, so the footprint of rumbench's database alone is unknown"
+	why = "the server is not this run's alone (one rumbench does not manage, or a sweep's managed server serving many cells): its data dir also holds its other databases and its WAL/redo, so the footprint of rumbench's database alone is unknown"
 	if serverDir == "" {
 		why = "the server's data dir is unknown (not on this host, or not reported)"
 	}

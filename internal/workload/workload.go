@@ -98,7 +98,13 @@ type Step struct {
 	// the stall rule and rate percentiles judge it over windows of at
 	// least three periods (results.StepDesc.OpPeriodS).
 	OpPeriods map[string]float64
-	Run       func(ctx context.Context, env *Env) error
+	// Setup, when set, runs before the step's clock and the sampler start:
+	// what the step needs ready that is not part of what it measures (its
+	// clients' connections, a read-back of the state it will check). A
+	// setup inside Run would count as stalled intervals of a time-bounded
+	// step, and cut its window short.
+	Setup func(ctx context.Context, env *Env) error
+	Run   func(ctx context.Context, env *Env) error
 }
 
 // Desc is the step's description as recorded in its summary.

@@ -18,6 +18,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/testdb"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/hotrow"
 	"rumbench/internal/workload/ibench"
@@ -190,7 +191,7 @@ func TestOpenCreatesAndDrops(t *testing.T) {
 func TestForeignDatabase(t *testing.T) {
 	c := client(t)
 	ctx := context.Background()
-	name := "rumbench_test_mongo_foreign"
+	name := testdb.Name(t, "rumbench_test_mongo_foreign")
 	fdb := c.Database(name)
 	fdb.Drop(ctx)
 	t.Cleanup(func() { fdb.Drop(context.Background()) })
@@ -420,7 +421,7 @@ func TestAuthFailure(t *testing.T) {
 	q.Set("authSource", "admin")
 	q.Set("serverSelectionTimeoutMS", "3000")
 	u.RawQuery = q.Encode()
-	_, err = engine.Open(context.Background(), "mongodb", model.Config{DSN: u.String(), Database: "rumbench_test_x"})
+	_, err = engine.Open(context.Background(), "mongodb", model.Config{DSN: u.String(), Database: testdb.Name(t, "rumbench_test_x")})
 	checkOneLine(t, err, pw, "authentication failed")
 }
 
@@ -507,7 +508,7 @@ func TestRefusedInsertWritesNothing(t *testing.T) {
 func TestOpenReadOnly(t *testing.T) {
 	c := client(t)
 	ctx := context.Background()
-	const missing = "rumbench_test_ro_missing"
+	missing := testdb.Name(t, "rumbench_test_ro_missing")
 	c.Database(missing).Drop(ctx)
 	_, err := engine.Open(ctx, "mongodb", model.Config{DSN: serverDSN(t), Database: missing, ReadOnly: true})
 	if !errors.Is(err, model.ErrNoData) || !strings.Contains(err.Error(), "--database") {

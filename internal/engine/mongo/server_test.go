@@ -19,6 +19,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"rumbench/internal/enginetest"
+	"rumbench/internal/testdb"
 )
 
 // The server tests run against $RUMBENCH_MONGO_DSN when it is set (a real
@@ -140,8 +141,12 @@ func serverDSN(t *testing.T) string {
 	return server.dsn
 }
 
-func target(t *testing.T, db string) enginetest.Target {
-	return enginetest.Target{Engine: "mongodb", DSN: serverDSN(t), Database: db}
+// target is the test server with a database of this process's own, base
+// with testdb's suffix ($RUMBENCH_MONGO_DSN may be a server other test
+// processes use too).
+func target(t *testing.T, base string) enginetest.Target {
+	t.Helper()
+	return enginetest.Target{Engine: "mongodb", DSN: serverDSN(t), Database: testdb.Name(t, base)}
 }
 
 // client connects to the test server directly, for setup and checks.

@@ -25,12 +25,15 @@ func init() {
 PK, autocommit) in a sweep of --tables x --concurrency cells after loading the
 tables, and prints the updates/s matrix per engine and relative to the first.
 Each cell is a time-bounded step judged by its update rate (stalls, CPU and
-KB written per update).
+KB written per update). --rows-per-tx K > 1 makes each transaction update K
+distinct hot rows in a random order instead (BEGIN, K updates, COMMIT), so
+transactions can deadlock or time out waiting for each other's row locks.
 Presets: quick 100k rows/table, 3 s cells, concurrency 1,2,4,16,64 (about
 1-2 minutes per engine); small 1M rows, 10 s cells; reference 1M rows, 60 s
 cells (both concurrency 1..64).`,
 		Example: `  rumbench run hotrow --engine pebble,sqlite,bbolt
-  rumbench run hotrow --tables 1,8 --concurrency 8,64 --distribution zipf:0.99`,
+  rumbench run hotrow --tables 1,8 --concurrency 8,64 --distribution zipf:0.99
+  rumbench run hotrow --engine innodb --hot-rows 4 --rows-per-tx 2`,
 		Presets: presets,
 		Flags:   addFlags,
 		Report:  printReport,
@@ -48,6 +51,7 @@ type flagValues struct {
 	distribution string
 	clientsSpan  string
 	maxRetries   int
+	rowsPerTx    int
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
@@ -64,6 +68,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.IntVar(&h.hotRows, "hot-rows", def.HotRows, "hot rows per table, chosen uniformly from the table by --seed; each update picks one (--distribution hot only)")
 	fl.StringVar(&h.distribution, "distribution", def.Distribution, "which row an update picks: hot (one of --hot-rows per table), uniform (any row), zipf:θ (θ > 0 over the whole table, e.g. zipf:0.99)")
 	fl.StringVar(&h.clientsSpan, "clients-span", def.ClientsSpan, "table (client i updates table i mod T) or all (every client updates every table in turn)")
+	fl.IntVar(&h.rowsPerTx, "rows-per-tx", 1, "hot rows one transaction updates (BEGIN, one update per row, COMMIT), distinct and in a random order so transactions can deadlock; at most --hot-rows; 1 is one autocommit update")
 	fl.IntVar(&h.maxRetries, "max-retries", def.MaxRetries, "retries of an update after a deadlock, lock wait timeout, serialization failure or busy error, with backoff")
 	return func(c workload.Common) (*workload.Configured, error) { return h.configure(c) }
 }
@@ -93,6 +98,12 @@ func (h *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 	}
 	cfg.HotRows, cfg.Distribution, cfg.ClientsSpan = h.hotRows, h.distribution, h.clientsSpan
 	cfg.MaxRetries, cfg.Seed = h.maxRetries, c.Seed
+	if h.rowsPerTx < 1 {
+		return nil, fmt.Errorf("--rows-per-tx must be at least 1, got %d (1 is one autocommit update per transaction)", h.rowsPerTx)
+	}
+	if h.rowsPerTx > 1 {
+		cfg.RowsPerTx = h.rowsPerTx
+	}
 	if _, err := New(cfg); err != nil {
 		return nil, err
 	}
@@ -100,15 +111,22 @@ func (h *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		return nil, fmt.Errorf("--hot-rows applies to --distribution hot only, not %s: remove it", cfg.Distribution)
 	}
 	nCells := len(cfg.Cells())
+	sizes := map[string]any{
+		"rows": cfg.Rows, "tables": joinInts(cfg.Tables), "concurrency": joinInts(cfg.Concurrency),
+		"cell_seconds": cfg.CellSeconds, "distribution": cfg.Distribution, "clients_span": cfg.ClientsSpan,
+	}
+	banner := fmt.Sprintf("tables %s x concurrency %s (%d cells of %gs), %d rows/table, distribution %s, clients span %s",
+		joinInts(cfg.Tables), joinInts(cfg.Concurrency), nCells, cfg.CellSeconds, cfg.Rows, cfg.Distribution, cfg.ClientsSpan)
+	if k := cfg.TxRows(); k > 1 {
+		// Only then, so a run of single updates describes itself as before.
+		sizes["rows_per_tx"], sizes["hot_rows"] = k, cfg.HotRows
+		banner += fmt.Sprintf(", %d of %d hot rows per transaction", k, cfg.HotRows)
+	}
 	return &workload.Configured{
 		Config: cfg,
-		Sizes: map[string]any{
-			"rows": cfg.Rows, "tables": joinInts(cfg.Tables), "concurrency": joinInts(cfg.Concurrency),
-			"cell_seconds": cfg.CellSeconds, "distribution": cfg.Distribution, "clients_span": cfg.ClientsSpan,
-		},
-		Banner: fmt.Sprintf("tables %s x concurrency %s (%d cells of %gs), %d rows/table, distribution %s, clients span %s",
-			joinInts(cfg.Tables), joinInts(cfg.Concurrency), nCells, cfg.CellSeconds, cfg.Rows, cfg.Distribution, cfg.ClientsSpan),
-		New: func() (workload.Workload, error) { return New(cfg) },
+		Sizes:  sizes,
+		Banner: banner,
+		New:    func() (workload.Workload, error) { return New(cfg) },
 	}, nil
 }
 

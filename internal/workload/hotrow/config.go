@@ -28,6 +28,11 @@ type Config struct {
 	ClientsSpan string `json:"clients_span"`
 	// PadBytes is the length of each row's pad column.
 	PadBytes int `json:"pad_bytes"`
+	// RowsPerTx is how many distinct hot rows one transaction updates, in
+	// a random order (distribution hot only). 0 or 1: one autocommit
+	// update, as before the option existed (and as old bundles say,
+	// without the field).
+	RowsPerTx int `json:"rows_per_tx,omitempty"`
 	// MaxRetries bounds the retries of one update after a transient error
 	// (deadlock, lock wait timeout, serialization failure, busy).
 	MaxRetries int   `json:"max_retries"`
@@ -238,15 +243,30 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("pad bytes must be between 0 and %d, got %d", maxPad, c.PadBytes)
 	case c.MaxRetries < 0 || c.MaxRetries > 1000:
 		return fmt.Errorf("--max-retries must be between 0 and 1000, got %d", c.MaxRetries)
+	case c.RowsPerTx < 0:
+		return fmt.Errorf("--rows-per-tx must be at least 1, got %d", c.RowsPerTx)
 	}
-	if _, err := ParseDistribution(c.Distribution); err != nil {
+	dist, err := ParseDistribution(c.Distribution)
+	if err != nil {
 		return err
+	}
+	if k := c.TxRows(); k > 1 {
+		if dist.Kind != DistHot {
+			return fmt.Errorf("--rows-per-tx %d needs --distribution hot (a transaction updates distinct hot rows), not %s: remove --rows-per-tx or use --distribution hot", k, c.Distribution)
+		}
+		if k > c.HotRows {
+			return fmt.Errorf("--rows-per-tx (%d) must be at most --hot-rows (%d): a transaction updates distinct hot rows; raise --hot-rows to at least %d", k, c.HotRows, k)
+		}
 	}
 	if len(c.Cells()) == 0 {
 		return fmt.Errorf("no cell to run: every --concurrency value is below every --tables value (cells need at least one client per table)")
 	}
 	return nil
 }
+
+// TxRows is K, the rows one transaction updates (RowsPerTx, where 0 means
+// 1).
+func (c *Config) TxRows() int { return max(c.RowsPerTx, 1) }
 
 func checkAxis(flag string, v []int, limit int) error {
 	if len(v) == 0 {

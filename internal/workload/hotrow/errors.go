@@ -97,3 +97,10 @@ func PolicyText(maxRetries int) string {
 	return "retry deadlock, lock_wait_timeout, serialization_failure and busy up to " +
 		strconv.Itoa(maxRetries) + " times per update, backoff 1ms·2^n capped at 64ms with equal jitter; other errors end the cell"
 }
+
+// TxPolicyText describes the retry policy of multi-row transactions: the
+// same, with whole transactions, and none started after the cell's time.
+func TxPolicyText(maxRetries int) string {
+	return "roll back the whole transaction and retry it (same rows, same order) after deadlock, lock_wait_timeout, serialization_failure and busy up to " +
+		strconv.Itoa(maxRetries) + " times, backoff 1ms·2^n capped at 64ms with equal jitter, but start no attempt after the cell's time is up (abandoned_at_end); other errors end the cell"
+}

@@ -2,13 +2,17 @@
 // one popular row be updated? Each transaction adds 1 to a non-indexed
 // counter of one row, found by PK in a large table, in autocommit. A sweep
 // over tables × concurrency gives the published updates/s matrix and shows
-// lock-manager and per-database-lock bottlenecks.
+// lock-manager and per-database-lock bottlenecks. With RowsPerTx K > 1 a
+// transaction updates K distinct hot rows in a random order, so concurrent
+// transactions can wait on each other in a cycle (deadlocks, lock-wait
+// timeouts).
 package hotrow
 
 import (
 	"context"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -41,24 +45,31 @@ const loadParallel = 4
 
 // Details keys of a cell's step summary (docs/hotrow.md, "Per cell").
 const (
-	DetailUpdatesPerS   = "updates_per_s"  // goodput: committed updates / window_s
-	DetailAttemptsPerS  = "attempts_per_s" // throughput: update attempts / window_s
-	DetailWindowS       = "window_s"
-	DetailCommitted     = "committed"
-	DetailAttempts      = "attempts"
-	DetailErrors        = "errors_by_kind"
-	DetailRetries       = "retries"
-	DetailExhausted     = "retries_exhausted"
-	DetailTxnLatency    = "txn_latency_us"
-	DetailCounterCheck  = "counter_check"
-	DetailCounterDelta  = "counter_delta"
-	DetailRetryPolicy   = "retry_policy"
-	DetailTables        = "tables"
-	DetailConcurrency   = "concurrency"
-	DetailClientsSpan   = "clients_span"
-	DetailDistribution  = "distribution"
-	DetailHotRows       = "hot_rows"
-	DetailRowsPerTable  = "rows_per_table"
+	DetailUpdatesPerS  = "updates_per_s"  // goodput: committed updates / window_s
+	DetailAttemptsPerS = "attempts_per_s" // throughput: update attempts / window_s
+	DetailWindowS      = "window_s"
+	DetailCommitted    = "committed"
+	DetailAttempts     = "attempts"
+	DetailErrors       = "errors_by_kind"
+	DetailRetries      = "retries"
+	DetailExhausted    = "retries_exhausted"
+	DetailTxnLatency   = "txn_latency_us"
+	DetailCounterCheck = "counter_check"
+	DetailCounterDelta = "counter_delta"
+	DetailRetryPolicy  = "retry_policy"
+	DetailTables       = "tables"
+	DetailConcurrency  = "concurrency"
+	DetailClientsSpan  = "clients_span"
+	DetailDistribution = "distribution"
+	DetailHotRows      = "hot_rows"
+	DetailRowsPerTable = "rows_per_table"
+	// Only with more than one row per transaction (Config.RowsPerTx):
+	DetailRowsPerTx     = "rows_per_tx"
+	DetailTxPerS        = "tx_per_s"     // committed transactions / window_s
+	DetailRowsPerS      = "rows_per_s"   // rows updated by them / window_s
+	DetailRowsUpdated   = "rows_updated" // committed transactions × rows_per_tx
+	DetailTxOrder       = "tx_order"
+	DetailAbandoned     = "abandoned_at_end"
 	DetailCheckOK       = "ok"
 	detailCheckSkipped  = "skipped: only the hot distribution's rows are read back (uniform and zipf touch the whole table)"
 	detailCheckCanceled = "skipped: interrupted"
@@ -95,10 +106,15 @@ type table struct {
 // Bench is the configured hot-row sweep.
 type Bench struct {
 	cfg    Config
+	ops    measure.Ops
 	dist   Distribution
 	zipf   *gen.Zipf
 	cells  []Cell
 	tables []*table
+	// fixedOrders, set by tests only, replaces the random draw of a
+	// multi-row transaction's rows: client i updates the hot rows at
+	// indexes fixedOrders[i mod len], in that order, every time.
+	fixedOrders [][]int
 }
 
 // New validates cfg and returns the workload.
@@ -107,7 +123,10 @@ func New(cfg Config) (*Bench, error) {
 		return nil, err
 	}
 	dist, _ := ParseDistribution(cfg.Distribution)
-	b := &Bench{cfg: cfg, dist: dist, cells: cfg.Cells()}
+	b := &Bench{cfg: cfg, dist: dist, cells: cfg.Cells(), ops: ops}
+	if k := cfg.TxRows(); k > 1 {
+		b.ops = txOps(k)
+	}
 	if dist.Kind == DistZipf {
 		b.zipf = gen.NewZipf(cfg.Rows, dist.Theta)
 	}
@@ -214,15 +233,28 @@ var ops = measure.Ops{
 
 var opInsert, opUpdate = ops.Must(OpInsert), ops.Must(OpUpdate)
 
+// txOps are the operations of a sweep whose transactions update k rows:
+// the update operation, at the same index, counts transactions (its rows,
+// the rows they updated), so its rate and per-operation costs are per
+// committed transaction.
+func txOps(k int) measure.Ops {
+	o := slices.Clone(ops)
+	u := &o[opUpdate]
+	u.Short, u.RateLabel = "tx", "TPS"
+	u.Desc = fmt.Sprintf("one transaction attempt updating %d distinct hot rows in a random order (counter = counter + 1 by PK each); rows: rows updated", k)
+	return o
+}
+
 // Ops implements workload.Workload.
-func (b *Bench) Ops() measure.Ops { return ops }
+func (b *Bench) Ops() measure.Ops { return b.ops }
 
 // Steps implements workload.Workload: the load, then one time-bounded step
 // per cell, judged by its update rate.
 func (b *Bench) Steps() []workload.Step {
 	out := []workload.Step{{Name: StepLoad, MainOp: OpInsert, Work: b.cfg.Rows * int64(len(b.tables)), Run: b.load}}
 	for _, c := range b.cells {
-		out = append(out, workload.Step{Name: c.Name(), MainOp: OpUpdate, Seconds: b.cfg.CellSeconds, Steady: true, Run: b.cellStep(c)})
+		cs := &cellRun{b: b, cell: c}
+		out = append(out, workload.Step{Name: c.Name(), MainOp: OpUpdate, Seconds: b.cfg.CellSeconds, Steady: true, Setup: cs.setup, Run: cs.run})
 	}
 	return out
 }
@@ -313,14 +345,25 @@ func newBatch(n, pad int) []model.Row {
 // clientStats are one client's counts for a cell; summed at the cell end.
 type clientStats struct {
 	attempts, committed, retries, exhausted int64
-	errs                                    [numErrKinds]int64
+	// abandoned: multi-row transactions that failed after the cell's time
+	// was up and were not run again.
+	abandoned int64
+	errs      [numErrKinds]int64
 }
 
 // client is one worker of a cell. Everything the hot path touches is
 // allocated here, once per cell.
 type client struct {
-	b       *Bench
-	conn    model.Conn
+	b    *Bench
+	conn model.Conn
+	// tr is conn's transactions, used when a transaction updates several
+	// rows; txPKs are that transaction's rows in the order it updates
+	// them, drawn by a partial shuffle of perm (indexes of the table's hot
+	// rows).
+	tr      model.Transactor
+	txPKs   []int64
+	perm    []int
+	fixed   []int
 	rec     *measure.Recorder
 	rnd     gen.Rand
 	tables  []*table
@@ -358,9 +401,73 @@ func (c *client) pick() (*table, int64) {
 	return t, t.hot[c.rnd.IntN(int64(len(t.hot)))]
 }
 
+// pickTx draws the next multi-row transaction: a table as pick does, then
+// K distinct hot rows of it, uniformly, in a uniformly random order (the
+// first K steps of a Fisher–Yates shuffle), into c.txPKs. Two transactions
+// on a table update some row pair in opposite orders with probability
+// about 1/2 for K = 2, more for larger K: the cycles the lock manager must
+// break.
+func (c *client) pickTx() *table {
+	t := c.tables[c.next]
+	if c.next++; c.next == len(c.tables) {
+		c.next = 0
+	}
+	if c.fixed != nil {
+		for i, h := range c.fixed {
+			c.txPKs[i] = t.hot[h]
+		}
+		return t
+	}
+	n := int64(len(c.perm))
+	for i := range c.txPKs {
+		j := int64(i) + c.rnd.IntN(n-int64(i))
+		c.perm[i], c.perm[j] = c.perm[j], c.perm[i]
+		c.txPKs[i] = t.hot[c.perm[i]]
+	}
+	return t
+}
+
+// attemptTx runs one attempt of a multi-row transaction: BEGIN, one
+// UPDATE per row of c.txPKs in order, COMMIT. On any failure the
+// transaction is rolled back before the error is returned, so the rows it
+// changed are not counted (the engines roll back a lost transaction
+// themselves, but MySQL's lock-wait timeout rolls back only the statement,
+// and PostgreSQL's failed transaction stays open until ROLLBACK). A
+// rollback that fails is an error of its own (kind "other": the outcome is
+// unknown). missing reports a row not found, which ends the cell.
+func (c *client) attemptTx(ctx context.Context, t *table) (missing bool, err error) {
+	tx, err := c.tr.Begin(ctx)
+	if err != nil {
+		return false, fmt.Errorf("begin: %w", err)
+	}
+	fail := func(err error) error {
+		if rb := tx.Rollback(context.WithoutCancel(ctx)); rb != nil {
+			return fmt.Errorf("roll back after %v: %w", err, rb)
+		}
+		return err
+	}
+	for _, pk := range c.txPKs {
+		c.pk[0].Int = pk
+		found, err := tx.Update(ctx, t.schema, c.pk, c.changes)
+		if err != nil {
+			return false, fail(fmt.Errorf("update %s id=%d: %w", t.schema.Name, pk, err))
+		}
+		if !found {
+			return true, fail(fmt.Errorf("update %s id=%d: row not found (was the load complete?)", t.schema.Name, pk))
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fail(fmt.Errorf("commit %s: %w", t.schema.Name, err))
+	}
+	return false, nil
+}
+
 // run updates until stop is set. It returns an error only for a failure
 // that ends the cell: an "other" error, a missing row, or cancellation.
 func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
+	if len(c.txPKs) > 1 {
+		return c.runTx(ctx, stop)
+	}
 	maxRetries := c.b.cfg.MaxRetries
 	for !stop.Load() {
 		t, pk := c.pick()
@@ -398,40 +505,96 @@ func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
 	return nil
 }
 
-// cellStep runs one cell: C clients on T tables for CellSeconds.
-func (b *Bench) cellStep(cell Cell) func(context.Context, *workload.Env) error {
-	return func(ctx context.Context, env *workload.Env) error {
-		d := env.Details
-		d[DetailTables] = cell.Tables
-		d[DetailConcurrency] = cell.Clients
-		d[DetailClientsSpan] = b.cfg.ClientsSpan
-		d[DetailDistribution] = b.dist.String()
-		if b.dist.Kind == DistHot {
-			d[DetailHotRows] = b.cfg.HotRows
+// runTx is run for transactions of several rows. The retry policy is the
+// single update's: a transient error rolls the whole transaction back and
+// runs it again, the same rows in the same order (the application's
+// transaction, retried), after the same backoff, up to MaxRetries times;
+// but no attempt starts once the cell's time is up (the transaction is
+// abandoned, counted apart), since with lock-wait timeouts of a second
+// ten retries would stretch the cell far past its length.
+// Each attempt is recorded as one update operation (its service time from
+// BEGIN to COMMIT, or to the failure and its rollback) whose rows, when it
+// commits, are the K rows it updated; txn is the latency of the whole
+// transaction including retries and backoff, as for single updates.
+func (c *client) runTx(ctx context.Context, stop *atomic.Bool) error {
+	maxRetries := c.b.cfg.MaxRetries
+	k := len(c.txPKs)
+	for !stop.Load() {
+		t := c.pickTx()
+		begin := time.Now()
+		for attempt := 0; ; attempt++ {
+			start := time.Now()
+			missing, err := c.attemptTx(ctx, t)
+			c.rec.Record(opUpdate, k, time.Since(start), err != nil)
+			c.stats.attempts++
+			if err == nil {
+				c.stats.committed++
+				_ = c.txn.RecordValue(time.Since(begin).Microseconds())
+				break
+			}
+			if missing {
+				return err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			kind := Classify(err)
+			c.stats.errs[kind]++
+			if !kind.Retryable() {
+				return err
+			}
+			if attempt >= maxRetries {
+				c.stats.exhausted++
+				break
+			}
+			if stop.Load() {
+				c.stats.abandoned++
+				break
+			}
+			c.stats.retries++
+			time.Sleep(backoff(attempt, &c.rnd))
 		}
-		d[DetailRowsPerTable] = b.cfg.Rows
-		d[DetailRetryPolicy] = PolicyText(b.cfg.MaxRetries)
-		d[workload.DetailLogicalBytesInserted] = int64(0)
-		d[workload.DetailLogicalLiveBytes] = b.liveBytes()
-		return b.runCell(ctx, env, cell)
 	}
+	return nil
 }
 
-func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error {
+// cellRun runs one cell: C clients on T tables for CellSeconds. Its
+// clients connect, and the hot rows are read for the counter check, in
+// setup: before the window, so neither is measured as update time.
+type cellRun struct {
+	b       *Bench
+	cell    Cell
+	clients []*client
+	check   bool
+	before  int64
+}
+
+func (r *cellRun) setup(ctx context.Context, env *workload.Env) error {
+	b, cell := r.b, r.cell
+	d := env.Details
+	d[DetailTables] = cell.Tables
+	d[DetailConcurrency] = cell.Clients
+	d[DetailClientsSpan] = b.cfg.ClientsSpan
+	d[DetailDistribution] = b.dist.String()
+	if b.dist.Kind == DistHot {
+		d[DetailHotRows] = b.cfg.HotRows
+	}
+	d[DetailRowsPerTable] = b.cfg.Rows
+	d[DetailRetryPolicy] = PolicyText(b.cfg.MaxRetries)
+	if k := b.cfg.TxRows(); k > 1 {
+		d[DetailRowsPerTx] = k
+		d[DetailTxOrder] = "each transaction updates " + fmt.Sprint(k) + " distinct hot rows of one table, drawn uniformly, in a random order"
+		d[DetailRetryPolicy] = TxPolicyText(b.cfg.MaxRetries)
+	}
+	d[workload.DetailLogicalBytesInserted] = int64(0)
+	d[workload.DetailLogicalLiveBytes] = b.liveBytes()
+
 	tables := b.tables[:cell.Tables]
-	// Connections are opened before the window starts so that connecting
-	// is not measured as update time.
-	clients := make([]*client, cell.Clients)
-	defer func() {
-		for _, c := range clients {
-			if c != nil && c.conn != nil {
-				c.conn.Close()
-			}
-		}
-	}()
-	for i := range clients {
+	r.clients = make([]*client, cell.Clients)
+	for i := range r.clients {
 		conn, err := env.DB.Conn(ctx)
 		if err != nil {
+			r.close()
 			return fmt.Errorf("connect client %d: %w", i+1, err)
 		}
 		c := &client{
@@ -443,6 +606,21 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 			txn:     measure.NewHistogram(),
 		}
 		c.rnd.Seed(gen.Mix(uint64(b.cfg.Seed), uint64(cell.Tables), uint64(cell.Clients)), uint64(i))
+		if k := b.cfg.TxRows(); k > 1 {
+			tr, ok := conn.(model.Transactor)
+			if !ok {
+				conn.Close()
+				r.close()
+				return fmt.Errorf("--rows-per-tx %d needs transactions of several statements, which engine %s does not have: use --rows-per-tx 1", k, env.DB.Info().Name)
+			}
+			c.tr, c.txPKs, c.perm = tr, make([]int64, k), make([]int, b.cfg.HotRows)
+			for j := range c.perm {
+				c.perm[j] = j
+			}
+			if len(b.fixedOrders) > 0 {
+				c.fixed = b.fixedOrders[i%len(b.fixedOrders)]
+			}
+		}
 		if b.cfg.ClientsSpan == SpanAll {
 			// Every client cycles over every table, starting at a
 			// different one so the tables are evenly loaded at any moment.
@@ -451,19 +629,34 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 		} else {
 			c.tables = tables[i%len(tables) : i%len(tables)+1]
 		}
-		clients[i] = c
+		r.clients[i] = c
 	}
 
 	// The null engine keeps no rows, so there is nothing to read back.
-	check := b.dist.Kind == DistHot && env.DB.Info().Family != model.NoFamily
-	var before int64
-	if check {
+	r.check = b.dist.Kind == DistHot && env.DB.Info().Family != model.NoFamily
+	if r.check {
 		var err error
-		if before, err = b.sumHot(ctx, env.DB, tables); err != nil {
+		if r.before, err = b.sumHot(ctx, env.DB, tables); err != nil {
+			r.close()
 			return fmt.Errorf("read hot rows before the cell: %w", err)
 		}
 	}
+	return nil
+}
 
+func (r *cellRun) close() {
+	for _, c := range r.clients {
+		if c != nil && c.conn != nil {
+			c.conn.Close()
+		}
+	}
+	r.clients = nil
+}
+
+func (r *cellRun) run(ctx context.Context, env *workload.Env) error {
+	defer r.close()
+	b, cell, clients, check, before := r.b, r.cell, r.clients, r.check, r.before
+	tables := b.tables[:cell.Tables]
 	var stop atomic.Bool
 	start := time.Now()
 	// The cell runs for CellSeconds after its warm-up (none, or until the
@@ -494,17 +687,28 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 		tot.committed += c.stats.committed
 		tot.retries += c.stats.retries
 		tot.exhausted += c.stats.exhausted
+		tot.abandoned += c.stats.abandoned
 		for k := range tot.errs {
 			tot.errs[k] += c.stats.errs[k]
 		}
 		txn.Merge(c.txn)
 	}
 	d := env.Details
+	k := int64(b.cfg.TxRows())
 	d[DetailWindowS] = units.RoundHalfUp(elapsed, 3)
 	d[DetailCommitted] = tot.committed
 	d[DetailAttempts] = tot.attempts
+	if k > 1 {
+		d[DetailRowsUpdated] = tot.committed * k
+		d[DetailAbandoned] = tot.abandoned
+	}
 	if elapsed > 0 {
-		d[DetailUpdatesPerS] = units.RoundHalfUp(float64(tot.committed)/elapsed, 1)
+		if k > 1 {
+			d[DetailTxPerS] = units.RoundHalfUp(float64(tot.committed)/elapsed, 1)
+			d[DetailRowsPerS] = units.RoundHalfUp(float64(tot.committed*k)/elapsed, 1)
+		} else {
+			d[DetailUpdatesPerS] = units.RoundHalfUp(float64(tot.committed)/elapsed, 1)
+		}
 		d[DetailAttemptsPerS] = units.RoundHalfUp(float64(tot.attempts)/elapsed, 1)
 	}
 	byKind := make(map[string]int64, numErrKinds)
@@ -534,8 +738,11 @@ func (b *Bench) runCell(ctx context.Context, env *workload.Env, cell Cell) error
 			return fmt.Errorf("read hot rows after the cell: %w", err)
 		}
 		d[DetailCounterDelta] = after - before
-		if after-before != tot.committed {
+		if after-before != tot.committed*k {
 			d[DetailCounterCheck] = "FAILED"
+			if k > 1 {
+				return fmt.Errorf("lost or partial updates: the hot rows' counters grew by %d but %d transactions of %d rows committed (%d rows)", after-before, tot.committed, k, tot.committed*k)
+			}
 			return fmt.Errorf("lost updates: the hot rows' counters grew by %d but %d updates committed", after-before, tot.committed)
 		}
 		d[DetailCounterCheck] = DetailCheckOK

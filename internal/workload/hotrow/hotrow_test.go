@@ -2,6 +2,7 @@ package hotrow_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/testdb"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/hotrow"
 )
@@ -32,6 +34,18 @@ func testConfig() hotrow.Config {
 // runSweep runs cfg on one engine through the runner and returns the bundle.
 func runSweep(t *testing.T, tg enginetest.Target, cfg hotrow.Config) *results.Bundle {
 	t.Helper()
+	b, err := hotrow.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runBench(t, tg, b)
+}
+
+// runBench runs a configured sweep on one engine through the runner and
+// returns the bundle.
+func runBench(t *testing.T, tg enginetest.Target, w *hotrow.Bench) *results.Bundle {
+	t.Helper()
+	cfg := w.Config()
 	out := t.TempDir()
 	res, err := runner.Run(context.Background(), runner.Options{
 		Engines:     []string{tg.Engine},
@@ -42,7 +56,7 @@ func runSweep(t *testing.T, tg enginetest.Target, cfg hotrow.Config) *results.Bu
 		Interval:    200 * time.Millisecond,
 		Seed:        cfg.Seed,
 		Config:      cfg,
-		NewWorkload: func() (workload.Workload, error) { return hotrow.New(cfg) },
+		NewWorkload: func() (workload.Workload, error) { return w, nil },
 	})
 	if err != nil {
 		t.Fatalf("run %s: %v", tg.Engine, err)
@@ -55,7 +69,8 @@ func runSweep(t *testing.T, tg enginetest.Target, cfg hotrow.Config) *results.Bu
 }
 
 // checkNoLostUpdates asserts every cell finished with its counter check
-// passed, and returns the committed updates summed over the cells.
+// passed (the counters grew by committed transactions × rows per
+// transaction), and returns the rows updated summed over the cells.
 func checkNoLostUpdates(t *testing.T, b *results.Bundle, cfg hotrow.Config) int64 {
 	t.Helper()
 	var total int64
@@ -67,16 +82,23 @@ func checkNoLostUpdates(t *testing.T, b *results.Bundle, cfg hotrow.Config) int6
 		if !s.Complete {
 			t.Fatalf("cell %s incomplete: %s", c.Name(), s.Error)
 		}
+		k := int64(cfg.TxRows())
 		committed := int64(s.Details[hotrow.DetailCommitted].(float64))
 		delta := int64(s.Details[hotrow.DetailCounterDelta].(float64))
-		if s.Details[hotrow.DetailCounterCheck] != hotrow.DetailCheckOK || delta != committed || s.Updates != committed {
-			t.Fatalf("cell %s: check %v, counters grew by %d, %d committed, summary updates %d",
-				c.Name(), s.Details[hotrow.DetailCounterCheck], delta, committed, s.Updates)
+		if s.Details[hotrow.DetailCounterCheck] != hotrow.DetailCheckOK || delta != committed*k || s.Updates != committed {
+			t.Fatalf("cell %s: check %v, counters grew by %d, %d transactions of %d rows committed, summary updates %d",
+				c.Name(), s.Details[hotrow.DetailCounterCheck], delta, committed, k, s.Updates)
+		}
+		if k > 1 {
+			rows, _ := s.Details[hotrow.DetailRowsUpdated].(float64)
+			if int64(rows) != committed*k || s.Ops[hotrow.OpUpdate].Rows != committed*k {
+				t.Fatalf("cell %s: rows_updated %v, update op rows %d, want %d × %d", c.Name(), rows, s.Ops[hotrow.OpUpdate].Rows, committed, k)
+			}
 		}
 		if committed < int64(c.Clients) {
 			t.Fatalf("cell %s: only %d updates committed by %d clients", c.Name(), committed, c.Clients)
 		}
-		total += committed
+		total += committed * k
 	}
 	return total
 }
@@ -123,7 +145,7 @@ func TestNoLostUpdates(t *testing.T) {
 				t.Run(v.name, func(t *testing.T) {
 					tg := enginetest.Target{Engine: name, DataDir: filepath.Join(t.TempDir(), "data")}
 					if d.Kind() == model.Server {
-						tg = enginetest.Target{Engine: name, Database: "rumbench_hotrow_test"}
+						tg = enginetest.Target{Engine: name, Database: testdb.Name(t, "rumbench_hotrow_test")}
 						enginetest.OpenServer(t, tg).Close()
 					} else if err := d.Available(); err != nil {
 						t.Fatalf("%s unavailable: %v", name, err)
@@ -137,6 +159,88 @@ func TestNoLostUpdates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMultiRowTransactions: with K rows per transaction on the embedded
+// engines, the hot rows' counters grow by exactly K per committed
+// transaction (per cell and in total), and the report speaks of
+// transactions.
+func TestMultiRowTransactions(t *testing.T) {
+	for _, name := range []string{"pebble", "sqlite"} {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Tables, cfg.Concurrency, cfg.CellSeconds = []int{1, 2}, []int{4}, 0.3
+			cfg.HotRows, cfg.RowsPerTx = 4, 3
+			tg := enginetest.Target{Engine: name, DataDir: filepath.Join(t.TempDir(), "data")}
+			b := runSweep(t, tg, cfg)
+			total := checkNoLostUpdates(t, b, cfg)
+			if got := sumHot(t, tg, cfg); got != total {
+				t.Fatalf("hot rows' counters sum to %d after the sweep, %d rows updated by committed transactions", got, total)
+			}
+			s := b.Steps["t1c4"]
+			if s.Details[hotrow.DetailRowsPerTx] != float64(3) || s.Details[hotrow.DetailTxPerS] == nil || s.Details[hotrow.DetailUpdatesPerS] != nil {
+				t.Fatalf("t1c4 details: %v", s.Details)
+			}
+			var sb strings.Builder
+			if err := hotrow.HotrowReport(&sb, []*results.Bundle{b}); err != nil {
+				t.Fatal(err)
+			}
+			squeezed := strings.Join(strings.Fields(sb.String()), " ")
+			if !strings.Contains(squeezed, "## "+name+": transactions/s (committed, 3 rows each)") ||
+				!strings.Contains(squeezed, "| tx/s | rows/s | attempts/s |") {
+				t.Fatalf("report does not speak of 3-row transactions:\n%s", sb.String())
+			}
+		})
+	}
+}
+
+// TestCrossedTransactionsDeadlock: on InnoDB with deadlock detection, two
+// clients that update two hot rows in opposite orders deadlock; the
+// deadlocks are counted as such, the losers rolled back and retried, and
+// the cell completes with no lost or partial update.
+func TestCrossedTransactionsDeadlock(t *testing.T) {
+	if _, err := engine.Lookup("innodb"); err != nil {
+		t.Skipf("innodb is not built in: %v", err)
+	}
+	tg := enginetest.Target{Engine: "innodb", Database: testdb.Name(t, "rumbench_hotrow_deadlock")}
+	db := enginetest.OpenServer(t, tg)
+	var detect string
+	q, ok := db.(interface{ SQL() *sql.DB })
+	if !ok {
+		t.Fatalf("%T has no SQL handle to read the server's settings", db)
+	}
+	if err := q.SQL().QueryRow("SELECT @@innodb_deadlock_detect").Scan(&detect); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if detect != "1" && !strings.EqualFold(detect, "ON") {
+		t.Skipf("the server runs innodb_deadlock_detect=%s: this test needs detection on", detect)
+	}
+	cfg := testConfig()
+	cfg.Tables, cfg.Concurrency, cfg.CellSeconds, cfg.Rows = []int{1}, []int{2}, 1, 1000
+	cfg.HotRows, cfg.RowsPerTx = 2, 2
+	b, err := hotrow.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hotrow.SetFixedOrders(b, [][]int{{0, 1}, {1, 0}})
+	bundle := runBench(t, tg, b)
+	checkNoLostUpdates(t, bundle, cfg)
+	s := bundle.Steps["t1c2"]
+	errs, _ := s.Details[hotrow.DetailErrors].(map[string]any)
+	if d, _ := errs["deadlock"].(float64); d < 1 {
+		t.Fatalf("no deadlock counted: errors %v, details %v", errs, s.Details)
+	}
+	for _, k := range []string{"lock_wait_timeout", "serialization_failure", "busy", "other"} {
+		if errs[k] != float64(0) {
+			t.Errorf("%s: %v, want 0 (errors %v)", k, errs[k], errs)
+		}
+	}
+	if r, _ := s.Details[hotrow.DetailRetries].(float64); r < 1 {
+		t.Errorf("retries %v: a deadlock's loser should have been retried", s.Details[hotrow.DetailRetries])
+	}
+	t.Logf("t1c2: %v transactions committed, errors %v, retries %v, gave up %v", s.Details[hotrow.DetailCommitted], errs,
+		s.Details[hotrow.DetailRetries], s.Details[hotrow.DetailExhausted])
 }
 
 // TestZipfAndUniformRun: the spread distributions run and say why their
@@ -216,6 +320,9 @@ func TestValidate(t *testing.T) {
 		{func(c *hotrow.Config) { c.ClientsSpan = "some" }, "--clients-span"},
 		{func(c *hotrow.Config) { c.MaxRetries = -1 }, "--max-retries"},
 		{func(c *hotrow.Config) { c.Tables, c.Concurrency = []int{8}, []int{4} }, "no cell to run"},
+		{func(c *hotrow.Config) { c.RowsPerTx = -1 }, "--rows-per-tx must be at least 1"},
+		{func(c *hotrow.Config) { c.HotRows, c.RowsPerTx = 2, 3 }, "at most --hot-rows"},
+		{func(c *hotrow.Config) { c.HotRows, c.RowsPerTx, c.Distribution = 2, 2, "uniform" }, "needs --distribution hot"},
 	}
 	for _, tc := range cases {
 		c := hotrow.DefaultConfig()

@@ -20,6 +20,9 @@ type Matrix struct {
 	Engine      string
 	Tables      []int
 	Concurrency []int
+	// RowsPerTx is K, the rows each transaction updated (1: single
+	// autocommit updates); a value is then committed transactions/s.
+	RowsPerTx int
 	// Values[i][j] is committed updates/s for Tables[i] × Concurrency[j].
 	Values [][]figure.Value
 	Status [][]string
@@ -36,7 +39,7 @@ const (
 // HotrowMatrix builds the updates/s matrix of one hot-row bundle. The axes
 // are those of the planned cells, so skipped and unfinished cells show.
 func HotrowMatrix(b *results.Bundle) Matrix {
-	m := Matrix{Engine: b.Run.VariantLabel()}
+	m := Matrix{Engine: b.Run.VariantLabel(), RowsPerTx: RowsPerTx(b)}
 	planned := map[Cell]bool{}
 	for _, name := range b.Run.Steps {
 		c, ok := ParseCellName(name)
@@ -79,8 +82,9 @@ func HotrowMatrix(b *results.Bundle) Matrix {
 // (committed updates / the step's seconds), the figure the generic step
 // tables, the throughput summary and the verdict show, so that the run's
 // matrix and every report of its bundle agree. The step's seconds include
-// connecting the clients and reading the hot rows' counters around the
-// window, so the figure is a little (about 2% in a 3 s cell) below
+// reading the hot rows' counters after the window (connecting and the
+// first read are the step's setup, before its clock), so the figure is a
+// little below
 // committed / window_s, kept in the details as updates_per_s. Bundles
 // without the step rate fall back to that.
 func cellRate(s *results.Step) figure.Value {
@@ -88,6 +92,18 @@ func cellRate(s *results.Step) figure.Value {
 		return v
 	}
 	return figure.Num(s.Details, DetailUpdatesPerS)
+}
+
+// RowsPerTx is the rows per transaction of a hot-row bundle, as its cells
+// record them (rows_per_tx, written only when more than 1).
+func RowsPerTx(b *results.Bundle) int {
+	k := 1
+	for _, s := range b.Steps {
+		if v := figure.Num(s.Details, DetailRowsPerTx); v.OK && int(v.V) > k {
+			k = int(v.V)
+		}
+	}
+	return k
 }
 
 // perStepSecond is a count detail of s divided by the step's seconds.
@@ -106,9 +122,14 @@ func matrixTable(m Matrix, base *Matrix) report.Table {
 		t.Headers = append(t.Headers, strconv.Itoa(n))
 		t.Right = append(t.Right, true)
 	}
-	if base == nil {
+	switch {
+	case base == nil && m.RowsPerTx > 1:
+		t.Title = fmt.Sprintf("%s: transactions/s (committed, %d rows each), rows = tables, columns = concurrency", m.Engine, m.RowsPerTx)
+	case base == nil:
 		t.Title = fmt.Sprintf("%s: updates/s (committed), rows = tables, columns = concurrency", m.Engine)
-	} else {
+	case m.RowsPerTx > 1 || base.RowsPerTx > 1:
+		t.Title = fmt.Sprintf("%s relative to %s: transactions/s ratio (>1 is faster)", m.Engine, base.Engine)
+	default:
 		t.Title = fmt.Sprintf("%s relative to %s: updates/s ratio (>1 is faster)", m.Engine, base.Engine)
 	}
 	for i, tables := range m.Tables {
@@ -147,12 +168,19 @@ func statusText(st string) string {
 }
 
 // hotrowCellTable lists every cell of one bundle with latency, errors by
-// kind and retries.
+// kind and retries. A bundle of K-row transactions shows transactions/s
+// and rows/s where single updates show updates/s.
 func hotrowCellTable(b *results.Bundle) report.Table {
+	k := RowsPerTx(b)
 	t := report.Table{
 		Title: fmt.Sprintf("%s: hot-row cells", b.Run.VariantLabel()),
 		Headers: []string{"cell", "status", "window(s)", "upd/s", "attempts/s", "p50(ms)", "p99(ms)", "max(ms)",
 			"CPU/u(µs)", "wKB/u", "deadlock", "lockwait", "serial", "busy", "other", "retries", "gave up", "counters"},
+	}
+	if k > 1 {
+		t.Title = fmt.Sprintf("%s: hot-row cells, %d rows per transaction", b.Run.VariantLabel(), k)
+		t.Headers = []string{"cell", "status", "window(s)", "tx/s", "rows/s", "attempts/s", "p50(ms)", "p99(ms)", "max(ms)",
+			"CPU/tx(µs)", "wKB/tx", "deadlock", "lockwait", "serial", "busy", "other", "retries", "gave up", "at end", "counters"}
 	}
 	t.Right = make([]bool, len(t.Headers))
 	for i := 2; i < len(t.Right)-1; i++ {
@@ -183,16 +211,22 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 		errs, _ := s.Details[DetailErrors].(map[string]any)
 		row := []string{name, status,
 			figure.Num(s.Details, DetailWindowS).Text(units.Num),
-			cellRate(s).Text(units.Num),
-			perStepSecond(s, DetailAttempts).Text(units.Num),
-			ms(lat.P50), ms(lat.P99), ms(lat.Max)}
+			cellRate(s).Text(units.Num)}
+		if k > 1 {
+			row = append(row, perStepSecond(s, DetailRowsUpdated).Text(units.Num))
+		}
+		row = append(row, perStepSecond(s, DetailAttempts).Text(units.Num),
+			ms(lat.P50), ms(lat.P99), ms(lat.Max))
 		src := figure.OfOp(s, OpUpdate)
 		row = append(row, figure.Get(figure.CPUPerOp, src).Text(units.Num), figure.Get(figure.WKBPerOp, src).Text(units.Num))
-		for _, k := range []string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"} {
-			row = append(row, figure.Num(errs, k).Text(units.Num))
+		for _, kind := range []string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"} {
+			row = append(row, figure.Num(errs, kind).Text(units.Num))
 		}
 		row = append(row, figure.Num(s.Details, DetailRetries).Text(units.Num),
 			figure.Num(s.Details, DetailExhausted).Text(units.Num))
+		if k > 1 {
+			row = append(row, figure.Num(s.Details, DetailAbandoned).Text(units.Num))
+		}
 		check, _ := s.Details[DetailCounterCheck].(string)
 		if strings.HasPrefix(check, "skipped") {
 			// The step's details say why.
@@ -201,8 +235,16 @@ func hotrowCellTable(b *results.Bundle) report.Table {
 		row = append(row, units.OrDash(check))
 		t.Rows = append(t.Rows, row)
 	}
+	if k > 1 {
+		t.Notes = append(failures,
+			fmt.Sprintf("tx/s: committed transactions (each BEGIN, %d updates of distinct hot rows in a random order, COMMIT) / the cell's step seconds (the figure of the matrices and of `rumbench report`); rows/s: the rows they updated (tx × %d) / the same seconds; attempts/s: every transaction attempt, failed ones included, / the same seconds. window(s) is the update window alone.", k, k),
+			"p50/p99/max: service time of one transaction attempt (BEGIN to COMMIT, or to the failure and its rollback); the details' txn_latency_us is the whole transaction including retries and backoff. CPU/tx, wKB/tx: CPU µs of the measured processes and KB written to storage per committed transaction. deadlock..other: failed attempts by kind, each rolled back whole; retries and gave up (after the last retry) follow the retry policy in each step's details; at end: transactions that failed once the cell's time was up, rolled back and not retried.",
+			fmt.Sprintf("counters: the hot rows' counters grew by exactly the committed transactions × %d (ok).", k),
+		)
+		return t
+	}
 	t.Notes = append(failures,
-		"upd/s: committed updates / the cell's step seconds (goodput; the figure of the matrices and of `rumbench report`); attempts/s: every attempt, failed ones included, / the same seconds (throughput). A step also connects its clients and reads the hot rows' counters around its update window (window(s)), so upd/s is a little below committed / window (the details' updates_per_s).",
+		"upd/s: committed updates / the cell's step seconds (goodput; the figure of the matrices and of `rumbench report`); attempts/s: every attempt, failed ones included, / the same seconds (throughput). A step also reads the hot rows' counters after its update window (window(s)), so upd/s is a little below committed / window (the details' updates_per_s).",
 		"p50/p99/max: service time of one update attempt. CPU/u, wKB/u: CPU µs of the measured processes and KB written to storage per committed update (the cell's totals / its updates). deadlock..other: failed attempts by kind; retries and gave up follow the retry policy in each step's details.",
 		"counters: the hot rows' counters grew by exactly the committed updates (ok), or not checked (uniform/zipf spread updates over the whole table; the null engine keeps no rows).",
 	)

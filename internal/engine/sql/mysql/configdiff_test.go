@@ -6,6 +6,7 @@ import (
 
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
+	"rumbench/internal/testdb"
 )
 
 // TestConfigDiffTableOptions: InnoDB's table compression is an engine
@@ -19,7 +20,7 @@ func TestConfigDiffTableOptions(t *testing.T) {
 		{map[string]string{"row_format": "compressed", "key_block_size": "4"}, "ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=4"},
 		{nil, ""},
 	} {
-		tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: "rumbench_test_innodb_tableopts", Options: c.opts}
+		tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: testdb.Name(t, "rumbench_test_innodb_tableopts"), Options: c.opts}
 		db := enginetest.OpenServer(t, tg)
 		d, err := db.(model.ConfigDiffer).ConfigDiff(context.Background())
 		db.Close()

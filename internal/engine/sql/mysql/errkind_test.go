@@ -10,13 +10,14 @@ import (
 
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
+	"rumbench/internal/testdb"
 )
 
 // TestErrorKinds: InnoDB's real deadlock and lock wait timeout carry their
 // model kinds.
 func TestErrorKinds(t *testing.T) {
 	a := admin(t)
-	const name = "rumbench_test_innodb_errkinds"
+	name := testdb.Name(t, "rumbench_test_innodb_errkinds")
 	db := enginetest.OpenServer(t, enginetest.Target{Engine: "innodb", DSN: dsn(), Database: name})
 	defer db.Close()
 	enginetest.CheckKind(t, "crossed updates", enginetest.CrossedUpdates(t, db, "ek"), model.ErrDeadlock)

@@ -14,6 +14,7 @@ import (
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/testdb"
 )
 
 // These tests use the server at $RUMBENCH_MYSQL_DSN (default DefaultDSN) as
@@ -59,10 +60,11 @@ func dbExists(t *testing.T, a *stdsql.DB, name string) bool {
 
 func steps(t *testing.T, eng string, opts map[string]string) {
 	a := admin(t)
-	tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_steps", Options: opts}
+	base := "rumbench_test_" + eng + "_steps"
 	if opts["prepare"] == "true" {
-		tg.Database += "_prep"
+		base += "_prep"
 	}
+	tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: testdb.Name(t, base), Options: opts}
 	db := enginetest.OpenServer(t, tg)
 	info := db.Info()
 	want := []string{"server_version", "innodb_buffer_pool_size", "innodb_flush_log_at_trx_commit", "innodb_flush_method", "innodb_doublewrite"}
@@ -136,7 +138,7 @@ func TestMyRocksSteps(t *testing.T)        { steps(t, "myrocks", nil) }
 func TestDeleteOldest(t *testing.T) {
 	a := admin(t)
 	ctx := context.Background()
-	tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: "rumbench_test_innodb_del", Options: map[string]string{"drop_database": "true"}}
+	tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: testdb.Name(t, "rumbench_test_innodb_del"), Options: map[string]string{"drop_database": "true"}}
 	db := enginetest.OpenServer(t, tg)
 	tbl := &model.Table{Name: "t1", Columns: []model.Column{{Name: "k", Type: model.Int}, {Name: "v", Type: model.String, MaxLen: 10}}, PK: []int{0}}
 	if err := db.CreateTable(ctx, tbl); err != nil {
@@ -177,7 +179,7 @@ func TestDeleteOldest(t *testing.T) {
 func TestForeignDatabase(t *testing.T) {
 	a := admin(t)
 	ctx := context.Background()
-	name := "rumbench_test_foreign"
+	name := testdb.Name(t, "rumbench_test_foreign")
 	a.Exec("DROP DATABASE IF EXISTS " + name)
 	if _, err := a.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatal(err)
@@ -202,6 +204,14 @@ func TestErrors(t *testing.T) {
 	a := admin(t)
 	ctx := context.Background()
 	const pw = "Sekr3tPassw0rd"
+	// Never created: every open below must fail before that. Dropped all
+	// the same should one be made, so a failure leaves nothing behind.
+	x, nopriv := testdb.Name(t, "rumbench_test_x"), testdb.Name(t, "rumbench_test_nopriv")
+	t.Cleanup(func() {
+		for _, n := range []string{x, nopriv} {
+			a.Exec("DROP DATABASE IF EXISTS " + n)
+		}
+	})
 	open := func(eng, dsn, db string) error {
 		_, err := engine.Open(ctx, eng, model.Config{DSN: dsn, Database: db})
 		if err == nil {
@@ -222,8 +232,8 @@ func TestErrors(t *testing.T) {
 		}
 	}
 
-	expect(open("innodb", "root:"+pw+"@tcp(127.0.0.1:1)/?timeout=5s", "rumbench_test_x"), "cannot reach the server")
-	expect(open("myrocks", "root@unix(/nonexistent/mysqld.sock)/", "rumbench_test_x"), "cannot reach the server")
+	expect(open("innodb", "root:"+pw+"@tcp(127.0.0.1:1)/?timeout=5s", x), "cannot reach the server")
+	expect(open("myrocks", "root@unix(/nonexistent/mysqld.sock)/", x), "cannot reach the server")
 
 	mc, err := mysql.ParseDSN(dsn())
 	if err != nil {
@@ -233,8 +243,10 @@ func TestErrors(t *testing.T) {
 		t.Skip("user tests need a TCP DSN")
 	}
 	// Users made for the test (host %: the server sees 127.0.0.1 or ::1),
-	// dropped after.
-	users := []string{"rumbench_test_pw", "rumbench_test_nopriv"}
+	// dropped after; users are the whole server's, so their names are this
+	// process's too.
+	pwUser, noprivUser := testdb.Name(t, "rumbench_test_pw"), testdb.Name(t, "rumbench_test_nopriv")
+	users := []string{pwUser, noprivUser}
 	drop := func() {
 		for _, u := range users {
 			a.Exec("DROP USER IF EXISTS '" + u + "'@'%'")
@@ -248,16 +260,16 @@ func TestErrors(t *testing.T) {
 		}
 	}
 	// A wrong password.
-	expect(open("innodb", "rumbench_test_pw:wrong"+pw+"@tcp("+mc.Addr+")/", "rumbench_test_x"), "authentication failed")
+	expect(open("innodb", pwUser+":wrong"+pw+"@tcp("+mc.Addr+")/", x), "authentication failed")
 	// No privilege to create the database.
-	err = open("innodb", "rumbench_test_nopriv:"+pw+"@tcp("+mc.Addr+")/", "rumbench_test_nopriv")
+	err = open("innodb", noprivUser+":"+pw+"@tcp("+mc.Addr+")/", nopriv)
 	expect(err, "lacks a privilege")
-	if dbExists(t, a, "rumbench_test_nopriv") {
+	if dbExists(t, a, nopriv) {
 		t.Error("a database was created without the privilege")
 	}
 	// Bad input.
 	expect(open("innodb", dsn(), "bad-name;"), "bad --database")
-	expect(open("innodb", "postgres://postgres@127.0.0.1:5432/", "rumbench_test_x"), "looks like a URL")
+	expect(open("innodb", "postgres://postgres@127.0.0.1:5432/", x), "looks like a URL")
 }
 
 func TestCheckVersion(t *testing.T) {
@@ -276,7 +288,7 @@ func TestCheckVersion(t *testing.T) {
 func TestConformance(t *testing.T) {
 	for _, eng := range []string{"innodb", "myrocks"} {
 		t.Run(eng, func(t *testing.T) {
-			enginetest.Conformance(t, enginetest.ServerOpener(enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_conf"}))
+			enginetest.Conformance(t, enginetest.ServerOpener(enginetest.Target{Engine: eng, DSN: dsn(), Database: testdb.Name(t, "rumbench_test_"+eng+"_conf")}))
 		})
 	}
 }
@@ -286,7 +298,7 @@ func TestConformance(t *testing.T) {
 func TestLinkBenchCounts(t *testing.T) {
 	for _, eng := range []string{"innodb", "myrocks"} {
 		t.Run(eng, func(t *testing.T) {
-			tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: "rumbench_test_" + eng + "_lb"}
+			tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: testdb.Name(t, "rumbench_test_"+eng+"_lb")}
 			enginetest.OpenServer(t, tg).Close()
 			enginetest.LinkBenchCounts(t, tg)
 		})
@@ -297,7 +309,7 @@ func TestLinkBenchCounts(t *testing.T) {
 // footprint is the database's directory (<datadir>/<name>, its .ibd files)
 // and its live size the .ibd files less their free extents (issue 34).
 func TestSizes(t *testing.T) {
-	tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: "rumbench_test_innodb_sizes"}
+	tg := enginetest.Target{Engine: "innodb", DSN: dsn(), Database: testdb.Name(t, "rumbench_test_innodb_sizes")}
 	enginetest.OpenServer(t, tg).Close()
 	enginetest.Sizes(t, tg, results.DiskDatabaseDir)
 }

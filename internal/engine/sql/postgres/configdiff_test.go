@@ -29,7 +29,7 @@ func TestPGValue(t *testing.T) {
 // its connections (synchronous_commit=off) is in the diff, read back from
 // pg_settings with its origin, and none of the plumbing is.
 func TestConfigDiff(t *testing.T) {
-	tg := target("rumbench_test_configdiff")
+	tg := target(t, "rumbench_test_configdiff")
 	tg.Options = map[string]string{"synchronous_commit": "off"}
 	db := enginetest.OpenServer(t, tg)
 	defer db.Close()

@@ -14,8 +14,9 @@ import (
 // TestErrorKinds: PostgreSQL's real deadlock, lock timeout and
 // serialization failure carry their model kinds.
 func TestErrorKinds(t *testing.T) {
-	const name = "rumbench_test_pg_errkinds"
-	db := enginetest.OpenServer(t, target(name))
+	tg := target(t, "rumbench_test_pg_errkinds")
+	name := tg.Database
+	db := enginetest.OpenServer(t, tg)
 	defer db.Close()
 	enginetest.CheckKind(t, "crossed updates", enginetest.CrossedUpdates(t, db, "ek"), model.ErrDeadlock)
 

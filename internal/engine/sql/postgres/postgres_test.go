@@ -14,6 +14,7 @@ import (
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/testdb"
 )
 
 // These tests use the server at $RUMBENCH_PG_DSN (default DefaultDSN) as a
@@ -22,8 +23,11 @@ import (
 
 func dsn() string { return sqleng.DSN("", EnvDSN, DefaultDSN) }
 
-func target(db string) enginetest.Target {
-	return enginetest.Target{Engine: "postgres", DSN: dsn(), Database: db}
+// target is the local server with a database of this process's own,
+// base with testdb's suffix.
+func target(t *testing.T, base string) enginetest.Target {
+	t.Helper()
+	return enginetest.Target{Engine: "postgres", DSN: dsn(), Database: testdb.Name(t, base)}
 }
 
 // adminConn connects to the DSN's database for setup statements.
@@ -52,7 +56,7 @@ func dbExists(t *testing.T, c *pgx.Conn, name string) bool {
 }
 
 func TestWriteAndQuerySteps(t *testing.T) {
-	tg := target("rumbench_test_pg_steps")
+	tg := target(t, "rumbench_test_pg_steps")
 	admin := adminConn(t)
 	enginetest.OpenServer(t, tg).Close()
 	enginetest.ServerSteps(t, tg)
@@ -66,14 +70,14 @@ func TestWriteAndQuerySteps(t *testing.T) {
 // footprint is the database's own directory, base/<oid>, and the live
 // size is the tables' pg_total_relation_size (issue 34).
 func TestSizes(t *testing.T) {
-	tg := target("rumbench_test_pg_sizes")
+	tg := target(t, "rumbench_test_pg_sizes")
 	enginetest.OpenServer(t, tg).Close()
 	enginetest.Sizes(t, tg, results.DiskDatabaseDir)
 }
 
 func TestOpenCreatesAndDrops(t *testing.T) {
 	admin := adminConn(t)
-	tg := target("rumbench_test_pg_drop")
+	tg := target(t, "rumbench_test_pg_drop")
 	ctx := context.Background()
 	db := enginetest.OpenServer(t, tg)
 	if !dbExists(t, admin, tg.Database) {
@@ -145,7 +149,7 @@ func TestOpenCreatesAndDrops(t *testing.T) {
 func TestForeignDatabase(t *testing.T) {
 	admin := adminConn(t)
 	ctx := context.Background()
-	name := "rumbench_test_pg_foreign"
+	name := testdb.Name(t, "rumbench_test_pg_foreign")
 	admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name)
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
@@ -171,7 +175,7 @@ func TestForeignDatabase(t *testing.T) {
 // TestPlans checks that every scan shape is an index (only) scan without a
 // sort and that DeleteOldest is a primary key range.
 func TestPlans(t *testing.T) {
-	tg := target("rumbench_test_pg_plans")
+	tg := target(t, "rumbench_test_pg_plans")
 	db := enginetest.OpenServer(t, tg)
 	defer db.Close()
 	ctx := context.Background()
@@ -244,6 +248,14 @@ func TestErrors(t *testing.T) {
 	admin := adminConn(t)
 	ctx := context.Background()
 	const pw = "Sekr3tPassw0rd"
+	// Never created: every open below must fail before that. Dropped all
+	// the same should one be made, so a failure leaves nothing behind.
+	x, nopriv := testdb.Name(t, "rumbench_test_x"), testdb.Name(t, "rumbench_test_nopriv")
+	t.Cleanup(func() {
+		for _, n := range []string{x, nopriv} {
+			admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+n+" WITH (FORCE)")
+		}
+	})
 	open := func(dsn, db string) error {
 		_, err := engine.Open(ctx, "postgres", model.Config{DSN: dsn, Database: db})
 		if err == nil {
@@ -265,7 +277,7 @@ func TestErrors(t *testing.T) {
 	}
 
 	// A closed port.
-	expect(open("postgres://postgres:"+pw+"@127.0.0.1:1/postgres?connect_timeout=5", "rumbench_test_x"), "cannot reach the server")
+	expect(open("postgres://postgres:"+pw+"@127.0.0.1:1/postgres?connect_timeout=5", x), "cannot reach the server")
 
 	cfg, err := pgx.ParseConfig(dsn())
 	if err != nil {
@@ -275,8 +287,10 @@ func TestErrors(t *testing.T) {
 	if strings.HasPrefix(cfg.Host, "/") {
 		t.Skip("role tests need a TCP DSN")
 	}
-	// Roles made for the test, dropped after.
-	roles := []string{"rumbench_test_nologin", "rumbench_test_nocreatedb"}
+	// Roles made for the test, dropped after; roles are the whole
+	// server's, so their names are this process's too.
+	nologin, nocreatedb := testdb.Name(t, "rumbench_test_nologin"), testdb.Name(t, "rumbench_test_nocreatedb")
+	roles := []string{nologin, nocreatedb}
 	drop := func() {
 		for _, r := range roles {
 			admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+r)
@@ -284,42 +298,42 @@ func TestErrors(t *testing.T) {
 	}
 	drop()
 	t.Cleanup(drop)
-	if _, err := admin.Exec(ctx, "CREATE ROLE rumbench_test_nologin NOLOGIN PASSWORD '"+pw+"'"); err != nil {
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+nologin+" NOLOGIN PASSWORD '"+pw+"'"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := admin.Exec(ctx, "CREATE ROLE rumbench_test_nocreatedb LOGIN NOCREATEDB PASSWORD '"+pw+"'"); err != nil {
+	if _, err := admin.Exec(ctx, "CREATE ROLE "+nocreatedb+" LOGIN NOCREATEDB PASSWORD '"+pw+"'"); err != nil {
 		t.Fatal(err)
 	}
 
 	// Authentication: a role that does not exist, and a NOLOGIN role. (With
 	// trust authentication a wrong password still logs in, so a bad password
 	// itself can only be tested against a server that checks passwords.)
-	expect(open("postgres://rumbench_test_nosuchrole:"+pw+"@"+host+"/postgres", "rumbench_test_x"), "authentication failed")
-	expect(open("postgres://rumbench_test_nologin:"+pw+"@"+host+"/postgres", "rumbench_test_x"), "authentication failed")
+	expect(open("postgres://rumbench_test_nosuchrole:"+pw+"@"+host+"/postgres", x), "authentication failed")
+	expect(open("postgres://"+nologin+":"+pw+"@"+host+"/postgres", x), "authentication failed")
 
 	// Missing privilege: CREATE DATABASE without CREATEDB.
-	err = open("postgres://rumbench_test_nocreatedb:"+pw+"@"+host+"/postgres", "rumbench_test_nopriv")
+	err = open("postgres://"+nocreatedb+":"+pw+"@"+host+"/postgres", nopriv)
 	expect(err, "lacks a privilege")
 	expect(err, "CREATEDB")
-	if dbExists(t, admin, "rumbench_test_nopriv") {
+	if dbExists(t, admin, nopriv) {
 		t.Error("a database was created without the privilege")
 	}
 
 	// Bad input.
 	expect(open(dsn(), "bad-name;"), "bad --database")
-	expect(open("root@tcp(127.0.0.1:3306)/", "rumbench_test_x"), "MySQL DSN")
+	expect(open("root@tcp(127.0.0.1:3306)/", x), "MySQL DSN")
 }
 
 // TestConformance runs the conformance suite every engine runs, each part
 // in a database of its own.
 func TestConformance(t *testing.T) {
-	enginetest.Conformance(t, enginetest.ServerOpener(target("rumbench_test_pg_conf")))
+	enginetest.Conformance(t, enginetest.ServerOpener(target(t, "rumbench_test_pg_conf")))
 }
 
 // TestLinkBenchCounts: counts equal visible links after concurrent
 // linkbench requests (issue 19).
 func TestLinkBenchCounts(t *testing.T) {
-	tg := target("rumbench_test_pg_lb")
+	tg := target(t, "rumbench_test_pg_lb")
 	enginetest.OpenServer(t, tg).Close()
 	enginetest.LinkBenchCounts(t, tg)
 }
