@@ -309,12 +309,12 @@ func release() {
 	}
 }
 
-// OptionKey is the server engines' option choosing how query workers'
-// connections wait: "blocking" (the default) or "netpoller" (Go's own).
+// OptionKey is the server engines' option choosing how busy connections
+// wait: "blocking" (the default) or "netpoller" (Go's own).
 const OptionKey = "client_io"
 
 // OptionHelp describes OptionKey for `rumbench engines -v`.
-const OptionHelp = "how a connection that runs queries waits for their replies: blocking (in recv, as a C client does; connections that only write stay in Go's netpoller) or netpoller (every connection parks in Go's netpoller)"
+const OptionHelp = "how a connection that runs statements back to back waits for their replies: blocking (in recv, as a C client does; connections that wait between statements stay in Go's netpoller) or netpoller (every connection parks in Go's netpoller)"
 
 // ParseOption reads OptionKey's value: true for blocking.
 func ParseOption(engine, v string) (bool, error) {
