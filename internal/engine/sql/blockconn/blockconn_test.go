@@ -15,6 +15,17 @@ import (
 // pair returns a client connection in blocking mode and the server's end.
 func pair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
+	c, srv := wrapped(t)
+	if err := Block(c); err != nil {
+		t.Fatal(err)
+	}
+	return c, srv
+}
+
+// wrapped returns a client connection still in Go's mode and the server's
+// end.
+func wrapped(t *testing.T) (*Conn, net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -31,9 +42,6 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	}
 	wc, err := Wrap(nc)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Block(wc); err != nil {
 		t.Fatal(err)
 	}
 	srv := <-acc
@@ -269,17 +277,8 @@ func TestBlockedRoundTripsKeepSysmonQuiet(t *testing.T) {
 // A connection moves to blocking mode once its statements run back to
 // back (Busy before each), not while it waits between them.
 func TestBusyBlocksBackToBackStatements(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	c, srv := wrapped(t)
 	go func() {
-		srv, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer srv.Close()
 		buf := make([]byte, 5)
 		for {
 			if _, err := io.ReadFull(srv, buf); err != nil {
@@ -288,15 +287,6 @@ func TestBusyBlocksBackToBackStatements(t *testing.T) {
 			srv.Write(append(buf, '!'))
 		}
 	}()
-	nc, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := Wrap(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
 	statement := func() {
 		t.Helper()
 		if err := Busy(c); err != nil {
