@@ -1,9 +1,9 @@
 /* MariaDB C client driver of the floor loops: each statement's text is
  * kept and its '?' replaced by the arguments (integers in decimal,
- * strings quoted and escaped by mysql_real_escape_string) in one reused
- * buffer, then sent as one text query: what go-sql-driver/mysql does with
- * interpolateParams, as rumbench uses it. Results are stored
- * (mysql_store_result) and integer columns parsed. Connection:
+ * strings as _binary'...' escaped by mysql_real_escape_string) in one
+ * reused buffer, then sent as one text query: the text go-sql-driver/mysql
+ * writes with interpolateParams, and rumbench's session with it. Results
+ * are stored (mysql_store_result) and integer columns parsed. Connection:
  * FLOOR_MY_HOST, FLOOR_MY_PORT, FLOOR_MY_USER, FLOOR_MY_PASSWORD,
  * FLOOR_MY_DB, or FLOOR_MY_SOCKET. */
 #include <stdio.h>
@@ -52,7 +52,7 @@ stmt *drv_prepare(conn *c, const char *sql, int nparams) {
 static unsigned long interpolate(conn *c, stmt *s, const param *p, int n) {
 	size_t need = strlen(s->sql) + 1;
 	for (int i = 0; i < n; i++)
-		need += p[i].is_str ? 2 * p[i].len + 3 : 21;
+		need += p[i].is_str ? 2 * p[i].len + 10 : 21;
 	if (need > c->cap) {
 		c->cap = need * 2;
 		c->buf = realloc(c->buf, c->cap);
@@ -66,7 +66,8 @@ static unsigned long interpolate(conn *c, stmt *s, const param *p, int n) {
 		}
 		const param *a = &p[k++];
 		if (a->is_str) {
-			*o++ = '\'';
+			memcpy(o, "_binary'", 8);
+			o += 8;
 			o += mysql_real_escape_string(c->my, o, a->s, a->len);
 			*o++ = '\'';
 		} else {

@@ -1,24 +1,32 @@
-// Package blockconn lets a query worker's connection wait for the server's
-// reply blocked in the kernel, as a C client's does, instead of parking the
-// goroutine in Go's netpoller. A query worker owns its connection and waits
-// for every reply: parking costs it a trip through the scheduler (the
-// thread looks for other work, sleeps in epoll or a futex, another is
-// woken) per round trip, blocking costs one sleep and wake-up in recv
-// (issue 39 measured the difference; docs/client-floor.md).
+// Package blockconn lets a worker's connection wait for the server's reply
+// blocked in the kernel, as a C client's does, instead of parking the
+// goroutine in Go's netpoller. A worker owns its connection and waits for
+// every reply: parking costs it a trip through the scheduler (the thread
+// looks for other work, sleeps in epoll or a futex, another is woken, and
+// sysmon, asleep while every P is idle, is woken by the next system call)
+// per round trip; blocking costs one sleep and wake-up in recv (issue 39
+// measured the difference; docs/client-floor.md).
 //
-// A connection starts as Go's own. Block, called by the session before its
-// first query, moves it for good to a duplicate of the socket in blocking
-// mode, out of Go's netpoller (a socket still registered there would wake
-// an idle thread in epoll_wait on every reply). Connections that only
-// write (the write steps' inserter and deleter, the query steps' paced
-// writers) stay in the netpoller: a write's reply waits for a commit, and
-// a thread blocked in a system call keeps its P, so with two writers
-// blocked every P would be held and Go's sysmon would take one away and
-// poll every 20 µs, which costs more than blocking saves. For the same
-// reason GOMAXPROCS is kept above the number of blocking connections
-// (raised only when they outnumber the cores, restored when they close),
-// and a blocking wait is cut into 5 ms system calls: one that lasts 10 ms
-// lets sysmon take the P anyway.
+// A connection starts as Go's own. Block, called by the session through
+// Busy once the connection runs statements back to back, moves it for good
+// to a duplicate of the socket in blocking mode, out of Go's netpoller (a
+// socket still registered there would wake an idle thread in epoll_wait on
+// every reply). A thread blocked in a system call keeps its P, and Go's
+// sysmon takes the P back when no other P is idle, when the call has lasted
+// 10 ms, or when the goroutine has gone 10 ms without being rescheduled
+// (which a goroutine that only ever blocks in system calls never is); after
+// taking one it polls every 20 µs for a millisecond, and a worker whose P
+// is taken on every round trip wakes it several times per statement. So
+// GOMAXPROCS is kept above the number of blocking connections (raised only
+// when they outnumber the cores, restored when they close), a blocking wait
+// is cut into 5 ms system calls, and a read first yields the P
+// (runtime.Gosched) when its goroutine has waited 4 ms in reads since it
+// last did. Only before the read's first system call, not between the
+// slices of a long wait: a yield can move the goroutine to the other P, and
+// sysmon takes that P at its next look when its goroutine is in a system
+// call again, so yielding every slice costs more than it saves
+// (TestBlockedReaderKeepsSysmonQuiet,
+// TestBlockedRoundTripsKeepSysmonQuiet).
 //
 // While blocking, deadlines are kept only as far as the drivers and the
 // workers' context watch use them: a deadline in the past interrupts
@@ -58,6 +66,30 @@ type Conn struct {
 	dmu     sync.Mutex // guards timer
 	timer   *time.Timer
 	expired atomic.Bool // a deadline fired: the socket is shut down
+
+	blocked time.Duration // in reads since the last yield, see yield
+
+	lastRead atomic.Int64 // when a read in Go's mode last returned, unix ns
+	streak   int          // statements in a row that started back to back
+}
+
+// yieldAfter is how long a goroutine waits in blocking reads between
+// yields: under sysmon's 10 ms, with room for a round trip.
+const yieldAfter = 4 * time.Millisecond
+
+// yield reschedules the calling goroutine once it has waited yieldAfter in
+// reads since it last did (see the package comment). A goroutine that is
+// mostly running is preempted by sysmon every 10 ms anyway, so it is the
+// time spent waiting, not the time passed, that calls for a yield: a query
+// worker yields rarely, an inserter waiting for commits every few
+// statements. A yield costs a pass through the scheduler and the wake-up
+// of an idle thread; sysmon taking the P costs a few dozen wake-ups.
+func (c *Conn) yield() {
+	if c.blocked < yieldAfter {
+		return
+	}
+	c.blocked = 0
+	runtime.Gosched()
 }
 
 var _ net.Conn = (*Conn)(nil)
@@ -106,6 +138,36 @@ func Block(nc net.Conn) error {
 	return nil
 }
 
+// backToBack and busyStreak define a busy connection for Busy.
+const (
+	backToBack = time.Millisecond
+	busyStreak = 3
+)
+
+// Busy is called before each statement. It moves nc to blocking mode
+// (Block) once its statements run back to back: busyStreak in a row, each
+// starting within backToBack of the last read of the one before. A
+// connection that waits between statements (the query steps' paced
+// writers) stays in Go's netpoller, where waiting holds no P: each
+// blocking connection raises GOMAXPROCS, and every P beyond the cores
+// costs the other goroutines (measured: MariaDB qr100 25.2 -> 29.3 µs of
+// client CPU per query with GOMAXPROCS 4 rather than 2).
+func Busy(nc net.Conn) error {
+	c, ok := nc.(*Conn)
+	if !ok || c.blocking.Load() {
+		return nil
+	}
+	if last := c.lastRead.Load(); last != 0 && time.Now().UnixNano()-last < int64(backToBack) {
+		c.streak++
+	} else {
+		c.streak = 0
+	}
+	if c.streak < busyStreak {
+		return nil
+	}
+	return Block(nc)
+}
+
 // Blocking reports whether nc is a *Conn in blocking mode.
 func Blocking(nc net.Conn) bool {
 	c, ok := nc.(*Conn)
@@ -114,7 +176,9 @@ func Blocking(nc net.Conn) bool {
 
 func (c *Conn) Read(p []byte) (int, error) {
 	if !c.blocking.Load() {
-		return c.Conn.Read(p)
+		n, err := c.Conn.Read(p)
+		c.lastRead.Store(time.Now().UnixNano())
+		return n, err
 	}
 	return c.readBlocking(p)
 }
@@ -245,12 +309,12 @@ func release() {
 	}
 }
 
-// OptionKey is the server engines' option choosing how query workers'
-// connections wait: "blocking" (the default) or "netpoller" (Go's own).
+// OptionKey is the server engines' option choosing how busy connections
+// wait: "blocking" (the default) or "netpoller" (Go's own).
 const OptionKey = "client_io"
 
 // OptionHelp describes OptionKey for `rumbench engines -v`.
-const OptionHelp = "how a connection that runs queries waits for their replies: blocking (in recv, as a C client does; connections that only write stay in Go's netpoller) or netpoller (every connection parks in Go's netpoller)"
+const OptionHelp = "how a connection that runs statements back to back waits for their replies: blocking (in recv, as a C client does; connections that wait between statements stay in Go's netpoller) or netpoller (every connection parks in Go's netpoller)"
 
 // ParseOption reads OptionKey's value: true for blocking.
 func ParseOption(engine, v string) (bool, error) {

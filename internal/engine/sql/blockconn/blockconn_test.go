@@ -15,6 +15,17 @@ import (
 // pair returns a client connection in blocking mode and the server's end.
 func pair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
+	c, srv := wrapped(t)
+	if err := Block(c); err != nil {
+		t.Fatal(err)
+	}
+	return c, srv
+}
+
+// wrapped returns a client connection still in Go's mode and the server's
+// end.
+func wrapped(t *testing.T) (*Conn, net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -31,9 +42,6 @@ func pair(t *testing.T) (*Conn, net.Conn) {
 	}
 	wc, err := Wrap(nc)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Block(wc); err != nil {
 		t.Fatal(err)
 	}
 	srv := <-acc
@@ -194,4 +202,110 @@ func TestParseOption(t *testing.T) {
 	if _, err := ParseOption("postgres", "epoll"); err == nil || err.Error() != `postgres: bad client_io "epoll": want blocking or netpoller` {
 		t.Errorf("bad value: %v", err)
 	}
+}
+
+// A goroutine that waits in one long blocking read (300 ms, in 5 ms
+// slices) keeps Go's sysmon quiet: it yields only before the read, not
+// between its slices, where a yield can move it to a P that sysmon then
+// takes at once and polls after every 20 µs for a millisecond. Counted as
+// the process's voluntary context switches: about 150 over the wait,
+// 500-1000 when every slice yielded.
+func TestBlockedReaderKeepsSysmonQuiet(t *testing.T) {
+	c, srv := pair(t)
+	roundTrip := func() {
+		go func() {
+			buf := make([]byte, 1)
+			if _, err := io.ReadFull(srv, buf); err == nil {
+				time.Sleep(300 * time.Millisecond)
+				srv.Write(buf)
+			}
+		}()
+		if _, err := c.Write([]byte{1}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roundTrip() // sysmon settles
+	var r0, r1 unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &r0)
+	roundTrip()
+	unix.Getrusage(unix.RUSAGE_SELF, &r1)
+	if n := r1.Nvcsw - r0.Nvcsw; n > 400 {
+		t.Errorf("%d voluntary context switches in 300 ms of one blocked read; want at most 400", n)
+	}
+}
+
+// Short round trips, as a worker's statements are, with the server (here
+// in the same process) replying after 1 ms: about 3 voluntary context
+// switches each (the client's and the server's own), 7 without the yield.
+func TestBlockedRoundTripsKeepSysmonQuiet(t *testing.T) {
+	c, srv := pair(t)
+	go func() {
+		buf := make([]byte, 1)
+		for {
+			if _, err := io.ReadFull(srv, buf); err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond)
+			srv.Write(buf)
+		}
+	}()
+	roundTrips := func(n int) {
+		buf := make([]byte, 1)
+		for range n {
+			if _, err := c.Write(buf); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	roundTrips(20)
+	var r0, r1 unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &r0)
+	const n = 200
+	roundTrips(n)
+	unix.Getrusage(unix.RUSAGE_SELF, &r1)
+	if per := float64(r1.Nvcsw-r0.Nvcsw) / n; per > 5 {
+		t.Errorf("%.1f voluntary context switches per round trip; want at most 5", per)
+	}
+}
+
+// A connection moves to blocking mode once its statements run back to
+// back (Busy before each), not while it waits between them.
+func TestBusyBlocksBackToBackStatements(t *testing.T) {
+	c, srv := wrapped(t)
+	go func() {
+		buf := make([]byte, 5)
+		for {
+			if _, err := io.ReadFull(srv, buf); err != nil {
+				return
+			}
+			srv.Write(append(buf, '!'))
+		}
+	}()
+	statement := func() {
+		t.Helper()
+		if err := Busy(c); err != nil {
+			t.Fatal(err)
+		}
+		roundTrip(t, c)
+	}
+	for range 2 * busyStreak {
+		statement()
+		time.Sleep(5 * backToBack) // a paced writer
+	}
+	if Blocking(c) {
+		t.Fatal("a connection that waits between statements moved to blocking mode")
+	}
+	for range busyStreak + 1 {
+		statement()
+	}
+	if !Blocking(c) {
+		t.Fatal("a connection running statements back to back is not in blocking mode")
+	}
+	statement()
 }

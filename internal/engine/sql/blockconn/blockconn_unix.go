@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -42,6 +43,9 @@ func (c *Conn) readBlocking(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	c.yield()
+	start := time.Now()
+	defer func() { c.blocked += time.Since(start) }()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {

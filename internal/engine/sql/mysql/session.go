@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -19,8 +21,9 @@ import (
 
 // session is a worker's connection on go-sql-driver/mysql's driver.Conn
 // itself, without database/sql's pool, locks and goroutine per query: text
-// statements with the driver's client-side interpolation (or, with
-// prepare=true, server-side prepared statements), arguments in a reused
+// statements with their arguments written in by the session as the
+// driver's client-side interpolation writes them (interpolate), or, with
+// prepare=true, server-side prepared statements with arguments in a reused
 // []driver.Value. Statements run through the driver's context-free
 // methods, so the driver does not hand each statement's context to its
 // watcher goroutine; cancellation is watched once per worker context
@@ -30,9 +33,15 @@ type session struct {
 	nc   net.Conn
 	w    sqleng.CtxWatch
 	text bool
-	vals []driver.Value
-	dest []driver.Value
-	row  model.Row
+	// noBackslashEscapes: the session's sql_mode, read once it connected,
+	// has NO_BACKSLASH_ESCAPES, so strings are escaped by doubling quotes
+	// (as the driver does, from the status of every reply; no workload
+	// changes sql_mode after connecting).
+	noBackslashEscapes bool
+	q                  []byte // a text statement with its arguments
+	vals               []driver.Value
+	dest               []driver.Value
+	row                model.Row
 }
 
 // openSession connects with cfg (which it does not modify), keeping the
@@ -58,13 +67,43 @@ func openSession(ctx context.Context, cfg *mysql.Config, text, blocking bool) (*
 		return nil, err
 	}
 	s.w.Interrupt = func() { s.nc.SetDeadline(time.Unix(1, 0)) } //nolint:errcheck // a closed socket is interrupted already
+	if text {
+		mode, err := s.sqlMode()
+		if err != nil {
+			s.c.Close()
+			return nil, fmt.Errorf("read sql_mode: %w", err)
+		}
+		s.noBackslashEscapes = strings.Contains(mode, "NO_BACKSLASH_ESCAPES")
+	}
 	return s, nil
 }
 
+// sqlMode reads the session's sql_mode, which decides how strings are
+// escaped in text statements.
+func (s *session) sqlMode() (string, error) {
+	rows, err := s.c.(driver.Queryer).Query("SELECT @@SESSION.sql_mode", nil) //nolint:staticcheck // the context-free method: see session
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	dest := make([]driver.Value, 1)
+	if err := rows.Next(dest); err != nil {
+		return "", err
+	}
+	switch v := dest[0].(type) {
+	case []byte:
+		return string(v), nil
+	case string:
+		return v, nil
+	}
+	return "", nil
+}
+
 type stmt struct {
-	text string
-	ds   driver.Stmt  // nil for text statements
-	cols []model.Type // result columns of a query
+	text  string
+	parts []string     // text statements: the text split at its placeholders
+	ds    driver.Stmt  // nil for text statements
+	cols  []model.Type // result columns of a query
 }
 
 func (st *stmt) Close() error {
@@ -79,7 +118,9 @@ func (s *session) Prepare(ctx context.Context, text string, cols []model.Type) (
 		return nil, err
 	}
 	st := &stmt{text: text, cols: cols}
-	if !s.text {
+	if s.text {
+		st.parts = splitPlaceholders(text, s.noBackslashEscapes)
+	} else {
 		var err error
 		if st.ds, err = s.c.Prepare(text); err != nil {
 			return nil, sqleng.CtxErr(ctx, err)
@@ -117,14 +158,21 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
+	if err := blockconn.Busy(s.nc); err != nil {
+		return 0, err
+	}
 	var res driver.Result
 	var err error
 	if p.ds != nil {
 		res, err = p.ds.Exec(s.bind(args)) //nolint:staticcheck // the context-free method: see session
+		s.done()
 	} else {
-		res, err = s.c.(driver.Execer).Exec(p.text, s.bind(args)) //nolint:staticcheck // as above
+		var q string
+		if q, err = s.interpolate(p, args); err != nil {
+			return 0, err
+		}
+		res, err = s.c.(driver.Execer).Exec(q, nil) //nolint:staticcheck // as above
 	}
-	s.done()
 	if err != nil {
 		return 0, sqleng.CtxErr(ctx, err)
 	}
@@ -136,17 +184,20 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
-	// A connection that runs queries waits blocked in recv (blockconn).
-	if err := blockconn.Block(s.nc); err != nil {
+	if err := blockconn.Busy(s.nc); err != nil {
 		return 0, err
 	}
 	var rows driver.Rows
 	if p.ds != nil {
 		rows, err = p.ds.Query(s.bind(args)) //nolint:staticcheck // the context-free method: see session
+		s.done()
 	} else {
-		rows, err = s.c.(driver.Queryer).Query(p.text, s.bind(args)) //nolint:staticcheck // as above
+		var q string
+		if q, err = s.interpolate(p, args); err != nil {
+			return 0, err
+		}
+		rows, err = s.c.(driver.Queryer).Query(q, nil) //nolint:staticcheck // as above
 	}
-	s.done()
 	if err != nil {
 		return 0, sqleng.CtxErr(ctx, err)
 	}
@@ -180,6 +231,32 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 			return n, nil
 		}
 	}
+}
+
+// interpolate writes p's text with args in place of its placeholders, as
+// go-sql-driver/mysql's interpolateParams writes them (integers in
+// decimal, byte strings as _binary'...' escaped for the session's
+// sql_mode), into a buffer the session reuses, and returns it as a string
+// that is valid until the next statement: the driver copies a statement
+// into its packet buffer and keeps no reference to it. Doing it here
+// rather than in the driver saves boxing every argument in a
+// driver.Value and a copy of the whole text per statement.
+func (s *session) interpolate(p *stmt, args []sqleng.Arg) (string, error) {
+	if len(args) != len(p.parts)-1 {
+		return "", fmt.Errorf("statement has %d parameters, got %d arguments", len(p.parts)-1, len(args))
+	}
+	q := s.q[:0]
+	for i, a := range args {
+		q = append(q, p.parts[i]...)
+		if a.Type == model.String {
+			q = appendBinary(q, a.Value.Bytes, s.noBackslashEscapes)
+		} else {
+			q = strconv.AppendInt(q, a.Value.Int, 10)
+		}
+	}
+	q = append(q, p.parts[len(args)]...)
+	s.q = q
+	return unsafe.String(unsafe.SliceData(q), len(q)), nil
 }
 
 func (s *session) ExecText(ctx context.Context, q string) error {

@@ -2,7 +2,11 @@ package mysql
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
+	"net"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,38 +94,192 @@ func TestSessionCancel(t *testing.T) {
 	}
 }
 
-// With client_io=blocking (the default) a connection that only writes
-// stays in the netpoller, and one that ran a query waits blocked in the
-// kernel from then on (blockconn).
-func TestQueryConnectionsBlock(t *testing.T) {
+// With client_io=blocking (the default) a connection that runs statements
+// back to back, writes or queries, waits blocked in the kernel (blockconn);
+// one that waits between statements stays in Go's netpoller.
+func TestBusyConnectionsBlock(t *testing.T) {
 	for _, text := range []bool{true, false} {
-		s := testSession(t, text)
-		ctx := context.Background()
-		q, err := s.Prepare(ctx, "SELECT CAST(? AS SIGNED)", []model.Type{model.Int})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := s.Prepare(ctx, "DO ?", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
-		if _, err := s.Exec(ctx, w, args); err != nil {
-			t.Fatal(err)
-		}
-		if blockconn.Blocking(s.nc) {
-			t.Fatalf("text=%v: after a write the connection is in blocking mode", text)
-		}
-		for range 2 {
-			if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
-				t.Fatal(err)
+		for _, kind := range []string{"write", "query"} {
+			s := testSession(t, text)
+			ctx := context.Background()
+			q := mustPrepare(t, s, "SELECT CAST(? AS SIGNED)", []model.Type{model.Int})
+			args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
+			statement := func() {
+				t.Helper()
+				var err error
+				if kind == "write" {
+					_, err = s.Exec(ctx, q, args)
+				} else {
+					_, err = s.Query(ctx, q, args, func(model.Row) bool { return true })
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 4 {
+				statement()
+				time.Sleep(20 * time.Millisecond)
+			}
+			if blockconn.Blocking(s.nc) {
+				t.Fatalf("text=%v: %ss 20 ms apart: the connection is in blocking mode", text, kind)
+			}
+			for range 4 {
+				statement()
 			}
 			if !blockconn.Blocking(s.nc) {
-				t.Fatalf("text=%v: after a query the connection is not in blocking mode", text)
+				t.Fatalf("text=%v: %ss back to back: the connection is not in blocking mode", text, kind)
 			}
-			if _, err := s.Exec(ctx, w, args); err != nil {
-				t.Fatal(err)
+			statement()
+		}
+	}
+}
+
+// recorder keeps what a connection writes.
+type recorder struct {
+	net.Conn
+	mu  sync.Mutex
+	out []byte
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	r.out = append(r.out, p...)
+	r.mu.Unlock()
+	return r.Conn.Write(p)
+}
+
+// lastQuery is the text of the last COM_QUERY packet written.
+func (r *recorder) lastQuery(t *testing.T) string {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var q string
+	for b := r.out; len(b) >= 4; {
+		n := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+		if len(b) < 4+n {
+			t.Fatalf("truncated packet")
+		}
+		if n > 0 && b[4] == 3 { // COM_QUERY
+			q = string(b[5 : 4+n])
+		}
+		b = b[4+n:]
+	}
+	r.out = r.out[:0]
+	return q
+}
+
+// TestInterpolationIsTheDriversOwn: the text statements the session writes
+// with its arguments are byte for byte those go-sql-driver/mysql writes
+// with interpolateParams, with backslash escapes and, under sql_mode
+// NO_BACKSLASH_ESCAPES, with doubled quotes; and the server accepts them.
+func TestInterpolationIsTheDriversOwn(t *testing.T) {
+	admin(t) // skips when the server is unreachable
+	const text = "SELECT ? AS `a?b`, 'x?''y?', 'a\\\\b?', \"?\", ? /* ? */, ? -- ?\n, ? # ?\n, ?"
+	args := []sqleng.Arg{
+		{Type: model.Int, Value: model.Value{Int: -1 << 62}},
+		{Type: model.String, Value: model.Value{Bytes: []byte("a'b\"c\\d\x00e\nf\rg\x1ah?")}},
+		{Type: model.String},
+		{Type: model.Int, Value: model.Value{Int: 42}},
+		{Type: model.String, Value: model.Value{Bytes: []byte{255, 0, '\''}}},
+	}
+	for _, mode := range []string{"", "NO_BACKSLASH_ESCAPES"} {
+		mc, err := mysql.ParseDSN(dsn())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc.DBName = ""
+		mc.InterpolateParams = true
+		mc.Logger = discard{}
+		mc.Params = map[string]string{"sql_mode": "'" + mode + "'"}
+		// The driver's own interpolation, recorded on the wire.
+		rec := &recorder{}
+		dc := mc.Clone()
+		dc.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			var d net.Dialer
+			c, err := d.DialContext(ctx, network, addr)
+			rec.Conn = c
+			return rec, err
+		}
+		conn, err := mysql.NewConnector(dc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := conn.Connect(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		vals := make([]driver.Value, len(args))
+		for i, a := range args {
+			if a.Type == model.String {
+				b := a.Value.Bytes
+				if b == nil {
+					b = []byte{}
+				}
+				vals[i] = b
+			} else {
+				vals[i] = a.Value.Int
 			}
 		}
+		rec.lastQuery(t)
+		rows, err := c.(driver.Queryer).Query(text, vals) //nolint:staticcheck // the driver's path under test
+		if err != nil {
+			t.Fatalf("sql_mode %q: the driver's statement: %v", mode, err)
+		}
+		rows.Close()
+		want := rec.lastQuery(t)
+
+		s, err := openSession(context.Background(), mc, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if s.noBackslashEscapes != (mode != "") {
+			t.Fatalf("sql_mode %q read as noBackslashEscapes=%v", mode, s.noBackslashEscapes)
+		}
+		st := mustPrepare(t, s, text, []model.Type{model.Int, model.String, model.String, model.String, model.String, model.String, model.Int, model.String})
+		got, err := s.interpolate(st.(*stmt), args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("sql_mode %q:\n session %q\n driver  %q", mode, got, want)
+		}
+		if _, err := s.Query(context.Background(), st, args, func(model.Row) bool { return true }); err != nil {
+			t.Errorf("sql_mode %q: the session's statement: %v", mode, err)
+		}
+	}
+}
+
+// TestInterpolateAllocatesNothing: a 100-row insert's text is built in
+// the session's buffer, without boxing an argument.
+func TestInterpolateAllocatesNothing(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("INSERT INTO t VALUES ")
+	for r := range 100 {
+		if r > 0 {
+			text.WriteString(",")
+		}
+		text.WriteString("(?,?,?,?,?,?,?)")
+	}
+	s := &session{}
+	st := &stmt{parts: splitPlaceholders(text.String(), false)}
+	var args []sqleng.Arg
+	for r := range 100 {
+		for c := range 6 {
+			args = append(args, sqleng.Arg{Type: model.Int, Value: model.Value{Int: int64(r*1000 + c*100000)}})
+		}
+		args = append(args, sqleng.Arg{Type: model.String, Value: model.Value{Bytes: []byte("abcdexxxxx")}})
+	}
+	s.interpolate(st, args) //nolint:errcheck // the first call sizes the buffer
+	if a := testing.AllocsPerRun(10, func() {
+		if _, err := s.interpolate(st, args); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("interpolating a 100-row insert allocates %.1f times", a)
+	}
+	if _, err := s.interpolate(st, args[:5]); err == nil {
+		t.Error("too few arguments accepted")
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/blockconn"
@@ -17,14 +18,16 @@ import (
 )
 
 // session is a worker's connection on pgconn, pgx's wire-protocol layer:
-// statements are prepared once, arguments are encoded in binary into
-// reused buffers (no boxing, no type map lookups) and results are decoded
-// from binary in place. Cancellation is watched once per context
-// (sqleng.CtxWatch), not once per statement.
+// statements are prepared once by pgconn, and each execution's messages
+// are written from a reused buffer and read back with pgconn's
+// ReceiveMessage (send, receive): arguments are encoded in binary (no
+// boxing, no type map lookups) and results decoded from binary in place,
+// and a statement allocates nothing. Cancellation is watched once per
+// context (sqleng.CtxWatch), not once per statement.
 type session struct {
 	c *pgconn.PgConn
-	// bc is the socket under pgconn (and TLS) when client_io=blocking: a
-	// connection that runs a query waits blocked in recv from then on
+	// bc is the socket under pgconn (and TLS) when client_io=blocking: the
+	// connection waits blocked in recv from its first statement on
 	// (blockconn).
 	bc     net.Conn
 	w      sqleng.CtxWatch
@@ -33,6 +36,8 @@ type session struct {
 	buf    []byte
 	ends   []int
 	row    model.Row
+	bind   pgproto3.Bind
+	out    []byte // the messages of one execution
 }
 
 // Type OIDs the session encodes and decodes in binary.
@@ -172,15 +177,14 @@ func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
-	if err := s.encode(p, args); err != nil {
+	if err := blockconn.Busy(s.bc); err != nil {
 		return 0, err
 	}
-	tag, err := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt).Close()
-	s.done()
-	if err != nil {
+	if err := s.send(p, args); err != nil {
 		return 0, sqleng.CtxErr(ctx, err)
 	}
-	return tag.RowsAffected(), nil
+	n, _, err := s.receive(p, nil)
+	return n, sqleng.CtxErr(ctx, err)
 }
 
 func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, fn func(model.Row) bool) (int, error) {
@@ -188,34 +192,99 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 	if err := s.w.Watch(ctx); err != nil {
 		return 0, err
 	}
+	if err := blockconn.Busy(s.bc); err != nil {
+		return 0, err
+	}
+	if err := s.send(p, args); err != nil {
+		return 0, sqleng.CtxErr(ctx, err)
+	}
+	_, n, err := s.receive(p, fn)
+	return n, sqleng.CtxErr(ctx, err)
+}
+
+// send writes one execution of p with args, as pgconn's ExecStatement
+// does (Bind, Describe when the statement returns no rows, Execute, Sync),
+// from a buffer the session keeps: pgconn's own buffer is dropped after
+// every write of more than 1 KiB, so a multi-row insert made it regrow
+// (about 46 KB of garbage per 100 rows), and pgconn arms and stops a timer
+// around every write, which wakes another thread.
+func (s *session) send(p *stmt, args []sqleng.Arg) error {
 	if err := s.encode(p, args); err != nil {
-		return 0, err
+		return err
 	}
-	if err := blockconn.Block(s.bc); err != nil {
-		return 0, err
-	}
-	rr := s.c.ExecStatement(context.Background(), p.sd, s.params, p.pfmt, p.rfmt)
+	s.bind = pgproto3.Bind{PreparedStatement: p.sd.Name, ParameterFormatCodes: p.pfmt, Parameters: s.params, ResultFormatCodes: p.rfmt}
+	out, err := s.bind.Encode(s.out[:0])
+	s.bind = pgproto3.Bind{}
 	s.done()
+	if err != nil {
+		return err
+	}
+	if len(p.sd.Fields) == 0 {
+		out, _ = (&pgproto3.Describe{ObjectType: 'P'}).Encode(out)
+	}
+	out, _ = (&pgproto3.Execute{}).Encode(out)
+	out, _ = (&pgproto3.Sync{}).Encode(out)
+	s.out = out
+	if _, err := s.c.Conn().Write(out); err != nil {
+		s.broken()
+		return err
+	}
+	return nil
+}
+
+// receive reads the replies to one send up to ReadyForQuery, handing each
+// row to fn, and returns the rows affected and the rows read.
+func (s *session) receive(p *stmt, fn func(model.Row) bool) (affected int64, n int, err error) {
 	if cap(s.row) < len(p.rcols) {
 		s.row = make(model.Row, len(p.rcols))
 	}
 	row := s.row[:len(p.rcols)]
-	n := 0
-	var derr error
-	for rr.NextRow() {
-		if derr = decode(row, rr.Values(), p); derr != nil {
-			break
+	more := fn != nil
+	for {
+		msg, rerr := s.c.ReceiveMessage(context.Background())
+		if rerr != nil {
+			s.broken()
+			return affected, n, rerr
 		}
-		n++
-		if !fn(row) {
-			break
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if !more || err != nil {
+				continue // the rest of the result is read and dropped
+			}
+			if err = decode(row, m.Values, p); err != nil {
+				continue
+			}
+			n++
+			more = fn(row)
+		case *pgproto3.CommandComplete:
+			affected = rowsAffected(m.CommandTag)
+		case *pgproto3.ErrorResponse:
+			if err == nil {
+				err = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ReadyForQuery:
+			return affected, n, err
 		}
 	}
-	_, err := rr.Close()
-	if derr != nil {
-		return n, derr
+}
+
+// rowsAffected is the count at the end of a command tag ("INSERT 0 100").
+func rowsAffected(tag []byte) int64 {
+	i := len(tag)
+	for i > 0 && tag[i-1] >= '0' && tag[i-1] <= '9' {
+		i--
 	}
-	return n, sqleng.CtxErr(ctx, err)
+	var n int64
+	for _, c := range tag[i:] {
+		n = n*10 + int64(c-'0')
+	}
+	return n
+}
+
+// broken closes a connection whose exchange failed midway: what it would
+// read next is not known.
+func (s *session) broken() {
+	s.c.Conn().Close() //nolint:errcheck // already failed
 }
 
 // decode reads one binary result row into row.

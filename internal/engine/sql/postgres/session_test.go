@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,36 +129,103 @@ func TestSessionCancel(t *testing.T) {
 	}
 }
 
-// With client_io=blocking (the default) a connection that only writes
-// stays in the netpoller, and one that ran a query waits blocked in the
-// kernel from then on (blockconn).
-func TestQueryConnectionsBlock(t *testing.T) {
-	s := testSession(t)
-	ctx := context.Background()
-	q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := s.Prepare(ctx, "SELECT 1 WHERE $1::int8 > 0", []model.Type{model.Int})
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
-	if _, err := s.Exec(ctx, w, args); err != nil {
-		t.Fatal(err)
-	}
-	if blockconn.Blocking(s.bc) {
-		t.Fatal("after a write the connection is in blocking mode")
-	}
-	for range 2 {
-		if _, err := s.Query(ctx, q, args, func(model.Row) bool { return true }); err != nil {
+// With client_io=blocking (the default) a connection that runs statements
+// back to back, writes or queries, waits blocked in the kernel (blockconn);
+// one that waits between statements stays in Go's netpoller.
+func TestBusyConnectionsBlock(t *testing.T) {
+	for _, kind := range []string{"write", "query"} {
+		s := testSession(t)
+		ctx := context.Background()
+		q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
+		if err != nil {
 			t.Fatal(err)
+		}
+		args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
+		statement := func() {
+			t.Helper()
+			var err error
+			if kind == "write" {
+				_, err = s.Exec(ctx, q, args)
+			} else {
+				_, err = s.Query(ctx, q, args, func(model.Row) bool { return true })
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 4 {
+			statement()
+			time.Sleep(20 * time.Millisecond)
+		}
+		if blockconn.Blocking(s.bc) {
+			t.Fatalf("%ss 20 ms apart: the connection is in blocking mode", kind)
+		}
+		for range 4 {
+			statement()
 		}
 		if !blockconn.Blocking(s.bc) {
-			t.Fatal("after a query the connection is not in blocking mode")
+			t.Fatalf("%ss back to back: the connection is not in blocking mode", kind)
 		}
-		if _, err := s.Exec(ctx, w, args); err != nil {
-			t.Fatal(err)
+		statement()
+	}
+}
+
+// TestStatementsAllocateNothing: a 100-row insert of the insert
+// benchmark's rows and a 10-row query run without allocating (the garbage
+// collector's work was a tenth of the client's CPU on l.i0, issue 39).
+func TestStatementsAllocateNothing(t *testing.T) {
+	s := testSession(t)
+	ctx := context.Background()
+	if err := s.ExecText(ctx, "CREATE TEMP TABLE alloc_free (a int8 PRIMARY KEY, b int8, c int4, d int2, e bytea, f text)"); err != nil {
+		t.Fatal(err)
+	}
+	const rows, cols = 100, 6
+	var text strings.Builder
+	text.WriteString("INSERT INTO alloc_free VALUES ")
+	for r := range rows {
+		if r > 0 {
+			text.WriteString(",")
 		}
+		fmt.Fprintf(&text, "($%d,$%d,$%d,$%d,$%d,$%d)", r*cols+1, r*cols+2, r*cols+3, r*cols+4, r*cols+5, r*cols+6)
+	}
+	ins, err := s.Prepare(ctx, text.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, err := s.Prepare(ctx, "SELECT a, b, c, d, e, f FROM alloc_free WHERE a >= $1 ORDER BY a LIMIT 10",
+		[]model.Type{model.Int, model.Int, model.Int, model.Int, model.String, model.String})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := []byte("abcdefghijxxxxxxxxxx")
+	args := make([]sqleng.Arg, 0, rows*cols)
+	next := int64(0)
+	insert := func() {
+		args = args[:0]
+		for range rows {
+			next++
+			for _, v := range []int64{next, next * 3, next % 1000, next % 100} {
+				args = append(args, sqleng.Arg{Type: model.Int, Value: model.Value{Int: v}})
+			}
+			args = append(args, sqleng.Arg{Type: model.String, Value: model.Value{Bytes: pad}},
+				sqleng.Arg{Type: model.String, Value: model.Value{Bytes: pad[:10]}})
+		}
+		if n, err := s.Exec(ctx, ins, args); err != nil || n != rows {
+			t.Fatalf("insert: %d rows, %v", n, err)
+		}
+	}
+	var sum int64
+	onRow := func(r model.Row) bool { sum += r[0].Int + int64(len(r[4].Bytes)); return true }
+	queryArgs := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 1}}}
+	query := func() {
+		if n, err := s.Query(ctx, get, queryArgs, onRow); err != nil || n != 10 {
+			t.Fatalf("query: %d rows, %v", n, err)
+		}
+	}
+	if a := testing.AllocsPerRun(20, insert); a != 0 {
+		t.Errorf("a 100-row insert allocates %.1f times", a)
+	}
+	if a := testing.AllocsPerRun(20, query); a != 0 {
+		t.Errorf("a 10-row query allocates %.1f times", a)
 	}
 }
