@@ -45,12 +45,13 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	if s.LogicalBytes != nil {
 		loggedFrom = s.LogicalBytes()
 	}
+	var encoder results.IntervalEncoder
 	clock := measure.NewClock(nominal, r.ops, func(iv *measure.Interval) {
 		dog.observe(iv)
 		if iv.Warmup && s.LogicalBytes != nil {
 			loggedFrom, warmedUp = s.LogicalBytes(), true
 		}
-		rec := results.EncodeInterval(s.Name, iv)
+		rec := encoder.Encode(s.Name, iv)
 		for _, ob := range observers {
 			if sys := ob.Interval(iv); sys != nil {
 				if rec.System == nil {
