@@ -74,6 +74,8 @@ type Bench struct {
 	// the once steps).
 	shard, shards int
 	all           []*tableState
+	// qconns are the next query step's connections, from its Setup.
+	qconns *queryConns
 }
 
 // New validates cfg and returns the workload.
@@ -223,6 +225,7 @@ func (b *Bench) step(s string) workload.Step {
 		// Query steps are judged by their query rate, over the whole
 		// --query-seconds window.
 		st.MainOp, st.Seconds, st.Warmup, st.Steady = OpQuery, b.cfg.QuerySeconds, b.cfg.WarmupSeconds, true
+		st.Setup = b.querySetup
 		st.LogicalBytes = b.filledLogicalBytes
 		// The paced writers (and the deleters, which follow them) commit
 		// one batch per client per batch/rate seconds, the clients'

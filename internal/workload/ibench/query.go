@@ -90,12 +90,16 @@ type queryStats struct {
 func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *workload.Env) error {
 	return func(ctx context.Context, env *workload.Env) error {
 		bs := b.batchSize(churnBigBatch)
-		// Before the schedules start: the first slots are not late for it.
-		if err := b.forEachTable(ctx, func(ctx context.Context, i int) error {
-			return syncLowerBound(ctx, env.DB, b.tables[i])
-		}); err != nil {
-			return err
+		qc := b.qconns
+		b.qconns = nil
+		if qc == nil {
+			// Run without its Setup (a test calling the step directly).
+			if err := b.querySetup(ctx, env); err != nil {
+				return err
+			}
+			qc, b.qconns = b.qconns, nil
 		}
+		defer qc.close()
 		b.settle()
 		start := time.Now()
 		// The warm-up (fixed, or until the steady-state rule holds) runs
@@ -113,7 +117,7 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 		err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
 			if k < nc {
 				i := b.clients[k].table
-				return b.queryClient(ctx, env, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
+				return b.queryClient(ctx, env, qc, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
 					if writersLeft[i].Add(-1) == 0 {
 						close(writersDone[i])
 					}
@@ -135,11 +139,70 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 			// step.
 			off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
 			del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog)
-			return b.pacedDeleter(ctx, env.DB, env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
+			return b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
 		})
 		b.queryDetails(env, kind, rate, bs, stats)
 		return err
 	}
+}
+
+// queryConns are a query step's connections, opened by its Setup before the
+// clock starts: per client a writer and a query worker, per table a deleter.
+type queryConns struct {
+	writers, queriers []model.Conn
+	deleters          []model.Conn // nil with --no-deletes
+}
+
+func (qc *queryConns) close() {
+	for _, cs := range [][]model.Conn{qc.writers, qc.queriers, qc.deleters} {
+		for _, c := range cs {
+			if c != nil {
+				c.Close()
+			}
+		}
+	}
+}
+
+// querySetup is a query step's Setup: it reads each table's lowest PK (the
+// deleters' bound) and opens the step's connections, so neither counts in
+// the step's first interval nor in the client's CPU.
+func (b *Bench) querySetup(ctx context.Context, env *workload.Env) error {
+	if b.qconns != nil {
+		// A setup whose step never ran.
+		b.qconns.close()
+		b.qconns = nil
+	}
+	if err := b.forEachTable(ctx, func(ctx context.Context, i int) error {
+		return syncLowerBound(ctx, env.DB, b.tables[i])
+	}); err != nil {
+		return err
+	}
+	nc, nt := len(b.clients), len(b.tables)
+	qc := &queryConns{writers: make([]model.Conn, nc), queriers: make([]model.Conn, nc)}
+	if !b.cfg.NoDeletes {
+		qc.deleters = make([]model.Conn, nt)
+	}
+	open := func(dst []model.Conn, what string) error {
+		for i := range dst {
+			c, err := env.DB.Conn(ctx)
+			if err != nil {
+				return fmt.Errorf("connect %s: %w", what, err)
+			}
+			dst[i] = c
+		}
+		return nil
+	}
+	for _, o := range []struct {
+		dst  []model.Conn
+		what string
+	}{{qc.writers, "writer"}, {qc.queriers, "query worker"}, {qc.deleters, "deleter"}} {
+		if err := open(o.dst, o.what); err != nil {
+			qc.close()
+			return err
+		}
+	}
+	b.qconns = qc
+	return nil
 }
 
 // queryDetails adds the step's rate-limit and query results to the summary
@@ -195,7 +258,7 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 // queryClient runs one client's writer and query worker until the step's
 // end and waits for both. The writer adds its rows to inserted (its
 // table's count) and calls writerDone when it ends.
-func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, st *queryStats, inserted *atomic.Int64, writerDone func()) error {
+func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryConns, c int, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, st *queryStats, inserted *atomic.Int64, writerDone func()) error {
 	period := time.Duration(float64(bs) / rate * float64(time.Second))
 	// Stagger the clients' schedules across one period so their commits do
 	// not all land at the same instant.
@@ -209,12 +272,13 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, c int, kind 
 	errs := make(chan error, 2)
 	insRec, qRec := env.Clock.Recorder(), env.Clock.Recorder()
 	go func() {
-		err := b.pacedWriter(ctx, env.DB, insRec, b.clients[c], ins, bs, inserted, st)
+		err := b.pacedWriter(ctx, qc.writers[c], insRec, b.clients[c], ins, bs, inserted, st)
 		writerDone()
 		errs <- err
 	}()
 	workers := 2
-	go func() { errs <- b.queryWorker(ctx, env.DB, qRec, c, kind, rate, until, st) }()
+	yield := env.DB.Info().Kind != model.Server
+	go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, st) }()
 	// The first failure cancels the others, so it is the one to report.
 	var first error
 	for range workers {
@@ -238,7 +302,7 @@ func recordSkipped(rec *measure.Recorder, op measure.Op, s *measure.Schedule, sl
 // pacedWriter inserts bs rows at each slot of s, recording service time
 // (send to reply) under OpInsert and response time (intended start to
 // reply) under OpInsertResponse.
-func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, s *measure.Schedule, bs int, inserted *atomic.Int64, st *queryStats) error {
+func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.Recorder, cl *clientState, s *measure.Schedule, bs int, inserted *atomic.Int64, st *queryStats) error {
 	t := cl.t
 	defer func() {
 		// The schedule's length is final when the step ends (its deadline
@@ -247,11 +311,6 @@ func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recor
 		st.missedTxns = s.Missed()
 		st.missedRows = s.Missed() * int64(bs)
 	}()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("connect writer: %w", err)
-	}
-	defer conn.Close()
 	batch := NewBatch(bs, b.cfg.PadMax)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -290,13 +349,8 @@ func (b *Bench) pacedWriter(ctx context.Context, db model.DB, rec *measure.Recor
 // after the schedule ends and the writers are done it
 // deletes whatever is left (unscheduled, service time only), so the table
 // ends the step with as many rows as it started with.
-func (b *Bench) pacedDeleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, s *measure.Schedule, bs int, inserted *atomic.Int64, writerDone <-chan struct{}, st *queryStats) error {
+func (b *Bench) pacedDeleter(ctx context.Context, conn model.Conn, rec *measure.Recorder, t *tableState, s *measure.Schedule, bs int, inserted *atomic.Int64, writerDone <-chan struct{}, st *queryStats) error {
 	defer func() { st.delMissedTxns = s.Missed() }()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("connect deleter: %w", err)
-	}
-	defer conn.Close()
 	from := make(model.Row, 1)
 	del := func(k int64, at time.Time) error {
 		from[0].Int = t.minPK.Load()
@@ -426,12 +480,7 @@ func (q *querier) pointQuery(ctx context.Context) (int, error) {
 
 // queryWorker runs queries back to back (closed loop) until the deadline, recording
 // each under OpQuery with the rows it returned.
-func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, st *queryStats) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("connect query worker: %w", err)
-	}
-	defer conn.Close()
+func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, st *queryStats) error {
 	t := b.clients[c].t
 	// Each step draws its own deterministic query stream.
 	q := newQuerier(t, conn, uint64(b.cfg.Seed), c, uint64(rate)<<1|uint64(kind))
@@ -442,7 +491,6 @@ func (b *Bench) queryWorker(ctx context.Context, db model.DB, rec *measure.Recor
 	// A query on a server engine waits for the reply, parked or blocked
 	// in recv with a P to spare (blockconn), and the writer runs then; a
 	// yield per 500 µs cost a tenth of a MariaDB qr100 worker's CPU.
-	yield := db.Info().Kind != model.Server
 	lastYield := time.Now()
 	for {
 		if err := ctx.Err(); err != nil {

@@ -56,6 +56,11 @@ func runStep(t *testing.T, db model.DB, b *Bench, step string) *results.Step {
 	t.Helper()
 	clock := measure.NewClock(500*time.Millisecond, ops)
 	env := &workload.Env{DB: db, Clock: clock, Details: map[string]any{}, Logf: t.Logf}
+	if setup := b.step(step).Setup; setup != nil {
+		if err := setup(context.Background(), env); err != nil {
+			t.Fatalf("step %s setup: %v", step, err)
+		}
+	}
 	clock.Start()
 	err := stepFuncs[step](b)(context.Background(), env)
 	clock.Stop()
@@ -556,5 +561,71 @@ func TestQueryStepNeedsQuerySeconds(t *testing.T) {
 	}
 	if _, err := New(Config{Clients: 1, Rows: 1, PadMax: 1, Steps: []string{StepScan}}); err != nil {
 		t.Fatalf("scan without query seconds: %v", err)
+	}
+}
+
+// connCountingDB is a test double around a real engine that counts the
+// connections opened and still open.
+type connCountingDB struct {
+	model.DB
+	opened, open atomic.Int64
+}
+
+type countedConn struct {
+	model.Conn
+	db *connCountingDB
+}
+
+func (c *connCountingDB) Conn(ctx context.Context) (model.Conn, error) {
+	conn, err := c.DB.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.opened.Add(1)
+	c.open.Add(1)
+	return &countedConn{Conn: conn, db: c}, nil
+}
+
+func (c *countedConn) Close() error {
+	c.db.open.Add(-1)
+	return c.Conn.Close()
+}
+
+// A query step's connections are opened by its Setup, before the clock
+// starts (a connect inside the step is measured: the first interval and the
+// client's CPU), used by the step without opening more, and closed at its end.
+func TestQueryStepConnectsInSetup(t *testing.T) {
+	db := &connCountingDB{DB: openEngine(t, "sqlite")}
+	b := newTestBench(t, 3, 0.6)
+	if err := b.Prepare(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	runStep(t, db, b, StepLoad)
+	runStep(t, db, b, StepIndex)
+	st := b.step(StepQR100)
+	env := &workload.Env{DB: db, Clock: measure.NewClock(200*time.Millisecond, ops), Details: map[string]any{}, Logf: t.Logf}
+	if err := st.Setup(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	// Per client a writer and a query worker, per table a deleter.
+	want := int64(2*len(b.clients) + len(b.tables))
+	if got := db.open.Load(); got != want {
+		t.Fatalf("after setup %d connections open, want %d", got, want)
+	}
+	opened := db.opened.Load()
+	env.Clock.Start()
+	err := st.Run(context.Background(), env)
+	env.Clock.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := db.opened.Load(); got != opened {
+		t.Errorf("the step opened %d connections of its own", got-opened)
+	}
+	if got := db.open.Load(); got != 0 {
+		t.Errorf("%d connections left open after the step", got)
+	}
+	if env.Clock.Total(opQuery) == nil {
+		t.Error("no queries ran")
 	}
 }
