@@ -1,8 +1,15 @@
 package enginetest
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	"rumbench/internal/engine"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/model/modeltest"
+	"rumbench/internal/workload"
 	"rumbench/internal/workload/linkbench"
 )
 
@@ -47,5 +54,56 @@ func TestLinkBenchPaced(t *testing.T) {
 	missed, _ := st.Details[linkbench.DetailMissed].(float64)
 	if done := float64(req.Count) + missed; done < 380 || done > 402 {
 		t.Errorf("%d requests + %v missed slots in 2 s at 2 × 100/s, want 400", req.Count, missed)
+	}
+}
+
+// TestLinkBenchRequestConnectsInSetup: the request step's requesters connect
+// in its Setup, before the clock starts, and the step opens no connection of
+// its own and closes theirs at its end.
+func TestLinkBenchRequestConnectsInSetup(t *testing.T) {
+	ctx := context.Background()
+	raw, err := engine.Open(ctx, "sqlite", model.Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	db := &modeltest.ConnCounter{DB: raw}
+	c := LinkBenchConfig()
+	b, err := linkbench.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Prepare(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range b.Steps() {
+		env := &workload.Env{DB: db, Clock: measure.NewClock(time.Second, b.Ops()), Details: map[string]any{}, Logf: t.Logf}
+		if st.Setup != nil {
+			if err := st.Setup(ctx, env); err != nil {
+				t.Fatalf("%s setup: %v", st.Name, err)
+			}
+		}
+		open, opened := db.Open(), db.Opened()
+		if st.Name == linkbench.StepRequest && open != int64(c.Requesters) {
+			t.Fatalf("after the request step's setup %d connections open, want %d", open, c.Requesters)
+		}
+		env.Clock.Start()
+		err := st.Run(ctx, env)
+		env.Clock.Stop()
+		if err != nil {
+			t.Fatalf("%s: %v", st.Name, err)
+		}
+		if st.Name != linkbench.StepRequest {
+			continue
+		}
+		if got := db.Opened(); got != opened {
+			t.Errorf("the request step opened %d connections of its own", got-opened)
+		}
+		if got := db.Open(); got != 0 {
+			t.Errorf("%d connections left open after the request step", got)
+		}
+		if tot := env.Clock.Total(b.Ops().Must(linkbench.OpRequest)); tot == nil || tot.Ops != c.Requests*int64(c.Requesters) {
+			t.Errorf("requests: %+v, want %d", tot, c.Requests*int64(c.Requesters))
+		}
 	}
 }

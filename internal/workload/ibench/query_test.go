@@ -13,6 +13,7 @@ import (
 	_ "rumbench/internal/engine/all"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/model/modeltest"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
 	"rumbench/internal/workload"
@@ -564,38 +565,11 @@ func TestQueryStepNeedsQuerySeconds(t *testing.T) {
 	}
 }
 
-// connCountingDB is a test double around a real engine that counts the
-// connections opened and still open.
-type connCountingDB struct {
-	model.DB
-	opened, open atomic.Int64
-}
-
-type countedConn struct {
-	model.Conn
-	db *connCountingDB
-}
-
-func (c *connCountingDB) Conn(ctx context.Context) (model.Conn, error) {
-	conn, err := c.DB.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c.opened.Add(1)
-	c.open.Add(1)
-	return &countedConn{Conn: conn, db: c}, nil
-}
-
-func (c *countedConn) Close() error {
-	c.db.open.Add(-1)
-	return c.Conn.Close()
-}
-
 // A query step's connections are opened by its Setup, before the clock
 // starts (a connect inside the step is measured: the first interval and the
 // client's CPU), used by the step without opening more, and closed at its end.
 func TestQueryStepConnectsInSetup(t *testing.T) {
-	db := &connCountingDB{DB: openEngine(t, "sqlite")}
+	db := &modeltest.ConnCounter{DB: openEngine(t, "sqlite")}
 	b := newTestBench(t, 3, 0.6)
 	if err := b.Prepare(context.Background(), db); err != nil {
 		t.Fatal(err)
@@ -609,20 +583,20 @@ func TestQueryStepConnectsInSetup(t *testing.T) {
 	}
 	// Per client a writer and a query worker, per table a deleter.
 	want := int64(2*len(b.clients) + len(b.tables))
-	if got := db.open.Load(); got != want {
+	if got := db.Open(); got != want {
 		t.Fatalf("after setup %d connections open, want %d", got, want)
 	}
-	opened := db.opened.Load()
+	opened := db.Opened()
 	env.Clock.Start()
 	err := st.Run(context.Background(), env)
 	env.Clock.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := db.opened.Load(); got != opened {
+	if got := db.Opened(); got != opened {
 		t.Errorf("the step opened %d connections of its own", got-opened)
 	}
-	if got := db.open.Load(); got != 0 {
+	if got := db.Open(); got != 0 {
 		t.Errorf("%d connections left open after the step", got)
 	}
 	if env.Clock.Total(opQuery) == nil {

@@ -106,6 +106,23 @@ type Bench struct {
 	written atomic.Int64
 	// liveBytes is the logical size after the load.
 	liveBytes int64
+	// ready is the request step's state from its Setup.
+	ready *requestSetup
+}
+
+// requestSetup is what the request step's Setup prepares before the clock
+// starts: the requesters' connections and the database's size at the start.
+type requestSetup struct {
+	reqs      []*requester
+	sizeStart int64
+}
+
+func (r *requestSetup) close() {
+	for _, q := range r.reqs {
+		if q != nil {
+			q.close()
+		}
+	}
 }
 
 // New validates cfg and returns the workload.
@@ -177,7 +194,7 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 
 // Steps implements workload.Workload.
 func (b *Bench) Steps() []workload.Step {
-	req := workload.Step{Name: StepRequest, MainOp: OpRequest, Seconds: b.cfg.RequestSeconds, Steady: b.cfg.RequestSeconds > 0, Run: b.request, LogicalBytes: b.written.Load}
+	req := workload.Step{Name: StepRequest, MainOp: OpRequest, Seconds: b.cfg.RequestSeconds, Steady: b.cfg.RequestSeconds > 0, Setup: b.setupRequests, Run: b.request, LogicalBytes: b.written.Load}
 	if b.cfg.RequestSeconds == 0 {
 		req.Work = b.cfg.Requests * int64(b.cfg.Requesters)
 	}
@@ -305,30 +322,47 @@ func (b *Bench) loadRange(ctx context.Context, env *workload.Env, lo, hi int64) 
 
 // ---- requests ----
 
-func (b *Bench) request(ctx context.Context, env *workload.Env) error {
-	d := env.Details
-	sizeStart, err := env.DB.Size(ctx)
-	if err != nil {
-		sizeStart = -1
+// setupRequests is the request step's Setup: it connects the requesters and
+// reads the database's size, so neither counts in the step.
+func (b *Bench) setupRequests(ctx context.Context, env *workload.Env) error {
+	if b.ready != nil {
+		// A setup whose step never ran.
+		b.ready.close()
+		b.ready = nil
 	}
+	r := &requestSetup{reqs: make([]*requester, b.cfg.Requesters)}
+	var err error
+	if r.sizeStart, err = env.DB.Size(ctx); err != nil {
+		r.sizeStart = -1
+	}
+	for i := range r.reqs {
+		q, err := b.newRequester(ctx, env, i)
+		if err != nil {
+			r.close()
+			return err
+		}
+		r.reqs[i] = q
+	}
+	b.ready = r
+	return nil
+}
+
+func (b *Bench) request(ctx context.Context, env *workload.Env) error {
+	r := b.ready
+	b.ready = nil
+	if r == nil {
+		// Run without its Setup (a test calling the step directly).
+		if err := b.setupRequests(ctx, env); err != nil {
+			return err
+		}
+		r, b.ready = b.ready, nil
+	}
+	defer r.close()
+	reqs, sizeStart := r.reqs, r.sizeStart
+	d := env.Details
 	d[DetailSizeStart] = sizeStart
 	d[DetailRequesters] = b.cfg.Requesters
 	d[DetailMix] = b.cfg.Mix.String()
-	reqs := make([]*requester, b.cfg.Requesters)
-	defer func() {
-		for _, q := range reqs {
-			if q != nil {
-				q.close()
-			}
-		}
-	}()
-	for i := range reqs {
-		q, err := b.newRequester(ctx, env, i)
-		if err != nil {
-			return err
-		}
-		reqs[i] = q
-	}
 	var stop atomic.Bool
 	start := time.Now()
 	var until *measure.Deadline
@@ -344,7 +378,7 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 			}
 		}()
 	}
-	err = workload.Parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
+	err := workload.Parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
 		return reqs[i].run(ctx, &stop, start, until)
 	})
 	var tot reqStats
