@@ -1,7 +1,9 @@
 package measure
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -31,6 +33,12 @@ type Interval struct {
 	// operation types not seen in the interval).
 	Spec Ops
 	Ops  []*OpInterval
+	// Loop, when not 0, identifies the ticking clock whose own OS thread
+	// ran this tick: the thread is locked to the clock's loop, which does
+	// nothing but the clock's work (merging, its hooks: encoding, logging,
+	// sampling), so that thread's CPU between two ticks of the same Loop is
+	// bookkeeping, not the client's (sysmetrics: sampler_cpu_us).
+	Loop uint64
 }
 
 // Done returns what op completed in its unit: rows, or successful operations.
@@ -89,7 +97,11 @@ type Clock struct {
 	stop    chan struct{}
 	done    chan struct{}
 	end     time.Time
+	loopID  uint64
 }
+
+// loopIDs numbers clock loops (Interval.Loop).
+var loopIDs atomic.Uint64
 
 // NewClock returns a stopped clock with the given interval for the
 // operation set ops; hooks see every interval.
@@ -195,6 +207,12 @@ func (c *Clock) StartFrom(t time.Time) {
 
 func (c *Clock) loop() {
 	defer close(c.done)
+	// The loop keeps its OS thread, so the thread's CPU is the clock's own
+	// (Interval.Loop).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c.loopID = loopIDs.Add(1)
+	defer func() { c.loopID = 0 }()
 	// Ticks follow a fixed schedule from the start, so sleep overshoot never
 	// accumulates into drift.
 	next := c.start.Add(c.interval)
@@ -278,6 +296,7 @@ func (c *Clock) tick(now time.Time) {
 		r.giveBack(counts)
 	}
 	iv.Index = c.index
+	iv.Loop = c.loopID
 	iv.Start = c.last
 	iv.Seconds = now.Sub(c.last).Seconds()
 	// An interval that ends by the end of the warm-up is warm-up (the tick

@@ -41,9 +41,9 @@ func selfReader(t *testing.T, dir string) (*reader, *Device) {
 // window returns the deltas of the counters across fn.
 func window(r *reader, fn func()) Deltas {
 	tr := newTracker()
-	tr.observe(r.read(true, false))
+	tr.observe(r.read(true, false, 0))
 	fn()
-	return tr.observe(r.read(true, false))
+	return tr.observe(r.read(true, false, 0))
 }
 
 const calibBytes = 64 << 20
@@ -87,7 +87,7 @@ func TestCalibrationWrite(t *testing.T) {
 		took := time.Since(start)
 		os.Remove(path)
 		if !d.OK[fProcWrite] {
-			t.Fatalf("process write_bytes unavailable: %v", r.read(true, false).errs[fProcWrite])
+			t.Fatalf("process write_bytes unavailable: %v", r.read(true, false, 0).errs[fProcWrite])
 		}
 		pw := float64(d.V[fProcWrite])
 		procOK = procOK || within(pw, calibBytes, 0.10)
@@ -242,7 +242,7 @@ func TestAllocatedBytes(t *testing.T) {
 
 func TestPSSAndThreads(t *testing.T) {
 	r, _ := selfReader(t, t.TempDir())
-	rd := r.read(true, true)
+	rd := r.read(true, true, 0)
 	if rd.pss == nil {
 		t.Skipf("PSS unavailable: %v", rd.pssErr)
 	}

@@ -149,7 +149,13 @@ type reader struct {
 	// clientLast keeps the client's net CPU monotonic.
 	samplerUs  uint64
 	clientLast uint64
-	selfLast   uint64
+	// loop and loopThreadUs are the clock loop (measure.Interval.Loop)
+	// of the last read and its thread's CPU when that read ended: the
+	// clock's thread CPU from there to the next read of the same loop is
+	// the clock's bookkeeping, counted in samplerUs.
+	loop         uint64
+	loopThreadUs uint64
+	selfLast     uint64
 	// exitRaces counts members found exited (or zombies) when read: a
 	// server's backend or worker ending between the refresh and the read
 	// is expected, so never an error the user sees; its counts since the
@@ -313,11 +319,25 @@ func (r *reader) scanTree() ([]int, error) {
 // thread's context switches (step boundaries, warm-up); otherwise they are
 // read when refreshEvery has passed. withPSS forces a PSS read regardless
 // of its cost. The read runs on its own locked OS thread, whose CPU time is
-// the sampler's (sampler_cpu_us), kept out of rumbench's process CPU.
-func (r *reader) read(full, withPSS bool) *reading {
+// the sampler's (sampler_cpu_us), kept out of rumbench's process CPU. loop,
+// when not 0, is the ticking clock whose locked thread calls read
+// (measure.Interval.Loop): that thread's CPU since the same loop's last
+// read (the clock's merging, encoding and logging) counts as well.
+func (r *reader) read(full, withPSS bool, loop uint64) *reading {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	t0, terr := threadCPUus()
+	if terr == nil && loop != 0 && loop == r.loop && t0 >= r.loopThreadUs {
+		r.samplerUs += t0 - r.loopThreadUs
+	}
+	r.loop = 0
+	defer func() {
+		if loop != 0 && terr == nil {
+			if t, err := threadCPUus(); err == nil {
+				r.loop, r.loopThreadUs = loop, t
+			}
+		}
+	}()
 	rd := &reading{at: time.Now()}
 	if r.unavailable != nil {
 		for f := range rd.errs {

@@ -265,7 +265,7 @@ func (s *Sampler) StepStart(string, results.StepDesc) {
 	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
 	s.lastPSS, s.lastRSS = nil, nil
 	s.spanFrom = time.Time{}
-	s.observe(s.rd.read(true, false))
+	s.observe(s.rd.read(true, false, 0))
 }
 
 // observe feeds one reading to the tracker and accumulates the step totals.
@@ -322,7 +322,7 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	defer s.mu.Unlock()
 	// Warm-up samples are full: the step's figures start from a complete
 	// baseline.
-	r := s.rd.read(iv.Warmup, false)
+	r := s.rd.read(iv.Warmup, false, iv.Loop)
 	d := s.observe(r)
 	if iv.Warmup {
 		// The step's figures start after its warm-up.
@@ -369,7 +369,7 @@ func (s *Sampler) StepStop(_ *measure.Clock, bundleBytes int64) {
 		if err := syncFilesystem(s.dataDir); err != nil {
 			s.log.Printf("cannot flush the data dir's filesystem (%v): device writes still buffered at a step's end count in the next step", err)
 		} else {
-			s.observe(s.rd.read(true, false))
+			s.observe(s.rd.read(true, false, 0))
 		}
 	}
 	// A missing last sample leaves the tail uncounted; one more reading
@@ -377,11 +377,11 @@ func (s *Sampler) StepStop(_ *measure.Clock, bundleBytes int64) {
 	// So does one whose counters were not all due at the last tick.
 	for f := range s.lastOK {
 		if !s.lastOK[f] && s.have[f] || s.lastSkipped {
-			s.observe(s.rd.read(true, false))
+			s.observe(s.rd.read(true, false, 0))
 			break
 		}
 	}
-	lv := s.rd.read(true, true)
+	lv := s.rd.read(true, true, 0)
 	if lv.pss != nil {
 		s.lastPSS = lv.pss
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -93,11 +94,11 @@ func TestSamplerCPUNotChargedToClient(t *testing.T) {
 	fs, _ := procfs.NewFS(procRoot)
 	r := &reader{fs: fs, root: root, tree: true, client: os.Getpid()}
 	tr := newTracker()
-	tr.observe(r.read(true, false))
+	tr.observe(r.read(true, false, 0))
 	for i := 0; i < 300; i++ {
-		r.read(true, true)
+		r.read(true, true, 0)
 	}
-	d := tr.observe(r.read(true, false))
+	d := tr.observe(r.read(true, false, 0))
 	if !d.OK[fSamplerCPU] || !d.OK[fClientCPU] {
 		t.Fatalf("sampler CPU ok %v, client CPU ok %v: want both measured", d.OK[fSamplerCPU], d.OK[fClientCPU])
 	}
@@ -162,14 +163,74 @@ func BenchmarkSamplerRead(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			r := &reader{fs: fs, root: root, tree: true, client: os.Getpid()}
-			r.read(true, true)
+			r.read(true, true, 0)
 			s0 := r.samplerUs
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				r.read(full, false)
+				r.read(full, false, 0)
 			}
 			b.ReportMetric(float64(r.samplerUs-s0)/float64(b.N), "cpu-µs/read")
 		})
+	}
+}
+
+// burnThreadCPU spins on the calling thread until it has used d of CPU.
+func burnThreadCPU(t *testing.T, d time.Duration) {
+	t.Helper()
+	t0, err := threadCPUus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := uint64(1)
+	for {
+		for i := 0; i < 10000; i++ {
+			x = x*6364136223846793005 + 1442695040888963407
+		}
+		now, _ := threadCPUus()
+		if now-t0 >= uint64(d.Microseconds()) {
+			break
+		}
+	}
+	if x == 0 {
+		t.Log(x)
+	}
+}
+
+// The clock's thread CPU between two reads of the same clock loop (its
+// merging, encoding and logging) counts as sampler_cpu_us; between reads
+// of different loops, or outside a loop, it does not.
+func TestClockLoopWorkCountsAsSampler(t *testing.T) {
+	r := &reader{client: os.Getpid()}
+	done := make(chan struct{})
+	var counted, uncounted, otherLoop uint64
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		r.read(false, false, 7)
+		before := r.samplerUs
+		burnThreadCPU(t, 50*time.Millisecond)
+		r.read(false, false, 7)
+		counted = r.samplerUs - before
+
+		before = r.samplerUs
+		burnThreadCPU(t, 50*time.Millisecond)
+		r.read(false, false, 8) // another loop: its baseline starts here
+		otherLoop = r.samplerUs - before
+
+		r.read(false, false, 0)
+		before = r.samplerUs
+		burnThreadCPU(t, 50*time.Millisecond)
+		r.read(false, false, 0)
+		uncounted = r.samplerUs - before
+	}()
+	<-done
+	t.Logf("50 ms of work between reads: same loop %d µs, other loop %d µs, no loop %d µs", counted, otherLoop, uncounted)
+	if counted < 45_000 {
+		t.Errorf("same loop: %d µs counted as sampler CPU, want the 50 ms of work", counted)
+	}
+	if otherLoop > 20_000 || uncounted > 20_000 {
+		t.Errorf("work outside one loop's reads counted: other loop %d µs, no loop %d µs", otherLoop, uncounted)
 	}
 }
