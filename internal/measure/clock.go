@@ -271,7 +271,11 @@ func (c *Clock) tick(now time.Time) {
 	for i := range iv.Ops {
 		if iv.Ops[i] != nil {
 			iv.Ops[i].Ops, iv.Ops[i].Rows, iv.Ops[i].Errors = 0, 0, 0
-			iv.Ops[i].Hist.Reset()
+			// A reset clears every count (188 KB): skip it when there
+			// is nothing to clear.
+			if iv.Ops[i].Hist.TotalCount() != 0 {
+				iv.Ops[i].Hist.Reset()
+			}
 		}
 	}
 	c.mu.Lock()
@@ -291,7 +295,15 @@ func (c *Clock) tick(now time.Time) {
 			o.Ops += oc.ops
 			o.Rows += oc.rows
 			o.Errors += oc.errors
-			o.Hist.Merge(oc.hist)
+			if o.Hist.TotalCount() == 0 {
+				// The first worker with this operation: take its
+				// histogram and give it the interval's empty one, rather
+				// than merging it and clearing it (an operation is
+				// usually one worker's).
+				o.Hist, oc.hist = oc.hist, o.Hist
+			} else {
+				o.Hist.Merge(oc.hist)
+			}
 		}
 		r.giveBack(counts)
 	}

@@ -78,7 +78,7 @@ func (r *Recorder) swap() []opCounts {
 func (r *Recorder) giveBack(c []opCounts) {
 	for i := range c {
 		c[i].ops, c[i].rows, c[i].errors = 0, 0, 0
-		if c[i].hist != nil {
+		if c[i].hist != nil && c[i].hist.TotalCount() != 0 {
 			c[i].hist.Reset()
 		}
 	}

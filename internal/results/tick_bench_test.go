@@ -26,16 +26,14 @@ func BenchmarkTick(b *testing.B) {
 			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			c.StartAt(t0)
 			rec := c.Recorder()
-			h := hist(1, 1)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				for _, op := range []string{"query", "insert", "insert_response"} {
-					h.Reset()
+					o := summaryOps.Must(op)
 					for v := int64(0); v < 200; v++ {
-						h.RecordValue(20 + (v*37)%300)
+						rec.Record(o, 1, time.Duration(20+(v*37)%300)*time.Microsecond, false)
 					}
-					rec.Add(summaryOps.Must(op), 200, 200, 0, h)
 				}
 				c.Tick(t0.Add(time.Duration(i+1) * 100 * time.Millisecond))
 			}
