@@ -144,16 +144,28 @@ func binarySteps(step string) string {
 // runBinary runs the rumbench binary for one step in a database of its own
 // and returns its client CPU per operation as its step summary has it.
 func runBinary(ctx context.Context, tg target, s settings, step string) (float64, error) {
-	bin := os.Getenv("FLOOR_BIN")
-	if bin == "" {
+	if os.Getenv("FLOOR_BIN") == "" {
 		return 0, nil
 	}
+	sum, err := runBinaryAt(ctx, tg, s, step, binInterval())
+	return sum.perOp, err
+}
+
+// binarySummary is what the floor reads from the binary's step summary.
+type binarySummary struct {
+	perOp     float64 // client_cpu_us_per_op
+	samplerUs float64 // sampler_cpu_us: the measuring thread's
+	seconds   float64 // the step's measured length
+}
+
+// runBinaryAt runs $FLOOR_BIN for one step at --interval interval.
+func runBinaryAt(ctx context.Context, tg target, s settings, step, interval string) (binarySummary, error) {
+	bin := os.Getenv("FLOOR_BIN")
 	out, err := os.MkdirTemp("", "rumbench-floor-bin-")
 	if err != nil {
-		return 0, err
+		return binarySummary{}, err
 	}
 	defer os.RemoveAll(out)
-	interval := binInterval()
 	args := []string{"run", "--engine", tg.engine, "--database", dbName + "_bin", "--clients", "1",
 		"--rows", strconv.FormatInt(s.rows, 10), "--churn-rows", strconv.FormatInt(s.churn*5/4, 10),
 		"--query-seconds", strconv.FormatFloat(s.seconds, 'f', -1, 64), "--indexes", "3",
@@ -163,24 +175,30 @@ func runBinary(ctx context.Context, tg target, s settings, step string) (float64
 	cmd.Env = append(os.Environ(), "RUMBENCH_PG_DSN="+tg.dsn, "RUMBENCH_MYSQL_DSN="+tg.dsn)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		lines := strings.Split(strings.TrimSpace(string(msg)), "\n")
-		return 0, fmt.Errorf("rumbench binary %s: %v: %s", step, err, lines[len(lines)-1])
+		return binarySummary{}, fmt.Errorf("rumbench binary %s: %v: %s", step, err, lines[len(lines)-1])
 	}
 	b, err := os.ReadFile(filepath.Join(out, tg.engine, "steps", step+".json"))
 	if err != nil {
-		return 0, err
+		return binarySummary{}, err
 	}
 	var sum struct {
+		Seconds float64 `json:"seconds"`
 		Metrics struct {
-			PerOp *float64 `json:"client_cpu_us_per_op"`
+			PerOp   *float64 `json:"client_cpu_us_per_op"`
+			Sampler *float64 `json:"sampler_cpu_us"`
 		} `json:"metrics"`
 	}
 	if err := json.Unmarshal(b, &sum); err != nil {
-		return 0, fmt.Errorf("rumbench binary %s: step summary: %w", step, err)
+		return binarySummary{}, fmt.Errorf("rumbench binary %s: step summary: %w", step, err)
 	}
 	if sum.Metrics.PerOp == nil {
-		return 0, fmt.Errorf("rumbench binary %s: client_cpu_us_per_op is null", step)
+		return binarySummary{}, fmt.Errorf("rumbench binary %s: client_cpu_us_per_op is null", step)
 	}
-	return *sum.Metrics.PerOp, nil
+	r := binarySummary{perOp: *sum.Metrics.PerOp, seconds: sum.Seconds}
+	if sum.Metrics.Sampler != nil {
+		r.samplerUs = *sum.Metrics.Sampler
+	}
+	return r, nil
 }
 
 // runCOnTable runs the C loop on the floor's table as runBare runs a Go
