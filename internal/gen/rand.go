@@ -109,54 +109,75 @@ func (r *Rand) Pad(dst []byte, n, randomPct int) []byte {
 		dst = make([]byte, n)
 	}
 	dst = dst[:n]
-	nr := n * randomPct / 100
+	nr := int(uint(n*randomPct) / 100) // unsigned: a shorter division
 	// Ten characters a draw, unrolled on a sub-slice so the stores carry no
 	// bounds checks: at the insert benchmark's 10-20 byte pads this and the
 	// fill below are most of a row's cost.
 	hi, lo := r.hi, r.lo
 	var x uint64
-	rnd := dst[:nr]
-	for len(rnd) >= 10 {
+	i := 0
+	for ; i+10 <= nr; i += 10 {
 		hi, lo, x = step(hi, lo)
-		c := rnd[:10:10]
-		c[0] = padAlphabet[x&63]
-		c[1] = padAlphabet[(x>>6)&63]
-		c[2] = padAlphabet[(x>>12)&63]
-		c[3] = padAlphabet[(x>>18)&63]
-		c[4] = padAlphabet[(x>>24)&63]
-		c[5] = padAlphabet[(x>>30)&63]
-		c[6] = padAlphabet[(x>>36)&63]
-		c[7] = padAlphabet[(x>>42)&63]
-		c[8] = padAlphabet[(x>>48)&63]
-		c[9] = padAlphabet[(x>>54)&63]
-		rnd = rnd[10:]
+		put10(dst[i:i+10:i+10], x)
 	}
-	if len(rnd) > 0 {
+	if i < nr {
 		hi, lo, x = step(hi, lo)
-		for k := range rnd {
-			rnd[k] = padAlphabet[x&63]
-			x >>= 6
+		if i+10 <= n {
+			// All ten characters, those past nr overwritten by the fill
+			// below: cheaper than stopping at nr.
+			put10(dst[i:i+10:i+10], x)
+		} else {
+			for k := range dst[i:nr] {
+				dst[i+k] = padAlphabet[x&63]
+				x >>= 6
+			}
 		}
 	}
 	r.hi, r.lo, x = step(hi, lo)
-	fill := padAlphabet[x&63]
-	tail := dst[nr:]
-	if len(tail) > 64 {
-		// Long tails by doubling copies (memmove), short ones by 8-byte
-		// stores: a memmove call per doubling costs more than the bytes.
-		tail[0] = fill
-		for done := 1; done < len(tail); {
+	fillRepeat(dst[nr:], padAlphabet[x&63])
+	return dst
+}
+
+// put10 writes the ten characters of draw x, six bits each from the lowest.
+func put10(c []byte, x uint64) {
+	c = c[:10]
+	c[0] = padAlphabet[x&63]
+	c[1] = padAlphabet[(x>>6)&63]
+	c[2] = padAlphabet[(x>>12)&63]
+	c[3] = padAlphabet[(x>>18)&63]
+	c[4] = padAlphabet[(x>>24)&63]
+	c[5] = padAlphabet[(x>>30)&63]
+	c[6] = padAlphabet[(x>>36)&63]
+	c[7] = padAlphabet[(x>>42)&63]
+	c[8] = padAlphabet[(x>>48)&63]
+	c[9] = padAlphabet[(x>>54)&63]
+}
+
+// fillRepeat sets every byte of tail to c: short tails by (overlapping)
+// 8-byte stores, long ones by doubling copies; a memmove call per doubling
+// costs more than a short tail's bytes.
+func fillRepeat(tail []byte, c byte) {
+	switch n := len(tail); {
+	case n > 64:
+		tail[0] = c
+		for done := 1; done < n; {
 			done += copy(tail[done:], tail[:done])
 		}
-		return dst
+	case n >= 8:
+		w := uint64(c) * 0x0101010101010101
+		last := tail[n-8:]
+		for len(tail) > 8 {
+			binary.LittleEndian.PutUint64(tail, w)
+			tail = tail[8:]
+		}
+		binary.LittleEndian.PutUint64(last, w)
+	case n >= 4:
+		w := uint32(c) * 0x01010101
+		binary.LittleEndian.PutUint32(tail, w)
+		binary.LittleEndian.PutUint32(tail[n-4:], w)
+	default:
+		for k := range tail {
+			tail[k] = c
+		}
 	}
-	w := uint64(fill) * 0x0101010101010101
-	for len(tail) >= 8 {
-		binary.LittleEndian.PutUint64(tail, w)
-		tail = tail[8:]
-	}
-	for k := range tail {
-		tail[k] = fill
-	}
-	return dst
 }

@@ -28,7 +28,7 @@ func TestIntNsMatchesIntN(t *testing.T) {
 	var a, b Rand
 	a.Seed(3, 4)
 	b.Seed(3, 4)
-	bounds := []int64{1, 2, 1000, 1 << 40, 100000, 7}
+	bounds := []int64{1, 2, 1000, 1 << 40, 100000, 7, 3, 5, 9, 11, 13, 1 << 62}
 	got := make([]int64, len(bounds))
 	for round := 0; round < 100; round++ {
 		a.IntNs(got, bounds)
@@ -81,8 +81,15 @@ func TestPadMatchesByteLoop(t *testing.T) {
 	a.Seed(7, 9)
 	b.Seed(7, 9)
 	var buf []byte
-	for _, n := range []int{0, 1, 2, 3, 9, 10, 11, 64, 100, 255, 1000, 4097} {
-		for _, pct := range []int{0, 1, 50, 99, 100} {
+	// Every length up to 300 (each count of draws and remainder of
+	// characters, on both sides of a batch of draws), then some long ones.
+	var sizes []int
+	for n := 0; n <= 300; n++ {
+		sizes = append(sizes, n)
+	}
+	sizes = append(sizes, 1000, 4097)
+	for _, n := range sizes {
+		for _, pct := range []int{0, 1, 33, 50, 99, 100} {
 			buf = a.Pad(buf, n, pct)
 			want := padByteLoop(&b, nil, n, pct)
 			if !bytes.Equal(buf, want) {
