@@ -124,8 +124,19 @@ func (r *Rand) Pad(dst []byte, n, randomPct int) []byte {
 		hi, lo, x = step(hi, lo)
 		if i+10 <= n {
 			// All ten characters, those past nr overwritten by the fill
-			// below: cheaper than stopping at nr.
-			put10(dst[i:i+10:i+10], x)
+			// below: cheaper than stopping at nr. put10 written out, as
+			// the call costs as much as the stores at short pads.
+			c := dst[i : i+10 : i+10]
+			c[0] = padAlphabet[x&63]
+			c[1] = padAlphabet[(x>>6)&63]
+			c[2] = padAlphabet[(x>>12)&63]
+			c[3] = padAlphabet[(x>>18)&63]
+			c[4] = padAlphabet[(x>>24)&63]
+			c[5] = padAlphabet[(x>>30)&63]
+			c[6] = padAlphabet[(x>>36)&63]
+			c[7] = padAlphabet[(x>>42)&63]
+			c[8] = padAlphabet[(x>>48)&63]
+			c[9] = padAlphabet[(x>>54)&63]
 		} else {
 			for k := range dst[i:nr] {
 				dst[i+k] = padAlphabet[x&63]
@@ -134,7 +145,20 @@ func (r *Rand) Pad(dst []byte, n, randomPct int) []byte {
 		}
 	}
 	r.hi, r.lo, x = step(hi, lo)
-	fillRepeat(dst[nr:], padAlphabet[x&63])
+	fill := padAlphabet[x&63]
+	// The common short tails without a call: two overlapping stores.
+	switch tail := dst[nr:]; {
+	case len(tail) >= 8 && len(tail) <= 16:
+		w := uint64(fill) * 0x0101010101010101
+		binary.LittleEndian.PutUint64(tail, w)
+		binary.LittleEndian.PutUint64(tail[len(tail)-8:], w)
+	case len(tail) >= 4 && len(tail) < 8:
+		w := uint32(fill) * 0x01010101
+		binary.LittleEndian.PutUint32(tail, w)
+		binary.LittleEndian.PutUint32(tail[len(tail)-4:], w)
+	default:
+		fillRepeat(tail, fill)
+	}
 	return dst
 }
 

@@ -112,3 +112,14 @@ func BenchmarkPad(b *testing.B) {
 		buf = r.Pad(buf, 400, 50)
 	}
 }
+
+// BenchmarkIntNs draws the insert benchmark's five bounded values a row.
+func BenchmarkIntNs(b *testing.B) {
+	var r Rand
+	bounds := []int64{1000, 10000, 100000, 500, 11}
+	var v [5]int64
+	for i := uint64(0); b.Loop(); i++ {
+		r.Seed(1, i)
+		r.IntNs(v[:], bounds)
+	}
+}
