@@ -112,37 +112,31 @@ func (r *Rand) Pad(dst []byte, n, randomPct int) []byte {
 	nr := int(uint(n*randomPct) / 100) // unsigned: a shorter division
 	// Ten characters a draw, unrolled on a sub-slice so the stores carry no
 	// bounds checks: at the insert benchmark's 10-20 byte pads this and the
-	// fill below are most of a row's cost.
+	// fill below are most of a row's cost. The last draw too writes all ten
+	// where the pad has room, those past nr overwritten by the fill below:
+	// cheaper than stopping at nr.
 	hi, lo := r.hi, r.lo
 	var x uint64
-	i := 0
-	for ; i+10 <= nr; i += 10 {
+	for i := 0; i < nr; i += 10 {
 		hi, lo, x = step(hi, lo)
-		put10(dst[i:i+10:i+10], x)
-	}
-	if i < nr {
-		hi, lo, x = step(hi, lo)
-		if i+10 <= n {
-			// All ten characters, those past nr overwritten by the fill
-			// below: cheaper than stopping at nr. put10 written out, as
-			// the call costs as much as the stores at short pads.
-			c := dst[i : i+10 : i+10]
-			c[0] = padAlphabet[x&63]
-			c[1] = padAlphabet[(x>>6)&63]
-			c[2] = padAlphabet[(x>>12)&63]
-			c[3] = padAlphabet[(x>>18)&63]
-			c[4] = padAlphabet[(x>>24)&63]
-			c[5] = padAlphabet[(x>>30)&63]
-			c[6] = padAlphabet[(x>>36)&63]
-			c[7] = padAlphabet[(x>>42)&63]
-			c[8] = padAlphabet[(x>>48)&63]
-			c[9] = padAlphabet[(x>>54)&63]
-		} else {
+		if i+10 > n {
 			for k := range dst[i:nr] {
 				dst[i+k] = padAlphabet[x&63]
 				x >>= 6
 			}
+			break
 		}
+		c := dst[i : i+10 : i+10]
+		c[0] = padAlphabet[x&63]
+		c[1] = padAlphabet[(x>>6)&63]
+		c[2] = padAlphabet[(x>>12)&63]
+		c[3] = padAlphabet[(x>>18)&63]
+		c[4] = padAlphabet[(x>>24)&63]
+		c[5] = padAlphabet[(x>>30)&63]
+		c[6] = padAlphabet[(x>>36)&63]
+		c[7] = padAlphabet[(x>>42)&63]
+		c[8] = padAlphabet[(x>>48)&63]
+		c[9] = padAlphabet[(x>>54)&63]
 	}
 	r.hi, r.lo, x = step(hi, lo)
 	fill := padAlphabet[x&63]
@@ -160,21 +154,6 @@ func (r *Rand) Pad(dst []byte, n, randomPct int) []byte {
 		fillRepeat(tail, fill)
 	}
 	return dst
-}
-
-// put10 writes the ten characters of draw x, six bits each from the lowest.
-func put10(c []byte, x uint64) {
-	c = c[:10]
-	c[0] = padAlphabet[x&63]
-	c[1] = padAlphabet[(x>>6)&63]
-	c[2] = padAlphabet[(x>>12)&63]
-	c[3] = padAlphabet[(x>>18)&63]
-	c[4] = padAlphabet[(x>>24)&63]
-	c[5] = padAlphabet[(x>>30)&63]
-	c[6] = padAlphabet[(x>>36)&63]
-	c[7] = padAlphabet[(x>>42)&63]
-	c[8] = padAlphabet[(x>>48)&63]
-	c[9] = padAlphabet[(x>>54)&63]
 }
 
 // fillRepeat sets every byte of tail to c: short tails by (overlapping)
