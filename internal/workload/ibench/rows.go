@@ -17,6 +17,11 @@ type RowGen struct {
 	padMax       int
 	padRandomPct int
 	rnd          gen.Rand
+	// bounds are the ranges of a row's draws in order: cashregisterid,
+	// productid, customerid, price and, when pads vary, the pad length;
+	// draws is how many of them a row takes.
+	bounds [5]int64
+	draws  int
 	// filledBytes sums LogicalRowBytes over every row Fill produced: the
 	// logical bytes inserted, read by steps for write amplification.
 	filledBytes atomic.Int64
@@ -24,13 +29,19 @@ type RowGen struct {
 
 // NewRowGen returns the generator for table number table (0-based).
 func NewRowGen(seed int64, table, padMin, padMax, padRandomPct int) *RowGen {
-	return &RowGen{
+	g := &RowGen{
 		seed:         uint64(seed),
 		table:        gen.Mix(uint64(seed), uint64(table), 0x1b) ^ uint64(table),
 		padMin:       padMin,
 		padMax:       padMax,
 		padRandomPct: padRandomPct,
+		bounds:       [5]int64{CashRegisters, Products, Customers, Prices, int64(padMax - padMin + 1)},
+		draws:        4,
 	}
+	if padMax > padMin {
+		g.draws = 5
+	}
+	return g
 }
 
 // Batch is reusable storage for a batch of rows.
@@ -69,16 +80,18 @@ func (g *RowGen) FilledLogicalBytes() int64 { return g.filledBytes.Load() }
 // Row fills one row for primary key pk.
 func (g *RowGen) Row(r model.Row, pk, now int64) {
 	g.rnd.Seed(g.table, uint64(pk))
+	// One IntNs call draws what IntN calls in this order would, with the
+	// generator's state kept in registers.
+	var v [5]int64
+	g.rnd.IntNs(v[:g.draws], g.bounds[:g.draws])
+	_ = r[numCols-1] // one bounds check for the seven stores below
 	r[ColTransactionID].Int = pk
 	r[ColDateAndTime].Int = now
-	r[ColCashRegisterID].Int = g.rnd.IntN(CashRegisters)
-	r[ColProductID].Int = g.rnd.IntN(Products)
-	r[ColCustomerID].Int = g.rnd.IntN(Customers)
-	r[ColPrice].Int = g.rnd.IntN(Prices)
-	n := g.padMin
-	if g.padMax > g.padMin {
-		n += int(g.rnd.IntN(int64(g.padMax - g.padMin + 1)))
-	}
+	r[ColCashRegisterID].Int = v[0]
+	r[ColProductID].Int = v[1]
+	r[ColCustomerID].Int = v[2]
+	r[ColPrice].Int = v[3]
+	n := g.padMin + int(v[4]) // v[4] stays 0 when the pad length is fixed
 	r[ColData].Bytes = g.rnd.Pad(r[ColData].Bytes, n, g.padRandomPct)
 }
 
