@@ -90,3 +90,44 @@ func sum(m map[key]uint64) uint64 {
 	}
 	return n
 }
+
+// A member that exits between its stat and its smaps_rollup leaves PSS
+// measured (the live members' sum), not unavailable for the step: at a
+// step's end a server's backends exit as the step's connections close. The
+// root's missing smaps_rollup is still an error.
+func TestPSSIgnoresExitedMembers(t *testing.T) {
+	root := t.TempDir()
+	rollup := func(pid, pssKB int) {
+		body := fmt.Sprintf("00400000-7fff0000 ---p 00000000 00:00 0 [rollup]\nRss: %d kB\nPss: %d kB\n", 2*pssKB, pssKB)
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprint(pid), "smaps_rollup"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fakeProc(t, root, 100, 1, "S", true, true)
+	fakeProc(t, root, 101, 100, "S", true, true)
+	fakeProc(t, root, 102, 100, "S", true, true) // exits before its smaps_rollup is read
+	rollup(100, 300)
+	rollup(101, 40)
+	fs, err := procfs.NewFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{fs: fs, root: 100, tree: true, procDir: root}
+	rd := &reading{}
+	r.readProcs(rd, true, true, func() uint64 { return 0 })
+	if rd.pssErr != nil {
+		t.Fatalf("PSS unavailable because a member exited: %v", rd.pssErr)
+	}
+	if rd.pss == nil || *rd.pss != 340*1024 {
+		t.Fatalf("PSS %v, want the live members' %d", rd.pss, 340*1024)
+	}
+
+	if err := os.Remove(filepath.Join(root, "100", "smaps_rollup")); err != nil {
+		t.Fatal(err)
+	}
+	rd = &reading{}
+	r.readProcs(rd, true, true, func() uint64 { return 0 })
+	if rd.pssErr == nil {
+		t.Error("the root's missing smaps_rollup was not reported")
+	}
+}

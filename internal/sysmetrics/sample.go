@@ -538,6 +538,13 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64)
 			sm, err = p.ProcSMapsRollup()
 		}
 		if err != nil {
+			if pid != r.root && r.gone(pid, err) {
+				// Exited since its stat (a server's backend whose
+				// connection closed at the step's end): its memory is
+				// freed, not unknown.
+				r.exitRaces++
+				continue
+			}
 			rd.pssErr = fmt.Errorf("read /proc/%d/smaps_rollup: %w", pid, err)
 			r.pssLast = nil
 			return
