@@ -330,6 +330,10 @@ func (s *session) ExecText(ctx context.Context, q string) error {
 	return sqleng.CtxErr(ctx, err)
 }
 
+// BlocksInKernel reports whether the socket has moved to blocking mode
+// (model.KernelWaiter).
+func (s *session) BlocksInKernel() bool { return blockconn.Blocking(s.bc) }
+
 func (s *session) Close() error {
 	s.w.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
