@@ -19,15 +19,16 @@ const (
 )
 
 // futexWait sleeps while *addr == val, at most d (a private futex: the
-// word is this process's own).
-func futexWait(addr *atomic.Uint32, val uint32, d time.Duration) {
+// word is this process's own), and reports whether a signal ended it.
+// EAGAIN (the word changed) and ETIMEDOUT send the caller back to look at
+// the word.
+func futexWait(addr *atomic.Uint32, val uint32, d time.Duration) (interrupted bool) {
 	ts := unix.NsecToTimespec(d.Nanoseconds())
-	// EAGAIN (the word changed), EINTR and ETIMEDOUT all send the caller
-	// back to look at the word.
-	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitPrivate, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	_, _, e := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitPrivate, uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	return e == unix.EINTR
 }
 
 // futexWakeAll wakes every thread sleeping on addr.
 func futexWakeAll(addr *atomic.Uint32) {
-	_, _, _ = unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakePrivate, uintptr(math.MaxInt32), 0, 0, 0)
+	_, _, _ = unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakePrivate, uintptr(math.MaxInt32), 0, 0, 0)
 }

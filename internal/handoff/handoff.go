@@ -3,17 +3,18 @@
 // worker waits for its server's replies.
 //
 // A worker whose connection blocks in the kernel (internal/engine/sql/
-// blockconn) holds its thread and its P through every wait for the server.
-// Parking it on a channel between statements undoes that: the waker readies
-// it into its own P's queue and wakes an idle thread to steal it, and the
-// waker, going straight into its next system call with a goroutine queued
-// behind it, gets its P taken by sysmon, which then polls every 20 µs for a
-// millisecond (docs/client-floor.md measured the cost). A Gate waits in a
-// futex instead, as two C threads would hand over through a condition
-// variable: the waiter keeps its P, the signal is one system call that
-// wakes that thread, and no other thread or goroutine is involved. Workers
-// that park anyway (a connection in Go's netpoller, an embedded engine's
-// worker, systems without futexes) wait on a channel as before.
+// blockconn) keeps its thread and its P, as running, through every wait
+// for the server. Parking it on a channel between statements undoes that:
+// the waker readies it into its own P's queue and wakes an idle thread to
+// steal it, each side's thread sleeps and wakes in a futex of the
+// scheduler's, and the waker, going straight into its next system call
+// with a goroutine queued behind it, has its P taken by sysmon, which then
+// polls every 20 µs for a millisecond (docs/client-floor.md has the
+// figures). A Gate waits in a futex instead, as two C threads hand over
+// through a condition variable: the waiter keeps its P, the signal is one
+// system call that wakes that thread, and no other thread or goroutine is
+// involved. Workers that park anyway (a connection in Go's netpoller, an
+// embedded engine's worker, systems without futexes) wait on a channel.
 package handoff
 
 import (
@@ -31,7 +32,7 @@ import (
 // copied.
 type Gate struct {
 	seq    atomic.Uint32 // the count; the futex word
-	kernel atomic.Int32  // waiters in the kernel
+	kernel atomic.Int32  // waiters in the futex
 	parked atomic.Int32  // waiters on ch
 	mu     sync.Mutex    // guards ch
 	ch     chan struct{} // closed at the next Signal, made by a parked waiter
@@ -57,48 +58,40 @@ func (g *Gate) Signal() {
 	}
 }
 
-// Waiter is one goroutine's side of its waits: how long it has waited in
-// the kernel since it last yielded (see Wait). Each goroutine has its own.
+// Waiter is one goroutine's side of its waits.
 type Waiter struct {
 	// Kernel chooses how Wait waits: in a futex (the goroutine's
-	// connection blocks in the kernel too) or parked on a channel.
-	Kernel  bool
-	blocked time.Duration
+	// connection waits in the kernel too) or parked on a channel.
+	Kernel bool
 }
 
-// waitSlice bounds one futex wait: sysmon takes the P of a system call
-// that has lasted 10 ms (blockconn cuts its reads the same way).
-const waitSlice = 5 * time.Millisecond
-
-// yieldAfter is how long a goroutine waits in the kernel between yields:
-// sysmon also takes the P of a goroutine that has not been rescheduled for
-// 10 ms, and one that only waits in system calls never is (blockconn's
-// yield, which counts its reads apart).
-const yieldAfter = 4 * time.Millisecond
+// waitSlice bounds one futex wait, so a cancelled context is seen.
+var waitSlice = 5 * time.Millisecond
 
 // Wait returns once the gate's count differs from tok, or with ctx's error
 // once ctx is done.
 func (g *Gate) Wait(ctx context.Context, w *Waiter, tok uint32) error {
 	if w.Kernel && futexSupported {
-		return g.waitKernel(ctx, w, tok)
+		return g.waitKernel(ctx, tok)
 	}
 	return g.waitParked(ctx, tok)
 }
 
-func (g *Gate) waitKernel(ctx context.Context, w *Waiter, tok uint32) error {
-	if w.blocked >= yieldAfter {
-		w.blocked = 0
-		runtime.Gosched()
-	}
-	start := time.Now()
-	defer func() { w.blocked += time.Since(start) }()
+// waitKernel sleeps in futex waits, raw system calls as blockconn's reads
+// are: to the scheduler the goroutine is running, so sysmon never takes
+// its P. The runtime's preemption signal (sysmon's, after 10 ms on one
+// time slice; a stop of the world) ends the wait with EINTR, and the
+// goroutine answers it before waiting again.
+func (g *Gate) waitKernel(ctx context.Context, tok uint32) error {
 	g.kernel.Add(1)
 	defer g.kernel.Add(-1)
 	for g.seq.Load() == tok {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		futexWait(&g.seq, tok, waitSlice)
+		if futexWait(&g.seq, tok, waitSlice) {
+			runtime.Gosched()
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -101,10 +102,52 @@ func TestWaitCancelled(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 				cancel()
 			}()
-			err := g.Wait(ctx, &Waiter{Kernel: m.kernel}, g.Token())
+			w := &Waiter{Kernel: m.kernel}
+			err := g.Wait(ctx, w, g.Token())
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Wait returned %v, want context.Canceled", err)
 			}
+		})
+	}
+}
+
+// BenchmarkPingPong: the process's CPU per handoff (user+sys), two
+// goroutines taking turns, in each waiting mode.
+func BenchmarkPingPong(b *testing.B) {
+	for _, m := range modes {
+		b.Run(m.name, func(b *testing.B) {
+			var turn atomic.Int64
+			var g [2]Gate
+			n := int64(b.N)
+			done := make(chan struct{}, 2)
+			player := func(me int) {
+				w := &Waiter{Kernel: m.kernel}
+				for {
+					tok := g[me].Token()
+					v := turn.Load()
+					if v >= n {
+						done <- struct{}{}
+						return
+					}
+					if int(v%2) != me {
+						g[me].Wait(context.Background(), w, tok)
+						continue
+					}
+					turn.Add(1)
+					g[1-me].Signal()
+				}
+			}
+			var r0, r1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+			b.ResetTimer()
+			go player(0)
+			go player(1)
+			<-done
+			<-done
+			b.StopTimer()
+			syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+			cpu := time.Duration(r1.Utime.Nano() + r1.Stime.Nano() - r0.Utime.Nano() - r0.Stime.Nano())
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
 		})
 	}
 }
