@@ -8,7 +8,8 @@
 # local servers, or $RUMBENCH_PG_DSN / $RUMBENCH_MYSQL_DSN; databases
 # rumbench_test_floor and rumbench_test_floor_bin are created and dropped.
 # Sizes: FLOOR_ENGINES (postgres,innodb), FLOOR_STEPS (l.i0,l.i1,qr100,qp100),
-# FLOOR_ROWS, FLOOR_CHURN, FLOOR_SECONDS, FLOOR_ROUNDS, FLOOR_BIN_INTERVAL
+# FLOOR_ROWS, FLOOR_CHURN, FLOOR_SECONDS, FLOOR_ROUNDS, FLOOR_BARES (the bare
+# loops to run: C,pgx,pgconn,driver, default all), FLOOR_BIN_INTERVAL
 # (the binary's --interval, 1s) (see internal/floorbench/floor_test.go).
 # The C loops need gcc and libpq-dev / libmariadb-dev (Debian); without
 # them the benchmark runs without the C loop and says so.

@@ -43,7 +43,9 @@ import (
 // Sizes: FLOOR_ROWS (l.i0 rows per phase, default 50000), FLOOR_CHURN
 // (l.i1 rows per phase, default 20000), FLOOR_SECONDS (query phase length,
 // default 5), FLOOR_ROUNDS (default 3), FLOOR_ENGINES (default
-// postgres,innodb), FLOOR_STEPS (default l.i0,l.i1,qr100,qp100).
+// postgres,innodb), FLOOR_STEPS (default l.i0,l.i1,qr100,qp100),
+// FLOOR_BARES (the bare loops to run, by name: C, pgx, pgconn, driver;
+// default all).
 func BenchmarkFloor(b *testing.B) {
 	engines := envList("FLOOR_ENGINES", "postgres,innodb")
 	for _, eng := range engines {
@@ -476,13 +478,19 @@ func floorEngine(b *testing.B, eng string) {
 				}
 			}
 		}
-		// The bare loops: the C loop first (when built), then the Go ones.
-		bares := tg.bares
+		// The bare loops: the C loop first (when built), then the Go ones,
+		// as many as FLOOR_BARES names (all by default).
+		var bares []bare
+		for _, bl := range tg.bares {
+			if wantBare(bl.name) {
+				bares = append(bares, bl)
+			}
+		}
 		cbin, cerr := cloopBin(tg)
 		if cerr != nil {
 			b.Fatal(cerr)
 		}
-		if cbin != "" {
+		if cbin != "" && wantBare("C") {
 			bares = append([]bare{{name: "C", ext: true}}, bares...)
 		} else if first {
 			b.Logf("no C loop for %s: FLOOR_CLOOP_DIR unset or without it (scripts/floor.sh builds it)", eng)
@@ -560,6 +568,13 @@ func floorEngine(b *testing.B, eng string) {
 	for _, l := range rowsOut {
 		fmt.Println(l)
 	}
+}
+
+// wantBare reports whether FLOOR_BARES (a comma list of bare loop names,
+// default all) names the loop: a round of every Go loop takes minutes.
+func wantBare(name string) bool {
+	v := os.Getenv("FLOOR_BARES")
+	return v == "" || slices.Contains(strings.Split(v, ","), name)
 }
 
 func fmtList(v []float64) string {

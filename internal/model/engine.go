@@ -322,6 +322,23 @@ type Conn interface {
 	Close() error
 }
 
+// KernelWaiter is implemented by connections that can wait for the
+// server's replies blocked in a system call, holding their thread, rather
+// than parked in Go's netpoller (internal/engine/sql/blockconn).
+// BlocksInKernel reports whether this one does now: a worker that owns it
+// then waits for other workers in the kernel too (internal/handoff), so
+// its goroutine never parks between statements.
+type KernelWaiter interface {
+	BlocksInKernel() bool
+}
+
+// BlocksInKernel reports whether c waits for replies blocked in a system
+// call (see KernelWaiter).
+func BlocksInKernel(c Conn) bool {
+	k, ok := c.(KernelWaiter)
+	return ok && k.BlocksInKernel()
+}
+
 // Tx is a multi-operation transaction (optional capability, see Transactor).
 type Tx interface {
 	Ops

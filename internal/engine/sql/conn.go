@@ -58,10 +58,18 @@ type prepared struct {
 }
 
 var (
-	_ model.Conn       = (*Conn)(nil)
-	_ model.Transactor = (*Conn)(nil)
-	_ model.Tx         = (*Tx)(nil)
+	_ model.Conn         = (*Conn)(nil)
+	_ model.Transactor   = (*Conn)(nil)
+	_ model.KernelWaiter = (*Conn)(nil)
+	_ model.Tx           = (*Tx)(nil)
 )
+
+// BlocksInKernel reports whether the session's socket waits for replies
+// blocked in the kernel (model.KernelWaiter).
+func (c *Conn) BlocksInKernel() bool {
+	k, ok := c.s.(model.KernelWaiter)
+	return ok && k.BlocksInKernel()
+}
 
 func newConn(db *DB, s Session) *Conn {
 	return &Conn{db: db, d: db.d, s: s, stmts: map[string]*prepared{}}

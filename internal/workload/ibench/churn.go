@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"rumbench/internal/handoff"
 	"rumbench/internal/measure"
+	"rumbench/internal/model"
 	"rumbench/internal/workload"
 )
 
@@ -76,9 +77,16 @@ func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int6
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	inserters := func(notify func(k int64)) error {
+	// notify runs after each insert on the inserter's goroutine, with that
+	// goroutine's own Waiter.
+	inserters := func(notify func(w *handoff.Waiter, c model.Conn, k int64)) error {
 		return runAll(ctx, len(clients), func(ctx context.Context, c int) error {
-			err := b.insertRows(ctx, env.DB, env.Clock.Recorder(), clients[c], n, until, bs, notify)
+			var each func(model.Conn, int64)
+			if notify != nil {
+				w := &handoff.Waiter{}
+				each = func(c model.Conn, k int64) { notify(w, c, k) }
+			}
+			err := b.insertRows(ctx, env.DB, env.Clock.Recorder(), clients[c], n, until, bs, each)
 			if err != nil {
 				// Also ends the waits of the other inserters: the
 				// deleter cannot pass this client's failed batch.
@@ -95,22 +103,16 @@ func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int6
 	}
 	delRec := env.Clock.Recorder()
 	var inserted, deleted atomic.Int64
-	wake := make(chan struct{}, 1)
-	// progress is closed and replaced at every delete, so every waiting
-	// inserter sees it.
-	var progressMu sync.Mutex
-	progress := make(chan struct{})
-	insertsDone := make(chan struct{})
+	// The inserters signal rows (and their end), the deleter deletions:
+	// each side waits for the other on its gate, in the kernel when its
+	// connection waits there for the server (internal/handoff).
+	var rows, progress handoff.Gate
+	var insertsDone atomic.Bool
 	maxLag := churnLag(bs) * int64(len(clients))
 
 	delErr := make(chan error, 1)
 	go func() {
-		err := b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, wake, func() {
-			progressMu.Lock()
-			close(progress)
-			progress = make(chan struct{})
-			progressMu.Unlock()
-		}, insertsDone)
+		err := b.deleter(ctx, env.DB, delRec, t, bs, &inserted, &deleted, &rows, &progress, &insertsDone)
 		if err != nil {
 			// The first error ends the step: an inserter waiting for the
 			// deleter to catch up must not wait forever.
@@ -118,29 +120,21 @@ func (b *Bench) churnTable(ctx context.Context, env *workload.Env, i int, n int6
 		}
 		delErr <- err
 	}()
-	err := inserters(func(k int64) {
+	err := inserters(func(w *handoff.Waiter, c model.Conn, k int64) {
 		inserted.Add(k)
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
+		rows.Signal()
 		// Wait (outside the measured insert) while the deleter is too far
 		// behind; a cancelled step is noticed by insertRows' loop.
-		for inserted.Load()-deleted.Load() > maxLag {
-			progressMu.Lock()
-			p := progress
-			progressMu.Unlock()
-			if inserted.Load()-deleted.Load() <= maxLag {
-				break
-			}
-			select {
-			case <-p:
-			case <-ctx.Done():
+		w.Kernel = model.BlocksInKernel(c)
+		for {
+			tok := progress.Token()
+			if inserted.Load()-deleted.Load() <= maxLag || progress.Wait(ctx, w, tok) != nil {
 				return
 			}
 		}
 	})
-	close(insertsDone)
+	insertsDone.Store(true)
+	rows.Signal()
 	if err != nil {
 		cancel()
 		if derr := <-delErr; derr != nil && !errors.Is(derr, context.Canceled) {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"rumbench/internal/handoff"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 )
@@ -13,35 +14,31 @@ import (
 // deleter removes the oldest rows, batch by batch, as long as fewer rows have
 // been deleted than inserted (and only committed ones, see tableState);
 // after the inserts end it catches up exactly.
-func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, bs int, inserted, deletedCount *atomic.Int64, wake <-chan struct{}, progress func(), insertsDone <-chan struct{}) error {
+func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder, t *tableState, bs int, inserted, deletedCount *atomic.Int64, rows, progress *handoff.Gate, insertsDone *atomic.Bool) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect deleter: %w", err)
 	}
 	defer conn.Close()
 	var deleted int64
+	var w handoff.Waiter
 	from := make(model.Row, 1)
 	for {
-		// Read insertsDone before the count so a finished step sees the
-		// final count.
-		finished := false
-		select {
-		case <-insertsDone:
-			finished = true
-		default:
-		}
+		// The token before anything it guards is read: a signal after this
+		// point ends the wait below. insertsDone before the count so a
+		// finished step sees the final count.
+		tok := rows.Token()
+		finished := insertsDone.Load()
 		target := inserted.Load()
 		// Rows in flight below a committed batch of another client: wait
-		// for them (a wake follows their commit).
+		// for them (a signal follows their commit).
 		if deleted >= target || (!finished && t.deletable() <= 0) {
 			if finished {
 				return nil
 			}
-			select {
-			case <-wake:
-			case <-insertsDone:
-			case <-ctx.Done():
-				return ctx.Err()
+			w.Kernel = model.BlocksInKernel(conn)
+			if err := rows.Wait(ctx, &w, tok); err != nil {
+				return err
 			}
 			continue
 		}
@@ -66,6 +63,6 @@ func (b *Bench) deleter(ctx context.Context, db model.DB, rec *measure.Recorder,
 		deleted += int64(got)
 		t.minPK.Add(int64(got))
 		deletedCount.Store(deleted)
-		progress()
+		progress.Signal()
 	}
 }

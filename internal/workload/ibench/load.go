@@ -43,7 +43,7 @@ func (b *Bench) loadIndexed(ctx context.Context, env *workload.Env) error {
 // insertRows inserts n rows into the client's table in batches of bs, each
 // batch's PKs reserved from the table's sequence, recording each
 // transaction. After every commit it calls notify (if set).
-func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, n int64, until *measure.Deadline, bs int, notify func(k int64)) error {
+func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Recorder, cl *clientState, n int64, until *measure.Deadline, bs int, notify func(c model.Conn, k int64)) error {
 	t := cl.t
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -76,7 +76,7 @@ func (b *Bench) insertRows(ctx context.Context, db model.DB, rec *measure.Record
 		t.commit(first, k)
 		done += k
 		if notify != nil {
-			notify(k)
+			notify(conn, k)
 		}
 	}
 	return nil

@@ -11,22 +11,28 @@
 // Busy once the connection runs statements back to back, moves it for good
 // to a duplicate of the socket in blocking mode, out of Go's netpoller (a
 // socket still registered there would wake an idle thread in epoll_wait on
-// every reply). A thread blocked in a system call keeps its P, and Go's
-// sysmon takes the P back when no other P is idle, when the call has lasted
-// 10 ms, or when the goroutine has gone 10 ms without being rescheduled
-// (which a goroutine that only ever blocks in system calls never is); after
-// taking one it polls every 20 µs for a millisecond, and a worker whose P
-// is taken on every round trip wakes it several times per statement. So
-// GOMAXPROCS is kept above the number of blocking connections (raised only
-// when they outnumber the cores, restored when they close), a blocking wait
-// is cut into 5 ms system calls, and a read first yields the P
-// (runtime.Gosched) when its goroutine has waited 4 ms in reads since it
-// last did. Only before the read's first system call, not between the
-// slices of a long wait: a yield can move the goroutine to the other P, and
-// sysmon takes that P at its next look when its goroutine is in a system
-// call again, so yielding every slice costs more than it saves
-// (TestBlockedReaderKeepsSysmonQuiet,
-// TestBlockedRoundTripsKeepSysmonQuiet).
+// every reply). Its reads and writes are raw system calls: to the
+// scheduler the goroutine keeps running on its P while it waits. Through
+// the scheduler's own system call entry (issue 39's first version) the P
+// counted as in a system call, and Go's sysmon takes such a P back when no
+// other P is idle, when the call has lasted 10 ms, when a goroutine is
+// queued behind it, or when its goroutine has gone 10 ms without being
+// rescheduled (which one that only waits for replies never is); after
+// taking one it polls every 20 µs for a millisecond, dozens of wake-ups of
+// its thread each time, and the goroutine had to yield every 4 ms of
+// waiting to keep it away (a pass through the scheduler and the wake-up of
+// an idle thread each). A running goroutine is only preempted: after 10 ms
+// on one time slice sysmon sends its thread the runtime's preemption
+// signal, which ends the blocked read with EINTR, the read yields (the
+// preemption it answers) and goes back to wait; sysmon takes nothing and
+// stays at its slowest poll (docs/client-floor.md has the measurements).
+// The same signal stops the goroutine at once for the garbage collector.
+// A thread blocked in a raw system call keeps its P, so GOMAXPROCS is kept
+// above the number of blocking connections (raised only when they
+// outnumber the cores, restored when they close). The socket has a receive
+// timeout (SO_RCVTIMEO, 5 ms, in jiffies: 8-12 ms at HZ=250): with one
+// the kernel ends a read at a signal instead of restarting it, which the
+// preemption needs.
 //
 // While blocking, deadlines are kept only as far as the drivers and the
 // workers' context watch use them: a deadline in the past interrupts
@@ -45,7 +51,8 @@ import (
 	"time"
 )
 
-// waitSlice bounds one blocking system call (see the package comment).
+// waitSlice is the blocking socket's receive timeout (see the package
+// comment).
 const waitSlice = 5 * time.Millisecond
 
 // Conn is a TCP or Unix connection that can be moved to blocking mode.
@@ -67,29 +74,8 @@ type Conn struct {
 	timer   *time.Timer
 	expired atomic.Bool // a deadline fired: the socket is shut down
 
-	blocked time.Duration // in reads since the last yield, see yield
-
 	lastRead atomic.Int64 // when a read in Go's mode last returned, unix ns
 	streak   int          // statements in a row that started back to back
-}
-
-// yieldAfter is how long a goroutine waits in blocking reads between
-// yields: under sysmon's 10 ms, with room for a round trip.
-const yieldAfter = 4 * time.Millisecond
-
-// yield reschedules the calling goroutine once it has waited yieldAfter in
-// reads since it last did (see the package comment). A goroutine that is
-// mostly running is preempted by sysmon every 10 ms anyway, so it is the
-// time spent waiting, not the time passed, that calls for a yield: a query
-// worker yields rarely, an inserter waiting for commits every few
-// statements. A yield costs a pass through the scheduler and the wake-up
-// of an idle thread; sysmon taking the P costs a few dozen wake-ups.
-func (c *Conn) yield() {
-	if c.blocked < yieldAfter {
-		return
-	}
-	c.blocked = 0
-	runtime.Gosched()
 }
 
 var _ net.Conn = (*Conn)(nil)

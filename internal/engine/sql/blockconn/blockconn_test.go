@@ -205,11 +205,12 @@ func TestParseOption(t *testing.T) {
 }
 
 // A goroutine that waits in one long blocking read (300 ms, in 5 ms
-// slices) keeps Go's sysmon quiet: it yields only before the read, not
-// between its slices, where a yield can move it to a P that sysmon then
-// takes at once and polls after every 20 µs for a millisecond. Counted as
-// the process's voluntary context switches: about 150 over the wait,
-// 500-1000 when every slice yielded.
+// receive timeouts) keeps Go's sysmon quiet: to the scheduler it is
+// running, so sysmon only preempts it every 10 ms and takes nothing (a
+// read through the scheduler's system call entry has its P taken, and
+// sysmon then polls every 20 µs for a millisecond). Counted as the
+// process's voluntary context switches: about 150 over the wait, 500-1000
+// when sysmon takes the P.
 func TestBlockedReaderKeepsSysmonQuiet(t *testing.T) {
 	c, srv := pair(t)
 	roundTrip := func() {
@@ -239,7 +240,8 @@ func TestBlockedReaderKeepsSysmonQuiet(t *testing.T) {
 
 // Short round trips, as a worker's statements are, with the server (here
 // in the same process) replying after 1 ms: about 3 voluntary context
-// switches each (the client's and the server's own), 7 without the yield.
+// switches each (the client's and the server's own), 7 when the client
+// yielded every 4 ms of waiting or sysmon took its P.
 func TestBlockedRoundTripsKeepSysmonQuiet(t *testing.T) {
 	c, srv := pair(t)
 	go func() {
@@ -308,4 +310,30 @@ func TestBusyBlocksBackToBackStatements(t *testing.T) {
 		t.Fatal("a connection running statements back to back is not in blocking mode")
 	}
 	statement()
+}
+
+// A goroutine blocked in a read does not hold up the garbage collector's
+// stops of the world: the runtime's preemption signal ends the read
+// (EINTR, the socket having a receive timeout), and the read answers it.
+// A read that ignored the signal would hold every collection until the
+// reply, which comes after them.
+func TestBlockedReadAnswersTheRuntime(t *testing.T) {
+	c, srv := pair(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadFull(c, make([]byte, 1))
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // blocked by now
+	start := time.Now()
+	for range 10 {
+		runtime.GC()
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("10 collections took %v beside a blocked read: the read does not answer the runtime", d)
+	}
+	srv.Write([]byte{1})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }

@@ -6,8 +6,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"syscall"
-	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,18 +44,21 @@ func (c *Conn) readBlocking(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	c.yield()
-	start := time.Now()
-	defer func() { c.blocked += time.Since(start) }()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
 		return 0, c.opError("read", net.ErrClosed)
 	}
 	for {
-		n, err := unix.Read(c.fd, p)
+		n, err := rawRead(c.fd, p)
 		switch {
-		case err == unix.EINTR || err == unix.EAGAIN:
+		case err == unix.EINTR:
+			// A signal: most often the runtime's preemption request
+			// (sysmon's, or a stop of the world), which this call
+			// answers.
+			runtime.Gosched()
+			continue
+		case err == unix.EAGAIN:
 			if c.expired.Load() {
 				return 0, c.opError("read", err)
 			}
@@ -79,7 +83,10 @@ func (c *Conn) writeBlocking(p []byte) (int, error) {
 	}
 	done := 0
 	for done < len(p) {
-		n, err := unix.Write(c.fd, p[done:])
+		n, err := rawWrite(c.fd, p[done:])
+		if err == unix.EINTR {
+			runtime.Gosched()
+		}
 		if (err == unix.EINTR || err == unix.EAGAIN) && !c.expired.Load() {
 			continue
 		}
@@ -89,6 +96,24 @@ func (c *Conn) writeBlocking(p []byte) (int, error) {
 		done += n
 	}
 	return done, nil
+}
+
+// rawRead and rawWrite are read(2) and write(2) without telling the
+// scheduler: the goroutine keeps its P as "running" while blocked.
+func rawRead(fd int, p []byte) (int, error) {
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+func rawWrite(fd int, p []byte) (int, error) {
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
 }
 
 func shutdownFD(fd int) { _ = unix.Shutdown(fd, unix.SHUT_RDWR) }

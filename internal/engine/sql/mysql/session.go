@@ -267,6 +267,10 @@ func (s *session) ExecText(ctx context.Context, q string) error {
 	return sqleng.CtxErr(ctx, err)
 }
 
+// BlocksInKernel reports whether the socket has moved to blocking mode
+// (model.KernelWaiter).
+func (s *session) BlocksInKernel() bool { return blockconn.Blocking(s.nc) }
+
 func (s *session) Close() error {
 	s.w.Stop()
 	return s.c.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"time"
@@ -29,15 +30,11 @@ type session struct {
 	// bc is the socket under pgconn (and TLS) when client_io=blocking: the
 	// connection waits blocked in recv from its first statement on
 	// (blockconn).
-	bc     net.Conn
-	w      sqleng.CtxWatch
-	seq    int
-	params [][]byte
-	buf    []byte
-	ends   []int
-	row    model.Row
-	bind   pgproto3.Bind
-	out    []byte // the messages of one execution
+	bc  net.Conn
+	w   sqleng.CtxWatch
+	seq int
+	row model.Row
+	out []byte // the messages of one execution
 }
 
 // Type OIDs the session encodes and decodes in binary.
@@ -125,51 +122,57 @@ func (s *session) Prepare(ctx context.Context, text string, cols []model.Type) (
 	return st, nil
 }
 
-// encode fills s.params with args in st's parameter formats.
-func (s *session) encode(st *stmt, args []sqleng.Arg) error {
+// appendBind appends st's Bind message with args, in st's parameter
+// formats, byte for byte as pgproto3's Bind.Encode writes it, but from
+// the arguments themselves: no slice per parameter, one copy of each value.
+func appendBind(out []byte, st *stmt, args []sqleng.Arg) ([]byte, error) {
 	if len(args) != len(st.pfmt) {
-		return fmt.Errorf("statement has %d parameters, got %d arguments", len(st.pfmt), len(args))
+		return out, fmt.Errorf("statement has %d parameters, got %d arguments", len(st.pfmt), len(args))
 	}
-	// Integers go into one buffer, sliced once it has stopped growing.
-	s.buf, s.ends = s.buf[:0], s.ends[:0]
-	for i, a := range args {
-		if a.Type != model.String {
-			switch oid := st.sd.ParamOIDs[i]; {
-			case st.pfmt[i] == 1 && oid == oidInt8:
-				s.buf = binary.BigEndian.AppendUint64(s.buf, uint64(a.Value.Int))
-			case st.pfmt[i] == 1 && oid == oidInt4:
-				s.buf = binary.BigEndian.AppendUint32(s.buf, uint32(a.Value.Int))
-			case st.pfmt[i] == 1 && oid == oidInt2:
-				s.buf = binary.BigEndian.AppendUint16(s.buf, uint16(a.Value.Int))
-			default: // text format, or a text-like type: the decimal text
-				s.buf = strconv.AppendInt(s.buf, a.Value.Int, 10)
-			}
-		}
-		s.ends = append(s.ends, len(s.buf))
+	if len(args) > math.MaxUint16 || len(st.rfmt) > math.MaxUint16 {
+		return out, fmt.Errorf("statement has %d parameters and %d result columns, more than the protocol's %d", len(args), len(st.rfmt), math.MaxUint16)
 	}
-	s.params = s.params[:0]
-	off := 0
+	start := len(out)
+	out = append(out, 'B', 0, 0, 0, 0, 0) // length to come, unnamed portal
+	out = append(out, st.sd.Name...)
+	out = append(out, 0)
+	out = appendFormats(out, st.pfmt)
+	out = binary.BigEndian.AppendUint16(out, uint16(len(args)))
 	for i, a := range args {
-		end := s.ends[i]
 		if a.Type == model.String {
-			b := a.Value.Bytes
-			if b == nil {
-				b = emptyBytes // nil is NULL; every column is NOT NULL
-			}
-			s.params = append(s.params, b)
+			// nil binds as empty, not NULL: every column is NOT NULL.
+			out = binary.BigEndian.AppendUint32(out, uint32(len(a.Value.Bytes)))
+			out = append(out, a.Value.Bytes...)
 			continue
 		}
-		s.params = append(s.params, s.buf[off:end:end])
-		off = end
+		switch oid := st.sd.ParamOIDs[i]; {
+		case st.pfmt[i] == 1 && oid == oidInt8:
+			out = binary.BigEndian.AppendUint32(out, 8)
+			out = binary.BigEndian.AppendUint64(out, uint64(a.Value.Int))
+		case st.pfmt[i] == 1 && oid == oidInt4:
+			out = binary.BigEndian.AppendUint32(out, 4)
+			out = binary.BigEndian.AppendUint32(out, uint32(a.Value.Int))
+		case st.pfmt[i] == 1 && oid == oidInt2:
+			out = binary.BigEndian.AppendUint32(out, 2)
+			out = binary.BigEndian.AppendUint16(out, uint16(a.Value.Int))
+		default: // text format, or a text-like type: the decimal text
+			at := len(out)
+			out = binary.BigEndian.AppendUint32(out, 0)
+			out = strconv.AppendInt(out, a.Value.Int, 10)
+			binary.BigEndian.PutUint32(out[at:], uint32(len(out)-at-4))
+		}
 	}
-	return nil
+	out = appendFormats(out, st.rfmt)
+	binary.BigEndian.PutUint32(out[start+1:], uint32(len(out)-start-1))
+	return out, nil
 }
 
-var emptyBytes = []byte{}
-
-func (s *session) done() {
-	clear(s.params) // do not keep the caller's buffers reachable
-	s.params = s.params[:0]
+func appendFormats(out []byte, f []int16) []byte {
+	out = binary.BigEndian.AppendUint16(out, uint16(len(f)))
+	for _, c := range f {
+		out = binary.BigEndian.AppendUint16(out, uint16(c))
+	}
+	return out
 }
 
 func (s *session) Exec(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg) (int64, error) {
@@ -209,13 +212,7 @@ func (s *session) Query(ctx context.Context, st sqleng.Stmt, args []sqleng.Arg, 
 // (about 46 KB of garbage per 100 rows), and pgconn arms and stops a timer
 // around every write, which wakes another thread.
 func (s *session) send(p *stmt, args []sqleng.Arg) error {
-	if err := s.encode(p, args); err != nil {
-		return err
-	}
-	s.bind = pgproto3.Bind{PreparedStatement: p.sd.Name, ParameterFormatCodes: p.pfmt, Parameters: s.params, ResultFormatCodes: p.rfmt}
-	out, err := s.bind.Encode(s.out[:0])
-	s.bind = pgproto3.Bind{}
-	s.done()
+	out, err := appendBind(s.out[:0], p, args)
 	if err != nil {
 		return err
 	}
@@ -329,6 +326,10 @@ func (s *session) ExecText(ctx context.Context, q string) error {
 	_, err := s.c.Exec(context.Background(), q).ReadAll()
 	return sqleng.CtxErr(ctx, err)
 }
+
+// BlocksInKernel reports whether the socket has moved to blocking mode
+// (model.KernelWaiter).
+func (s *session) BlocksInKernel() bool { return blockconn.Blocking(s.bc) }
 
 func (s *session) Close() error {
 	s.w.Stop()
