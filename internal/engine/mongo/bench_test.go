@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"testing"
 
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/workload/ibench"
@@ -20,11 +21,25 @@ import (
 // client's does.
 //
 //	go test -run '^$' -bench Client -benchmem ./internal/engine/mongo
+//
+// Each runs with both values of client_io; the context is cancellable, as
+// a worker's is.
 func BenchmarkClient(b *testing.B) {
+	for _, io := range []string{"blocking", "netpoller"} {
+		b.Run("io="+io, func(b *testing.B) { benchClient(b, io) })
+	}
+}
+
+func benchClient(b *testing.B, io string) {
 	tg := target(b, "rumbench_bench_mongo")
+	tg.Options = map[string]string{blockconn.OptionKey: io}
 	db := enginetest.OpenServer(b, tg)
 	defer db.Close()
-	ctx := context.Background()
+	if got := db.Info().Settings[blockconn.OptionKey]; got != io {
+		b.Fatalf("setting %s = %q, want %q", blockconn.OptionKey, got, io)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	tbl := ibench.Table("pi1", ibench.MaxIndexes, 20)
 	if err := db.CreateTable(ctx, tbl); err != nil {
 		b.Fatal(err)
