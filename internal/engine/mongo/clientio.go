@@ -16,8 +16,9 @@ const clientIOHelp = "how the driver's connections wait for replies: netpoller (
 // alike) as blockconn connections: one that the pool hands to operations
 // back to back (blockconn.Busy: three in a row, each starting within 1 ms
 // of the last reply) moves to a blocking socket and waits for replies in
-// recv; one that waits between commands (the monitors' heartbeats, the
-// query steps' paced writers) stays in Go's netpoller.
+// recv; one that waits between commands (the monitors' heartbeats) stays
+// in Go's netpoller. The connections are the pool's, not a worker's: a
+// paced writer may check out one that a busy worker made blocking.
 type blockingDialer struct{ net.Dialer }
 
 func (d *blockingDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
