@@ -35,6 +35,7 @@ import (
 
 	"rumbench/internal/engine"
 	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
@@ -90,6 +91,17 @@ func optionTable(p *parsed) engineopt.Table {
 			return err
 		}),
 		boolean(&p.hint, "hint", "true", "send the index as a hint with range queries and _id scans (true/false)", true),
+		// netpoller by default, unlike postgres and innodb: against FerretDB
+		// (replies in ~10 ms) blocking cost 2.6x the client CPU per query
+		// (docs/client-floor.md, "MongoDB"); no MongoDB server here to
+		// measure it at MongoDB's latencies.
+		engineopt.Func(blockconn.OptionKey, "netpoller", clientIOHelp, func(raw string) (err error) {
+			if raw == "" {
+				raw = "netpoller"
+			}
+			p.blocking, err = blockconn.ParseOption("mongodb", raw)
+			return err
+		}),
 		boolean(&p.dropOnClose, "drop_database", "false", "drop the rumbench database when the run ends (true/false); kept by default so `rumbench verify` can check it", false),
 	}
 }
@@ -107,6 +119,7 @@ type parsed struct {
 	rc          *readconcern.ReadConcern   // nil = server default
 	hint        bool
 	dropOnClose bool
+	blocking    bool // client_io=blocking
 }
 
 // dsnSecret is the password in a mongodb:// URI, as written and decoded, so
@@ -310,6 +323,9 @@ func (d *DB) connect(ctx context.Context) error {
 		// error; 10 s matches the SQL engines' connect timeout.
 		co.SetServerSelectionTimeout(10 * time.Second)
 	}
+	if d.p.blocking {
+		co.SetDialer(&blockingDialer{})
+	}
 	client, err := mongo.Connect(co)
 	if err != nil {
 		return d.classify(fmt.Errorf("connect: %w", err))
@@ -342,14 +358,15 @@ func (d *DB) connect(ctx context.Context) error {
 		}
 	}
 	settings := map[string]string{
-		"server_version": version,
-		"database":       d.p.name,
-		"host":           strings.Join(d.p.cs.Hosts, ","),
-		"drop_database":  strconv.FormatBool(d.p.dropOnClose),
-		"hint":           strconv.FormatBool(d.p.hint),
-		"w":              "server default",
-		"j":              "server default",
-		"read_concern":   "server default",
+		"server_version":    version,
+		"database":          d.p.name,
+		"host":              strings.Join(d.p.cs.Hosts, ","),
+		"drop_database":     strconv.FormatBool(d.p.dropOnClose),
+		"hint":              strconv.FormatBool(d.p.hint),
+		blockconn.OptionKey: "netpoller",
+		"w":                 "server default",
+		"j":                 "server default",
+		"read_concern":      "server default",
 	}
 	if fv, ok := build["ferretdbVersion"].(string); ok {
 		d.ferret = true
@@ -370,6 +387,9 @@ func (d *DB) connect(ctx context.Context) error {
 	_, sessions := hello["logicalSessionTimeoutMinutes"]
 	d.txns = !d.ferret && sessions && (msg == "isdbgrid" || setName != "")
 	settings["transactions"] = strconv.FormatBool(d.txns)
+	if d.p.blocking {
+		settings[blockconn.OptionKey] = "blocking"
+	}
 	if wc := d.p.wc; wc != nil {
 		if wc.W != nil {
 			settings["w"] = fmt.Sprint(wc.W)

@@ -129,7 +129,7 @@ func startServer() {
 
 // serverDSN returns the DSN of the test server, skipping or failing the
 // test when there is none.
-func serverDSN(t *testing.T) string {
+func serverDSN(t testing.TB) string {
 	t.Helper()
 	server.once.Do(startServer)
 	switch {
@@ -144,7 +144,7 @@ func serverDSN(t *testing.T) string {
 // target is the test server with a database of this process's own, base
 // with testdb's suffix ($RUMBENCH_MONGO_DSN may be a server other test
 // processes use too).
-func target(t *testing.T, base string) enginetest.Target {
+func target(t testing.TB, base string) enginetest.Target {
 	t.Helper()
 	return enginetest.Target{Engine: "mongodb", DSN: serverDSN(t), Database: testdb.Name(t, base)}
 }
