@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/blockconn"
+	"rumbench/internal/engine/sql/sqltest"
 	"rumbench/internal/model"
 )
 
@@ -100,36 +102,10 @@ func TestSessionCancel(t *testing.T) {
 func TestBusyConnectionsBlock(t *testing.T) {
 	for _, text := range []bool{true, false} {
 		for _, kind := range []string{"write", "query"} {
-			s := testSession(t, text)
-			ctx := context.Background()
-			q := mustPrepare(t, s, "SELECT CAST(? AS SIGNED)", []model.Type{model.Int})
-			args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
-			statement := func() {
-				t.Helper()
-				var err error
-				if kind == "write" {
-					_, err = s.Exec(ctx, q, args)
-				} else {
-					_, err = s.Query(ctx, q, args, func(model.Row) bool { return true })
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-			}
-			for range 4 {
-				statement()
-				time.Sleep(20 * time.Millisecond)
-			}
-			if blockconn.Blocking(s.nc) {
-				t.Fatalf("text=%v: %ss 20 ms apart: the connection is in blocking mode", text, kind)
-			}
-			for range 4 {
-				statement()
-			}
-			if !blockconn.Blocking(s.nc) {
-				t.Fatalf("text=%v: %ss back to back: the connection is not in blocking mode", text, kind)
-			}
-			statement()
+			t.Run(fmt.Sprintf("text=%v/%s", text, kind), func(t *testing.T) {
+				s := testSession(t, text)
+				sqltest.BusyConnectionBlocks(t, s, "SELECT CAST(? AS SIGNED)", kind, func() bool { return blockconn.Blocking(s.nc) })
+			})
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/blockconn"
+	"rumbench/internal/engine/sql/sqltest"
 	"rumbench/internal/model"
 )
 
@@ -134,39 +135,10 @@ func TestSessionCancel(t *testing.T) {
 // one that waits between statements stays in Go's netpoller.
 func TestBusyConnectionsBlock(t *testing.T) {
 	for _, kind := range []string{"write", "query"} {
-		s := testSession(t)
-		ctx := context.Background()
-		q, err := s.Prepare(ctx, "SELECT $1::int8", []model.Type{model.Int})
-		if err != nil {
-			t.Fatal(err)
-		}
-		args := []sqleng.Arg{{Type: model.Int, Value: model.Value{Int: 7}}}
-		statement := func() {
-			t.Helper()
-			var err error
-			if kind == "write" {
-				_, err = s.Exec(ctx, q, args)
-			} else {
-				_, err = s.Query(ctx, q, args, func(model.Row) bool { return true })
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		for range 4 {
-			statement()
-			time.Sleep(20 * time.Millisecond)
-		}
-		if blockconn.Blocking(s.bc) {
-			t.Fatalf("%ss 20 ms apart: the connection is in blocking mode", kind)
-		}
-		for range 4 {
-			statement()
-		}
-		if !blockconn.Blocking(s.bc) {
-			t.Fatalf("%ss back to back: the connection is not in blocking mode", kind)
-		}
-		statement()
+		t.Run(kind, func(t *testing.T) {
+			s := testSession(t)
+			sqltest.BusyConnectionBlocks(t, s, "SELECT $1::int8", kind, func() bool { return blockconn.Blocking(s.bc) })
+		})
 	}
 }
 
