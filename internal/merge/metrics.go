@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"rumbench/internal/measure"
 	"rumbench/internal/results"
 	"rumbench/internal/units"
 )
@@ -48,8 +47,8 @@ type shardMetrics struct {
 // details.shard_metrics.
 func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bundle, from *results.Bundle) *results.Metrics {
 	var per []shardMetrics
-	var client int64
-	clientOK := true
+	var client, clientUser, clientSys int64
+	clientOK, splitOK := true, true
 	for i, p := range parts {
 		per = append(per, shardMetrics{Shard: have[i].Run.Shard.Index, Host: have[i].Run.Host.Hostname, Metrics: p.Metrics})
 		if p.Metrics == nil || p.Metrics.ClientCPUUs == nil {
@@ -57,6 +56,12 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 			continue
 		}
 		client += *p.Metrics.ClientCPUUs
+		if p.Metrics.ClientCPUUserUs == nil || p.Metrics.ClientCPUSysUs == nil {
+			splitOK = false
+			continue
+		}
+		clientUser += *p.Metrics.ClientCPUUserUs
+		clientSys += *p.Metrics.ClientCPUSysUs
 	}
 	// Through JSON, as a reader of the bundle sees it.
 	if raw, err := json.Marshal(per); err == nil {
@@ -103,72 +108,23 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 		}
 		m.ProcessSet = "none: " + why
 	}
-	m.ClientCPUUs = nil
+	m.ClientCPUUs, m.ClientCPUUserUs, m.ClientCPUSysUs = nil, nil, nil
 	delete(m.NullReasons, "client_cpu_us")
 	if clientOK {
 		m.ClientCPUUs = &client
+		if splitOK {
+			m.ClientCPUUserUs, m.ClientCPUSysUs = &clientUser, &clientSys
+		}
 		m.ClientCPUSource = "rumbench processes' user+sys CPU, summed over the shards"
 	} else {
 		m.NullReasons["client_cpu_us"] = "a shard's client CPU was not measured (see details.shard_metrics)"
 	}
-	perOp(m, sum)
+	m.SetPerOp(sum)
 	amplification(m, sum)
 	if len(m.NullReasons) == 0 {
 		m.NullReasons = nil
 	}
 	return m
-}
-
-// perOp divides the step's totals by the merged counts, as sysmetrics
-// does for one process (docs/metrics.md).
-func perOp(m *results.Metrics, sum *results.Step) {
-	div := func(v *float64, n int64) *float64 {
-		if v == nil || n <= 0 {
-			return nil
-		}
-		x := units.RoundSig(*v / float64(n))
-		return &x
-	}
-	f := func(v *int64) *float64 {
-		if v == nil {
-			return nil
-		}
-		x := float64(*v)
-		return &x
-	}
-	m.PerOp = map[string]*results.OpCost{}
-	delete(m.NullReasons, "per_op")
-	main := sum.Ops[sum.MainOp]
-	switch {
-	case main == nil:
-		m.NullReasons["per_op"] = fmt.Sprintf("the step's main operation %s did not run", sum.MainOp)
-	case main.Role == measure.RoleNone:
-		m.NullReasons["per_op"] = fmt.Sprintf("the step's main operation %s is neither a read nor a write", sum.MainOp)
-	case main.Done() <= 0:
-		m.NullReasons["per_op"] = fmt.Sprintf("no %s completed", sum.MainOp)
-	default:
-		n := main.Done()
-		m.PerOp[sum.MainOp] = &results.OpCost{CPUUs: div(f(m.CPUUs), n), WKB: div(m.DevWKB, n), RKB: div(m.DevRKB, n),
-			Reads: div(f(m.DevReads), n), CS: div(f(m.ContextSwitches), n), ClientCPUUs: div(f(m.ClientCPUUs), n)}
-	}
-	for name, o := range sum.Ops {
-		if name == sum.MainOp || o.Role != measure.RoleWrite || o.Done() <= 0 {
-			continue
-		}
-		m.PerOp[name] = &results.OpCost{WKB: div(m.DevWKB, o.Done())}
-	}
-	m.ClientCPUUsPerOp = nil
-	delete(m.NullReasons, "client_cpu_us_per_op")
-	if c := m.PerOp[sum.MainOp]; c != nil {
-		m.ClientCPUUsPerOp = c.ClientCPUUs
-	}
-	if m.ClientCPUUsPerOp == nil {
-		m.NullReasons["client_cpu_us_per_op"] = "the step's main operation has no per-operation figures, or client CPU was not measured"
-	}
-	for _, k := range []string{"cpu_us_per_insert", "cs_per_insert", "reads_per_insert", "rkb_per_insert", "cpu_us_per_query", "rkb_per_query"} {
-		delete(m.NullReasons, k)
-	}
-	m.SetLegacyPerOp(sum.MainOp)
 }
 
 // amplification recomputes write and space amplification over the merged

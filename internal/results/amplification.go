@@ -1,6 +1,9 @@
 package results
 
 import (
+	"fmt"
+	"strings"
+
 	"rumbench/internal/units"
 )
 
@@ -79,4 +82,60 @@ func (m *Metrics) SetSpaceAmp(engineSize int64) {
 		x := units.RoundSig(float64(engineSize) / float64(*m.LogicalLiveBytes))
 		m.SpaceAmp, m.SpaceAmpSource = &x, SpaceAmpLive
 	}
+}
+
+// IO noise: how much of a step's device traffic other processes may
+// account for before rumbench warns (the live output, the step's device
+// table and the report), and the least traffic worth a warning.
+const (
+	NoiseIOShare = 0.1
+	NoiseIOMinKB = 1024
+)
+
+// SetIONoise records the IO other processes did during the step (KB, from
+// /proc/PID/io; nil when unknown) and its share of the device's traffic:
+// the larger of reads over device reads and writes over device writes.
+func (m *Metrics) SetIONoise(otherRKB, otherWKB *float64) {
+	m.OtherProcRKB, m.OtherProcWKB, m.OtherIOShare = otherRKB, otherWKB, nil
+	share := func(other, dev *float64) (float64, bool) {
+		if other == nil || dev == nil {
+			return 0, false
+		}
+		if *dev <= 0 {
+			if *other > 0 {
+				return 1, true
+			}
+			return 0, true
+		}
+		return *other / *dev, true
+	}
+	r, okR := share(otherRKB, m.DevRKB)
+	w, okW := share(otherWKB, m.DevWKB)
+	if okR || okW {
+		x := units.Round(max(r, w), 3)
+		m.OtherIOShare = &x
+	}
+}
+
+// NoisyIO describes the step's IO noise when it is above the warning
+// threshold: other processes' reads or writes over NoiseIOShare of the
+// device's and over NoiseIOMinKB; "" otherwise.
+func (m *Metrics) NoisyIO() string {
+	var parts []string
+	check := func(what string, other, dev *float64) {
+		if other == nil || *other < NoiseIOMinKB {
+			return
+		}
+		if dev != nil && *dev > 0 && *other <= NoiseIOShare**dev {
+			return
+		}
+		of := "none on the device"
+		if dev != nil && *dev > 0 {
+			of = fmt.Sprintf("%.0f%% of the device's %s", 100**other / *dev, units.Num(*dev/1024)+" MB")
+		}
+		parts = append(parts, fmt.Sprintf("other processes %s %s MB (%s)", what, units.Num(*other/1024), of))
+	}
+	check("read", m.OtherProcRKB, m.DevRKB)
+	check("wrote", m.OtherProcWKB, m.DevWKB)
+	return strings.Join(parts, ", ")
 }

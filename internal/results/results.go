@@ -320,12 +320,21 @@ func (o *OpSummary) Done() int64 {
 // could not be measured or does not apply.
 type OpCost struct {
 	CPUUs *float64 `json:"cpu_us"`
-	WKB   *float64 `json:"wkb"`
-	RKB   *float64 `json:"rkb,omitempty"`
-	Reads *float64 `json:"reads,omitempty"`
-	CS    *float64 `json:"cs,omitempty"`
-	// ClientCPUUs is the client's own CPU per unit, when measured apart.
-	ClientCPUUs *float64 `json:"client_cpu_us,omitempty"`
+	// CPUUserUs and CPUSysUs split CPUUs into user and system time.
+	CPUUserUs *float64 `json:"cpu_user_us,omitempty"`
+	CPUSysUs  *float64 `json:"cpu_sys_us,omitempty"`
+	WKB       *float64 `json:"wkb"`
+	RKB       *float64 `json:"rkb,omitempty"`
+	Reads     *float64 `json:"reads,omitempty"`
+	// Flushes are the device's flush requests (cache flushes: what an
+	// fsync or fdatasync becomes) per unit.
+	Flushes *float64 `json:"flushes,omitempty"`
+	CS      *float64 `json:"cs,omitempty"`
+	// ClientCPUUs is the client's own CPU per unit, when measured apart,
+	// and its user and system parts.
+	ClientCPUUs     *float64 `json:"client_cpu_us,omitempty"`
+	ClientCPUUserUs *float64 `json:"client_cpu_user_us,omitempty"`
+	ClientCPUSysUs  *float64 `json:"client_cpu_sys_us,omitempty"`
 }
 
 // Metrics are a step's system metrics, defined with units and denominators
@@ -383,14 +392,36 @@ type Metrics struct {
 	// is left out of proc_wkb when rumbench's own process is measured.
 	BundleKB *float64 `json:"bundle_kb,omitempty"`
 	// Step totals, KB: the device's and the measured processes' traffic.
-	DevRKB       *float64 `json:"dev_rkb"`
-	DevWKB       *float64 `json:"dev_wkb"`
-	DevDiscardKB *float64 `json:"dev_discard_kb"`
-	ProcRKB      *float64 `json:"proc_rkb"`
-	ProcWKB      *float64 `json:"proc_wkb"`
-	// Step totals the ratios derive from.
-	CPUUs       *int64 `json:"cpu_us"`
-	ClientCPUUs *int64 `json:"client_cpu_us"`
+	// ProcRKB and ProcWKB are the kernel's per-process accounting
+	// (/proc/PID/io read_bytes, and write_bytes less
+	// cancelled_write_bytes: pages dirtied and not dropped), not device
+	// traffic; ProcCancelledKB is what was dropped unwritten.
+	DevRKB          *float64 `json:"dev_rkb"`
+	DevWKB          *float64 `json:"dev_wkb"`
+	DevDiscardKB    *float64 `json:"dev_discard_kb"`
+	ProcRKB         *float64 `json:"proc_rkb"`
+	ProcWKB         *float64 `json:"proc_wkb"`
+	ProcCancelledKB *float64 `json:"proc_cancelled_kb,omitempty"`
+	// DevFlushes are the device's completed flush requests in the step,
+	// DevFlushMs the time it spent on them (/proc/diskstats, Linux 5.5+).
+	DevFlushes *int64 `json:"dev_flushes,omitempty"`
+	DevFlushMs *int64 `json:"dev_flush_ms,omitempty"`
+	// The end-of-step flush (outside the step's timed window): what the
+	// device wrote while the engine's files were flushed, how long it
+	// took, and what was flushed ("engine files": every file under the
+	// data dir fsynced; "filesystem": syncfs of the data dir's whole
+	// filesystem, when the files could not be opened).
+	EndFlushWKB   *float64 `json:"end_flush_wkb,omitempty"`
+	EndFlushS     *float64 `json:"end_flush_s,omitempty"`
+	EndFlushScope string   `json:"end_flush_scope,omitempty"`
+	// Step totals the ratios derive from; the CPU totals split into user
+	// and system time.
+	CPUUs           *int64 `json:"cpu_us"`
+	CPUUserUs       *int64 `json:"cpu_user_us,omitempty"`
+	CPUSysUs        *int64 `json:"cpu_sys_us,omitempty"`
+	ClientCPUUs     *int64 `json:"client_cpu_us"`
+	ClientCPUUserUs *int64 `json:"client_cpu_user_us,omitempty"`
+	ClientCPUSysUs  *int64 `json:"client_cpu_sys_us,omitempty"`
 	// SamplerCPUUs is the system-metrics sampler's own CPU (its reads, on
 	// their own OS thread), left out of client_cpu_us and, when rumbench's
 	// process is measured, cpu_us.
@@ -412,6 +443,16 @@ type Metrics struct {
 	OtherCPUCores *float64 `json:"other_cpu_cores,omitempty"`
 	StealUs       *int64   `json:"steal_us,omitempty"`
 	StealCores    *float64 `json:"steal_cores,omitempty"`
+	// IO noise over the same span: storage bytes the kernel accounted to
+	// every process outside the measured set and the client
+	// (/proc/PID/io read_bytes, write_bytes less cancelled), KB, from the
+	// step's first to its last full sample. OtherIOShare is the larger of
+	// other_proc_rkb / dev_rkb and other_proc_wkb / dev_wkb: how much of
+	// the device's traffic others may account for (write_bytes counts pages
+	// dirtied, so it can exceed what reached the device).
+	OtherProcRKB *float64 `json:"other_proc_rkb,omitempty"`
+	OtherProcWKB *float64 `json:"other_proc_wkb,omitempty"`
+	OtherIOShare *float64 `json:"other_io_share,omitempty"`
 	// ClientCPUSource says how client CPU was measured.
 	ClientCPUSource string `json:"client_cpu_source,omitempty"`
 	// ProcessSet and Device say what was measured.

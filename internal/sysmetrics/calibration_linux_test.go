@@ -116,8 +116,8 @@ func TestCalibrationWrite(t *testing.T) {
 	}
 }
 
-// threadCPU is the calling OS thread's user+sys CPU, µs.
-func threadCPU(t *testing.T) int64 {
+// testThreadCPU is the calling OS thread's user+sys CPU, µs.
+func testThreadCPU(t *testing.T) int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
 		t.Fatal(err)
@@ -140,15 +140,15 @@ func TestCalibrationCPU(t *testing.T) {
 		go func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			start := threadCPU(t)
+			start := testThreadCPU(t)
 			x := uint64(1)
-			for threadCPU(t)-start < burn {
+			for testThreadCPU(t)-start < burn {
 				for i := 0; i < 10000; i++ {
 					x = x*6364136223846793005 + 1442695040888963407
 				}
 			}
 			sink = x
-			truth = threadCPU(t) - start
+			truth = testThreadCPU(t) - start
 			close(done)
 		}()
 		<-done

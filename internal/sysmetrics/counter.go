@@ -43,7 +43,14 @@ type key struct {
 // Deltas are taken per member, so members that come and go never turn into
 // negative or wrapped sums.
 type setCounter struct {
-	width   uint
+	width uint
+	// hold makes the counter a total taken whole at each sample (a process
+	// tree's, the zero key only): it may dip while a member's counts move to
+	// its parent (an exited child not yet reaped, read before its parent),
+	// so a decrease counts nothing and the highest total seen is kept; the
+	// counts come back when the parent has them, and only what exceeds
+	// the highest total is new.
+	hold    bool
 	last    map[key]uint64
 	started bool
 }
@@ -63,6 +70,9 @@ type setCounter struct {
 func (c *setCounter) observe(vals map[key]uint64, alive map[key]bool) (delta uint64, ok bool) {
 	if vals == nil {
 		return 0, false
+	}
+	if c.hold {
+		return c.observeTotal(vals[key{}])
 	}
 	next := make(map[key]uint64, len(vals))
 	for k, v := range vals {
@@ -92,6 +102,19 @@ func (c *setCounter) observe(vals map[key]uint64, alive map[key]bool) (delta uin
 	first := !c.started
 	c.last, c.started = next, true
 	return delta, !first
+}
+
+// observeTotal is observe for a hold counter: v is the set's total.
+func (c *setCounter) observeTotal(v uint64) (delta uint64, ok bool) {
+	if !c.started {
+		c.last, c.started = map[key]uint64{{}: v}, true
+		return 0, false
+	}
+	if hw := c.last[key{}]; v > hw {
+		delta = v - hw
+		c.last[key{}] = v
+	}
+	return delta, true
 }
 
 // reset forgets all members: the next sample is a new baseline.

@@ -32,8 +32,6 @@ func TestCounterDelta(t *testing.T) {
 	}
 }
 
-func one(v uint64) map[key]uint64 { return map[key]uint64{{}: v} }
-
 // step feeds a series to a setCounter and returns the deltas, -1 for none.
 func series(c *setCounter, samples []map[key]uint64) []int64 {
 	var out []int64

@@ -52,7 +52,7 @@ func TestReadIgnoresExitedMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &reader{fs: fs, root: 100, tree: true, procDir: root}
-	spent := func() uint64 { return 0 }
+	spent := func() cpuTime { return cpuTime{} }
 	rd := &reading{}
 	r.readProcs(rd, true, false, spent)
 	for _, f := range []field{fCS, fProcRead, fProcWrite, fCPU} {
@@ -114,7 +114,7 @@ func TestPSSIgnoresExitedMembers(t *testing.T) {
 	}
 	r := &reader{fs: fs, root: 100, tree: true, procDir: root}
 	rd := &reading{}
-	r.readProcs(rd, true, true, func() uint64 { return 0 })
+	r.readProcs(rd, true, true, func() cpuTime { return cpuTime{} })
 	if rd.pssErr != nil {
 		t.Fatalf("PSS unavailable because a member exited: %v", rd.pssErr)
 	}
@@ -126,7 +126,7 @@ func TestPSSIgnoresExitedMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd = &reading{}
-	r.readProcs(rd, true, true, func() uint64 { return 0 })
+	r.readProcs(rd, true, true, func() cpuTime { return cpuTime{} })
 	if rd.pssErr == nil {
 		t.Error("the root's missing smaps_rollup was not reported")
 	}

@@ -15,14 +15,18 @@ var errShortStat = errors.New("unexpected /proc/PID/stat format")
 
 // statFields are what the sampler needs from /proc/PID/stat.
 type statFields struct {
-	ticks uint64 // utime + stime, in USER_HZ ticks
-	start uint64 // starttime, ticks after boot
-	rss   uint64 // resident pages
-	state byte   // R, S, D, Z (zombie), X (dead), ...
+	// utime, stime: the process's own user and system CPU (exited
+	// threads included); cutime, cstime: its reaped children's (the kernel
+	// adds a child's own and reaped children's times when its parent
+	// waits for it). USER_HZ ticks.
+	utime, stime, cutime, cstime uint64
+	start                        uint64 // starttime, ticks after boot
+	rss                          uint64 // resident pages
+	state                        byte   // R, S, D, Z (zombie), X (dead), ...
 }
 
-// parseStat reads fields 14 (utime), 15 (stime), 22 (starttime) and 24
-// (rss) of /proc/PID/stat. The command name (field 2) may hold spaces and
+// parseStat reads fields 14-17 (utime, stime, cutime, cstime), 22
+// (starttime) and 24 (rss) of /proc/PID/stat. The command name (field 2) may hold spaces and
 // parentheses, so fields are counted from the last ')'.
 func parseStat(b []byte) (statFields, error) {
 	i := bytes.LastIndexByte(b, ')')
@@ -48,14 +52,20 @@ func parseStat(b []byte) (statFields, error) {
 			if len(tok) > 0 {
 				st.state = tok[0]
 			}
-		case 14, 15, 22, 24:
+		case 14, 15, 16, 17, 22, 24:
 			v, ok := atou(tok)
 			if !ok {
 				return statFields{}, fmt.Errorf("%w: field %d is %q", errShortStat, field, tok)
 			}
 			switch field {
-			case 14, 15:
-				st.ticks += v
+			case 14:
+				st.utime = v
+			case 15:
+				st.stime = v
+			case 16:
+				st.cutime = v
+			case 17:
+				st.cstime = v
 			case 22:
 				st.start = v
 			case 24:
@@ -113,14 +123,33 @@ func parseCS(b []byte) (uint64, error) {
 	return v + n, nil
 }
 
-// parseIO returns read_bytes and write_bytes from /proc/PID/io.
-func parseIO(b []byte) (rb, wb uint64, err error) {
+// ioFields are the storage counters of /proc/PID/io. The kernel counts
+// read_bytes when a read is submitted to the block layer, write_bytes when
+// a page is dirtied (or a direct write submitted: not when it reaches the
+// device, and a page dirtied again before writeback counts again), and
+// cancelled_write_bytes when dirty pages are dropped unwritten (a file
+// truncated or deleted before writeback).
+type ioFields struct{ read, write, cancelled uint64 }
+
+// parseIO reads read_bytes, write_bytes and cancelled_write_bytes.
+func parseIO(b []byte) (ioFields, error) {
 	r, ok1 := valueOf(b, "read_bytes")
 	w, ok2 := valueOf(b, "write_bytes")
 	if !ok1 || !ok2 {
-		return 0, 0, errors.New("no read_bytes/write_bytes in io")
+		return ioFields{}, errors.New("no read_bytes/write_bytes in io")
 	}
-	return r, w, nil
+	c, _ := valueOf(b, "cancelled_write_bytes")
+	return ioFields{read: r, write: w, cancelled: c}, nil
+}
+
+// netWrite is write_bytes less cancelled_write_bytes: what was dirtied and
+// not dropped (never below 0: the two are read at once but summed over
+// threads that race).
+func (f ioFields) netWrite() uint64 {
+	if f.cancelled >= f.write {
+		return 0
+	}
+	return f.write - f.cancelled
 }
 
 // appendPids appends the space-separated pids of a children file.
@@ -162,11 +191,16 @@ func parseHostCPU(b []byte) (hostCPU, error) {
 type diskLine struct {
 	reads, readSect, writes, writeSect, discards, discardSect uint64
 	hasDiscards                                               bool
+	// flushes and flushMs: flush requests completed and the time spent on
+	// them (Linux 5.5+).
+	flushes, flushMs uint64
+	hasFlushes       bool
 }
 
 // parseDiskstats finds major:minor's line. Fields after the name: reads(1)
 // merged sectors(3) ms writes(5) merged sectors(7) ms inflight ms weighted
-// discards(12) merged sectors(14) ms (Linux 4.18+).
+// discards(12) merged sectors(14) ms (Linux 4.18+) flushes(16) ms(17)
+// (Linux 5.5+).
 func parseDiskstats(b []byte, major, minor uint32) (diskLine, bool) {
 	maj, min := strconv.AppendUint(nil, uint64(major), 10), strconv.AppendUint(nil, uint64(minor), 10)
 	for len(b) > 0 {
@@ -180,6 +214,9 @@ func parseDiskstats(b []byte, major, minor uint32) (diskLine, bool) {
 		d := diskLine{reads: n(1), readSect: n(3), writes: n(5), writeSect: n(7)}
 		if len(f) >= 3+14 {
 			d.hasDiscards, d.discards, d.discardSect = true, n(12), n(14)
+		}
+		if len(f) >= 3+17 {
+			d.hasFlushes, d.flushes, d.flushMs = true, n(16), n(17)
 		}
 		return d, true
 	}

@@ -21,29 +21,46 @@ type field int
 
 const (
 	fCPU            field = iota // measured process set, user+sys, µs
+	fCPUUser                     // measured process set, user, µs
+	fCPUSys                      // measured process set, sys, µs
 	fCS                          // measured process set, voluntary+involuntary context switches
 	fProcRead                    // measured process set, /proc/PID/io read_bytes
-	fProcWrite                   // measured process set, /proc/PID/io write_bytes
+	fProcWrite                   // measured process set, write_bytes less cancelled_write_bytes
+	fProcCancelled               // measured process set, cancelled_write_bytes
 	fClientCPU                   // rumbench process, user+sys, µs (server engines)
+	fClientUser                  // rumbench process, user, µs (server engines)
+	fClientSys                   // rumbench process, sys, µs (server engines)
 	fDevReads                    // device reads completed
 	fDevReadSect                 // device sectors read (512 B)
 	fDevWrites                   // device writes completed
 	fDevWriteSect                // device sectors written (512 B)
 	fDevDiscards                 // device discards completed
 	fDevDiscardSect              // device sectors discarded (512 B)
+	fDevFlushes                  // device flush requests completed
+	fDevFlushMs                  // device time spent flushing, ms
 	fHostBusy                    // whole host, /proc/stat user+nice+system+irq+softirq, µs
 	fSteal                       // whole host, /proc/stat steal (the hypervisor's), µs
 	fSamplerCPU                  // the sampler's own reads, thread CPU, µs
+	fOtherRead                   // every process outside the measured set and rumbench, read_bytes
+	fOtherWrite                  // the same, write_bytes less cancelled_write_bytes
 	numFields
 )
 
 // fieldKeys are the names of the raw deltas in interval records.
 var fieldKeys = [numFields]string{
-	"cpu_us", "cs", "proc_read_bytes", "proc_write_bytes", "client_cpu_us",
+	"cpu_us", "cpu_user_us", "cpu_sys_us", "cs", "proc_read_bytes", "proc_write_bytes", "proc_cancelled_bytes",
+	"client_cpu_us", "client_cpu_user_us", "client_cpu_sys_us",
 	"dev_reads", "dev_read_sectors", "dev_writes", "dev_write_sectors",
-	"dev_discards", "dev_discard_sectors", "host_busy_us", "steal_us",
-	"sampler_cpu_us",
+	"dev_discards", "dev_discard_sectors", "dev_flushes", "dev_flush_ms", "host_busy_us", "steal_us",
+	"sampler_cpu_us", "other_read_bytes", "other_write_bytes",
 }
+
+// treeFields are totals over the measured process set, taken whole at each
+// sample (treeCounter): a member that exits hands its counts to its parent.
+var treeFields = []field{fCPU, fCPUUser, fCPUSys, fProcRead, fProcWrite, fProcCancelled}
+
+// processFields are the fields read from the measured processes.
+var processFields = []field{fCPU, fCPUUser, fCPUSys, fCS, fProcRead, fProcWrite, fProcCancelled}
 
 // userHZ is the unit of utime/stime in /proc/PID/stat: USER_HZ is 100 on
 // every Linux architecture Go supports (procfs assumes the same).
@@ -86,8 +103,11 @@ func newTracker() *tracker {
 	for f := range t.c {
 		t.c[f].width = 64
 	}
-	for _, f := range []field{fDevReads, fDevReadSect, fDevWrites, fDevWriteSect, fDevDiscards, fDevDiscardSect} {
+	for _, f := range []field{fDevReads, fDevReadSect, fDevWrites, fDevWriteSect, fDevDiscards, fDevDiscardSect, fDevFlushes, fDevFlushMs} {
 		t.c[f].width = kernelWordBits
+	}
+	for _, f := range append(treeFields, fOtherRead, fOtherWrite) {
+		t.c[f].hold = true
 	}
 	return t
 }
@@ -145,17 +165,17 @@ type reader struct {
 	setErr      error
 	refreshedAt time.Time
 	scanAll     bool
-	// samplerUs is the CPU every read so far took on its own OS thread;
+	// sampler is the CPU every read so far took on its own OS thread;
 	// clientLast keeps the client's net CPU monotonic.
-	samplerUs  uint64
-	clientLast uint64
+	sampler    cpuTime
+	clientLast cpuTime
 	// loop and loopThreadUs are the clock loop (measure.Interval.Loop)
 	// of the last read and its thread's CPU when that read ended: the
 	// clock's thread CPU from there to the next read of the same loop is
 	// the clock's bookkeeping, counted in samplerUs.
-	loop         uint64
-	loopThreadUs uint64
-	selfLast     uint64
+	loop       uint64
+	loopThread cpuTime
+	selfLast   cpuTime
 	// exitRaces counts members found exited (or zombies) when read: a
 	// server's backend or worker ending between the refresh and the read
 	// is expected, so never an error the user sees; its counts since the
@@ -315,26 +335,28 @@ func (r *reader) scanTree() ([]int, error) {
 	return out, nil
 }
 
-// read takes one sample. full re-finds the measured set and reads every
-// thread's context switches (step boundaries, warm-up); otherwise they are
-// read when refreshEvery has passed. withPSS forces a PSS read regardless
-// of its cost. The read runs on its own locked OS thread, whose CPU time is
-// the sampler's (sampler_cpu_us), kept out of rumbench's process CPU. loop,
+// read takes one sample. full re-finds the measured set, reads every
+// thread's context switches and the IO of every other process (step
+// boundaries, warm-up); otherwise context switches are read when
+// refreshEvery has passed. withPSS forces a PSS read regardless of its
+// cost. The read runs on its own locked OS thread, whose CPU time is the
+// sampler's (sampler_cpu_us), kept out of rumbench's process CPU. loop,
 // when not 0, is the ticking clock whose locked thread calls read
 // (measure.Interval.Loop): that thread's CPU since the same loop's last
 // read (the clock's merging, encoding and logging) counts as well.
 func (r *reader) read(full, withPSS bool, loop uint64) *reading {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	t0, terr := threadCPUus()
-	if terr == nil && loop != 0 && loop == r.loop && t0 >= r.loopThreadUs {
-		r.samplerUs += t0 - r.loopThreadUs
+	t0, terr := threadCPU()
+	if terr == nil && loop != 0 && loop == r.loop && t0.user >= r.loopThread.user && t0.sys >= r.loopThread.sys {
+		r.sampler.user += t0.user - r.loopThread.user
+		r.sampler.sys += t0.sys - r.loopThread.sys
 	}
 	r.loop = 0
 	defer func() {
 		if loop != 0 && terr == nil {
-			if t, err := threadCPUus(); err == nil {
-				r.loop, r.loopThreadUs = loop, t
+			if t, err := threadCPU(); err == nil {
+				r.loop, r.loopThread = loop, t
 			}
 		}
 	}()
@@ -346,51 +368,68 @@ func (r *reader) read(full, withPSS bool, loop uint64) *reading {
 		rd.pssErr = r.unavailable
 		return rd
 	}
-	spent := func() uint64 {
-		t, err := threadCPUus()
-		if err != nil || terr != nil {
-			return r.samplerUs
+	spent := func() cpuTime {
+		t, err := threadCPU()
+		if err != nil || terr != nil || t.user < t0.user || t.sys < t0.sys {
+			return r.sampler
 		}
-		return r.samplerUs + (t - t0)
+		return cpuTime{user: r.sampler.user + t.user - t0.user, sys: r.sampler.sys + t.sys - t0.sys}
 	}
+	var live []int
 	if r.root > 0 {
-		r.readProcs(rd, full, withPSS, spent)
+		live = r.readProcs(rd, full, withPSS, spent)
 	} else {
-		for _, f := range []field{fCPU, fCS, fProcRead, fProcWrite} {
+		for _, f := range processFields {
 			rd.errs[f] = errNoProcess
 		}
 		rd.pssErr = errNoProcess
 	}
+	if full {
+		r.readOthers(rd, live)
+	} else {
+		rd.skipped[fOtherRead], rd.skipped[fOtherWrite] = true, true
+	}
 	r.readDevice(rd)
 	r.readHost(rd)
-	var selfCPU uint64
+	var selfCPU cpuTime
 	var serr error
 	if r.client > 0 {
 		selfCPU, _, serr = selfUsage()
 	}
-	r.samplerUs = spent()
+	r.sampler = spent()
 	if terr != nil {
 		rd.errs[fSamplerCPU] = terr
 	} else {
-		rd.vals[fSamplerCPU] = map[key]uint64{{}: r.samplerUs}
+		rd.vals[fSamplerCPU] = one(r.sampler.total())
 	}
 	switch {
 	case r.client <= 0:
-		rd.errs[fClientCPU] = errClientShared
+		for _, f := range []field{fClientCPU, fClientUser, fClientSys} {
+			rd.errs[f] = errClientShared
+		}
 	case serr != nil:
-		rd.errs[fClientCPU] = serr
+		for _, f := range []field{fClientCPU, fClientUser, fClientSys} {
+			rd.errs[f] = serr
+		}
 	default:
-		rd.vals[fClientCPU] = map[key]uint64{{pid: r.client}: r.net(selfCPU, r.samplerUs, &r.clientLast)}
+		c := r.net(selfCPU, r.sampler, &r.clientLast)
+		rd.vals[fClientCPU], rd.vals[fClientUser], rd.vals[fClientSys] = one(c.total()), one(c.user), one(c.sys)
 	}
 	return rd
 }
 
-// net is rumbench's process CPU less the sampler's, never going down (the
-// two clocks are read a few µs apart).
-func (r *reader) net(cpu, sampler uint64, last *uint64) uint64 {
+// one is a reading of a single counter (the device, a total).
+func one(v uint64) map[key]uint64 { return map[key]uint64{{}: v} }
+
+// net is rumbench's process CPU less the sampler's, user and sys apart,
+// never going down (the two clocks are read a few µs apart).
+func (r *reader) net(cpu, sampler cpuTime, last *cpuTime) cpuTime {
 	v := *last
-	if cpu > sampler && cpu-sampler > v {
-		v = cpu - sampler
+	if cpu.user > sampler.user && cpu.user-sampler.user > v.user {
+		v.user = cpu.user - sampler.user
+	}
+	if cpu.sys > sampler.sys && cpu.sys-sampler.sys > v.sys {
+		v.sys = cpu.sys - sampler.sys
 	}
 	*last = v
 	return v
@@ -410,8 +449,8 @@ func (r *reader) readHost(rd *reading) {
 		rd.errs[fSteal] = rd.errs[fHostBusy]
 		return
 	}
-	rd.vals[fHostBusy] = map[key]uint64{{}: h.busy * usPerTick}
-	rd.vals[fSteal] = map[key]uint64{{}: h.steal * usPerTick}
+	rd.vals[fHostBusy] = one(h.busy * usPerTick)
+	rd.vals[fSteal] = one(h.steal * usPerTick)
 }
 
 var (
@@ -419,7 +458,17 @@ var (
 	errClientShared = fmt.Errorf("not separable: the client runs in the engine's process")
 )
 
-func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64) {
+// readProcs reads the measured set's counters and returns its live
+// members. CPU and IO are the tree's totals (treeFields): the live
+// members' own counters plus, for CPU, what their reaped children used
+// (cutime, cstime). The kernel adds a child's CPU to its parent's cutime
+// and cstime, and its IO to its parent's /proc/PID/io, when the parent
+// reaps it: a server's backend or parallel worker that lives between two
+// samples is counted, and one that exits is not counted twice (once alive,
+// again in its parent). Members are read root first, so a child reaped
+// while the set is read is missed for one sample (the total dips, then
+// recovers: setCounter.hold), never counted twice.
+func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime) []int {
 	now := time.Now()
 	csDue := full || len(r.set) == 0 || now.Sub(r.refreshedAt) >= refreshEvery
 	if csDue {
@@ -427,8 +476,9 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64)
 	}
 	rd.memberErr = r.setErr
 	self := os.Getpid()
-	cpu, alive := map[key]uint64{}, map[key]bool{}
-	rb, wb := map[key]uint64{}, map[key]uint64{}
+	var cpu cpuTime
+	var io ioFields
+	ioRead := false
 	cs, csAlive := map[key]uint64{}, map[key]bool{}
 	var rssLargest uint64
 	pageSize := uint64(os.Getpagesize())
@@ -450,7 +500,7 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64)
 		}
 		if m.pid != r.root && (st.state == 'Z' || st.state == 'X') {
 			r.exitRaces++
-			continue // exited: a zombie has no io or threads left
+			continue // exited: its counts are about to be its parent's
 		}
 		iob, ioErr := r.buf.read(dir + "/io")
 		if ioErr != nil && m.pid != r.root && r.gone(m.pid, ioErr) {
@@ -458,30 +508,33 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64)
 			continue // exited between its stat and its io
 		}
 		live = append(live, m.pid)
-		k := key{pid: m.pid, start: st.start}
-		alive[k] = true
-		cpu[k] = st.ticks * usPerTick
 		if rss := st.rss * pageSize; rss > rssLargest {
 			rssLargest = rss
 		}
 		if ioErr != nil {
 			rd.errs[fProcRead] = fmt.Errorf("read /proc/%d/io: %w", m.pid, ioErr)
-			rd.errs[fProcWrite] = rd.errs[fProcRead]
-		} else if rv, wv, err := parseIO(iob); err != nil {
+		} else if f, err := parseIO(iob); err != nil {
 			rd.errs[fProcRead] = fmt.Errorf("read /proc/%d/io: %w", m.pid, err)
-			rd.errs[fProcWrite] = rd.errs[fProcRead]
 		} else {
-			rb[k], wb[k] = rv, wv
+			io.read += f.read
+			io.write += f.netWrite()
+			io.cancelled += f.cancelled
+			ioRead = true
 		}
 		if m.pid == self {
 			// rumbench itself: exact CPU and context switches from
 			// getrusage (exited threads included), less the sampler's.
 			if c, n, err := selfUsage(); err == nil {
-				cpu[k] = r.net(c, spent(), &r.selfLast)
+				c = r.net(c, spent(), &r.selfLast)
+				cpu.user += c.user
+				cpu.sys += c.sys
+				k := key{pid: m.pid, start: st.start}
 				cs[k], csAlive[k] = n, true
 				continue
 			}
 		}
+		cpu.user += (st.utime + st.cutime) * usPerTick
+		cpu.sys += (st.stime + st.cstime) * usPerTick
 		if !csDue {
 			continue
 		}
@@ -504,17 +557,19 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64)
 		if err == nil {
 			err = fmt.Errorf("process %d is gone", r.root)
 		}
-		for _, f := range []field{fCPU, fCS, fProcRead, fProcWrite} {
+		for _, f := range processFields {
 			rd.errs[f] = err
 		}
 		rd.pssErr = err
-		return
+		return nil
 	}
 	rd.members = len(live)
-	rd.vals[fCPU], rd.alive[fCPU] = cpu, alive
-	rd.alive[fProcRead], rd.alive[fProcWrite] = alive, alive
-	if len(rb) > 0 {
-		rd.vals[fProcRead], rd.vals[fProcWrite] = rb, wb
+	rd.vals[fCPU], rd.vals[fCPUUser], rd.vals[fCPUSys] = one(cpu.total()), one(cpu.user), one(cpu.sys)
+	if rd.errs[fProcRead] != nil {
+		rd.errs[fProcWrite], rd.errs[fProcCancelled] = rd.errs[fProcRead], rd.errs[fProcRead]
+	}
+	if ioRead {
+		rd.vals[fProcRead], rd.vals[fProcWrite], rd.vals[fProcCancelled] = one(io.read), one(io.write), one(io.cancelled)
 	}
 	switch {
 	case len(cs) > 0:
@@ -528,7 +583,7 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64)
 
 	if !withPSS && now.Before(r.pssNext) {
 		rd.pss = r.pssLast
-		return
+		return live
 	}
 	var pss uint64
 	for _, pid := range live {
@@ -547,17 +602,69 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() uint64)
 			}
 			rd.pssErr = fmt.Errorf("read /proc/%d/smaps_rollup: %w", pid, err)
 			r.pssLast = nil
-			return
+			return live
 		}
 		pss += sm.Pss
 	}
 	cost := time.Since(now)
 	r.pssNext = now.Add(1000 * cost)
 	rd.pss, r.pssLast = &pss, &pss
+	return live
+}
+
+// readOthers totals the storage IO of every process on the host outside
+// the measured set (live) and rumbench itself: what else used the device
+// during a step. A process that exits hands its IO to its parent when
+// reaped, so the total over every process follows the host's IO whoever
+// ends; a process reaped without a wait (its parent ignores SIGCHLD)
+// takes its IO with it, so the total is a lower bound. Reading every
+// process costs about a millisecond per hundred: full samples only.
+func (r *reader) readOthers(rd *reading, live []int) {
+	fail := func(err error) { rd.errs[fOtherRead], rd.errs[fOtherWrite] = err, err }
+	d, err := os.Open(r.proc())
+	if err != nil {
+		fail(fmt.Errorf("list processes: %w", err))
+		return
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		fail(fmt.Errorf("list processes: %w", err))
+		return
+	}
+	ours := make(map[int]bool, len(live)+1)
+	for _, pid := range live {
+		ours[pid] = true
+	}
+	ours[os.Getpid()] = true
+	var io ioFields
+	denied := 0
+	for _, n := range names {
+		pid, ok := atou([]byte(n))
+		if !ok || ours[int(pid)] {
+			continue
+		}
+		b, err := r.buf.read(r.proc() + "/" + n + "/io")
+		if err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				denied++
+			}
+			continue // exited while listed
+		}
+		if f, err := parseIO(b); err == nil {
+			io.read += f.read
+			io.write += f.netWrite()
+		}
+	}
+	if denied > 0 {
+		fail(fmt.Errorf("the IO of %d other processes cannot be read (/proc/PID/io of another user's process needs root or CAP_SYS_PTRACE)", denied))
+		return
+	}
+	rd.vals[fOtherRead], rd.vals[fOtherWrite] = one(io.read), one(io.write)
 }
 
 func (r *reader) readDevice(rd *reading) {
-	devFields := []field{fDevReads, fDevReadSect, fDevWrites, fDevWriteSect, fDevDiscards, fDevDiscardSect}
+	devFields := []field{fDevReads, fDevReadSect, fDevWrites, fDevWriteSect, fDevDiscards, fDevDiscardSect, fDevFlushes, fDevFlushMs}
 	fail := func(err error) {
 		for _, f := range devFields {
 			rd.errs[f] = err
@@ -577,7 +684,6 @@ func (r *reader) readDevice(rd *reading) {
 		fail(fmt.Errorf("device %s (%d:%d) is not in /proc/diskstats", r.dev.Name, r.dev.Major, r.dev.Minor))
 		return
 	}
-	one := func(v uint64) map[key]uint64 { return map[key]uint64{{}: v} }
 	rd.vals[fDevReads], rd.vals[fDevReadSect] = one(s.reads), one(s.readSect)
 	rd.vals[fDevWrites], rd.vals[fDevWriteSect] = one(s.writes), one(s.writeSect)
 	// Discard columns exist since Linux 4.18.
@@ -586,6 +692,12 @@ func (r *reader) readDevice(rd *reading) {
 	} else {
 		rd.errs[fDevDiscards] = fmt.Errorf("kernel reports no discard counters in /proc/diskstats (before Linux 4.18, which counts discards as writes: dev_wkb may include them)")
 		rd.errs[fDevDiscardSect] = rd.errs[fDevDiscards]
+	}
+	if s.hasFlushes {
+		rd.vals[fDevFlushes], rd.vals[fDevFlushMs] = one(s.flushes), one(s.flushMs)
+	} else {
+		rd.errs[fDevFlushes] = fmt.Errorf("kernel reports no flush counters in /proc/diskstats (before Linux 5.5)")
+		rd.errs[fDevFlushMs] = rd.errs[fDevFlushes]
 	}
 }
 

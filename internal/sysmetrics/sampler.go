@@ -170,6 +170,42 @@ type Sampler struct {
 	// The step's first and last samples: the span the host's noise is
 	// measured over (past the clock's stop: the step-end flush).
 	spanFrom, spanTo time.Time
+	// endFlush is the step's end-of-step flush, when one was made.
+	endFlush *endFlush
+	// filesystemFlush is set once the engine's files could not be
+	// flushed one by one: the data dir's filesystem is flushed instead.
+	filesystemFlush bool
+}
+
+// endFlush is what the end-of-step flush did.
+type endFlush struct {
+	scope   string
+	seconds float64
+	wkb     float64
+	wkbOK   bool
+}
+
+// Scopes of the end-of-step flush (results.Metrics.EndFlushScope).
+const (
+	flushEngineFiles = "engine files"
+	flushFilesystem  = "filesystem"
+)
+
+// flush writes the engine's dirty pages: every file under the data dir,
+// fsynced one by one, so other processes' dirty pages on the same
+// filesystem are not written (and charged) with them. When the files
+// cannot be opened (another user's server files) the data dir's whole
+// filesystem is flushed instead, and said once.
+func (s *Sampler) flush() (scope string, err error) {
+	if !s.filesystemFlush {
+		if _, err := syncFiles(s.dataDir); err == nil {
+			return flushEngineFiles, nil
+		} else {
+			s.filesystemFlush = true
+			s.log.Printf("cannot flush the engine's files one by one (%v): the end-of-step flush syncs the data dir's whole filesystem, other processes' dirty pages on it included", err)
+		}
+	}
+	return flushFilesystem, syncFilesystem(s.dataDir)
 }
 
 var (
@@ -362,14 +398,27 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 func (s *Sampler) StepStop(_ *measure.Clock, bundleBytes int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Writes still buffered by the OS belong to this step: flush the data
-	// dir's filesystem and take one more reading, outside the step's timed
+	// Writes still buffered by the OS belong to this step: flush the
+	// engine's files and take one more reading, outside the step's timed
 	// window, so device bytes are not deferred to the next step.
+	s.endFlush = nil
 	if s.rd.dev != nil && s.dataDir != "" {
-		if err := syncFilesystem(s.dataDir); err != nil {
-			s.log.Printf("cannot flush the data dir's filesystem (%v): device writes still buffered at a step's end count in the next step", err)
+		before := s.tr.c[fDevWriteSect].last[key{}]
+		t0 := time.Now()
+		scope, err := s.flush()
+		if err != nil {
+			s.log.Printf("cannot flush the data dir (%v): device writes still buffered at a step's end count in the next step", err)
 		} else {
+			took := time.Since(t0).Seconds()
 			s.observe(s.rd.read(true, false, 0))
+			ef := &endFlush{scope: scope, seconds: took}
+			if after, ok := s.tr.c[fDevWriteSect].last[key{}]; ok && s.lastOK[fDevWriteSect] {
+				if d, ok := counterDelta(before, after, kernelWordBits); ok {
+					ef.wkb = float64(d) * 512 / 1024
+					ef.wkbOK = true
+				}
+			}
+			s.endFlush = ef
 		}
 	}
 	// A missing last sample leaves the tail uncounted; one more reading
@@ -421,18 +470,23 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	null := func(name, why string) { m.NullReasons[name] = why }
 
 	cpu, cpuWhy := s.total(fCPU)
+	cpuUser, _ := s.total(fCPUUser)
+	cpuSys, _ := s.total(fCPUSys)
 	cs, csWhy := s.total(fCS)
 	samp, sampWhy := s.total(fSamplerCPU)
 	prb, prWhy := s.total(fProcRead)
 	pwb, pwWhy := s.total(fProcWrite)
+	pcb, _ := s.total(fProcCancelled)
 	devR, devWhy := s.total(fDevReads)
 	devRS, _ := s.total(fDevReadSect)
 	devW, _ := s.total(fDevWrites)
 	devWS, _ := s.total(fDevWriteSect)
 	devD, ddWhy := s.total(fDevDiscards)
 	devDS, _ := s.total(fDevDiscardSect)
+	devF, flWhy := s.total(fDevFlushes)
+	devFMs, _ := s.total(fDevFlushMs)
 	if s.rd.dev == nil && s.devErr != nil {
-		devWhy, ddWhy = s.devErr.Error(), s.devErr.Error()
+		devWhy, ddWhy, flWhy = s.devErr.Error(), s.devErr.Error(), s.devErr.Error()
 	}
 	kb := func(v *float64, perUnit float64) *float64 {
 		if v == nil {
@@ -443,6 +497,17 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	}
 	const sector = 512
 	m.CPUUs, m.ContextSwitches, m.SamplerCPUUs = toInt(cpu), toInt(cs), toInt(samp)
+	m.CPUUserUs, m.CPUSysUs = toInt(cpuUser), toInt(cpuSys)
+	m.DevFlushes, m.DevFlushMs = toInt(devF), toInt(devFMs)
+	m.ProcCancelledKB = kb(pcb, 1)
+	if ef := s.endFlush; ef != nil {
+		secs := units.Round(ef.seconds, 3)
+		m.EndFlushS, m.EndFlushScope = &secs, ef.scope
+		if ef.wkbOK {
+			w := units.Round(ef.wkb, 1)
+			m.EndFlushWKB = &w
+		}
+	}
 	m.DevReads, m.DevWrites, m.DevDiscards = toInt(devR), toInt(devW), toInt(devD)
 	m.DevRKB, m.DevWKB, m.DevDiscardKB = kb(devRS, sector), kb(devWS, sector), kb(devDS, sector)
 	m.ProcRKB, m.ProcWKB = kb(prb, 1), kb(pwb, 1)
@@ -465,6 +530,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		"dev_rkb": {m.DevRKB, devWhy}, "dev_wkb": {m.DevWKB, devWhy},
 		"dev_discards": {m.DevDiscards, ddWhy}, "dev_discard_kb": {m.DevDiscardKB, ddWhy},
 		"proc_rkb": {m.ProcRKB, prWhy}, "proc_wkb": {m.ProcWKB, pwWhy},
+		"dev_flushes": {m.DevFlushes, flWhy},
 	} {
 		if isNil(v.p) {
 			null(name, v.why)
@@ -475,13 +541,15 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	switch s.client {
 	case clientSeparate:
 		c, why := s.total(fClientCPU)
-		m.ClientCPUUs = toInt(c)
+		cu, _ := s.total(fClientUser)
+		cy, _ := s.total(fClientSys)
+		m.ClientCPUUs, m.ClientCPUUserUs, m.ClientCPUSysUs = toInt(c), toInt(cu), toInt(cy)
 		m.ClientCPUSource = "rumbench process user+sys CPU (getrusage) less the sampler's own (sampler_cpu_us); the server runs in other processes"
 		if c == nil {
 			null("client_cpu_us", why)
 		}
 	case clientIsProcess:
-		m.ClientCPUUs = m.CPUUs
+		m.ClientCPUUs, m.ClientCPUUserUs, m.ClientCPUSysUs = m.CPUUs, m.CPUUserUs, m.CPUSysUs
 		m.ClientCPUSource = "rumbench process user+sys CPU (getrusage) less the sampler's own (sampler_cpu_us); null engine: the process is only the client"
 		if m.CPUUs == nil {
 			null("client_cpu_us", cpuWhy)
@@ -491,8 +559,9 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		null("client_cpu_us", "embedded engine: client and engine share the rumbench process, so cpu_us includes the client; the null engine's client_cpu_us_per_op on the same workload is the client's cost")
 	}
 
-	s.perOp(m, sum, cpu, cs, devR)
+	m.SetPerOp(sum)
 	s.noise(m)
+	s.ioNoise(m, sum.Step)
 
 	// Levels at step end.
 	if s.diskDir == "" {
@@ -526,56 +595,6 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		m.NullReasons = nil
 	}
 	return m
-}
-
-// perOp computes the per-operation figures generically (docs/metrics.md):
-// the step's main operation gets every figure (all of the step's CPU, IO
-// and context switches divided by its count: rows or operations, by its
-// unit), each other write operation gets KB written per unit. An index
-// build or other role-less main operation gets none.
-func (s *Sampler) perOp(m *results.Metrics, sum *results.Step, cpu, cs, devR *float64) {
-	null := func(name, why string) { m.NullReasons[name] = why }
-	div := func(v *float64, n int64) *float64 {
-		if v == nil || n <= 0 {
-			return nil
-		}
-		x := units.RoundSig(*v / float64(n))
-		return &x
-	}
-	m.PerOp = map[string]*results.OpCost{}
-	main := sum.Ops[sum.MainOp]
-	switch {
-	case main == nil:
-		null("per_op", fmt.Sprintf("the step's main operation %s did not run", sum.MainOp))
-	case main.Role == measure.RoleNone:
-		null("per_op", fmt.Sprintf("the step's main operation %s is neither a read nor a write", sum.MainOp))
-	case main.Done() <= 0:
-		null("per_op", fmt.Sprintf("no %s completed", sum.MainOp))
-	default:
-		n := main.Done()
-		c := &results.OpCost{CPUUs: div(cpu, n), WKB: div(m.DevWKB, n), RKB: div(m.DevRKB, n), Reads: div(devR, n), CS: div(cs, n)}
-		if s.client != clientShared {
-			c.ClientCPUUs = div(toFloat(m.ClientCPUUs), n)
-		}
-		m.PerOp[sum.MainOp] = c
-	}
-	for name, o := range sum.Ops {
-		if name == sum.MainOp || o.Role != measure.RoleWrite || o.Done() <= 0 {
-			continue
-		}
-		m.PerOp[name] = &results.OpCost{WKB: div(m.DevWKB, o.Done())}
-	}
-	if c := m.PerOp[sum.MainOp]; c != nil {
-		m.ClientCPUUsPerOp = c.ClientCPUUs
-	}
-	if m.ClientCPUUsPerOp == nil {
-		if why := m.NullReasons["client_cpu_us"]; why != "" {
-			null("client_cpu_us_per_op", why)
-		} else {
-			null("client_cpu_us_per_op", "the step's main operation has no per-operation figures")
-		}
-	}
-	m.SetLegacyPerOp(sum.MainOp)
 }
 
 // Close implements runner.Observer.
@@ -666,6 +685,28 @@ func (s *Sampler) noise(m *results.Metrics) {
 	// Host and process counters tick apart (10 ms each): never below 0.
 	other = math.Max(0, other)
 	m.OtherCPUUs, m.OtherCPUCores = toInt(&other), cores(other)
+}
+
+// ioNoise records the IO of the processes outside the measured set and
+// the client during the step, and warns when it is a real share of the
+// device's traffic (results.Metrics.NoisyIO).
+func (s *Sampler) ioNoise(m *results.Metrics, step string) {
+	or, orWhy := s.total(fOtherRead)
+	ow, _ := s.total(fOtherWrite)
+	kb := func(v *float64) *float64 {
+		if v == nil {
+			return nil
+		}
+		x := units.Round(*v/1024, 1)
+		return &x
+	}
+	if or == nil {
+		m.NullReasons["other_proc_rkb"] = orWhy
+	}
+	m.SetIONoise(kb(or), kb(ow))
+	if msg := m.NoisyIO(); msg != "" {
+		s.log.Printf("WARNING: busy device in step %s: %s; the device figures (wKB, rKB, r per op, write_amp) include their IO", step, msg)
+	}
 }
 
 // serverDisk is where a server's on-disk footprint is measured: its data

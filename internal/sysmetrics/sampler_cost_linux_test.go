@@ -164,13 +164,13 @@ func BenchmarkSamplerRead(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			r := &reader{fs: fs, root: root, tree: true, client: os.Getpid()}
 			r.read(true, true, 0)
-			s0 := r.samplerUs
+			s0 := r.sampler.total()
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				r.read(full, false, 0)
 			}
-			b.ReportMetric(float64(r.samplerUs-s0)/float64(b.N), "cpu-µs/read")
+			b.ReportMetric(float64(r.sampler.total()-s0)/float64(b.N), "cpu-µs/read")
 		})
 	}
 }
@@ -209,21 +209,21 @@ func TestClockLoopWorkCountsAsSampler(t *testing.T) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 		r.read(false, false, 7)
-		before := r.samplerUs
+		before := r.sampler.total()
 		burnThreadCPU(t, 50*time.Millisecond)
 		r.read(false, false, 7)
-		counted = r.samplerUs - before
+		counted = r.sampler.total() - before
 
-		before = r.samplerUs
+		before = r.sampler.total()
 		burnThreadCPU(t, 50*time.Millisecond)
 		r.read(false, false, 8) // another loop: its baseline starts here
-		otherLoop = r.samplerUs - before
+		otherLoop = r.sampler.total() - before
 
 		r.read(false, false, 0)
-		before = r.samplerUs
+		before = r.sampler.total()
 		burnThreadCPU(t, 50*time.Millisecond)
 		r.read(false, false, 0)
-		uncounted = r.samplerUs - before
+		uncounted = r.sampler.total() - before
 	}()
 	<-done
 	t.Logf("50 ms of work between reads: same loop %d µs, other loop %d µs, no loop %d µs", counted, otherLoop, uncounted)

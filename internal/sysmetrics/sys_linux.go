@@ -117,24 +117,76 @@ func (p *procBuf) read(path string) ([]byte, error) {
 	}
 }
 
-// threadCPUus is the calling OS thread's CPU time in µs
-// (CLOCK_THREAD_CPUTIME_ID: the scheduler's nanosecond count).
-func threadCPUus() (uint64, error) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
-		return 0, fmt.Errorf("clock_gettime(CLOCK_THREAD_CPUTIME_ID): %w", err)
+// cpuTime is CPU time split into user and system, µs.
+type cpuTime struct{ user, sys uint64 }
+
+func (c cpuTime) total() uint64 { return c.user + c.sys }
+
+// threadCPU is the calling OS thread's CPU time (getrusage(RUSAGE_THREAD):
+// the scheduler's nanosecond count, split into user and system by the
+// kernel's tick sampling).
+func threadCPU() (cpuTime, error) {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		return cpuTime{}, fmt.Errorf("getrusage(RUSAGE_THREAD): %w", err)
 	}
-	return uint64(ts.Nano() / 1000), nil
+	return cpuTime{user: usOf(ru.Utime), sys: usOf(ru.Stime)}, nil
 }
 
-// selfUsage is rumbench's own process CPU (user+sys, µs: getrusage derives
-// it from the scheduler's count, not from 10 ms ticks like /proc/PID/stat)
-// and context switches, exited threads included.
-func selfUsage() (cpuUs, cs uint64, err error) {
+// threadCPUus is threadCPU's total.
+func threadCPUus() (uint64, error) {
+	c, err := threadCPU()
+	return c.total(), err
+}
+
+func usOf(tv unix.Timeval) uint64 { return uint64(tv.Sec)*1_000_000 + uint64(tv.Usec) }
+
+// selfUsage is rumbench's own process CPU (user and sys, µs: getrusage
+// derives it from the scheduler's count, not from 10 ms ticks like
+// /proc/PID/stat) and context switches, exited threads included.
+func selfUsage() (cpu cpuTime, cs uint64, err error) {
 	var ru unix.Rusage
 	if err := unix.Getrusage(unix.RUSAGE_SELF, &ru); err != nil {
-		return 0, 0, fmt.Errorf("getrusage(RUSAGE_SELF): %w", err)
+		return cpuTime{}, 0, fmt.Errorf("getrusage(RUSAGE_SELF): %w", err)
 	}
-	us := func(tv unix.Timeval) uint64 { return uint64(tv.Sec)*1_000_000 + uint64(tv.Usec) }
-	return us(ru.Utime) + us(ru.Stime), uint64(ru.Nvcsw + ru.Nivcsw), nil
+	return cpuTime{user: usOf(ru.Utime), sys: usOf(ru.Stime)}, uint64(ru.Nvcsw + ru.Nivcsw), nil
+}
+
+// syncFiles flushes the engine's own files: every regular file and
+// directory under dir is fsynced, so the end-of-step flush writes the
+// engine's dirty pages and nothing else of the filesystem's (syncfs would
+// also write other processes' dirty pages and charge them to the step).
+// Files that vanish during the walk (compaction, a checkpoint removing a
+// WAL segment) are skipped. It returns how many files it synced.
+func syncFiles(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p != dir {
+				return nil
+			}
+			return err
+		}
+		if !d.Type().IsRegular() && !d.IsDir() {
+			return nil // sockets, pipes, symlinks: nothing of the engine's to flush
+		}
+		fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return nil
+			}
+			return fmt.Errorf("open %s: %w", p, err)
+		}
+		err = unix.Fsync(fd)
+		unix.Close(fd)
+		if err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("fsync %s: %w", p, err)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("flush the files under %s: %w", dir, err)
+	}
+	return n, nil
 }

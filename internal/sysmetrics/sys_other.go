@@ -17,6 +17,14 @@ type procBuf struct{}
 
 func (p *procBuf) read(string) ([]byte, error) { return nil, errNotLinux }
 
+type cpuTime struct{ user, sys uint64 }
+
+func (c cpuTime) total() uint64 { return c.user + c.sys }
+
+func threadCPU() (cpuTime, error) { return cpuTime{}, errNotLinux }
+
 func threadCPUus() (uint64, error) { return 0, errNotLinux }
 
-func selfUsage() (uint64, uint64, error) { return 0, 0, errNotLinux }
+func selfUsage() (cpuTime, uint64, error) { return cpuTime{}, 0, errNotLinux }
+
+func syncFiles(string) (int, error) { return 0, errNotLinux }
