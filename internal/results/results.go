@@ -108,8 +108,12 @@ type Run struct {
 	StartedAt  time.Time      `json:"started_at"`
 	FinishedAt *time.Time     `json:"finished_at,omitempty"`
 	// Complete is true when every planned step finished.
-	Complete bool     `json:"complete"`
-	Notes    []string `json:"notes,omitempty"`
+	Complete bool `json:"complete"`
+	// Tail is what the engine did after its last step: closing it (a final
+	// flush or compaction) and stopping a managed server, measured as a
+	// step's metrics are; nil when not measured.
+	Tail  *Tail    `json:"tail,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 	// MemoryLimit is the memory cgroup the engine ran in (--memory-limit):
 	// its limit and what it used.
 	MemoryLimit *MemoryCgroup `json:"memory_limit,omitempty"`
@@ -461,6 +465,20 @@ type Metrics struct {
 	Device     string `json:"device,omitempty"`
 	DeviceDisk string `json:"device_disk,omitempty"`
 	// NullReasons maps each null field to why it could not be measured.
+	NullReasons map[string]string `json:"null_reasons,omitempty"`
+}
+
+// Tail is the work an engine does after its last step, charged to no
+// step: from the last step's end to the engine closed (and a managed
+// server stopped) and its files flushed. Figures as in Metrics; null with
+// the reason when they could not be read (a stopped server's processes).
+type Tail struct {
+	Seconds     float64           `json:"seconds"`
+	DevWKB      *float64          `json:"dev_wkb"`
+	DevWrites   *int64            `json:"dev_writes"`
+	DevFlushes  *int64            `json:"dev_flushes,omitempty"`
+	ProcWKB     *float64          `json:"proc_wkb"`
+	CPUUs       *int64            `json:"cpu_us"`
 	NullReasons map[string]string `json:"null_reasons,omitempty"`
 }
 

@@ -123,11 +123,20 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 		return err
 	}
 	dsn := o.DSN
+	// stopServer and closeDB run once: at the run's tail when every step
+	// ended, else deferred.
+	stopServer := func() error { return nil }
 	if srv != nil {
+		stopServer = once(func() error {
+			if serr := srv.Stop(); serr != nil {
+				return fmt.Errorf("stop the managed server: %w", serr)
+			}
+			return nil
+		})
 		// Deferred before the engine's Close, so it runs after it.
 		defer func() {
-			if serr := srv.Stop(); serr != nil && err == nil {
-				err = fmt.Errorf("stop the managed server: %w", serr)
+			if serr := stopServer(); serr != nil && err == nil {
+				err = serr
 			}
 		}()
 		dsn = srv.DSN
@@ -137,9 +146,15 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	if err != nil {
 		return err
 	}
+	closeDB := once(func() error {
+		if cerr := db.Close(); cerr != nil {
+			return fmt.Errorf("close engine: %w", cerr)
+		}
+		return nil
+	})
 	defer func() {
-		if cerr := db.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("close engine: %w", cerr)
+		if cerr := closeDB(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
 
@@ -224,7 +239,54 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	if srv != nil && srv.Shared {
 		settle(ctx, o, db, v.label)
 	}
-	return nil
+	tail, err := measureTail(observers, func() error {
+		if err := closeDB(); err != nil {
+			return err
+		}
+		return stopServer()
+	})
+	if tail != nil {
+		run.Tail = tail
+		if werr := bw.WriteRun(run); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
+}
+
+// measureTail closes the engine (and stops a managed server) between the
+// observers' tail marks: what that costs (a final flush or compaction, a
+// server's shutdown checkpoint) is the run's tail, recorded in run.json
+// rather than charged to no one. The first observer that measures tails
+// gives the record.
+func measureTail(observers []Observer, close func() error) (*results.Tail, error) {
+	var tos []TailObserver
+	for _, ob := range observers {
+		if to, ok := ob.(TailObserver); ok {
+			tos = append(tos, to)
+			to.TailStart()
+		}
+	}
+	err := close()
+	var tail *results.Tail
+	for _, to := range tos {
+		if t := to.TailEnd(); tail == nil {
+			tail = t
+		}
+	}
+	return tail, err
+}
+
+// once returns f made to run at most once; later calls return its error.
+func once(f func() error) func() error {
+	var done bool
+	var err error
+	return func() error {
+		if !done {
+			done, err = true, f()
+		}
+		return err
+	}
 }
 
 // settle waits for the background work of a run on a shared server

@@ -43,6 +43,18 @@ type Observer interface {
 	Close() error
 }
 
+// TailObserver is an Observer that also measures the run's tail: what the
+// engine does after its last step (closing it: a final flush or
+// compaction; stopping a managed server), charged to no step.
+type TailObserver interface {
+	// TailStart is called when the last step has ended, before the engine
+	// is closed.
+	TailStart()
+	// TailEnd is called once the engine is closed and a managed server
+	// stopped; what it returns is run.json's tail.
+	TailEnd() *results.Tail
+}
+
 // ObserverFactory creates an observer for one opened engine whose data is
 // in dataDir and whose bundle is written to bundleDir.
 type ObserverFactory func(ctx context.Context, db model.DB, dataDir, bundleDir string) (Observer, error)

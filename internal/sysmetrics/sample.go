@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -76,6 +77,9 @@ type reading struct {
 	alive [numFields]map[key]bool
 	// errs says why a field is nil (or partial: some members unreadable).
 	errs [numFields]error
+	// partial says why a field that was read leaves something out (the
+	// processes whose IO could not be read).
+	partial [numFields]error
 	// skipped marks a field not due at this sample (per-thread context
 	// switches between refreshes): nil without an error.
 	skipped [numFields]bool
@@ -638,7 +642,7 @@ func (r *reader) readOthers(rd *reading, live []int) {
 	}
 	ours[os.Getpid()] = true
 	var io ioFields
-	denied := 0
+	var denied []string
 	for _, n := range names {
 		pid, ok := atou([]byte(n))
 		if !ok || ours[int(pid)] {
@@ -647,7 +651,7 @@ func (r *reader) readOthers(rd *reading, live []int) {
 		b, err := r.buf.read(r.proc() + "/" + n + "/io")
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) {
-				denied++
+				denied = append(denied, n)
 			}
 			continue // exited while listed
 		}
@@ -656,11 +660,16 @@ func (r *reader) readOthers(rd *reading, live []int) {
 			io.write += f.netWrite()
 		}
 	}
-	if denied > 0 {
-		fail(fmt.Errorf("the IO of %d other processes cannot be read (/proc/PID/io of another user's process needs root or CAP_SYS_PTRACE)", denied))
-		return
-	}
 	rd.vals[fOtherRead], rd.vals[fOtherWrite] = one(io.read), one(io.write)
+	if len(denied) > 0 {
+		// Said once per distinct set, so name the processes, not a count
+		// that changes.
+		if len(denied) > 3 {
+			denied = append(denied[:3], "...")
+		}
+		err := fmt.Errorf("other processes' IO (other_proc_rkb, other_proc_wkb) leaves out those whose /proc/PID/io this user may not read (pid %s; it needs root with CAP_SYS_PTRACE, or the same user)", strings.Join(denied, ", "))
+		rd.partial[fOtherRead], rd.partial[fOtherWrite] = err, err
+	}
 }
 
 func (r *reader) readDevice(rd *reading) {

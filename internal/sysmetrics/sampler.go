@@ -321,6 +321,9 @@ func (s *Sampler) observe(r *reading) Deltas {
 			s.errs[f] = r.errs[f]
 			s.explain(field(f), r.errs[f])
 		}
+		if r.partial[f] != nil {
+			s.log.Printf("%v", r.partial[f])
+		}
 	}
 	if r.members > 0 {
 		s.members = r.members
@@ -340,7 +343,7 @@ func (s *Sampler) observe(r *reading) Deltas {
 
 func (s *Sampler) explain(f field, err error) {
 	switch f {
-	case fClientCPU:
+	case fClientCPU, fClientUser, fClientSys:
 		if s.client != clientSeparate {
 			return // documented, not an error
 		}
@@ -367,7 +370,7 @@ func (s *Sampler) Interval(iv *measure.Interval) map[string]any {
 	}
 	out := make(map[string]any, numFields+4)
 	for f := range d.V {
-		if field(f) == fClientCPU && s.client != clientSeparate || r.skipped[f] {
+		if isClientField(field(f)) && s.client != clientSeparate || r.skipped[f] {
 			continue
 		}
 		if d.OK[f] {
@@ -739,3 +742,62 @@ func serverDisk(ctx context.Context, db any, serverDir, runDir string) (dir, sou
 	}
 	return d, results.DiskDatabaseDir, ""
 }
+
+var _ runner.TailObserver = (*Sampler)(nil)
+
+// TailStart implements runner.TailObserver: the baseline of the run's
+// tail, taken when the last step has ended.
+func (s *Sampler) TailStart() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tr.reset()
+	s.totals, s.have, s.lastOK, s.errs = [numFields]uint64{}, [numFields]bool{}, [numFields]bool{}, [numFields]error{}
+	s.spanFrom = time.Time{}
+	s.observe(s.rd.read(true, false, 0))
+}
+
+// TailEnd implements runner.TailObserver: once the engine is closed (and a
+// managed server stopped), its files are flushed as at a step's end and
+// what the tail wrote is returned.
+func (s *Sampler) TailEnd() *results.Tail {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rd.dev != nil && s.dataDir != "" {
+		if _, err := os.Stat(s.dataDir); err == nil {
+			if _, err := s.flush(); err != nil {
+				s.log.Printf("cannot flush the data dir after the last step (%v): the run's tail may miss writes still buffered", err)
+			}
+		}
+	}
+	s.observe(s.rd.read(true, false, 0))
+	t := &results.Tail{Seconds: units.Round(s.spanTo.Sub(s.spanFrom).Seconds(), 3), NullReasons: map[string]string{}}
+	kb := func(f field, name string, perUnit float64) *float64 {
+		v, why := s.total(f)
+		if v == nil {
+			t.NullReasons[name] = why
+			return nil
+		}
+		x := units.Round(*v*perUnit/1024, 1)
+		return &x
+	}
+	count := func(f field, name string) *int64 {
+		v, why := s.total(f)
+		if v == nil {
+			t.NullReasons[name] = why
+		}
+		return toInt(v)
+	}
+	t.DevWKB, t.DevWrites, t.DevFlushes = kb(fDevWriteSect, "dev_wkb", 512), count(fDevWrites, "dev_writes"), count(fDevFlushes, "dev_flushes")
+	if s.rd.dev == nil && s.devErr != nil {
+		t.NullReasons["dev_wkb"], t.NullReasons["dev_writes"] = s.devErr.Error(), s.devErr.Error()
+	}
+	t.ProcWKB, t.CPUUs = kb(fProcWrite, "proc_wkb", 1), count(fCPU, "cpu_us")
+	if len(t.NullReasons) == 0 {
+		t.NullReasons = nil
+	}
+	return t
+}
+
+// isClientField says whether f is one of the client's own CPU counters,
+// read apart only when the engine runs in other processes.
+func isClientField(f field) bool { return f == fClientCPU || f == fClientUser || f == fClientSys }
