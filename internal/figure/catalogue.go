@@ -65,6 +65,11 @@ const (
 	WriteRatePct = "write_rate_pct"
 	WKBPerWrite  = "wkb_per_write"
 	CPUPerOp     = "cpu_us_per_op"
+	CPUUserPerOp = "cpu_user_us_per_op"
+	CPUSysPerOp  = "cpu_sys_us_per_op"
+	FlushesPerOp = "flushes_per_op"
+	ClientPerOp  = "client_cpu_us_per_op"
+	ClientSysOp  = "client_cpu_sys_us_per_op"
 	WKBPerOp     = "wkb_per_op"
 	RKBPerOp     = "rkb_per_op"
 	ReadsPerOp   = "reads_per_op"
@@ -99,6 +104,26 @@ var Catalogue = []Figure{
 		func(s Source) Value {
 			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.CPUUs })
 		}},
+	{CPUUserPerOp, "µs per operation", Lower, false, units.Num,
+		"user CPU µs of the measured processes per unit of the headline operation",
+		func(s Source) Value {
+			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.CPUUserUs })
+		}},
+	{CPUSysPerOp, "µs per operation", Lower, false, units.Num,
+		"system (kernel) CPU µs of the measured processes per unit of the headline operation",
+		func(s Source) Value {
+			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.CPUSysUs })
+		}},
+	{ClientPerOp, "µs per operation", Lower, false, units.Num,
+		"the client's (rumbench's) own CPU µs per unit of the headline operation, when it runs apart from the engine (server engines, null)",
+		func(s Source) Value {
+			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.ClientCPUUs })
+		}},
+	{ClientSysOp, "µs per operation", Lower, false, units.Num,
+		"the system (kernel) part of the client's CPU µs per unit of the headline operation",
+		func(s Source) Value {
+			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.ClientCPUSysUs })
+		}},
 	{WKBPerOp, "KB per operation", Lower, false, units.Num,
 		"KB written to storage per unit of the headline operation",
 		func(s Source) Value {
@@ -113,6 +138,11 @@ var Catalogue = []Figure{
 		"storage reads per unit of the headline operation",
 		func(s Source) Value {
 			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.Reads })
+		}},
+	{FlushesPerOp, "flushes per operation", Lower, false, units.Num,
+		"the device's completed flush requests (what fsync and fdatasync become) per unit of the headline operation",
+		func(s Source) Value {
+			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.Flushes })
 		}},
 	{"rows_per_query", "rows", Neither, false, units.Num,
 		"rows returned per query",

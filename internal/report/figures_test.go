@@ -52,7 +52,7 @@ func TestReportKeysAreCatalogued(t *testing.T) {
 	w := measure.OpSpec{Name: "insert", Unit: measure.UnitRows, Role: measure.RoleWrite}
 	q := measure.OpSpec{Name: "query", Unit: measure.UnitOps, Role: measure.RoleRead}
 	for _, sr := range []*StepReport{{Kind: KindWrite, Rate: w, Main: w}, {Kind: KindQuery, Rate: q, Main: q, Write: w}} {
-		for _, c := range columnsFor(sr) {
+		for _, c := range columnsFor(sr, true) {
 			if _, ok := figure.Lookup(c.Key); !ok {
 				t.Errorf("%s step column %q shows %q, which the catalogue lacks", sr.Kind, c.Header, c.Key)
 			}

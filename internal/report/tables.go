@@ -32,36 +32,79 @@ type Table struct {
 type column struct {
 	Header string
 	Key    string
+	// Optional columns are shown only when a run has the figure (bundles
+	// written before it keep their tables).
+	Optional bool
 }
 
 // columnsFor returns a step table's columns, labelled by its operations:
 // write steps show the headline operation R's rate and its per-unit costs
 // (IPS.av, CPU/i, wKB/i ... for inserts); query steps show the writers' W
 // rate and KB written beside the reads' rate and costs.
-func columnsFor(sr *StepReport) []column {
+func columnsFor(sr *StepReport, clientApart bool) []column {
 	r := sr.Rate
 	rate := func(spec measure.OpSpec, key, stat string) column {
-		return column{fmt.Sprintf("%s.%s(%s)", spec.RateName(), stat, spec.UnitLabel()), key}
+		return column{Header: fmt.Sprintf("%s.%s(%s)", spec.RateName(), stat, spec.UnitLabel()), Key: key}
 	}
 	pct := pctLabel(sr.Percentile)
 	per := func(label string, spec measure.OpSpec, key string) column {
-		return column{label + "/" + spec.PerLabel(), key}
+		return column{Header: label + "/" + spec.PerLabel(), Key: key}
 	}
-	maxCol := column{"max(ms)", figure.MaxMs}
+	maxCol := column{"max(ms)", figure.MaxMs, false}
+	flushes := per("fl", r, figure.FlushesPerOp)
+	flushes.Optional = true
 	if sr.Kind == KindQuery {
 		var cols []column
 		if sr.Write.Name != "" {
 			w := sr.Write
 			cols = append(cols, rate(w, figure.WriteRateAvg, "av"), rate(w, figure.WriteRatePct, pct), per("wKB", w, figure.WKBPerWrite))
 		}
-		return append(cols, rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct), per("rKB", r, figure.RKBPerOp),
-			column{"CPU/" + r.PerLabel() + "(µs)", figure.CPUPerOp}, maxCol)
+		cols = append(cols, rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct), per("rKB", r, figure.RKBPerOp))
+		cols = append(cols, cpuColumns(r, clientApart)...)
+		return append(cols, flushes, maxCol)
 	}
-	return []column{
-		rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct), {"CPU/" + r.PerLabel() + "(µs)", figure.CPUPerOp},
-		per("wKB", r, figure.WKBPerOp), per("rKB", r, figure.RKBPerOp), per("r", r, figure.ReadsPerOp),
-		{"disk(GB)", figure.DiskGB}, {"live(GB)", figure.LiveGB}, {"PSS(GB)", figure.PSSGB}, maxCol,
+	cols := []column{rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct)}
+	cols = append(cols, cpuColumns(r, clientApart)...)
+	return append(cols,
+		per("wKB", r, figure.WKBPerOp), per("rKB", r, figure.RKBPerOp), per("r", r, figure.ReadsPerOp), flushes,
+		column{Header: "disk(GB)", Key: figure.DiskGB}, column{Header: "live(GB)", Key: figure.LiveGB}, column{Header: "PSS(GB)", Key: figure.PSSGB}, maxCol,
+	)
+}
+
+// cpuColumns are the CPU columns of a step table: the measured processes'
+// CPU per unit and its user and system parts, then, when a run measured
+// the client apart (a server engine), the client's and its system part.
+func cpuColumns(r measure.OpSpec, clientApart bool) []column {
+	cols := []column{
+		{Header: "CPU/" + r.PerLabel() + "(µs)", Key: figure.CPUPerOp},
+		{"usr/" + r.PerLabel(), figure.CPUUserPerOp, true},
+		{"sys/" + r.PerLabel(), figure.CPUSysPerOp, true},
 	}
+	if clientApart {
+		cols = append(cols, column{"cli/" + r.PerLabel() + "(µs)", figure.ClientPerOp, true}, column{"cli.sys/" + r.PerLabel(), figure.ClientSysOp, true})
+	}
+	return cols
+}
+
+// shown leaves out the optional columns no run of the step has.
+func (sr *StepReport) shown(cols []column) []column {
+	out := cols[:0:0]
+	for _, c := range cols {
+		if !c.Optional || sr.has(c.Key) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// has says whether a run of the step has figure key.
+func (sr *StepReport) has(key string) bool {
+	for _, row := range sr.Rows {
+		if v, ok := row.Values[key]; ok && v.OK {
+			return true
+		}
+	}
+	return false
 }
 
 func runName(r *Run) string { return fmt.Sprintf("#%d %s", r.Num, r.Label) }
@@ -89,11 +132,11 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		t.Notes = []string{"No run reached this step: every run ended (interrupted or failed) before it."}
 		return []Table{t}
 	}
-	cols := columnsFor(sr)
+	cols := sr.shown(columnsFor(sr, sr.has(figure.ClientPerOp)))
 	if r.Repeated() {
 		// p99 is a headline figure of a repeated run (it has its interval);
 		// a single run's p99 is in the summary and the charts.
-		cols = append(cols[:len(cols)-1:len(cols)-1], column{"p99(ms)", "p99_ms"}, cols[len(cols)-1])
+		cols = append(cols[:len(cols)-1:len(cols)-1], column{Header: "p99(ms)", Key: "p99_ms"}, cols[len(cols)-1])
 	}
 	targetKey := figure.RateAvg
 	if sr.Kind == KindQuery && sr.Write.Name != "" {
@@ -218,7 +261,8 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 		Headers: []string{"run", "r/s", "rMB/s", "wMB/s", "CPU(cores)", "secs"},
 		Right:   []bool{false, true, true, true, true, true},
 	}
-	any, noisy := false, false
+	any, noisy, ioNoisy := false, false, false
+	var ioCells [][]string
 	for _, row := range sr.Rows {
 		s := row.B.Steps[sr.Name]
 		if s == nil || s.Metrics == nil || s.Seconds <= 0 {
@@ -245,6 +289,16 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 			noisy = true
 			noise = []string{figure.Ptr(m.OtherCPUCores).Text(units.Num), figure.Ptr(m.StealCores).Text(units.Num)}
 		}
+		mb := func(v *float64) string {
+			if v == nil {
+				return units.NA
+			}
+			return units.Num(*v / 1024)
+		}
+		if m.OtherProcRKB != nil || m.OtherProcWKB != nil {
+			ioNoisy = true
+		}
+		ioCells = append(ioCells, []string{mb(m.OtherProcRKB), mb(m.OtherProcWKB)})
 		t.Rows = append(t.Rows, append(line, noise...))
 		any = true
 	}
@@ -258,6 +312,14 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 		for i := range t.Rows {
 			t.Rows[i] = t.Rows[i][:len(t.Headers)]
 		}
+	}
+	if ioNoisy {
+		t.Headers = append(t.Headers, "others rMB", "others wMB")
+		t.Right = append(t.Right, true, true)
+		for i := range t.Rows {
+			t.Rows[i] = append(t.Rows[i], ioCells[i]...)
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("others rMB, wMB: storage bytes the kernel accounted to the rest of the host over the same span (/proc/PID/io of every process outside the measured set and the client: read_bytes, and write_bytes less cancelled, which counts pages dirtied, not device writes); above %.0f%% of the device's and %s MB the report warns.", results.NoiseIOShare*100, units.Num(results.NoiseIOMinKB/1024)))
 	}
 	return t, any
 }
