@@ -51,6 +51,34 @@ type steadySeries struct {
 	lastLog int64
 	ratio   steady.Ratio
 	last    float64 // the last interval's value, NaN once used or when none
+	// source is whose bytes written the wkb and wamp rules watched.
+	source string
+}
+
+// written is an interval's bytes written: the device's when it was
+// read, else the measured processes' (write_bytes less cancelled, which
+// counts pages dirtied rather than bytes reaching the device).
+func (s *steadySeries) written(sys map[string]any) (float64, bool) {
+	if sect, ok := results.Number(sys["dev_write_sectors"]); ok {
+		s.source = sourceOf(s.source, "device")
+		return sect * 512, true
+	}
+	if wb, ok := results.Number(sys["proc_write_bytes"]); ok {
+		s.source = sourceOf(s.source, "process")
+		return wb, true
+	}
+	return 0, false
+}
+
+// sourceOf is the series' source after an interval from src: one name,
+// or both when intervals differed.
+func sourceOf(was, src string) string {
+	switch was {
+	case "", src:
+		return src
+	default:
+		return "device and process"
+	}
 }
 
 func newSteadySeries(m steady.Metric, main measure.Op, logical func() int64) *steadySeries {
@@ -66,7 +94,7 @@ func (s *steadySeries) observe(iv *measure.Interval, sys map[string]any) {
 	s.last = math.NaN()
 	switch s.metric {
 	case steady.WKBPerOp:
-		if wb, ok := results.Number(sys["proc_write_bytes"]); ok {
+		if wb, ok := s.written(sys); ok {
 			s.last = s.ratio.Add(wb/1024, iv.Rate(s.main)*iv.Seconds)
 		}
 	case steady.WriteAmp:
@@ -76,7 +104,7 @@ func (s *steadySeries) observe(iv *measure.Interval, sys map[string]any) {
 		now := s.logical()
 		inserted := float64(now - s.lastLog)
 		s.lastLog = now
-		if wb, ok := results.Number(sys["proc_write_bytes"]); ok {
+		if wb, ok := s.written(sys); ok {
 			s.last = s.ratio.Add(wb, inserted)
 		}
 	case steady.SizeGrowth:

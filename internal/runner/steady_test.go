@@ -49,6 +49,16 @@ func TestSteadySeries(t *testing.T) {
 	if v := s.value(iv(4)); v != 2 {
 		t.Fatalf("wkb %v, want 8 KB / 4 rows", v)
 	}
+	if s.source != "process" {
+		t.Errorf("source %q with only process bytes, want process", s.source)
+	}
+	// The device's bytes, when read, win over the processes' (which count
+	// pages dirtied: issue 44 row 4).
+	s = newSteadySeries(steady.WKBPerOp, 0, nil)
+	s.observe(iv(4), map[string]any{"proc_write_bytes": uint64(1 << 20), "dev_write_sectors": uint64(32)})
+	if v := s.value(iv(4)); v != 4 || s.source != "device" {
+		t.Fatalf("wkb %v from %q, want 16 KB / 4 rows from the device", v, s.source)
+	}
 	// size: the level at the interval's end; none without the sampler.
 	s = newSteadySeries(steady.SizeGrowth, 0, nil)
 	s.observe(iv(1), map[string]any{SysDiskBytes: int64(1 << 20)})

@@ -138,6 +138,9 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		env.Details[results.DetailLogicalBytesInserted] = s.LogicalBytes() - loggedFrom
 	}
 	sum := r.summarize(ctx, s.Name, desc, clock, env.Details, err)
+	if sum.SteadyState != nil && series != nil {
+		sum.SteadyState.Source = series.source
+	}
 	if rr != nil {
 		if sum.Details == nil {
 			sum.Details = map[string]any{}

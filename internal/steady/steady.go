@@ -211,6 +211,10 @@ type Result struct {
 	Reached bool    `json:"reached"`
 	AtS     float64 `json:"at_s,omitempty"`
 	Window  Window  `json:"window"`
+	// Source says whose bytes a wkb or wamp rule watched: "device" (the
+	// data dir's block device) or "process" (the measured processes'
+	// write_bytes less cancelled, when no device was resolved).
+	Source string `json:"source,omitempty"`
 }
 
 // Tracker follows one series interval by interval.
