@@ -413,8 +413,9 @@ type Metrics struct {
 	// The end-of-step flush (outside the step's timed window): what the
 	// device wrote while the engine's files were flushed, how long it
 	// took, and what was flushed ("engine files": every file under the
-	// data dir fsynced; "filesystem": syncfs of the data dir's whole
-	// filesystem, when the files could not be opened).
+	// data dir written back with sync_file_range, no device cache flush;
+	// "filesystem": syncfs of the data dir's whole filesystem, when the
+	// files could not be opened).
 	EndFlushWKB   *float64 `json:"end_flush_wkb,omitempty"`
 	EndFlushS     *float64 `json:"end_flush_s,omitempty"`
 	EndFlushScope string   `json:"end_flush_scope,omitempty"`

@@ -192,8 +192,8 @@ const (
 )
 
 // flush writes the engine's dirty pages: every file under the data dir,
-// fsynced one by one, so other processes' dirty pages on the same
-// filesystem are not written (and charged) with them. When the files
+// written back one by one (syncFiles), so other processes' dirty pages on
+// the same filesystem are not written (and charged) with them. When the files
 // cannot be opened (another user's server files) the data dir's whole
 // filesystem is flushed instead, and said once.
 func (s *Sampler) flush() (scope string, err error) {
