@@ -389,7 +389,31 @@ func (r *Report) RunsTable() Table {
 	if memory {
 		t.Notes = append(t.Notes, "cache: the engine's main cache as read back from it (block cache, buffer pool, shared_buffers, WiredTiger cache, SQLite's page cache over all its connections); write buffers: memtables, log buffers beside it.")
 	}
+	for _, run := range r.Runs {
+		if n := tailNote(run.Bundle.Run.Tail); n != "" {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: %s", runName(run), n))
+		}
+	}
 	return t
+}
+
+// tailNote says what a run's engine wrote after its last step (run.json
+// tail), charged to no step; "" when not recorded.
+func tailNote(tl *results.Tail) string {
+	if tl == nil {
+		return ""
+	}
+	kb := func(v *float64) string {
+		if v == nil {
+			return units.NA
+		}
+		return units.Num(*v/1024) + " MB"
+	}
+	n := fmt.Sprintf("after its last step (closing the engine, stopping a managed server) the device wrote %s in %s s", kb(tl.DevWKB), units.Num(tl.Seconds))
+	if tl.DevFlushes != nil {
+		n += fmt.Sprintf(", %d flushes", *tl.DevFlushes)
+	}
+	return n + "; charged to no step (run.json tail)"
 }
 
 // configDiffText is a run's config diff in short, key=value by key
