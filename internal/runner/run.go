@@ -184,13 +184,22 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 		run.MemoryLimit = cgroup()
 	}
 	var bar *barrier
+	// closeBar removes the run's barrier rows (done: the last barrier
+	// passed) once, before the engine closes at the run's tail.
+	closeBar := func(bool) {}
 	if o.Shard != nil {
 		run.Shard = o.Shard.record(v.label, sharder, steps)
 		if bar, err = o.Shard.open(ctx, db, v.label, run.Shard); err != nil {
 			return err
 		}
-		// The last barrier passed: the run's barrier rows can go.
-		defer func() { bar.close(err == nil) }()
+		closed := false
+		closeBar = func(done bool) {
+			if !closed {
+				closed = true
+				bar.close(done)
+			}
+		}
+		defer func() { closeBar(err == nil) }()
 	}
 	if err := readMemory(ctx, o, db, d.Kind() == model.Embedded || srv != nil, run); err != nil {
 		return err
@@ -239,6 +248,7 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	if srv != nil && srv.Shared {
 		settle(ctx, o, db, v.label)
 	}
+	closeBar(true)
 	tail, err := measureTail(observers, func() error {
 		if err := closeDB(); err != nil {
 			return err
