@@ -35,7 +35,7 @@ if [ "$quick" = 1 ]; then
 	d_rows_pebble=200000 d_rows_sqlite=200000 d_rows_postgres=100000
 	d_churn=4 d_query=4 d_min=3
 else
-	d_rows_pebble=12000000 d_rows_sqlite=5000000 d_rows_postgres=1500000
+	d_rows_pebble=24000000 d_rows_sqlite=6000000 d_rows_postgres=3500000
 	d_churn=20 d_query=20 d_min=15
 fi
 engines=${AUDIT_ENGINES:-pebble,sqlite,postgres}
@@ -182,7 +182,11 @@ for e in ${engines//,/ }; do
 	for p in "${bg[@]}"; do wait "$p" 2>/dev/null || true; done
 	bg=()
 	load_after=$(uptime)
+	# The data go now, and their discards reach the device before the
+	# next engine starts.
 	rm -rf "${data:?}/$e"
+	sync -f "$data"
+	sleep 2
 	cmp=(compare -bundle "$w/bundle/$e" -iostat "$w/iostat.log" -device "$dev" -client "$w/pidstat-client.log"
 		-tolerance "$tolerance" -min-seconds "$min_seconds")
 	if [ -n "$server_root" ]; then
