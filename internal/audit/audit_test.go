@@ -410,3 +410,23 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+func TestNum(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 2340: "2340", 2344.4: "2344", 12345.6: "12346", 1.5: "1.5", 0.08183: "0.08183", 0.000431: "0.000431", 2.18e-5: "2.18e-05", 100: "100", 30.63: "30.63"} {
+		if got := num(v); got != want {
+			t.Errorf("num(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestLabel(t *testing.T) {
+	f := Figure{Name: "proc wKB", Qual: "pidstat"}
+	for per, want := range map[string]string{"/i": "proc wKB/i (pidstat)", " (step)": "proc wKB (step, pidstat)", "": "proc wKB (pidstat)"} {
+		if got := f.label(per); got != want {
+			t.Errorf("label(%q) = %q, want %q", per, got, want)
+		}
+	}
+	if got := (Figure{Name: "dev wKB"}).label("/q"); got != "dev wKB/q" {
+		t.Errorf("label = %q", got)
+	}
+}

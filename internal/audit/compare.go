@@ -20,6 +20,8 @@ const (
 // count it is checked against.
 type Figure struct {
 	Name string // without its denominator: "dev wKB" becomes "dev wKB/i"
+	// Qual names the tool when two rows check one figure: "pidstat".
+	Qual string
 	// PerOp is the key in metrics.per_op.<main>, "" when rumbench has no
 	// per-operation field for it (then the total is divided).
 	PerOp string
@@ -68,7 +70,7 @@ func Figures(kind string) []Figure {
 			Figure{Name: "client CPU sys", PerOp: "client_cpu_sys_us", Total: "client_cpu_sys_us", Source: SrcClient, Key: "sys_us", Tool: "pidstat %system of rumbench", Floor: FloorCPUUs},
 			Figure{Name: "proc wKB", Total: "proc_wkb", Source: SrcTree, Key: "wkb", Tool: "write_bytes of the server root's /proc/PID/io (its reaped children's included) + live descendants'", Floor: FloorKB},
 			Figure{Name: "proc rKB", Total: "proc_rkb", Source: SrcTree, Key: "rkb", Tool: "read_bytes, the same way", Floor: FloorKB},
-			Figure{Name: "proc wKB pidstat", Total: "proc_wkb", Source: SrcServer, Key: "wkb", Info: true, Tool: "pidstat kB_wr/s of the server's processes but its root; for reference: pidstat never sees a process born and reaped between two reports, and loses the last part of one reaped (its root's counters, which hold them, would count the rest twice)", Floor: FloorKB},
+			Figure{Name: "proc wKB", Qual: "pidstat", Total: "proc_wkb", Source: SrcServer, Key: "wkb", Info: true, Tool: "pidstat kB_wr/s of the server's processes but its root; for reference: pidstat never sees a process born and reaped between two reports, and loses the last part of one reaped (its root's counters, which hold them, would count the rest twice)", Floor: FloorKB},
 		)
 	}
 	return append(dev,
@@ -158,7 +160,7 @@ func Compare(b *Bundle, sources map[string][]Sample, o Options) *Result {
 			w.From.UTC().Format("15:04:05.000"), w.To.Sub(w.From).Seconds(), s.Seconds, strings.Join(parts, "; ")))
 	}
 	for _, f := range Figures(b.Kind) {
-		res.Floors[f.Name] = f.Floor
+		res.Floors[f.label("")] = f.Floor
 	}
 	for i := range b.Steps {
 		s := &b.Steps[i]
@@ -168,7 +170,7 @@ func Compare(b *Bundle, sources map[string][]Sample, o Options) *Result {
 			if as, ok := attributed[f.Source]; ok {
 				a = &as[i]
 			}
-			row := compareRow(s, n, f, a, res.Floors[f.Name], o)
+			row := compareRow(s, n, f, a, res.Floors[f.label("")], o)
 			if row.Failed {
 				res.Failed = true
 			}
@@ -176,6 +178,19 @@ func Compare(b *Bundle, sources map[string][]Sample, o Options) *Result {
 		}
 	}
 	return res
+}
+
+// label is the figure's name with the denominator's suffix (per) and
+// its tool when it has one: "dev wKB/i", "proc wKB/i (pidstat)", "proc
+// wKB (step, pidstat)".
+func (f Figure) label(per string) string {
+	if f.Qual == "" {
+		return f.Name + per
+	}
+	if strings.HasSuffix(per, ")") {
+		return f.Name + strings.TrimSuffix(per, ")") + ", " + f.Qual + ")"
+	}
+	return f.Name + per + " (" + f.Qual + ")"
 }
 
 // per is the denominator's suffix in a figure's name.
@@ -193,7 +208,7 @@ func per(s *Step, n int64) string {
 }
 
 func compareRow(s *Step, n int64, f Figure, a *Attributed, floor float64, o Options) Row {
-	row := Row{Step: s.Name, Figure: f.Name + per(s, n)}
+	row := Row{Step: s.Name, Figure: f.label(per(s, n))}
 	div := func(v float64) float64 {
 		if n > 0 {
 			return v / float64(n)
@@ -286,6 +301,9 @@ func num(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case a >= 1e-4:
 		d := 3 - int(math.Floor(math.Log10(a)))
+		if d <= 0 {
+			return fmt.Sprintf("%.0f", v)
+		}
 		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.*f", d, v), "0"), ".")
 	}
 	return fmt.Sprintf("%.3g", v)
@@ -331,7 +349,7 @@ func (r *Result) Print(w io.Writer, o Options) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "independent figures:")
 	for _, f := range Figures(r.Kind) {
-		fmt.Fprintf(w, "  %-15s %s; floor %s\n", f.Name, f.Tool, num(r.Floors[f.Name]))
+		fmt.Fprintf(w, "  %-18s %s; floor %s\n", f.label(""), f.Tool, num(r.Floors[f.label("")]))
 	}
 	fmt.Fprintf(w, "a row fails when rumbench/independent is off 1 by more than %.0f%%, the step totals differ by more than the floor (KB, requests or µs), and rumbench's total lies outside what the samples at the window's edges allow (none of them .. all of them); steps shorter than %gs are shown, not judged\n", 100*o.Tolerance, o.MinSeconds)
 	fmt.Fprintln(w, "windows (started_at + noise_span_s: the clock and the end-of-step flush) and how the samples fell:")
