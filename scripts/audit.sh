@@ -35,7 +35,7 @@ if [ "$quick" = 1 ]; then
 	d_rows_pebble=200000 d_rows_sqlite=200000 d_rows_postgres=100000
 	d_churn=4 d_query=4 d_min=3
 else
-	d_rows_pebble=24000000 d_rows_sqlite=6000000 d_rows_postgres=3500000
+	d_rows_pebble=24000000 d_rows_sqlite=6000000 d_rows_postgres=5000000
 	d_churn=20 d_query=20 d_min=15
 fi
 engines=${AUDIT_ENGINES:-pebble,sqlite,postgres}

@@ -346,7 +346,7 @@ func TestCompare(t *testing.T) {
 	// to the device (2 KB/i), read 5 KB, used 10 s of CPU; the bundle
 	// has no flush field (an older build) and proc_rkb null.
 	step := func(start string, secs float64, devWKB float64, procWKB ...float64) string {
-		pw := 2000.0
+		pw := 20000.0
 		if len(procWKB) > 0 {
 			pw = procWKB[0]
 		}
@@ -359,7 +359,7 @@ func TestCompare(t *testing.T) {
 	b := writeBundle(t, "embedded", map[string]string{
 		"s":     step(at(10).Format(time.RFC3339Nano), 20, 2000),
 		"short": strings.Replace(step(at(40).Format(time.RFC3339Nano), 5, 9000), `"step":"s"`, `"step":"short"`, 1),
-		"net":   strings.Replace(step(at(60).Format(time.RFC3339Nano), 20, 2000, 1800), `"step":"s"`, `"step":"net"`, 1),
+		"net":   strings.Replace(step(at(60).Format(time.RFC3339Nano), 20, 2000, 15000), `"step":"s"`, `"step":"net"`, 1),
 	}, "s", "short", "net", "never")
 	bundle, err := ReadBundle(b)
 	if err != nil {
@@ -375,7 +375,7 @@ func TestCompare(t *testing.T) {
 	}
 	client := seconds(5, 90, func(float64) float64 { return 0 })
 	for i := range client {
-		client[i].V = map[string]float64{"cpu_us": 0.62e6, "wkb": 100, "ccwkb": 10, "rkb": 0}
+		client[i].V = map[string]float64{"cpu_us": 0.62e6, "wkb": 1000, "ccwkb": 250, "rkb": 0}
 	}
 	res := Compare(bundle, map[string][]Sample{SrcIostat: iostat, SrcClient: client}, Options{Tolerance: 0.10, MinSeconds: 15, MinCovered: 0.95})
 	rows := map[string]Row{}
@@ -402,10 +402,10 @@ func TestCompare(t *testing.T) {
 	// 10 s of CPU against 12.4 s: more than 10% and 0.2 s apart.
 	check("s CPU/i", "10000", "12400", "0.806", "FAIL (edges allow 12400..12400)")
 	check("s CPU usr/i", "n/a (not in this build)", "n/a (pidstat %usr of rumbench not reported)", "", "n/a")
-	// Process bytes: write_bytes (2000 KB) matches; in the step whose
-	// proc_wkb left out the cancelled bytes, write_bytes less them does.
-	check("s proc wKB/i", "2", "2", "1.000", "ok")
-	check("net proc wKB/i", "1.8", "1.8 (less cancelled)", "1.000", "ok")
+	// Process bytes: write_bytes (20000 KB) matches; in the step whose
+	// proc_wkb left out the 5000 KB cancelled, write_bytes less them does.
+	check("s proc wKB/i", "20", "20", "1.000", "ok")
+	check("net proc wKB/i", "15", "15 (less cancelled)", "1.000", "ok")
 	// The short step: shown, not judged.
 	check("short dev wKB/i", "9", "0.5", "18.000", "short (<15s)")
 	if !res.Failed {

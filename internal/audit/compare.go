@@ -36,7 +36,8 @@ type Figure struct {
 	// write_bytes, or write_bytes less cancelled_write_bytes (pages
 	// dirtied and then truncated before writeback, issue 44). The row is
 	// compared with whichever of the two is closer to rumbench's, and
-	// says so when it is the second.
+	// says so when it is the second (only when the cancelled bytes are
+	// more than the floor: else the two are the same figure).
 	Less string
 	// Info marks a row shown for reference, never judged.
 	Info bool
@@ -259,7 +260,7 @@ func compareRow(s *Step, n int64, f Figure, a *Attributed, floor float64, o Opti
 			break
 		}
 		row.Outside, row.iTotal, row.haveI = num(div(v)), v, true
-		if c, ok := a.V[f.Less]; ok && f.Less != "" && row.haveR && math.Abs(v-c-row.rTotal) < math.Abs(v-row.rTotal) {
+		if c, ok := a.V[f.Less]; ok && f.Less != "" && c > f.Floor && row.haveR && math.Abs(v-c-row.rTotal) < math.Abs(v-row.rTotal) {
 			row.Outside, row.iTotal, less = num(div(v-c))+" (less cancelled)", v-c, c
 		}
 	}
