@@ -6,14 +6,16 @@
 # figure | rumbench | independent | ratio. Exits 1 when a judged figure
 # differs by more than the tolerance, 2 when the audit could not run.
 #
-# Usage: scripts/audit.sh            (a full audit: every audited step >= 15 s, ~10 min)
-#        AUDIT_QUICK=1 scripts/audit.sh   (small sizes, 4 s steps: for trying the script)
+# Usage: scripts/audit.sh               (every audited step >= 15 s; 6 to 9 minutes on a 2-core VM)
+#        AUDIT_QUICK=1 scripts/audit.sh (4-second steps, judged from 3 s: for trying the script)
 #
 # Settings (environment):
 #   AUDIT_ENGINES        engines, comma list (pebble,sqlite,postgres)
-#   AUDIT_STEPS          steps rumbench runs and the audit judges (l.i0,l.x,l.i1,qr100)
+#   AUDIT_STEPS          steps rumbench runs and the audit judges (l.i0,l.x,l.i1,qr100;
+#                        the query steps need l.x's indexes)
 #   AUDIT_ROWS_<ENGINE>  rows per client loaded by l.i0, e.g. AUDIT_ROWS_PEBBLE
-#                        (sized so l.i0 lasts >= 15 s on a 2-core VM; quick: 200000)
+#                        (pebble 24M, sqlite 6M, postgres 5M: l.i0 and l.x last >= 15 s
+#                        on a 2-core VM; quick: 200k, 200k, 100k)
 #   AUDIT_CLIENTS        clients (2)
 #   AUDIT_CHURN_SECONDS  length of l.i1 (and l.i2) (20; quick 4)
 #   AUDIT_QUERY_SECONDS  length of the query steps (20; quick 4)
