@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // --cooldown pauses between two engines' runs (not before the first) and is
@@ -28,4 +29,48 @@ func TestCooldown(t *testing.T) {
 		}
 	}
 	wantBadInput(t, []string{"--cooldown must be 0 or more"}, "run", "--engine", "null", "--cooldown", "-1s", "--out", filepath.Join(t.TempDir(), "x"))
+}
+
+// --step-pause pauses between two steps of a run, outside both windows:
+// the next step starts at least the pause after the previous one's last
+// sample (its end-of-step flush included), and the pause is recorded in
+// run.json's config; a negative one is bad input.
+func TestStepPause(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "r")
+	_, stderr, code := rb(t, "run", "--engine", "bbolt", "--rows", "1000", "--steps", "l.i0,l.x,l.i1", "--churn-rows", "200", "--step-pause", "400ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var run struct {
+		Config map[string]any `json:"config"`
+	}
+	readJSON(t, filepath.Join(out, "bbolt", "run.json"), &run)
+	if run.Config["step_pause_s"] != 0.4 {
+		t.Errorf("config step_pause_s = %v, want 0.4", run.Config["step_pause_s"])
+	}
+	type step struct {
+		Started time.Time `json:"started_at"`
+		Seconds float64   `json:"seconds"`
+		Metrics struct {
+			NoiseSpanS *float64 `json:"noise_span_s"`
+		} `json:"metrics"`
+	}
+	var prev *step
+	for _, name := range []string{"l.i0", "l.x", "l.i1"} {
+		var s step
+		readJSON(t, filepath.Join(out, "bbolt", "steps", name+".json"), &s)
+		if prev != nil {
+			span := prev.Seconds
+			if prev.Metrics.NoiseSpanS != nil {
+				span = *prev.Metrics.NoiseSpanS
+			}
+			gap := s.Started.Sub(prev.Started).Seconds() - span
+			if gap < 0.4 {
+				t.Errorf("%s started %.3fs after the previous step's last sample, want at least the 0.4s pause", name, gap)
+			}
+		}
+		prev = &s
+	}
+	wantBadInput(t, []string{"--step-pause must be 0 or more"}, "run", "--engine", "null", "--step-pause", "-1s", "--out", filepath.Join(t.TempDir(), "x"))
 }

@@ -51,6 +51,7 @@ type commonFlags struct {
 	mem        memFlags
 	repeat     int
 	cooldown   time.Duration
+	stepPause  time.Duration
 	quiet      bool
 	kube       kubeFlags
 	shard      shardFlags
@@ -98,6 +99,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
 	addCooldownFlag(pf, &common.cooldown)
+	pf.DurationVar(&common.stepPause, "step-pause", 0, "pause this long between two steps of a run, after a step's end-of-step flush and before the next step starts (outside its window), so tools that sample once a second (iostat, pidstat; scripts/audit.sh) can give whole samples to one step; recorded in run.json's config (step_pause_s)")
 	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
@@ -214,7 +216,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		Workload: d, Configure: configure, Given: fl.Changed,
 		Preset: f.preset, Engines: variants, EngineOpts: f.engineOpts, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs, Seed: f.seed,
 		Interval: f.interval, RatePercentile: f.ratePct, Warmup: f.warmup, Steady: f.steady, OpTimeout: f.opTimeout,
-		Cooldown: f.cooldown, Repeat: f.repeat, DataDir: f.dataDir, DSN: f.dsn, Database: f.database,
+		Cooldown: f.cooldown, StepPause: f.stepPause, Repeat: f.repeat, DataDir: f.dataDir, DSN: f.dsn, Database: f.database,
 		Memory: plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
 	if f.mem.childEngine != "" {

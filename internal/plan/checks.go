@@ -36,6 +36,14 @@ func CheckCooldown(d time.Duration) error {
 	return nil
 }
 
+// CheckStepPause refuses a negative --step-pause.
+func CheckStepPause(d time.Duration) error {
+	if d < 0 {
+		return bad(fmt.Errorf("--step-pause must be 0 or more, got %s", d))
+	}
+	return nil
+}
+
 // checkRatePercentile refuses a --rate-percentile out of (0, 100].
 func checkRatePercentile(p float64) error {
 	if !(p > 0 && p <= 100) {

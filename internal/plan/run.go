@@ -70,11 +70,13 @@ type Run struct {
 	Steady         string
 	OpTimeout      time.Duration
 	Cooldown       time.Duration
-	Repeat         int
-	DataDir        string
-	DSN            string
-	Database       string
-	Memory         Memory
+	// StepPause is --step-pause: a pause between two steps of a run.
+	StepPause time.Duration
+	Repeat    int
+	DataDir   string
+	DSN       string
+	Database  string
+	Memory    Memory
 	// Child is set in an engine's child process (--memory-limit): it runs
 	// that engine only, in the parent's temporary data dir if one is
 	// given.
@@ -125,7 +127,10 @@ func (r *Run) Check() error {
 	if err := CheckRepeat(r.Repeat); err != nil {
 		return err
 	}
-	return CheckCooldown(r.Cooldown)
+	if err := CheckCooldown(r.Cooldown); err != nil {
+		return err
+	}
+	return CheckStepPause(r.StepPause)
 }
 
 // PlanRun checks a run request and plans it: the interval (--interval, else
@@ -245,6 +250,7 @@ func (p *RunPlan) Options(out string, ms *launch.Memory, servers *results.Manage
 		OpTimeout:      r.OpTimeout,
 		Steady:         p.Steady,
 		Cooldown:       r.Cooldown,
+		StepPause:      r.StepPause,
 		Config:         p.Config(ms, servers),
 		Cache:          p.Memory.Budget,
 		MemoryCgroup:   ms.ChildStats(),
@@ -269,6 +275,7 @@ func (p *RunPlan) Config(ms *launch.Memory, servers *results.ManagedConfig) *res
 		Workload: r.Workload.Name, WorkloadConfig: p.Workload.Config, Preset: r.Preset,
 		Engines: entries(p.Variants), EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile,
 		SteadyState: r.Steady, CooldownS: r.Cooldown.Seconds(),
+		StepPauseS: r.StepPause.Seconds(),
 		Local: &results.LocalConfig{
 			OpTimeoutS: r.OpTimeout.Seconds(), DataDir: r.DataDir, Database: r.Database, DSNGiven: r.DSN != "",
 			Managed: servers, Memory: ms.Config(), PresetMemory: p.Memory.Preset, CacheSize: CacheConfig(p.Memory.Budget),

@@ -22,6 +22,8 @@ type RunConfig struct {
 	SteadyState string
 	// CooldownS is --cooldown; omitted when zero.
 	CooldownS float64
+	// StepPauseS is --step-pause; omitted when zero.
+	StepPauseS float64
 	// SweepCell names the sweep cell a run is; omitted outside a sweep.
 	SweepCell string
 	// Local is what a run of `rumbench run` records beside the above; a
@@ -84,6 +86,9 @@ func (c RunConfig) MarshalJSON() ([]byte, error) {
 	if c.CooldownS > 0 {
 		m["cooldown_s"] = c.CooldownS
 	}
+	if c.StepPauseS > 0 {
+		m["step_pause_s"] = c.StepPauseS
+	}
 	if c.SweepCell != "" {
 		m["sweep_cell"] = c.SweepCell
 	}
@@ -127,7 +132,7 @@ func (c *RunConfig) UnmarshalJSON(b []byte) error {
 	}{
 		{"workload", &c.Workload}, {"preset", &c.Preset}, {"engines", &c.Engines}, {"engine_opts", &c.EngineOpts},
 		{"interval_s", &c.IntervalS}, {"rate_percentile", &c.RatePercentile}, {"steady_state", &c.SteadyState},
-		{"cooldown_s", &c.CooldownS}, {"sweep_cell", &c.SweepCell},
+		{"cooldown_s", &c.CooldownS}, {"step_pause_s", &c.StepPauseS}, {"sweep_cell", &c.SweepCell},
 		{"op_timeout_s", &local.OpTimeoutS}, {"data_dir", &local.DataDir}, {"database", &local.Database},
 		{"dsn_given", &local.DSNGiven}, {"managed", &local.Managed}, {"memory", &local.Memory},
 		{"preset_memory", &local.PresetMemory}, {"cache_size", &local.CacheSize},

@@ -457,7 +457,12 @@ func prepareFailure(ctx context.Context, workloadName string, err error) error {
 // step at one time; the other shards leave a step shard 0 does alone to it.
 func (r *engineRun) runSteps(ctx context.Context, steps []workload.Step) error {
 	o, bw := r.o, r.bw
-	for _, s := range steps {
+	for i, s := range steps {
+		if i > 0 && o.StepPause > 0 {
+			if err := sleepUntil(ctx, time.Now().Add(o.StepPause)); err != nil {
+				return err
+			}
+		}
 		if o.DropCaches != nil {
 			if err := o.DropCaches(); err != nil {
 				return err

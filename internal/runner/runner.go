@@ -123,6 +123,11 @@ type Options struct {
 	// (--cooldown): hot devices and CPUs are a named source of variance
 	// between runs.
 	Cooldown time.Duration
+	// StepPause is a pause between two steps of an engine's run
+	// (--step-pause): after one step's summary is written (its end-of-step
+	// flush and sample done) and before the next step's setup, outside
+	// both steps' windows.
+	StepPause time.Duration
 	// Shard, when set, makes this process one shard of a sharded run
 	// (--shard): see sharded.go.
 	Shard *ShardOptions
