@@ -285,7 +285,9 @@ func compareRow(s *Step, n int64, f Figure, a *Attributed, floor float64, o Opti
 		lo, hi = lo-a.Lo[f.Less], hi-a.Hi[f.Less]
 		lo, hi = min(lo, hi), max(lo, hi)
 	}
-	inBounds := row.rTotal >= lo && row.rTotal <= hi
+	// The bounds themselves are sums of rounded samples: a total on
+	// a bound within the floor is on it.
+	inBounds := row.rTotal >= lo-floor && row.rTotal <= hi+floor
 	bounds := fmt.Sprintf(" (edges allow %s..%s)", num(div(lo)), num(div(hi)))
 	switch {
 	case f.Info:
