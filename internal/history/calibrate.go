@@ -83,7 +83,7 @@ func Calibrate(ss []*Series, figures []string, o DetectOptions, shuffles int) *C
 		oe.MinEffect = e
 		total := CalibrationRow{MinEffect: e}
 		for _, fig := range figures {
-			if notChecked[fig] {
+			if notChecked(fig) {
 				continue
 			}
 			row := CalibrationRow{MinEffect: e}

@@ -5,22 +5,25 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"rumbench/internal/figure"
 )
 
-// lowerIsBetter are the figures that are costs: a rise is a regression.
-// Every other figure checked is a rate, where a fall is one.
-var lowerIsBetter = map[string]bool{
-	"cpu_us_per_op": true, "wkb_per_op": true, "rkb_per_op": true, "reads_per_op": true,
-	"wkb_per_write": true, "disk_gb": true, "live_gb": true, "pss_gb": true,
-	"write_amp": true, "space_amp": true, "p99_ms": true, "max_ms": true,
+// HigherIsBetter reports whether a rise of a figure is an improvement,
+// from the figure catalogue: costs, sizes and latencies are better lower, a
+// rise of them is a regression; rates are better higher. A figure the
+// catalogue does not know is taken as a rate.
+func HigherIsBetter(key string) bool {
+	f, ok := figure.Lookup(key)
+	return !ok || f.Better != figure.Lower
 }
 
-// notChecked are figures that describe the work rather than how well it
-// went: they have no better direction.
-var notChecked = map[string]bool{"rows_per_query": true}
-
-// HigherIsBetter reports whether a rise of figure is an improvement.
-func HigherIsBetter(figure string) bool { return !lowerIsBetter[figure] }
+// notChecked says whether a figure describes the work rather than how well
+// it went (figure.Neither: rows per query): it has no better direction.
+func notChecked(key string) bool {
+	f, ok := figure.Lookup(key)
+	return ok && f.Better == figure.Neither
+}
 
 // CheckFigures are the figures `history check` looks at by default: the
 // headline rate, its percentile, the per-operation costs and the p99.
@@ -67,7 +70,7 @@ func Check(ss []*Series, figures []string, o DetectOptions) []*Finding {
 	var out []*Finding
 	for _, ser := range ss {
 		for _, fig := range figures {
-			if notChecked[fig] {
+			if notChecked(fig) {
 				continue
 			}
 			var xs []float64

@@ -134,10 +134,13 @@ func TestCheckIdenticalRunsFlagNothing(t *testing.T) {
 
 // A cost that rises is a regression, one that falls an improvement.
 func TestDirections(t *testing.T) {
-	for fig, higher := range map[string]bool{"rate_avg": true, "qps_99": true, "cpu_us_per_op": false, "p99_ms": false, "wkb_per_op": false} {
+	for fig, higher := range map[string]bool{"rate_avg": true, "qps_99": true, "cpu_us_per_op": false, "p99_ms": false, "wkb_per_op": false, "flushes_per_op": false, "cpu_sys_us_per_op": false, "space_amp": false} {
 		if HigherIsBetter(fig) != higher {
 			t.Errorf("%s: higher is better %v, want %v", fig, !higher, higher)
 		}
+	}
+	if !notChecked("rows_per_query") || notChecked("rate_avg") {
+		t.Error("rows_per_query describes the work (checked: no), rate_avg how well it went (checked: yes)")
 	}
 	if d := Differs(&Run{Config: `{"a":{"b":1}}`, EngineVersion: "1"}, &Run{Config: `{"a":{"b":2}}`, EngineVersion: "2"}); strings.Join(d, ";") != "engine version: 1 → 2;config a.b: 1 → 2" {
 		t.Fatalf("differs %q", d)
