@@ -29,6 +29,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"rumbench/internal/model"
 )
 
 // Setting is one server configuration value (--server-opt key=value).
@@ -502,7 +504,7 @@ func (s *Server) recordSettings(version string, values map[string]string) {
 		"managed_port":    strconv.Itoa(s.port),
 	}
 	for _, kv := range s.spec.Settings {
-		st["server_opt."+kv.Key] = kv.Value
+		st[model.ServerOptPrefix+kv.Key] = kv.Value
 		st[kv.Key] = values[kv.Key]
 	}
 	s.settings = st

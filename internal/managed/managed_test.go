@@ -152,8 +152,8 @@ func checkDiff(t *testing.T, tg enginetest.Target, settings []managed.Setting, w
 func wantSetting(t *testing.T, srv *managed.Server, key, given, effective string) {
 	t.Helper()
 	st := srv.Settings()
-	if st["server_opt."+key] != given || st[key] != effective {
-		t.Errorf("%s: recorded as given %q, effective %q; want %q, %q", key, st["server_opt."+key], st[key], given, effective)
+	if st[model.ServerOptPrefix+key] != given || st[key] != effective {
+		t.Errorf("%s: recorded as given %q, effective %q; want %q, %q", key, st[model.ServerOptPrefix+key], st[key], given, effective)
 	}
 }
 

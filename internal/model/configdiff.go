@@ -62,3 +62,8 @@ func (c *ConfigDiff) Get(key string) (string, bool) {
 func (c *ConfigDiff) SortSettings() {
 	sort.Slice(c.Settings, func(i, j int) bool { return c.Settings[i].Key < c.Settings[j].Key })
 }
+
+// ServerOptPrefix marks a managed server's setting as given: --server-opt
+// key=value is recorded in the engine's settings as ServerOptPrefix+key,
+// and key alone holds the value the running server reports.
+const ServerOptPrefix = "server_opt."

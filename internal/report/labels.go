@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/model"
 	"rumbench/internal/units"
 )
 
@@ -81,10 +82,9 @@ func labelRuns(runs []*Run) {
 	}
 }
 
-// serverOptPrefix marks a managed server's setting as given (--server-opt
-// key=value is recorded as server_opt.key); the key alone holds the value
-// the running server reported.
-const serverOptPrefix = "server_opt."
+// serverOptPrefix marks a managed server's setting as given
+// (model.ServerOptPrefix).
+const serverOptPrefix = model.ServerOptPrefix
 
 // effectiveSettings are an engine's recorded settings with each managed
 // server setting once: the value the server reported (the one in effect),
