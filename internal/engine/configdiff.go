@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"strconv"
-	"strings"
-
 	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
@@ -19,7 +16,7 @@ func OptionDiff(effective map[string]string, defs []model.Option, source string)
 	d := &model.ConfigDiff{Source: source, Settings: []model.SettingDiff{}}
 	for _, o := range defs {
 		v, ok := effective[o.Key]
-		if !ok || SameValue(v, o.Default) {
+		if !ok || engineopt.SameValue(v, o.Default) {
 			continue
 		}
 		d.Settings = append(d.Settings, model.SettingDiff{Key: o.Key, Value: v, Default: o.Default})
@@ -40,31 +37,4 @@ func WithDefault(defs []model.Option, key, def string) []model.Option {
 		}
 	}
 	return out
-}
-
-// SameValue reports whether two spellings of a setting mean the same value.
-func SameValue(a, b string) bool {
-	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
-	if a == b {
-		return true
-	}
-	// Each reading applies when both spellings have it: numbers first (so
-	// 0.9 is not a size of 0 bytes), then booleans (on = true = 1), then
-	// sizes (64MB = 67108864).
-	if x, err := strconv.ParseFloat(a, 64); err == nil {
-		if y, err := strconv.ParseFloat(b, 64); err == nil {
-			return x == y
-		}
-	}
-	if x, err := engineopt.ParseBool("", a); err == nil {
-		if y, err := engineopt.ParseBool("", b); err == nil {
-			return x == y
-		}
-	}
-	if x, err := engineopt.ParseSize("", a); err == nil {
-		if y, err := engineopt.ParseSize("", b); err == nil {
-			return x == y
-		}
-	}
-	return false
 }

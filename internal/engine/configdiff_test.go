@@ -7,29 +7,6 @@ import (
 	"rumbench/internal/model"
 )
 
-func TestSameValue(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		same bool
-	}{
-		{"256MB", "268435456", true},
-		{"64mb", "64MiB", true},
-		{"on", "true", true},
-		{"1", "true", true},
-		{"0", "false", true},
-		{"0.9", "0.5", false},
-		{"0.9", "0.90", true},
-		{"1", "1024", false},
-		{"Snappy", "snappy", true},
-		{"zstd", "snappy", false},
-		{"", "0", false},
-	} {
-		if got := engine.SameValue(c.a, c.b); got != c.same {
-			t.Errorf("SameValue(%q, %q) = %v, want %v", c.a, c.b, got, c.same)
-		}
-	}
-}
-
 func TestOptionDiff(t *testing.T) {
 	defs := []model.Option{{Key: "cache_size", Default: "256MB"}, {Key: "compression", Default: "snappy"}, {Key: "sync", Default: "false"}, {Key: "unused", Default: "x"}}
 	d := engine.OptionDiff(map[string]string{"cache_size": "268435456", "compression": "zstd", "sync": "true"}, defs, "test")

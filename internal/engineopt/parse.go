@@ -86,3 +86,30 @@ func ParseChoice(key, val string, choices ...string) (string, error) {
 	}
 	return "", fmt.Errorf("engine option %s=%q: want one of %s", key, val, strings.Join(choices, ", "))
 }
+
+// SameValue reports whether two spellings of a setting mean the same value.
+func SameValue(a, b string) bool {
+	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
+	if a == b {
+		return true
+	}
+	// Each reading applies when both spellings have it: numbers first (so
+	// 0.9 is not a size of 0 bytes), then booleans (on = true = 1), then
+	// sizes (64MB = 67108864).
+	if x, err := strconv.ParseFloat(a, 64); err == nil {
+		if y, err := strconv.ParseFloat(b, 64); err == nil {
+			return x == y
+		}
+	}
+	if x, err := ParseBool("", a); err == nil {
+		if y, err := ParseBool("", b); err == nil {
+			return x == y
+		}
+	}
+	if x, err := ParseSize("", a); err == nil {
+		if y, err := ParseSize("", b); err == nil {
+			return x == y
+		}
+	}
+	return false
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -48,7 +49,7 @@ func ConfigDiff(t *testing.T, name string, changed, want map[string]string) {
 		}
 	}
 	for _, s := range d.Settings {
-		if s.Default == "" || engine.SameValue(s.Value, s.Default) {
+		if s.Default == "" || engineopt.SameValue(s.Value, s.Default) {
 			t.Errorf("%s: %s=%q differs from no default (%q)", name, s.Key, s.Value, s.Default)
 		}
 	}

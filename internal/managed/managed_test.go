@@ -13,6 +13,7 @@ import (
 
 	"rumbench/internal/engine"
 	_ "rumbench/internal/engine/all"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/managed"
 	"rumbench/internal/model"
@@ -143,7 +144,7 @@ func checkDiff(t *testing.T, tg enginetest.Target, settings []managed.Setting, w
 	}
 	t.Logf("%s: config diff %+v", tg.Engine, d.Settings)
 	for _, s := range settings {
-		if v, ok := d.Get(s.Key); !ok || !engine.SameValue(v, want[s.Key]) {
+		if v, ok := d.Get(s.Key); !ok || !engineopt.SameValue(v, want[s.Key]) {
 			t.Errorf("config diff: %s=%q (%v), want %s", s.Key, v, ok, want[s.Key])
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"rumbench/internal/engine"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 	"rumbench/internal/units"
 )
@@ -117,13 +117,13 @@ func askedMarks(es map[string]string) map[string]string {
 }
 
 // askedOther reports whether a server runs a setting with another value
-// than the one given, compared for what they mean (engine.SameValue: 8k =
+// than the one given, compared for what they mean (engineopt.SameValue: 8k =
 // 8192, on = 1; and durations, 900s = 15min). A bare number given for a
 // value the server reports with a unit is in the setting's own unit
 // (PostgreSQL's shared_buffers=4096 is 4096 pages of 8kB, SHOW says 32MB),
 // which run.json does not record: no difference is claimed.
 func askedOther(given, running string) bool {
-	if engine.SameValue(given, running) {
+	if engineopt.SameValue(given, running) {
 		return false
 	}
 	if g, ok := duration(given); ok {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
 )
 
@@ -123,14 +124,14 @@ func probeVariant(ctx context.Context, o *Options, v variant, d model.Driver) (r
 
 // sameAs reports whether two read-backs are one variant: same engine,
 // version, installation and settings, values compared for what they mean
-// (engine.SameValue: 64MB = 67108864).
+// (engineopt.SameValue: 64MB = 67108864).
 func (r readBack) sameAs(s readBack) bool {
 	if r.engine != s.engine || r.version != s.version || r.install != s.install || len(r.settings) != len(s.settings) {
 		return false
 	}
 	for k, v := range r.settings {
 		w, ok := s.settings[k]
-		if !ok || !engine.SameValue(v, w) {
+		if !ok || !engineopt.SameValue(v, w) {
 			return false
 		}
 	}
