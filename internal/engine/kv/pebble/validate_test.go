@@ -1,39 +1,17 @@
 package pebble
 
 import (
-	"strings"
 	"testing"
 
-	"rumbench/internal/engine"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
-// TestValidateConfig checks that bad settings are refused without opening
-// anything (engine.CheckConfig runs before any engine of a run starts).
+// TestValidateConfig: bad settings are refused without opening anything.
 func TestValidateConfig(t *testing.T) {
-	cases := []struct {
-		engine string
-		cfg    model.Config
-		want   string // "" = valid
-	}{
-		{"pebble", model.Config{}, ""},
-		{"pebble", model.Config{Options: map[string]string{"cache_size": "abc"}}, "cache_size"},
-		{"pebble", model.Config{Options: map[string]string{"compression": "lz77"}}, "compression"},
-	}
-	for _, c := range cases {
-		d, err := engine.Lookup(c.engine)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := d.(model.ConfigValidator); !ok {
-			t.Fatalf("%s does not implement model.ConfigValidator", c.engine)
-		}
-		_, err = engine.CheckConfig(d, c.cfg)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s %+v: %v", c.engine, c.cfg, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s %+v: error %v, want one mentioning %q", c.engine, c.cfg, err, c.want)
-		}
-	}
+	enginetest.CheckConfigs(t, []enginetest.ConfigCase{
+		{Engine: "pebble", Config: model.Config{}, Want: ""},
+		{Engine: "pebble", Config: model.Config{Options: map[string]string{"cache_size": "abc"}}, Want: "cache_size"},
+		{Engine: "pebble", Config: model.Config{Options: map[string]string{"compression": "lz77"}}, Want: "compression"},
+	})
 }

@@ -3,38 +3,16 @@
 package rocksdb
 
 import (
-	"strings"
 	"testing"
 
-	"rumbench/internal/engine"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
-// TestValidateConfig checks that bad settings are refused without opening
-// anything (engine.CheckConfig runs before any engine of a run starts).
+// TestValidateConfig: bad settings are refused without opening anything.
 func TestValidateConfig(t *testing.T) {
-	cases := []struct {
-		engine string
-		cfg    model.Config
-		want   string // "" = valid
-	}{
-		{"rocksdb", model.Config{}, ""},
-		{"rocksdb", model.Config{Options: map[string]string{"block_cache_size": "abc"}}, "block_cache_size"},
-	}
-	for _, c := range cases {
-		d, err := engine.Lookup(c.engine)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := d.(model.ConfigValidator); !ok {
-			t.Fatalf("%s does not implement model.ConfigValidator", c.engine)
-		}
-		_, err = engine.CheckConfig(d, c.cfg)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s %+v: %v", c.engine, c.cfg, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s %+v: error %v, want one mentioning %q", c.engine, c.cfg, err, c.want)
-		}
-	}
+	enginetest.CheckConfigs(t, []enginetest.ConfigCase{
+		{Engine: "rocksdb", Config: model.Config{}, Want: ""},
+		{Engine: "rocksdb", Config: model.Config{Options: map[string]string{"block_cache_size": "abc"}}, Want: "block_cache_size"},
+	})
 }

@@ -5,46 +5,26 @@ import (
 	"testing"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
-// TestValidateConfig checks that bad settings are refused without opening
-// anything (engine.CheckConfig runs before any engine of a run starts).
+// TestValidateConfig: bad settings are refused without opening anything.
 func TestValidateConfig(t *testing.T) {
-	cases := []struct {
-		engine string
-		cfg    model.Config
-		want   string // "" = valid
-	}{
-		{"innodb", model.Config{DSN: "root@tcp(localhost:3306)/"}, ""},
-		{"innodb", model.Config{DSN: "mysql://root@localhost/"}, "URL"},
-		{"innodb", model.Config{DSN: "root@tcp(localhost"}, "--dsn"},
-		{"innodb", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"prepare": "maybe"}}, "prepare"},
-		{"innodb", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"client_io": "epoll"}}, "client_io"},
-		{"myrocks", model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"install_plugin": "maybe"}}, "install_plugin"},
-		{"innodb", model.Config{Options: map[string]string{"page_size": "8k", "row_format": "compressed", "key_block_size": "4"}}, ""},
-		{"innodb", model.Config{Options: map[string]string{"page_size": "12k"}}, "page_size"},
-		{"innodb", model.Config{Options: map[string]string{"row_format": "zipped"}}, "row_format"},
-		{"innodb", model.Config{Options: map[string]string{"row_format": "compressed", "key_block_size": "3"}}, "key_block_size"},
-		{"myrocks", model.Config{Options: map[string]string{"compression": "lz4"}}, ""},
-		{"myrocks", model.Config{Options: map[string]string{"compression": "brotli"}}, "compression"},
-	}
-	for _, c := range cases {
-		d, err := engine.Lookup(c.engine)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := d.(model.ConfigValidator); !ok {
-			t.Fatalf("%s does not implement model.ConfigValidator", c.engine)
-		}
-		_, err = engine.CheckConfig(d, c.cfg)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s %+v: %v", c.engine, c.cfg, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s %+v: error %v, want one mentioning %q", c.engine, c.cfg, err, c.want)
-		}
-	}
+	enginetest.CheckConfigs(t, []enginetest.ConfigCase{
+		{Engine: "innodb", Config: model.Config{DSN: "root@tcp(localhost:3306)/"}, Want: ""},
+		{Engine: "innodb", Config: model.Config{DSN: "mysql://root@localhost/"}, Want: "URL"},
+		{Engine: "innodb", Config: model.Config{DSN: "root@tcp(localhost"}, Want: "--dsn"},
+		{Engine: "innodb", Config: model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"prepare": "maybe"}}, Want: "prepare"},
+		{Engine: "innodb", Config: model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"client_io": "epoll"}}, Want: "client_io"},
+		{Engine: "myrocks", Config: model.Config{DSN: "root@tcp(localhost:3306)/", Options: map[string]string{"install_plugin": "maybe"}}, Want: "install_plugin"},
+		{Engine: "innodb", Config: model.Config{Options: map[string]string{"page_size": "8k", "row_format": "compressed", "key_block_size": "4"}}, Want: ""},
+		{Engine: "innodb", Config: model.Config{Options: map[string]string{"page_size": "12k"}}, Want: "page_size"},
+		{Engine: "innodb", Config: model.Config{Options: map[string]string{"row_format": "zipped"}}, Want: "row_format"},
+		{Engine: "innodb", Config: model.Config{Options: map[string]string{"row_format": "compressed", "key_block_size": "3"}}, Want: "key_block_size"},
+		{Engine: "myrocks", Config: model.Config{Options: map[string]string{"compression": "lz4"}}, Want: ""},
+		{Engine: "myrocks", Config: model.Config{Options: map[string]string{"compression": "brotli"}}, Want: "compression"},
+	})
 }
 
 // TestServerSettingsCheck: a page size or MyRocks compression the server

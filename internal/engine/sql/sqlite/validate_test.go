@@ -1,39 +1,17 @@
 package sqlite
 
 import (
-	"strings"
 	"testing"
 
-	"rumbench/internal/engine"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )
 
-// TestValidateConfig checks that bad settings are refused without opening
-// anything (engine.CheckConfig runs before any engine of a run starts).
+// TestValidateConfig: bad settings are refused without opening anything.
 func TestValidateConfig(t *testing.T) {
-	cases := []struct {
-		engine string
-		cfg    model.Config
-		want   string // "" = valid
-	}{
-		{"sqlite", model.Config{}, ""},
-		{"sqlite", model.Config{Options: map[string]string{"page_size": "1000"}}, "page_size"},
-		{"sqlite", model.Config{Options: map[string]string{"busy_timeout": "soon"}}, "busy_timeout"},
-	}
-	for _, c := range cases {
-		d, err := engine.Lookup(c.engine)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := d.(model.ConfigValidator); !ok {
-			t.Fatalf("%s does not implement model.ConfigValidator", c.engine)
-		}
-		_, err = engine.CheckConfig(d, c.cfg)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%s %+v: %v", c.engine, c.cfg, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%s %+v: error %v, want one mentioning %q", c.engine, c.cfg, err, c.want)
-		}
-	}
+	enginetest.CheckConfigs(t, []enginetest.ConfigCase{
+		{Engine: "sqlite", Config: model.Config{}, Want: ""},
+		{Engine: "sqlite", Config: model.Config{Options: map[string]string{"page_size": "1000"}}, Want: "page_size"},
+		{Engine: "sqlite", Config: model.Config{Options: map[string]string{"busy_timeout": "soon"}}, Want: "busy_timeout"},
+	})
 }
