@@ -20,7 +20,7 @@ import (
 	_ "rumbench/internal/engine/all"
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/engine/kv/keyenc"
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"

@@ -3,7 +3,7 @@ package bbolt
 import (
 	"testing"
 
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest/kvtest"
 )
 
 // TestBulkBuild: the sequential full-page fill builds the same indexes as

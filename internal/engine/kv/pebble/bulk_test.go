@@ -3,7 +3,7 @@ package pebble
 import (
 	"testing"
 
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest/kvtest"
 )
 
 // TestBulkBuild: SST ingestion builds the same indexes as the online copy.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 )

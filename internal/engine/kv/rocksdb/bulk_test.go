@@ -5,7 +5,7 @@ package rocksdb
 import (
 	"testing"
 
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest/kvtest"
 )
 
 // TestBulkBuild: SstFileWriter and IngestExternalFile build the same

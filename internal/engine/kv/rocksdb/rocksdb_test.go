@@ -14,7 +14,7 @@ import (
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/engine/kv/keyenc"
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/workload/hotrow"

@@ -5,7 +5,7 @@ package wiredtiger
 import (
 	"testing"
 
-	"rumbench/internal/engine/kv/kvtest"
+	"rumbench/internal/enginetest/kvtest"
 )
 
 // TestBulkBuild: bulk cursors build the same indexes as the online copy.
