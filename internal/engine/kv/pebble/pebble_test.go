@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/enginetest"
+	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/model"
 )
 

@@ -14,8 +14,8 @@ import (
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/engine/kv/keyenc"
-	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/enginetest"
+	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/model"
 	"rumbench/internal/workload/hotrow"
 )
