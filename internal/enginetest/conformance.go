@@ -13,7 +13,7 @@ import (
 
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/model"
-	"rumbench/internal/workload/hotrow"
+	"rumbench/internal/workload/retry"
 )
 
 // Opener opens the engine on dir (the same dir again reopens it).
@@ -50,7 +50,7 @@ func Conformance(t *testing.T, open Opener) {
 // hotrow classifies them), so running the operation again cannot
 // double-count.
 func retryable(err error) bool {
-	return errors.Is(err, kv.ErrConflict) || hotrow.Classify(err).Retryable()
+	return errors.Is(err, kv.ErrConflict) || retry.Classify(err).Retryable()
 }
 
 func testIbench(t *testing.T, open Opener) {

@@ -3,6 +3,7 @@ package hotrow
 import (
 	"fmt"
 	"math"
+	"rumbench/internal/workload/retry"
 	"slices"
 	"sort"
 	"strconv"
@@ -63,7 +64,7 @@ func DefaultConfig() Config {
 		Distribution: "hot",
 		ClientsSpan:  SpanTable,
 		PadBytes:     DefaultPadBytes,
-		MaxRetries:   DefaultMaxRetries,
+		MaxRetries:   retry.DefaultMaxRetries,
 		Seed:         1,
 	}
 }

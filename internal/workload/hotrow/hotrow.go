@@ -23,6 +23,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/units"
 	"rumbench/internal/workload"
+	"rumbench/internal/workload/retry"
 )
 
 // Column positions of a hot-row table.
@@ -348,7 +349,7 @@ type clientStats struct {
 	// abandoned: multi-row transactions that failed after the cell's time
 	// was up and were not run again.
 	abandoned int64
-	errs      [numErrKinds]int64
+	errs      [retry.NumErrKinds]int64
 }
 
 // client is one worker of a cell. Everything the hot path touches is
@@ -489,7 +490,7 @@ func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			kind := Classify(err)
+			kind := retry.Classify(err)
 			c.stats.errs[kind]++
 			if !kind.Retryable() {
 				return fmt.Errorf("update %s id=%d: %w", t.schema.Name, pk, err)
@@ -499,7 +500,7 @@ func (c *client) run(ctx context.Context, stop *atomic.Bool) error {
 				break
 			}
 			c.stats.retries++
-			time.Sleep(backoff(attempt, &c.rnd))
+			time.Sleep(retry.Backoff(attempt, &c.rnd))
 		}
 	}
 	return nil
@@ -538,7 +539,7 @@ func (c *client) runTx(ctx context.Context, stop *atomic.Bool) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			kind := Classify(err)
+			kind := retry.Classify(err)
 			c.stats.errs[kind]++
 			if !kind.Retryable() {
 				return err
@@ -552,7 +553,7 @@ func (c *client) runTx(ctx context.Context, stop *atomic.Bool) error {
 				break
 			}
 			c.stats.retries++
-			time.Sleep(backoff(attempt, &c.rnd))
+			time.Sleep(retry.Backoff(attempt, &c.rnd))
 		}
 	}
 	return nil
@@ -580,11 +581,11 @@ func (r *cellRun) setup(ctx context.Context, env *workload.Env) error {
 		d[DetailHotRows] = b.cfg.HotRows
 	}
 	d[DetailRowsPerTable] = b.cfg.Rows
-	d[DetailRetryPolicy] = PolicyText(b.cfg.MaxRetries)
+	d[DetailRetryPolicy] = retry.PolicyText(b.cfg.MaxRetries)
 	if k := b.cfg.TxRows(); k > 1 {
 		d[DetailRowsPerTx] = k
 		d[DetailTxOrder] = "each transaction updates " + fmt.Sprint(k) + " distinct hot rows of one table, drawn uniformly, in a random order"
-		d[DetailRetryPolicy] = TxPolicyText(b.cfg.MaxRetries)
+		d[DetailRetryPolicy] = retry.TxPolicyText(b.cfg.MaxRetries)
 	}
 	d[workload.DetailLogicalBytesInserted] = int64(0)
 	d[workload.DetailLogicalLiveBytes] = b.liveBytes()
@@ -711,8 +712,8 @@ func (r *cellRun) run(ctx context.Context, env *workload.Env) error {
 		}
 		d[DetailAttemptsPerS] = units.RoundHalfUp(float64(tot.attempts)/elapsed, 1)
 	}
-	byKind := make(map[string]int64, numErrKinds)
-	for k := ErrKind(0); k < numErrKinds; k++ {
+	byKind := make(map[string]int64, retry.NumErrKinds)
+	for k := retry.ErrKind(0); k < retry.NumErrKinds; k++ {
 		byKind[k.String()] = tot.errs[k]
 	}
 	d[DetailErrors] = byKind

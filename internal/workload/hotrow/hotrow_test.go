@@ -3,7 +3,6 @@ package hotrow_test
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -338,38 +337,6 @@ func TestValidate(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Errorf("distribution %s: %v", ok, err)
 		}
-	}
-}
-
-// TestClassify: the kinds engines mark their errors with, wrapped by the
-// layers above, map to the kinds counted; text alone is "other", however
-// it reads (the engines' real errors are tested in their packages).
-func TestClassify(t *testing.T) {
-	cases := []struct {
-		kind error
-		want hotrow.ErrKind
-	}{
-		{model.ErrDeadlock, hotrow.ErrDeadlock},
-		{model.ErrLockTimeout, hotrow.ErrLockWaitTimeout},
-		{model.ErrSerialization, hotrow.ErrSerialization},
-		{model.ErrBusy, hotrow.ErrBusy},
-		{model.ErrDuplicateKey, hotrow.ErrOther},
-		{model.ErrDiskFull, hotrow.ErrOther},
-		{model.ErrConflict, hotrow.ErrOther}, // not a kind engines give
-	}
-	for _, c := range cases {
-		err := fmt.Errorf("update hr1: %w", model.WithKind(errors.New("engine text"), c.kind))
-		if got := hotrow.Classify(err); got != c.want {
-			t.Errorf("Classify(error of kind %v) = %s, want %s", c.kind, got, c.want)
-		}
-	}
-	for _, msg := range []string{"update hr1: Error 1213 (40001): Deadlock found", "database is locked", "WT_ROLLBACK"} {
-		if got := hotrow.Classify(errors.New(msg)); got != hotrow.ErrOther {
-			t.Errorf("Classify(text %q) = %s, want other: workloads do not read engines' text", msg, got)
-		}
-	}
-	if hotrow.ErrOther.Retryable() || !hotrow.ErrBusy.Retryable() {
-		t.Fatal("retry policy: other must not be retried, busy must")
 	}
 }
 

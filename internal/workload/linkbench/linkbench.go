@@ -11,7 +11,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/units"
 	"rumbench/internal/workload"
-	"rumbench/internal/workload/hotrow"
+	"rumbench/internal/workload/retry"
 )
 
 // Step names.
@@ -386,7 +386,7 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 	byKind := map[string]int64{}
 	for k, n := range tot.errs {
 		if n > 0 {
-			byKind[hotrow.ErrKind(k).String()] = n
+			byKind[retry.ErrKind(k).String()] = n
 		}
 	}
 	if tot.dups > 0 {

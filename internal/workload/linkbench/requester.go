@@ -12,7 +12,7 @@ import (
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/workload"
-	"rumbench/internal/workload/hotrow"
+	"rumbench/internal/workload/retry"
 )
 
 // The request step's workers: one requester per client draws request
@@ -198,7 +198,7 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time,
 // concurrent add of the same link): the engine rolled it back, so running
 // it again cannot double-count. The policy is the same on every engine
 // (engines differ only in which transient errors they raise, marked with
-// model's error kinds, see hotrow.Classify): up to MaxRetries retries, after a backoff
+// model's error kinds, see retry.Classify): up to MaxRetries retries, after a backoff
 // of 200µs·2^n capped at 20ms with equal jitter, so requesters that
 // collided do not collide again in lockstep.
 func (q *requester) do(ctx context.Context, typ int) error {
@@ -207,7 +207,7 @@ func (q *requester) do(ctx context.Context, typ int) error {
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		kind := hotrow.Classify(err)
+		kind := retry.Classify(err)
 		dup := errors.Is(err, model.ErrDuplicateKey)
 		if dup {
 			q.st.dups++
@@ -231,7 +231,7 @@ const (
 
 // transient reports whether err is one a retry may not meet again.
 func transient(err error) bool {
-	return errors.Is(err, model.ErrDuplicateKey) || hotrow.Classify(err).Retryable()
+	return errors.Is(err, model.ErrDuplicateKey) || retry.Classify(err).Retryable()
 }
 
 func (q *requester) now() int64 { return time.Now().UnixMilli() }

@@ -17,7 +17,7 @@ import (
 	"rumbench/internal/enginetest"
 	"rumbench/internal/enginetest/kvtest"
 	"rumbench/internal/model"
-	"rumbench/internal/workload/hotrow"
+	"rumbench/internal/workload/retry"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
@@ -181,7 +181,7 @@ func TestHotRowOptimistic(t *testing.T) {
 	if conflicts == 0 {
 		t.Fatal("no conflicts among 8 clients updating one row: are updates still serialised by rumbench?")
 	}
-	if k := hotrow.Classify(err); k != hotrow.ErrSerialization {
+	if k := retry.Classify(err); k != retry.ErrSerialization {
 		t.Fatalf("hotrow classifies %q as %v, want serialization_failure", err, k)
 	}
 }
@@ -221,8 +221,8 @@ func TestUpdateWaitsForRowLock(t *testing.T) {
 	start := time.Now()
 	_, err = c.Update(ctx, tbl, model.Row{{Int: 7}}, []model.Change{{Col: 5, Op: model.Add, Value: model.Value{Int: 1}}})
 	waited := time.Since(start)
-	if !errors.Is(err, kv.ErrConflict) || hotrow.Classify(err) != hotrow.ErrLockWaitTimeout {
-		t.Fatalf("Update of a row locked by another transaction: %v (%v); want RocksDB's lock timeout", err, hotrow.Classify(err))
+	if !errors.Is(err, kv.ErrConflict) || retry.Classify(err) != retry.ErrLockWaitTimeout {
+		t.Fatalf("Update of a row locked by another transaction: %v (%v); want RocksDB's lock timeout", err, retry.Classify(err))
 	}
 	if waited < lockTimeoutMS*time.Millisecond/2 {
 		t.Fatalf("Update failed after %v: it did not wait for the lock", waited)

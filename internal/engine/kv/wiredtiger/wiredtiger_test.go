@@ -14,8 +14,8 @@ import (
 	"rumbench/internal/engine"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
-	"rumbench/internal/workload/hotrow"
 	"rumbench/internal/workload/ibench"
+	"rumbench/internal/workload/retry"
 )
 
 // open goes through engine.Open, as the CLI does (options, data dir marker).
@@ -361,7 +361,7 @@ func TestHotRowConflicts(t *testing.T) {
 	if conflicts == 0 {
 		t.Fatal("no conflicts among 8 clients updating one row: are updates still serialised by rumbench?")
 	}
-	if k := hotrow.Classify(err); k != hotrow.ErrDeadlock {
+	if k := retry.Classify(err); k != retry.ErrDeadlock {
 		t.Fatalf("hotrow classifies %q as %v, want deadlock", err, k)
 	}
 }

@@ -1,4 +1,7 @@
-package hotrow
+// Package retry is how every workload classifies a failed transaction and
+// retries it: the engines' error kinds (model.WithKind) mapped to the kinds
+// counted in step details, and one backoff policy for all engines.
+package retry
 
 import (
 	"errors"
@@ -18,10 +21,11 @@ const (
 	ErrSerialization
 	ErrBusy
 	ErrOther
-	numErrKinds
+	// NumErrKinds is the number of kinds: arrays indexed by ErrKind.
+	NumErrKinds
 )
 
-var errKindNames = [numErrKinds]string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"}
+var errKindNames = [NumErrKinds]string{"deadlock", "lock_wait_timeout", "serialization_failure", "busy", "other"}
 
 func (k ErrKind) String() string { return errKindNames[k] }
 
@@ -82,8 +86,8 @@ const (
 // DefaultMaxRetries is the default retry budget of one update.
 const DefaultMaxRetries = 10
 
-// backoff is the pause before retry number attempt (0-based).
-func backoff(attempt int, r *gen.Rand) time.Duration {
+// Backoff is the pause before retry number attempt (0-based).
+func Backoff(attempt int, r *gen.Rand) time.Duration {
 	d := backoffMax
 	if attempt < 7 {
 		d = min(backoffBase<<attempt, backoffMax)
