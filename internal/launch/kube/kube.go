@@ -61,6 +61,13 @@ type Job struct {
 	// JobUIDEnv gives the pods the Job's UID in JobUIDEnv: one id per
 	// Job, which a sharded run's pods share (--shard-run).
 	JobUIDEnv bool
+	// HostNetwork runs the pods in their node's network namespace
+	// (--host-network): a server the pod network does not reach (one
+	// listening on the node's loopback, or outside the cluster on the
+	// nodes' network), and no pod-network hop in the measured round
+	// trips. Service names still resolve (dnsPolicy
+	// ClusterFirstWithHostNet).
+	HostNetwork bool
 }
 
 // JobUIDEnv is the pods' variable holding their Job's UID (from the label
@@ -152,6 +159,29 @@ func (j *Job) Build() (*job, error) {
 			Requests: map[string]string{"memory": q},
 		}
 	}
+	spec := podSpec{
+		RestartPolicy: "Never",
+		// Pods of one Job on one node would disturb each other's
+		// measurements: spread them when nodes allow.
+		Affinity: &affinity{PodAntiAffinity: &podAntiAffinity{
+			Preferred: []weightedPodAffinityTerm{{
+				Weight: 100,
+				PodAffinityTerm: podAffinityTerm{
+					LabelSelector: &labelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": j.Name}},
+					TopologyKey:   "kubernetes.io/hostname",
+				},
+			}},
+		}},
+		Containers: []container{c},
+		Volumes: []volume{
+			{Name: "results", PersistentVolumeClaim: &pvcSource{ClaimName: j.PVC}},
+			{Name: "scratch", EmptyDir: &emptyDir{}},
+		},
+	}
+	if j.HostNetwork {
+		spec.HostNetwork = true
+		spec.DNSPolicy = "ClusterFirstWithHostNet"
+	}
 	return &job{
 		APIVersion: "batch/v1",
 		Kind:       "Job",
@@ -166,25 +196,7 @@ func (j *Job) Build() (*job, error) {
 			PodReplacementPolicy: "Failed",
 			Template: podTemplate{
 				Metadata: objectMeta{Labels: labels},
-				Spec: podSpec{
-					RestartPolicy: "Never",
-					// Pods of one Job on one node would disturb each
-					// other's measurements: spread them when nodes allow.
-					Affinity: &affinity{PodAntiAffinity: &podAntiAffinity{
-						Preferred: []weightedPodAffinityTerm{{
-							Weight: 100,
-							PodAffinityTerm: podAffinityTerm{
-								LabelSelector: &labelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": j.Name}},
-								TopologyKey:   "kubernetes.io/hostname",
-							},
-						}},
-					}},
-					Containers: []container{c},
-					Volumes: []volume{
-						{Name: "results", PersistentVolumeClaim: &pvcSource{ClaimName: j.PVC}},
-						{Name: "scratch", EmptyDir: &emptyDir{}},
-					},
-				},
+				Spec:     spec,
 			},
 		},
 	}, nil

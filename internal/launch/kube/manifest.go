@@ -33,6 +33,8 @@ type podTemplate struct {
 
 type podSpec struct {
 	RestartPolicy string      `json:"restartPolicy"`
+	HostNetwork   bool        `json:"hostNetwork,omitempty"`
+	DNSPolicy     string      `json:"dnsPolicy,omitempty"`
 	Affinity      *affinity   `json:"affinity,omitempty"`
 	Containers    []container `json:"containers"`
 	Volumes       []volume    `json:"volumes,omitempty"`
