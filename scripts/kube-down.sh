@@ -76,7 +76,7 @@ ours() {
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		[ "$p" = $$ ] && continue
-		if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF "$S/"; then
+		if { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF "$S/"; then
 			echo "$p"
 		elif grep -q ':/rumbench-kube-[12]\(/\|$\)' "/proc/$p/cgroup" 2>/dev/null; then
 			echo "$p"

@@ -92,8 +92,12 @@ rumbench)
 	done
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' >"$r/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' >"$r/etc/group"
-	commit=$(git rev-parse --short HEAD 2>/dev/null || echo dev)
-	name=rumbench.local/rumbench:$commit
+	# The tag names the commit, and the build time when the tree has
+	# changes: a new binary is a new tag, so a node never runs a stale
+	# image under a reused name (imagePullPolicy IfNotPresent).
+	tag=$(git rev-parse --short HEAD 2>/dev/null || echo dev)
+	if [ -n "$(git status --porcelain 2>/dev/null | grep -v '^??' || true)" ]; then tag="$tag-dirty-$(date +%s)"; fi
+	name=rumbench.local/rumbench:${RUMBENCH_IMAGE_TAG:-$tag}
 	image "$name" "$r" rumbench
 	echo "kube-image: $name: rumbench $(du -sh bin/rumbench | cut -f1), $(echo "$libs" | wc -w) shared libraries ($(echo $libs | tr '\n' ' ')), busybox; $(du -sh "$tar" | cut -f1) tar" >&2
 	echo "$name"

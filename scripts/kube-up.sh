@@ -165,7 +165,7 @@ start kube-controller-manager kube-controller-manager --kubeconfig="$S/controlle
 	--authentication-kubeconfig="$S/controller-manager.kubeconfig" --authorization-kubeconfig="$S/controller-manager.kubeconfig" \
 	--bind-address=127.0.0.1 --leader-elect=false --service-account-private-key-file="$P/sa.key" \
 	--root-ca-file="$P/ca.crt" --cluster-signing-cert-file="$P/ca.crt" --cluster-signing-key-file="$P/ca.key" \
-	--use-service-account-credentials=false --controllers='*,-nodeipam' --profiling=false
+	--use-service-account-credentials=true --controllers='*,-nodeipam' --profiling=false
 start kube-scheduler kube-scheduler --kubeconfig="$S/scheduler.kubeconfig" \
 	--authentication-kubeconfig="$S/scheduler.kubeconfig" --authorization-kubeconfig="$S/scheduler.kubeconfig" \
 	--bind-address=127.0.0.1 --leader-elect=false --profiling=false

@@ -95,7 +95,11 @@ func writeJob(cmd *cobra.Command, j *kube.Job, file, next string) error {
 	if j.MemoryBytes > 0 {
 		mem = fmt.Sprintf("%s memory each", units.WholeMiB(j.MemoryBytes, "MiB"))
 	}
-	fmt.Fprintf(w, "rumbench: wrote Job %s to %s: %d indexes, %d at a time, %s, results on PVC %s at %s\n", j.Name, file, j.Completions, j.Parallelism, mem, j.PVC, j.MountPath)
+	dir := kube.VolumeDir(j.MountPath)
+	if dir == "" {
+		dir = "its root"
+	}
+	fmt.Fprintf(w, "rumbench: wrote Job %s to %s: %d indexes, %d at a time, %s, results on PVC %s (directory %s) at %s\n", j.Name, file, j.Completions, j.Parallelism, mem, j.PVC, dir, j.MountPath)
 	fmt.Fprintf(w, "start it:  kubectl apply -f %s\nwatch it:  kubectl get job %s -w\n%s\n", file, j.Name, next)
 	return nil
 }

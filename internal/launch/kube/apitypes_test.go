@@ -35,7 +35,7 @@ func apiJob(j *Job) *batchv1.Job {
 				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + indexAnnotation + "']"}}},
 			{Name: "TMPDIR", Value: ScratchDir},
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: j.MountPath}, {Name: "scratch", MountPath: ScratchDir}},
+		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: j.MountPath, SubPath: VolumeDir(j.MountPath)}, {Name: "scratch", MountPath: ScratchDir}},
 	}
 	if j.DSNSecret != "" {
 		c.Env = append(c.Env, corev1.EnvVar{Name: DSNEnv, ValueFrom: &corev1.EnvVarSource{
@@ -144,6 +144,8 @@ func TestManifestEqualsAPITypesJob(t *testing.T) {
 		"no args, backoff": func(j *Job) { j.Args = nil; j.BackoffLimitPerIndex = 0 },
 		"odd memory":       func(j *Job) { j.MemoryBytes = 1_000_000_007 },
 		"host network":     func(j *Job) { j.HostNetwork = true },
+		"volume root":      func(j *Job) { j.MountPath = DefaultResults },
+		"out elsewhere":    func(j *Job) { j.MountPath = "/data/bench/s1" },
 		"everything":       func(j *Job) { j.DSNSecret = "s.x"; j.JobUIDEnv = true; j.MemoryBytes = 5 << 30; j.HostNetwork = true },
 	}
 	for name, edit := range variants {

@@ -51,7 +51,7 @@ type Job struct {
 	// BackoffLimitPerIndex is how many times one index's pod is retried.
 	BackoffLimitPerIndex int
 	// PVC is the ReadWriteMany PersistentVolumeClaim every pod mounts at
-	// MountPath.
+	// MountPath: its directory VolumeDir(MountPath), not its root.
 	PVC, MountPath string
 	// MemoryBytes is the container's memory request and limit (0: none).
 	MemoryBytes int64
@@ -137,7 +137,10 @@ func (j *Job) Build() (*job, error) {
 			{Name: "TMPDIR", Value: ScratchDir},
 		},
 		VolumeMounts: []volumeMount{
-			{Name: "results", MountPath: j.MountPath},
+			// The volume's directory for this --out, not its root: one
+			// volume holds many sweeps and runs side by side, each where
+			// its --out says (the kubelet makes the directory).
+			{Name: "results", MountPath: j.MountPath, SubPath: VolumeDir(j.MountPath)},
 			{Name: "scratch", MountPath: ScratchDir},
 		},
 	}
@@ -234,4 +237,23 @@ func MountPath(out string) string {
 		return path.Clean(out)
 	}
 	return path.Join(DefaultResults, out)
+}
+
+// VolumeDir is the directory of the shared volume that a pod mounts at
+// mount (the volume mount's subPath), so that the volume holds each sweep
+// or run in a directory of its own, named as its --out: mount relative to
+// DefaultResults when under it ("/results/s1" is "s1", as a relative --out
+// "s1" is), else mount without its leading "/" ("/data/s1" is "data/s1");
+// "" (the volume's root) for DefaultResults or "/" itself. A pod that
+// mounts the volume's root at DefaultResults (a collect or merge pod) sees
+// every --out under /results at the path the Job's pods wrote it.
+func VolumeDir(mount string) string {
+	m := path.Clean("/" + mount)
+	if rel, ok := strings.CutPrefix(m, DefaultResults+"/"); ok {
+		return rel
+	}
+	if m == DefaultResults || m == "/" {
+		return ""
+	}
+	return strings.TrimPrefix(m, "/")
 }

@@ -101,6 +101,7 @@ type resources struct {
 type volumeMount struct {
 	Name      string `json:"name"`
 	MountPath string `json:"mountPath"`
+	SubPath   string `json:"subPath,omitempty"`
 }
 
 type volume struct {
