@@ -220,6 +220,10 @@ st=$(job_wait rb-run 300)
 say "run Job: $st"
 kubectl get pods -l job-name=rb-run -o wide
 check "sharded run Job Complete, both shards" test "$st/$(kubectl get job rb-run -o jsonpath='{.status.completedIndexes}')" = "Complete/0,1"
+if [ "$NODES" -ge 2 ]; then
+	check "the two shards ran on two nodes (the pods' anti-affinity)" \
+		test "$(kubectl get pods -l job-name=rb-run -o jsonpath='{range .items[*]}{.spec.nodeName}{"\n"}{end}' | sort -u | wc -l)" = 2
+fi
 for i in 0 1; do
 	echo "--- shard $i's last lines:"
 	kubectl logs "$(pod_of rb-run $i)" | grep -v "^postgres " | tail -3
