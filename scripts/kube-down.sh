@@ -133,7 +133,20 @@ for h in /sys/fs/cgroup/*/rumbench-kube-[12]; do
 	find "$h" -depth -type d -exec rmdir {} \; 2>/dev/null
 done
 
-# 7. Files.
+# 7. Files: the paths the cluster's programs use outside $S whatever
+# their configuration, when they were not there before (an empty
+# /var/run/netns only; /var/log/containers loses only links into $S).
+for l in /var/log/containers/*; do
+	case "$(readlink "$l" 2>/dev/null)" in "$S"/*) rm -f "$l" ;; esac
+done
+for p in /var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /var/lib/cni /etc/cni/net.d/cni.lock /var/run/netns; do
+	[ -e "$p" ] || continue
+	grep -qxF "$p" "$S/paths.before" 2>/dev/null && continue
+	case "$p" in
+	/var/run/netns | /var/log/containers) rmdir "$p" 2>/dev/null ;;
+	*) rm -rf "$p" ;;
+	esac
+done
 rm -rf "$S"
 if [ "${KUBE_PURGE:-0}" = 1 ]; then
 	rm -rf "$KUBE_BUILD"

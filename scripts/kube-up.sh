@@ -61,6 +61,12 @@ mkdir -p "$S"/{pki,logs,pv/results,images}
 # What existed before, so kube-down.sh removes only what the cluster made.
 ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' >"$S/links.before"
 ls /var/run/netns 2>/dev/null >"$S/netns.before" || true
+# Paths the kubelet, containerd and the CNI plugins use whatever their
+# configuration says (the device-plugin socket, /var/log/containers links,
+# runc's state, the CNI result cache and lock, the netns mounts' dir).
+for p in /var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /var/lib/cni /etc/cni/net.d/cni.lock /var/run/netns; do
+	[ -e "$p" ] && echo "$p"
+done >"$S/paths.before"
 for ipt in iptables ip6tables; do
 	for t in filter nat mangle raw; do
 		$ipt -t $t -S 2>/dev/null | awk -v p="$ipt $t" '$1 == "-N" {print p, $2}'
