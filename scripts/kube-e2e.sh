@@ -162,8 +162,9 @@ if [ -n "$killed" ]; then
 	retry=$(pod_of rb-sweep 3 Succeeded)
 	echo "--- the retry's log (pod $retry):"
 	kubectl logs "$retry" | grep -v "^rumbench: metrics: WARNING" | tail -8
-	check "the retry skipped cell 3's finished pebble run and ran sqlite again" \
-		sh -c "kubectl logs $retry | grep -q 'pebble.*already' || ! kubectl logs $retry | grep -q 'x1-pad256-c1 pebble'"
+	kubectl logs "$retry" >"$W/retry.log" 2>&1
+	check "the retry kept cell 3's finished pebble run and ran sqlite again" \
+		sh -c "grep -q '1 of 2 runs already finished' $W/retry.log && ! grep -q 'x1-pad256-c1 pebble done' $W/retry.log && grep -q 'x1-pad256-c1 sqlite done' $W/retry.log"
 	check "the killed sqlite bundle was moved aside, not merged into the cell" \
 		sh -c "ls -d $PV/sweep-e2e/x1-pad256-c1/sqlite.unfinished-* >/dev/null 2>&1"
 fi
