@@ -23,6 +23,9 @@
 #     (backoffLimitPerIndex 0), shard 0 stops at its next barrier naming
 #     shard 1, the Job fails with the indexes that failed, and merge marks
 #     the result incomplete.
+#  4. A run of the cgo engine rocksdb as a Job of one pod: the image carries
+#     librocksdb and what it links (scripts/kube-image.sh copies what ldd
+#     resolves).
 #
 # Needs: scripts/kube-up.sh's cluster; the local PostgreSQL. Uses its own
 # database (rbk8s_e2e) and drops it at the end. Takes ~3-4 minutes.
@@ -54,7 +57,9 @@ rm -rf "$W"
 mkdir -p "$W"
 
 say "building bin/rumbench and its image, importing it into every node's containerd"
-scripts/build.sh
+# With the cgo engine rocksdb built in: its librocksdb and the libraries
+# that links go into the image (step 4 runs it in a pod).
+export RUMBENCH_BUILD_TAGS=${RUMBENCH_BUILD_TAGS:-rocksdb}
 IMG=$(scripts/kube-image.sh rumbench "$W/rumbench.tar") || die "image build failed"
 for sock in "$S"/node-*/containerd/containerd.sock; do
 	ctr -a "$sock" -n k8s.io images import "$W/rumbench.tar" >/dev/null || die "import into $sock failed"
@@ -310,8 +315,22 @@ else
 	pass "merge refused the killed run's shards (exit $rc)"
 fi
 
+#
+# 4. One pod, a cgo engine.
+#
+say "4. one pod running rocksdb (a cgo engine: librocksdb.so from the image)"
+set -x
+$RB run --engine rocksdb --clients 1 --rows 200000 --steps l.i0,l.x --out /results/run-rocksdb \
+	--kubernetes "$W/rocksdb-job.yaml" --pvc rumbench-results --image "$IMG" --job-name rb-rocksdb
+kubectl apply -f "$W/rocksdb-job.yaml"
+{ set +x; } 2>/dev/null
+st=$(job_wait rb-rocksdb 120)
+kubectl logs "$(pod_of rb-rocksdb 0)" | tail -3
+check "the rocksdb pod completed its run (Job $st, 200000 rows loaded)" \
+	test "$st/$(field "$PV/run-rocksdb/rocksdb/run.json" 'd.get("complete")')/$(field "$PV/run-rocksdb/rocksdb/steps/l.i0.json" 'd.get("inserted")')" = "Complete/True/200000"
+
 # Clean up: the Jobs and pods (their results stay on the volume), our database.
-kubectl delete job rb-sweep rb-run rb-run-kill --ignore-not-found >/dev/null 2>&1
+kubectl delete job rb-sweep rb-run rb-run-kill rb-rocksdb --ignore-not-found >/dev/null 2>&1
 kubectl delete pod rumbench-tools --grace-period=1 --ignore-not-found >/dev/null 2>&1
 psql "$DSN" -qc "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1
 say "done: $failed check(s) failed; results on the volume in $PV, local ones in $W"
