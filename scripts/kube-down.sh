@@ -143,7 +143,14 @@ for p in /var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /v
 	[ -e "$p" ] || continue
 	grep -qxF "$p" "$S/paths.before" 2>/dev/null && continue
 	case "$p" in
-	/var/run/netns | /var/log/containers) rmdir "$p" 2>/dev/null ;;
+	/var/run/netns)
+		# ip netns makes it a shared bind mount of itself
+		if [ -z "$(ls -A /var/run/netns)" ]; then
+			grep -q ' /run/netns /run/netns ' /proc/self/mountinfo && umount /run/netns 2>/dev/null
+			rmdir /var/run/netns 2>/dev/null
+		fi
+		;;
+	/var/log/containers) rmdir "$p" 2>/dev/null ;;
 	*) rm -rf "$p" ;;
 	esac
 done
