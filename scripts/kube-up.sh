@@ -67,6 +67,18 @@ ls /var/run/netns 2>/dev/null >"$S/netns.before" || true
 for p in /var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /var/lib/cni /etc/cni/net.d/cni.lock /var/run/netns; do
 	[ -e "$p" ] && echo "$p"
 done >"$S/paths.before"
+# containerd bind-mounts each pod's network namespace at
+# /run/netns/cni-...; `ip netns` (anyone's, later) bind-mounts /run/netns
+# over itself when it is not yet a mount point, hiding those mounts: the
+# kubelet then cannot remove a pod's sandbox (unlinkat /run/netns/cni-...:
+# device or resource busy) and the pod stays Terminating. Seen here when a
+# test elsewhere on the machine ran ip netns while the cluster was up. So
+# make it that shared mount first, as ip netns would.
+mkdir -p /run/netns
+if ! grep -q ' /run/netns /run/netns ' /proc/self/mountinfo; then
+	mount --bind /run/netns /run/netns
+fi
+mount --make-shared /run/netns
 for ipt in iptables ip6tables; do
 	for t in filter nat mangle raw; do
 		$ipt -t $t -S 2>/dev/null | awk -v p="$ipt $t" '$1 == "-N" {print p, $2}'
