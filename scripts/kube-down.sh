@@ -154,6 +154,11 @@ for p in /var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /v
 	*) rm -rf "$p" ;;
 	esac
 done
+# The shared bind mount of /run/netns kube-up.sh made, when it is empty.
+if [ -e "$S/netns-mount.ours" ] && [ -d /run/netns ] && [ -z "$(ls -A /run/netns)" ] &&
+	grep -q ' /run/netns /run/netns ' /proc/self/mountinfo; then
+	umount /run/netns 2>/dev/null
+fi
 rm -rf "$S"
 if [ "${KUBE_PURGE:-0}" = 1 ]; then
 	rm -rf "$KUBE_BUILD"

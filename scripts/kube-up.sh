@@ -77,6 +77,7 @@ done >"$S/paths.before"
 mkdir -p /run/netns
 if ! grep -q ' /run/netns /run/netns ' /proc/self/mountinfo; then
 	mount --bind /run/netns /run/netns
+	touch "$S/netns-mount.ours"
 fi
 mount --make-shared /run/netns
 for ipt in iptables ip6tables; do
