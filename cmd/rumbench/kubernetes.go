@@ -30,12 +30,13 @@ type kubeFlags struct {
 	dsnSecret   string
 	parallelism int
 	backoff     int
+	hostNetwork bool
 	// shards is run's number of shards (indexes of the Job).
 	shards int
 }
 
 // kubeFlagNames are the flags that shape the manifest, not the pods' run.
-var kubeFlagNames = []string{"kubernetes", "image", "pvc", "job-name", "parallelism", "backoff-limit-per-index", "shards", "dsn-secret"}
+var kubeFlagNames = []string{"kubernetes", "image", "pvc", "job-name", "parallelism", "backoff-limit-per-index", "shards", "dsn-secret", "host-network"}
 
 // addKubeFlags adds --kubernetes and its settings; what is "sweep" or
 // "run".
@@ -50,6 +51,7 @@ func addKubeFlags(fl *pflag.FlagSet, k *kubeFlags, what string) {
 	fl.StringVar(&k.pvc, "pvc", "", "with --kubernetes: the ReadWriteMany PersistentVolumeClaim every pod writes its results to, mounted at --out (under "+kube.DefaultResults+" when --out is relative)")
 	fl.StringVar(&k.jobName, "job-name", "rumbench-"+what, "with --kubernetes: the Job's name")
 	fl.StringVar(&k.dsnSecret, "dsn-secret", "", "with --kubernetes: a Secret whose key \"dsn\" is the server address the pods use (instead of --dsn, whose password the manifest would show)")
+	fl.BoolVar(&k.hostNetwork, "host-network", false, "with --kubernetes: run the pods in their node's network namespace (hostNetwork), to reach a server the pod network does not (one on the node's loopback, or on the nodes' network) and keep the pod network out of the measured round trips")
 	fl.IntVar(&k.backoff, "backoff-limit-per-index", backoff, "with --kubernetes: how many times Kubernetes retries the pod of one "+index)
 	if what == "run" {
 		fl.IntVar(&k.shards, "shards", 1, "with --kubernetes: the number of shards, each a pod running --shard i/N (all run at once); 1: one pod running the run as it is")
@@ -93,7 +95,11 @@ func writeJob(cmd *cobra.Command, j *kube.Job, file, next string) error {
 	if j.MemoryBytes > 0 {
 		mem = fmt.Sprintf("%s memory each", units.WholeMiB(j.MemoryBytes, "MiB"))
 	}
-	fmt.Fprintf(w, "rumbench: wrote Job %s to %s: %d indexes, %d at a time, %s, results on PVC %s at %s\n", j.Name, file, j.Completions, j.Parallelism, mem, j.PVC, j.MountPath)
+	dir := kube.VolumeDir(j.MountPath)
+	if dir == "" {
+		dir = "its root"
+	}
+	fmt.Fprintf(w, "rumbench: wrote Job %s to %s: %d indexes, %d at a time, %s, results on PVC %s (directory %s) at %s\n", j.Name, file, j.Completions, j.Parallelism, mem, j.PVC, dir, j.MountPath)
 	fmt.Fprintf(w, "start it:  kubectl apply -f %s\nwatch it:  kubectl get job %s -w\n%s\n", file, j.Name, next)
 	return nil
 }
@@ -107,6 +113,7 @@ func writeSweepJob(cmd *cobra.Command, k *kubeFlags, out string, cells int, memo
 		Args:        podArgs(cmd, k, []string{"out", "cell", "compare-to"}, "--out="+mount, "--cell="+kube.IndexArg),
 		Completions: cells, Parallelism: k.parallelism, BackoffLimitPerIndex: k.backoff,
 		PVC: k.pvc, MountPath: mount, MemoryBytes: memory, DSNSecret: k.dsnSecret,
+		HostNetwork: k.hostNetwork,
 	}
 	if j.Parallelism > cells {
 		j.Parallelism = cells // more pods would have no cell to run
@@ -134,6 +141,7 @@ func writeRunJob(cmd *cobra.Command, k *kubeFlags, engines []string, out string,
 		Name: k.jobName, Component: "run", Image: k.image,
 		Completions: k.shards, Parallelism: k.shards, BackoffLimitPerIndex: k.backoff,
 		PVC: k.pvc, MountPath: mount, MemoryBytes: ms.Limit, DSNSecret: k.dsnSecret,
+		HostNetwork: k.hostNetwork,
 	}
 	if k.shards == 1 {
 		j.Args = podArgs(cmd, k, []string{"out"}, "--out="+mount)

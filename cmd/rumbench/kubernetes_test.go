@@ -331,10 +331,58 @@ func TestKubernetesRefusals(t *testing.T) {
 	wantBadInput(t, []string{"--dsn holds a password", "--dsn-secret"}, "run", "--engine", "postgres", "--dsn", "postgres://u:pw@db/x", "--kubernetes", m, "--pvc", "p")
 	wantBadInput(t, []string{"--dsn holds a password"}, "run", "--engine", "innodb", "--dsn", "u:pw@tcp(db:3306)/x", "--kubernetes", m, "--pvc", "p")
 	wantBadInput(t, []string{"--dsn-secret", "add --kubernetes"}, "run", "--engine", "postgres", "--dsn-secret", "s")
+	wantBadInput(t, []string{"--host-network", "add --kubernetes"}, append(sw, "--host-network")...)
 	wantBadInput(t, []string{"is not a sweep directory"}, "sweep", "collect", dir)
 	wantBadInput(t, []string{"takes one sweep directory"}, "sweep", "collect")
 	if _, err := os.Stat(m); err == nil {
 		t.Errorf("a refused command wrote %s", m)
+	}
+}
+
+// What a real cluster showed (docs/scale-out.md, "On a real cluster"): each
+// Job mounts the volume's directory named as its --out, not the volume's
+// root, so two sweeps (or a sweep and a run) share one volume, and a pod
+// that mounts the root at /results finds each at its --out; --host-network
+// puts the pods in the node's network namespace to reach a server on the
+// node's loopback, and stays out of the pods' arguments.
+func TestJobOnARealCluster(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "j.yaml")
+	mounts := map[string]corev1.VolumeMount{}
+	for _, out := range []string{"/results/s1", "s2", "/data/s3"} {
+		if _, se, code := rb(t, "sweep", "--engine", "pebble", "--indexes", "0,1", "--rows", "1000", "--out", out,
+			"--kubernetes", m, "--pvc", "p"); code != 0 {
+			t.Fatalf("sweep --out %s: exit %d %s", out, code, se)
+		}
+		job := readJob(t, m)
+		mounts[out] = job.Spec.Template.Spec.Containers[0].VolumeMounts[0]
+		if job.Spec.Template.Spec.HostNetwork {
+			t.Errorf("sweep --out %s: hostNetwork without --host-network", out)
+		}
+	}
+	for out, want := range map[string][2]string{"/results/s1": {"/results/s1", "s1"}, "s2": {"/results/s2", "s2"}, "/data/s3": {"/data/s3", "data/s3"}} {
+		if got := mounts[out]; got.Name != "results" || got.MountPath != want[0] || got.SubPath != want[1] {
+			t.Errorf("--out %s: mount %+v, want the volume's %s at %s", out, got, want[1], want[0])
+		}
+	}
+	so, se, code := rb(t, "run", "--engine", "postgres", "--dsn", "postgres://postgres@127.0.0.1:5432/test", "--clients", "4", "--rows", "1000",
+		"--out", "/results/r1", "--shards", "2", "--host-network", "--kubernetes", m, "--pvc", "p")
+	if code != 0 || !strings.Contains(so, "(directory r1)") {
+		t.Fatalf("run --host-network: exit %d\n%s\n%s", code, so, se)
+	}
+	job := readJob(t, m)
+	pod := job.Spec.Template.Spec
+	c := pod.Containers[0]
+	if !pod.HostNetwork || pod.DNSPolicy != corev1.DNSClusterFirstWithHostNet {
+		t.Errorf("--host-network: hostNetwork %v dnsPolicy %q", pod.HostNetwork, pod.DNSPolicy)
+	}
+	if c.VolumeMounts[0].SubPath != "r1" || c.VolumeMounts[0].MountPath != "/results/r1" || !contains(c.Args, "--out=/results/r1/shard-$(JOB_COMPLETION_INDEX)") {
+		t.Errorf("run: mount %+v args %q", c.VolumeMounts[0], c.Args)
+	}
+	for _, a := range c.Args {
+		if strings.Contains(a, "host-network") {
+			t.Errorf("pod args %q carry --host-network", c.Args)
+		}
 	}
 }
 

@@ -102,7 +102,10 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 		for _, b := range have {
 			hosts = append(hosts, b.Run.Host.Hostname)
 		}
-		why := fmt.Sprintf("no shard ran on the server's host (shards on %s): the server's /proc counters were not read; details.shard_metrics has each shard's own figures", strings.Join(hosts, ", "))
+		// "On the server's host" means seeing its processes: a shard in
+		// a container (a Kubernetes pod, even with hostNetwork on the
+		// server's node) does not, though its host name is the node's.
+		why := fmt.Sprintf("no shard ran on the server's host where it could read the server's /proc counters (shards on %s; a shard in a container, a Kubernetes pod even on the server's node, cannot): the server's figures were not read; details.shard_metrics has each shard's own figures", strings.Join(hosts, ", "))
 		for _, k := range []string{"cpu_us", "cs", "dev_reads", "dev_writes", "dev_rkb", "dev_wkb", "dev_discards", "dev_discard_kb", "proc_rkb", "proc_wkb", "disk_bytes", "pss_bytes"} {
 			m.NullReasons[k] = why
 		}

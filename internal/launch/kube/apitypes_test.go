@@ -35,7 +35,7 @@ func apiJob(j *Job) *batchv1.Job {
 				FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['" + indexAnnotation + "']"}}},
 			{Name: "TMPDIR", Value: ScratchDir},
 		},
-		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: j.MountPath}, {Name: "scratch", MountPath: ScratchDir}},
+		VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: j.MountPath, SubPath: VolumeDir(j.MountPath)}, {Name: "scratch", MountPath: ScratchDir}},
 	}
 	if j.DSNSecret != "" {
 		c.Env = append(c.Env, corev1.EnvVar{Name: DSNEnv, ValueFrom: &corev1.EnvVarSource{
@@ -52,7 +52,7 @@ func apiJob(j *Job) *batchv1.Job {
 			Requests: corev1.ResourceList{corev1.ResourceMemory: q},
 		}
 	}
-	return &batchv1.Job{
+	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: j.Name, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -81,6 +81,11 @@ func apiJob(j *Job) *batchv1.Job {
 			},
 		},
 	}
+	if j.HostNetwork {
+		job.Spec.Template.Spec.HostNetwork = true
+		job.Spec.Template.Spec.DNSPolicy = corev1.DNSClusterFirstWithHostNet
+	}
+	return job
 }
 
 // decodeStrict reads a manifest into the Kubernetes Job type, refusing
@@ -138,7 +143,10 @@ func TestManifestEqualsAPITypesJob(t *testing.T) {
 		"job uid":          func(j *Job) { j.JobUIDEnv = true; j.Component = "run" },
 		"no args, backoff": func(j *Job) { j.Args = nil; j.BackoffLimitPerIndex = 0 },
 		"odd memory":       func(j *Job) { j.MemoryBytes = 1_000_000_007 },
-		"everything":       func(j *Job) { j.DSNSecret = "s.x"; j.JobUIDEnv = true; j.MemoryBytes = 5 << 30 },
+		"host network":     func(j *Job) { j.HostNetwork = true },
+		"volume root":      func(j *Job) { j.MountPath = DefaultResults },
+		"out elsewhere":    func(j *Job) { j.MountPath = "/data/bench/s1" },
+		"everything":       func(j *Job) { j.DSNSecret = "s.x"; j.JobUIDEnv = true; j.MemoryBytes = 5 << 30; j.HostNetwork = true },
 	}
 	for name, edit := range variants {
 		j := testJob()

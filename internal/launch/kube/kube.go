@@ -51,7 +51,7 @@ type Job struct {
 	// BackoffLimitPerIndex is how many times one index's pod is retried.
 	BackoffLimitPerIndex int
 	// PVC is the ReadWriteMany PersistentVolumeClaim every pod mounts at
-	// MountPath.
+	// MountPath: its directory VolumeDir(MountPath), not its root.
 	PVC, MountPath string
 	// MemoryBytes is the container's memory request and limit (0: none).
 	MemoryBytes int64
@@ -61,6 +61,13 @@ type Job struct {
 	// JobUIDEnv gives the pods the Job's UID in JobUIDEnv: one id per
 	// Job, which a sharded run's pods share (--shard-run).
 	JobUIDEnv bool
+	// HostNetwork runs the pods in their node's network namespace
+	// (--host-network): a server the pod network does not reach (one
+	// listening on the node's loopback, or outside the cluster on the
+	// nodes' network), and no pod-network hop in the measured round
+	// trips. Service names still resolve (dnsPolicy
+	// ClusterFirstWithHostNet).
+	HostNetwork bool
 }
 
 // JobUIDEnv is the pods' variable holding their Job's UID (from the label
@@ -130,7 +137,10 @@ func (j *Job) Build() (*job, error) {
 			{Name: "TMPDIR", Value: ScratchDir},
 		},
 		VolumeMounts: []volumeMount{
-			{Name: "results", MountPath: j.MountPath},
+			// The volume's directory for this --out, not its root: one
+			// volume holds many sweeps and runs side by side, each where
+			// its --out says (the kubelet makes the directory).
+			{Name: "results", MountPath: j.MountPath, SubPath: VolumeDir(j.MountPath)},
 			{Name: "scratch", MountPath: ScratchDir},
 		},
 	}
@@ -152,6 +162,29 @@ func (j *Job) Build() (*job, error) {
 			Requests: map[string]string{"memory": q},
 		}
 	}
+	spec := podSpec{
+		RestartPolicy: "Never",
+		// Pods of one Job on one node would disturb each other's
+		// measurements: spread them when nodes allow.
+		Affinity: &affinity{PodAntiAffinity: &podAntiAffinity{
+			Preferred: []weightedPodAffinityTerm{{
+				Weight: 100,
+				PodAffinityTerm: podAffinityTerm{
+					LabelSelector: &labelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": j.Name}},
+					TopologyKey:   "kubernetes.io/hostname",
+				},
+			}},
+		}},
+		Containers: []container{c},
+		Volumes: []volume{
+			{Name: "results", PersistentVolumeClaim: &pvcSource{ClaimName: j.PVC}},
+			{Name: "scratch", EmptyDir: &emptyDir{}},
+		},
+	}
+	if j.HostNetwork {
+		spec.HostNetwork = true
+		spec.DNSPolicy = "ClusterFirstWithHostNet"
+	}
 	return &job{
 		APIVersion: "batch/v1",
 		Kind:       "Job",
@@ -166,25 +199,7 @@ func (j *Job) Build() (*job, error) {
 			PodReplacementPolicy: "Failed",
 			Template: podTemplate{
 				Metadata: objectMeta{Labels: labels},
-				Spec: podSpec{
-					RestartPolicy: "Never",
-					// Pods of one Job on one node would disturb each
-					// other's measurements: spread them when nodes allow.
-					Affinity: &affinity{PodAntiAffinity: &podAntiAffinity{
-						Preferred: []weightedPodAffinityTerm{{
-							Weight: 100,
-							PodAffinityTerm: podAffinityTerm{
-								LabelSelector: &labelSelector{MatchLabels: map[string]string{"app.kubernetes.io/instance": j.Name}},
-								TopologyKey:   "kubernetes.io/hostname",
-							},
-						}},
-					}},
-					Containers: []container{c},
-					Volumes: []volume{
-						{Name: "results", PersistentVolumeClaim: &pvcSource{ClaimName: j.PVC}},
-						{Name: "scratch", EmptyDir: &emptyDir{}},
-					},
-				},
+				Spec:     spec,
 			},
 		},
 	}, nil
@@ -222,4 +237,23 @@ func MountPath(out string) string {
 		return path.Clean(out)
 	}
 	return path.Join(DefaultResults, out)
+}
+
+// VolumeDir is the directory of the shared volume that a pod mounts at
+// mount (the volume mount's subPath), so that the volume holds each sweep
+// or run in a directory of its own, named as its --out: mount relative to
+// DefaultResults when under it ("/results/s1" is "s1", as a relative --out
+// "s1" is), else mount without its leading "/" ("/data/s1" is "data/s1");
+// "" (the volume's root) for DefaultResults or "/" itself. A pod that
+// mounts the volume's root at DefaultResults (a collect or merge pod) sees
+// every --out under /results at the path the Job's pods wrote it.
+func VolumeDir(mount string) string {
+	m := path.Clean("/" + mount)
+	if rel, ok := strings.CutPrefix(m, DefaultResults+"/"); ok {
+		return rel
+	}
+	if m == DefaultResults || m == "/" {
+		return ""
+	}
+	return strings.TrimPrefix(m, "/")
 }

@@ -60,8 +60,9 @@ func TestManifestDecodesStrictly(t *testing.T) {
 	if claim != "results" {
 		t.Errorf("volumes %+v: want the PVC results", p.Volumes)
 	}
-	if len(c.VolumeMounts) == 0 || c.VolumeMounts[0].Name != "results" || c.VolumeMounts[0].MountPath != "/results/s1" {
-		t.Errorf("mounts %+v", c.VolumeMounts)
+	if len(c.VolumeMounts) == 0 || c.VolumeMounts[0].Name != "results" || c.VolumeMounts[0].MountPath != "/results/s1" ||
+		c.VolumeMounts[0].SubPath != "s1" {
+		t.Errorf("mounts %+v: want the volume's directory s1 at /results/s1", c.VolumeMounts)
 	}
 	// No memory limit: no resources at all.
 	j := testJob()
@@ -99,5 +100,43 @@ func TestMountPath(t *testing.T) {
 		if got := MountPath(in); got != want {
 			t.Errorf("MountPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Each --out is a directory of its own on the volume (the mount's subPath),
+// so one volume holds several sweeps and runs: on a real cluster the Job
+// first mounted the volume's root at --out, and a second sweep's pods,
+// finding the first one's sweep.json there, refused to start.
+func TestVolumeDir(t *testing.T) {
+	for in, want := range map[string]string{
+		"/results/s1": "s1", "/results/a/b/": "a/b", "/results": "", "/": "", "/results/": "",
+		"/data/s1": "data/s1", "/resultsX/s1": "resultsX/s1", "/results/../etc": "etc",
+		MountPath("s2"): "s2", MountPath("a/../b"): "b",
+	} {
+		if got := VolumeDir(in); got != want {
+			t.Errorf("VolumeDir(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Two Jobs with two --out on one volume: two directories.
+	a, b := testJob(), testJob()
+	b.MountPath = "/results/s2"
+	dirs := map[string]bool{}
+	for _, j := range []*Job{a, b} {
+		raw, err := j.Manifest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var job batchv1.Job
+		if err := yaml.UnmarshalStrict(raw, &job); err != nil {
+			t.Fatal(err)
+		}
+		m := job.Spec.Template.Spec.Containers[0].VolumeMounts[0]
+		if m.SubPath == "" || m.MountPath != "/results/"+m.SubPath {
+			t.Errorf("mount %+v: want the volume's directory named as --out", m)
+		}
+		dirs[m.SubPath] = true
+	}
+	if len(dirs) != 2 {
+		t.Errorf("two Jobs with --out s1 and s2 share a volume directory: %v", dirs)
 	}
 }

@@ -33,6 +33,8 @@ type podTemplate struct {
 
 type podSpec struct {
 	RestartPolicy string      `json:"restartPolicy"`
+	HostNetwork   bool        `json:"hostNetwork,omitempty"`
+	DNSPolicy     string      `json:"dnsPolicy,omitempty"`
 	Affinity      *affinity   `json:"affinity,omitempty"`
 	Containers    []container `json:"containers"`
 	Volumes       []volume    `json:"volumes,omitempty"`
@@ -99,6 +101,7 @@ type resources struct {
 type volumeMount struct {
 	Name      string `json:"name"`
 	MountPath string `json:"mountPath"`
+	SubPath   string `json:"subPath,omitempty"`
 }
 
 type volume struct {
