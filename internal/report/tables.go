@@ -411,7 +411,10 @@ func tailNote(tl *results.Tail) string {
 	}
 	n := fmt.Sprintf("after its last step (closing the engine, stopping a managed server) the device wrote %s in %s s", kb(tl.DevWKB), units.Num(tl.Seconds))
 	if tl.DevFlushes != nil {
-		n += fmt.Sprintf(", %d flushes", *tl.DevFlushes)
+		n += fmt.Sprintf(", %d flush", *tl.DevFlushes)
+		if *tl.DevFlushes != 1 {
+			n += "es"
+		}
 	}
 	return n + "; charged to no step (run.json tail)"
 }

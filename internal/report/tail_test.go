@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"rumbench/internal/results"
@@ -17,5 +18,9 @@ func TestTailNote(t *testing.T) {
 	want := "after its last step (closing the engine, stopping a managed server) the device wrote 27.0 MB in 0.250 s, 31 flushes; charged to no step (run.json tail)"
 	if got != want {
 		t.Errorf("tail note %q\nwant      %q", got, want)
+	}
+	one := int64(1)
+	if got := tailNote(&results.Tail{Seconds: 0.1, DevWKB: &wkb, DevFlushes: &one}); !strings.Contains(got, ", 1 flush;") {
+		t.Errorf("one flush: %q", got)
 	}
 }
