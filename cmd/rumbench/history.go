@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -65,14 +66,24 @@ func historyTarget(given string) (string, error) {
 	return p, nil
 }
 
-// openHistory opens the store; failing to is the user's input (a path
+// openHistory opens the store, creating it when create is set (history
+// add, run --history); the reading commands refuse a history that does not
+// exist, so that a mistyped --history fails (a CI gate that reads an empty
+// history would always pass). Failing to open is the user's input (a path
 // that cannot be created, a server that does not answer): exit 2.
-func openHistory(ctx context.Context, given string) (*history.Store, error) {
+func openHistory(ctx context.Context, given string, create bool) (*history.Store, error) {
 	target, err := historyTarget(given)
 	if err != nil {
 		return nil, err
 	}
-	s, err := history.Open(ctx, target)
+	open := history.OpenExisting
+	if create {
+		open = history.Open
+	}
+	s, err := open(ctx, target)
+	if errors.Is(err, history.ErrNoHistory) {
+		return nil, &runner.BadInputError{Err: err}
+	}
 	if err != nil {
 		return nil, &runner.BadInputError{Err: fmt.Errorf("%w (check --history)", err)}
 	}
@@ -88,7 +99,7 @@ func (f *historyFlags) series(ctx context.Context) (ss []*history.Series, where 
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := openHistory(ctx, f.target)
+	s, err := openHistory(ctx, f.target, false)
 	if err != nil {
 		return nil, "", err
 	}
@@ -142,7 +153,7 @@ bundle ` + "`rumbench merge`" + ` makes of the shards.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := openHistory(ctx, f.target)
+			s, err := openHistory(ctx, f.target, true)
 			if err != nil {
 				return err
 			}
@@ -188,7 +199,7 @@ func newHistoryListCmd(f *historyFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openHistory(ctx, f.target)
+			s, err := openHistory(ctx, f.target, false)
 			if err != nil {
 				return err
 			}
@@ -532,7 +543,7 @@ func checkRunHistory(ctx context.Context, target *string) error {
 		}
 		*target = p
 	}
-	s, err := openHistory(ctx, *target)
+	s, err := openHistory(ctx, *target, true)
 	if err != nil {
 		return err
 	}
@@ -666,7 +677,7 @@ recorded with them: the history keeps each run's figures, not its bundle.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := openHistory(ctx, f.target)
+			s, err := openHistory(ctx, f.target, false)
 			if err != nil {
 				return err
 			}
