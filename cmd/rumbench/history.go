@@ -33,7 +33,7 @@ type filterFlags struct {
 }
 
 func (f *filterFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.label, "label", "", "only runs of this label (today the engine's name)")
+	fs.StringVar(&f.label, "label", "", "only runs recorded under this label (the LABEL of --engine LABEL=ENGINE or of history add --label, else the engine's name; list shows it)")
 	fs.StringVar(&f.engine, "engine", "", "only runs of this engine")
 	fs.StringVar(&f.step, "step", "", "only this step (e.g. l.i1), and for list the runs that ran it")
 	fs.StringVar(&f.workload, "workload", "", "only runs of this workload")
@@ -161,7 +161,7 @@ bundle ` + "`rumbench merge`" + ` makes of the shards.`,
 			return addToHistory(ctx, s, args, label, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&label, "label", "", "record the runs under this label instead of their engine's name")
+	cmd.Flags().StringVar(&label, "label", "", "record the runs under this label instead of their own (their variant's label, else their engine's name)")
 	return cmd
 }
 

@@ -93,7 +93,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.dataDir, "data-dir", "", "engine data directory, kept after the run (default: a temporary directory removed at exit); with several engines each uses <data-dir>/<engine>")
 	pf.StringArrayVar(&common.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable; engine.key=value for one engine only, label.key=value for one variant (--engine LABEL=ENGINE), which wins over engine.key (see \"rumbench engines -v\" for keys and defaults)")
 	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
-	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
+	pf.StringVar(&common.database, "database", "rumbench", "database a server engine works in: created when missing, kept after the run (rumbench verify reads it); --engine-opt drop_database=true drops it at the end")
 	addManagedFlags(pf, &common.managed, false)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
@@ -101,7 +101,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
-	pf.StringVar(&common.history, "history", "", "record the run in the results history when it ends: a SQLite file, postgres://... for a shared one, or \"default\" for "+defaultHistoryHelp+" (see `rumbench history`)")
+	pf.StringVar(&common.history, "history", "", "record the run in the results history when it ends: a SQLite file, postgres://... for a shared one, or \"default\" for "+defaultHistoryHelp+" (see: rumbench history --help)")
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -125,7 +125,10 @@ func newWorkloadCmd(d *workload.Definition, common *commonFlags, use string) *co
 	}
 	configure = d.Flags(cmd.Flags())
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &runner.BadInputError{Err: explainFlagError(err, d.Name)}
+		if e := explainFlagError(err, d.Name); e != err {
+			return &runner.BadInputError{Err: e}
+		}
+		return &runner.BadInputError{Err: suggestFlag(c, err)}
 	})
 	return cmd
 }

@@ -249,6 +249,22 @@ func orUnknown(s string) string {
 	return s
 }
 
+// ServerAddress is the address dsn ("" for $RUMBENCH_MYSQL_DSN, else the
+// local server) reaches.
+func (d Driver) ServerAddress(dsn string) (string, string, error) {
+	dsn = sqleng.DSN(dsn, EnvDSN, DefaultDSN)
+	if strings.Contains(dsn, "://") {
+		return "", "", fmt.Errorf("%s: bad --dsn", d.name)
+	}
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: bad --dsn", d.name)
+	}
+	return mc.Net, mc.Addr, nil
+}
+
+var _ model.ServerAddress = Driver{}
+
 // parseConfig checks the DSN's form, the database name and the option
 // values; it connects to nothing.
 func (d Driver) parseConfig(cfg model.Config) (parsed, error) {

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,6 +116,21 @@ type parsed struct {
 	// Session settings, "" for the server's.
 	synchronousCommit, maintenanceWorkMem string
 }
+
+// ServerAddress is the address dsn ("" for $RUMBENCH_PG_DSN, else the
+// local server) reaches: host:port, or the Unix socket's path.
+func (Driver) ServerAddress(dsn string) (string, string, error) {
+	cfg, err := pgx.ParseConfig(sqleng.DSN(dsn, EnvDSN, DefaultDSN))
+	if err != nil {
+		return "", "", errors.New("postgres: bad --dsn")
+	}
+	if strings.HasPrefix(cfg.Host, "/") {
+		return "unix", filepath.Join(cfg.Host, ".s.PGSQL."+strconv.Itoa(int(cfg.Port))), nil
+	}
+	return "tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), nil
+}
+
+var _ model.ServerAddress = Driver{}
 
 // parseConfig checks the DSN's form, the database name and the option
 // values; it connects to nothing.
