@@ -320,6 +320,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 			return err
 		}
 	}
+	if !childMode {
+		// A server without room for the run's connections is refused
+		// before anything is created (exit 2), not part way through.
+		if err := runner.CheckConnectionRoom(ctx, &ro); err != nil {
+			return err
+		}
+	}
 	if childMode {
 		// The parent prints the banner and the report.
 		_, err := runner.Run(ctx, ro)

@@ -109,6 +109,14 @@ type ServerAddress interface {
 	ServerAddress(dsn string) (network, address string, err error)
 }
 
+// ConnectionRoom is implemented by server engines: how many more
+// connections cfg's user may open on the server now (its limit less those
+// in use), and the figures it comes from, for messages
+// ("max_connections 100, 97 in use").
+type ConnectionRoom interface {
+	ConnectionRoom(ctx context.Context, cfg Config) (room int, figures string, err error)
+}
+
 // ConfigValidator is implemented by drivers that can check a configuration
 // without opening anything: option values and, for server engines, the form
 // of the DSN. cfg.Options holds the defaults overlaid with the user's

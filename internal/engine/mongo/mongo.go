@@ -492,7 +492,7 @@ func (d *DB) ensureDatabase(ctx context.Context) error {
 		return nil
 	}
 	if others > 0 {
-		return fmt.Errorf("mongodb: database %s exists and was not created by rumbench (%d collections, no %s): choose another --database", d.p.name, others, CatalogCollection)
+		return model.SetupError(fmt.Errorf("mongodb: database %s at %s exists and was not created by rumbench (%d collections, no %s): choose another --database", d.p.name, d.host, others, CatalogCollection))
 	}
 	if d.readOnly {
 		return model.NoDataError(fmt.Errorf("mongodb: database %s on %s holds no rumbench tables (no %s collection): give the --database a run used", d.p.name, d.host, CatalogCollection))
