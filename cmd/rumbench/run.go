@@ -52,9 +52,11 @@ type commonFlags struct {
 	repeat     int
 	cooldown   time.Duration
 	quiet      bool
-	kube       kubeFlags
-	shard      shardFlags
-	history    string
+	// replaceReport lets a run write over a report.html already in --out.
+	replaceReport bool
+	kube          kubeFlags
+	shard         shardFlags
+	history       string
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -101,6 +103,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
+	pf.BoolVar(&common.replaceReport, "replace-report", false, "let the run write its report.html over one already in --out (by default a run refuses an --out whose report.html it would replace)")
 	pf.StringVar(&common.history, "history", "", "record the run in the results history when it ends: a SQLite file, postgres://... for a shared one, or \"default\" for "+defaultHistoryHelp+" (see: rumbench history --help)")
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
@@ -318,6 +321,13 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		// before anything is measured (exit 2).
 		if err := runner.CheckDistinctSettings(ctx, &ro); err != nil {
 			return err
+		}
+	}
+	if !childMode && !f.replaceReport {
+		// An --out reused for other engines or variants would have its
+		// report replaced by one of this run alone.
+		if _, err := os.Stat(filepath.Join(out, "report.html")); err == nil {
+			return &runner.BadInputError{Err: fmt.Errorf("--out %s already holds a report (report.html) of earlier runs, which this run would replace: give a new --out, or --replace-report to write over it", out)}
 		}
 	}
 	if !childMode {
