@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"sync"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,10 +24,13 @@ func newEnginesCmd() *cobra.Command {
 			w := cmd.OutOrStdout()
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "engine\tfamily\truns\tavailable\tdescription")
+			reach := probeServers(engine.All())
 			for _, d := range engine.All() {
 				avail := "yes"
 				if err := d.Available(); err != nil {
 					avail = "no: " + err.Error()
+				} else if r, ok := reach[d.Name()]; ok {
+					avail = r
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name(), d.Family(), d.Kind(), avail, d.Description())
 			}
@@ -53,6 +59,49 @@ func newEnginesCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also list each engine's settings and defaults")
 	return cmd
+}
+
+// probeTimeout bounds the wait for a server engine's default address.
+const probeTimeout = time.Second
+
+// probeServers says, per server engine built in, whether its default
+// address (its DSN variable, else the local server) answers, trying them
+// at once: "yes (server at ADDR)", or "not reachable at ADDR (...)" with
+// the fix. A server engine is built in everywhere; what makes it
+// available is a server.
+func probeServers(ds []model.Driver) map[string]string {
+	out := map[string]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, d := range ds {
+		sa, ok := d.(model.ServerAddress)
+		if !ok || d.Kind() != model.Server || d.Available() != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := probeServer(sa)
+			mu.Lock()
+			out[d.Name()] = r
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func probeServer(sa model.ServerAddress) string {
+	network, addr, err := sa.ServerAddress("")
+	if err != nil {
+		return "not reachable: " + err.Error() + " in its DSN variable"
+	}
+	c, err := net.DialTimeout(network, addr, probeTimeout)
+	if err != nil {
+		return fmt.Sprintf("not reachable at %s (start the server there, or give its address with --dsn)", addr)
+	}
+	c.Close()
+	return fmt.Sprintf("yes (server at %s)", addr)
 }
 
 // cacheLine says what --cache-size sets on an engine.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,7 +33,7 @@ type filterFlags struct {
 }
 
 func (f *filterFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.label, "label", "", "only runs of this label (today the engine's name)")
+	fs.StringVar(&f.label, "label", "", "only runs recorded under this label (the LABEL of --engine LABEL=ENGINE or of history add --label, else the engine's name; list shows it)")
 	fs.StringVar(&f.engine, "engine", "", "only runs of this engine")
 	fs.StringVar(&f.step, "step", "", "only this step (e.g. l.i1), and for list the runs that ran it")
 	fs.StringVar(&f.workload, "workload", "", "only runs of this workload")
@@ -65,14 +66,24 @@ func historyTarget(given string) (string, error) {
 	return p, nil
 }
 
-// openHistory opens the store; failing to is the user's input (a path
+// openHistory opens the store, creating it when create is set (history
+// add, run --history); the reading commands refuse a history that does not
+// exist, so that a mistyped --history fails (a CI gate that reads an empty
+// history would always pass). Failing to open is the user's input (a path
 // that cannot be created, a server that does not answer): exit 2.
-func openHistory(ctx context.Context, given string) (*history.Store, error) {
+func openHistory(ctx context.Context, given string, create bool) (*history.Store, error) {
 	target, err := historyTarget(given)
 	if err != nil {
 		return nil, err
 	}
-	s, err := history.Open(ctx, target)
+	open := history.OpenExisting
+	if create {
+		open = history.Open
+	}
+	s, err := open(ctx, target)
+	if errors.Is(err, history.ErrNoHistory) {
+		return nil, &runner.BadInputError{Err: err}
+	}
 	if err != nil {
 		return nil, &runner.BadInputError{Err: fmt.Errorf("%w (check --history)", err)}
 	}
@@ -88,7 +99,7 @@ func (f *historyFlags) series(ctx context.Context) (ss []*history.Series, where 
 	if err != nil {
 		return nil, "", err
 	}
-	s, err := openHistory(ctx, f.target)
+	s, err := openHistory(ctx, f.target, false)
 	if err != nil {
 		return nil, "", err
 	}
@@ -142,7 +153,7 @@ bundle ` + "`rumbench merge`" + ` makes of the shards.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := openHistory(ctx, f.target)
+			s, err := openHistory(ctx, f.target, true)
 			if err != nil {
 				return err
 			}
@@ -150,7 +161,7 @@ bundle ` + "`rumbench merge`" + ` makes of the shards.`,
 			return addToHistory(ctx, s, args, label, cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVar(&label, "label", "", "record the runs under this label instead of their engine's name")
+	cmd.Flags().StringVar(&label, "label", "", "record the runs under this label instead of their own (their variant's label, else their engine's name)")
 	return cmd
 }
 
@@ -188,7 +199,7 @@ func newHistoryListCmd(f *historyFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := openHistory(ctx, f.target)
+			s, err := openHistory(ctx, f.target, false)
 			if err != nil {
 				return err
 			}
@@ -532,7 +543,7 @@ func checkRunHistory(ctx context.Context, target *string) error {
 		}
 		*target = p
 	}
-	s, err := openHistory(ctx, *target)
+	s, err := openHistory(ctx, *target, true)
 	if err != nil {
 		return err
 	}
@@ -666,7 +677,7 @@ recorded with them: the history keeps each run's figures, not its bundle.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := openHistory(ctx, f.target)
+			s, err := openHistory(ctx, f.target, false)
 			if err != nil {
 				return err
 			}

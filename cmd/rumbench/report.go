@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,8 @@ type reportFlags struct {
 	html      string
 	compareTo string
 	compare   bool
+	// allowMixed lets report compare runs of different workload sizes.
+	allowMixed bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -66,6 +69,7 @@ base are flagged.`,
 	fl.StringVar(&f.format, "format", "md", "output format: md (markdown, aligned for terminals), csv (one line per step per run), json")
 	fl.StringVar(&f.html, "html", "", "also write a self-contained HTML report with charts to this file")
 	fl.StringVar(&f.compareTo, "compare-to", "", "with a sweep directory: also print each matrix relative to this earlier sweep's")
+	fl.BoolVar(&f.allowMixed, "allow-mixed", false, "compare runs whose workload sizes differ (rows, clients, ...); without it report refuses them, since their ratios compare different work (the report's warning says which sizes differ)")
 	fl.BoolVar(&f.compare, "compare", false, "report --compare OLD NEW: compare two result dirs engine by engine (NEW / OLD, medians of their repetitions, ~ where the difference is not significant)")
 	return cmd
 }
@@ -104,6 +108,15 @@ func runReport(cmd *cobra.Command, f *reportFlags, dirs []string) error {
 	rep, err := report.BuildGroups(groups, report.Options{Base: base})
 	if err != nil {
 		return &runner.BadInputError{Err: err}
+	}
+	if !f.allowMixed {
+		// Refused rather than marked: a ratio of different work reads
+		// like any other once it is copied out of the report.
+		for _, r := range rep.Runs {
+			if len(r.SizeDiffs) > 0 {
+				return &runner.BadInputError{Err: fmt.Errorf("#%d %s ran a different workload size than the base #%d (%s): its ratios would compare different work; report such runs apart, or give --allow-mixed to compare them anyway", r.Num, r.Label, rep.Runs[rep.Base].Num, strings.Join(r.SizeDiffs, ", "))}
+			}
+		}
 	}
 	out := cmd.OutOrStdout()
 	switch f.format {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	_ "rumbench/internal/engine/all"
 	"rumbench/internal/runner"
@@ -28,8 +30,11 @@ Start with:  rumbench run            (quick insert benchmark on pebble and sqlit
 	}
 	// Flag and argument errors are the user's input: exit code 2.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &runner.BadInputError{Err: err}
+		return &runner.BadInputError{Err: suggestFlag(c, err)}
 	})
+	// --version has no -v: -v is --verbose wherever it is a flag (engines,
+	// sweep), one meaning throughout.
+	root.Flags().Bool("version", false, "print rumbench's version and commit")
 	root.AddCommand(newRunCmd(), newWorkloadsCmd(), newSweepCmd(), newVerifyCmd(), newEnginesCmd(), newReportCmd(), newCrashtestCmd(), newCrashtestChildCmd(), newCgroupExecCmd(), newMergeCmd(), newHistoryCmd())
 	// Runnable with argsNone, so an unknown command is refused with the
 	// commands listed on one line (Cobra's own error spans lines); alone,
@@ -78,4 +83,83 @@ func suggest(cmd *cobra.Command, arg string) string {
 		return "; did you mean " + strings.Join(s, " or ") + "?"
 	}
 	return ""
+}
+
+// suggestFlag adds to pflag's "unknown flag: --X" the flags of c that X
+// is a near miss of ("; did you mean --engine?"), and to an unknown -v
+// where -v means what.
+func suggestFlag(c *cobra.Command, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+		name, _, _ = strings.Cut(name, "=")
+		if s := nearFlags(c, name); len(s) > 0 {
+			return fmt.Errorf("%s; did you mean --%s? (see `%s --help`)", msg, strings.Join(s, " or --"), c.CommandPath())
+		}
+		return fmt.Errorf("%s (see `%s --help`)", msg, c.CommandPath())
+	}
+	if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
+		return fmt.Errorf("%s: -v is --verbose, for rumbench engines and rumbench sweep; the version is rumbench --version", msg)
+	}
+	if strings.HasPrefix(msg, "unknown shorthand flag:") {
+		return fmt.Errorf("%s (see `%s --help`)", msg, c.CommandPath())
+	}
+	return err
+}
+
+// nearFlags are the names of c's flags within an edit distance of 2 of
+// name, closest first; failing that, those name is the start of.
+func nearFlags(c *cobra.Command, name string) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var near, prefix []cand
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		if d := editDistance(name, f.Name); d <= 2 {
+			near = append(near, cand{f.Name, d})
+		} else if len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+			prefix = append(prefix, cand{f.Name, d})
+		}
+	})
+	if len(near) == 0 {
+		near = prefix
+	}
+	sort.SliceStable(near, func(i, j int) bool {
+		if near[i].d != near[j].d {
+			return near[i].d < near[j].d
+		}
+		return near[i].name < near[j].name
+	})
+	var out []string
+	for i, n := range near {
+		if i == 3 {
+			break
+		}
+		out = append(out, n.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

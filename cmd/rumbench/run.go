@@ -53,9 +53,11 @@ type commonFlags struct {
 	cooldown   time.Duration
 	stepPause  time.Duration
 	quiet      bool
-	kube       kubeFlags
-	shard      shardFlags
-	history    string
+	// replaceReport lets a run write over a report.html already in --out.
+	replaceReport bool
+	kube          kubeFlags
+	shard         shardFlags
+	history       string
 }
 
 // newRunCmd returns `rumbench run`: the default workload, with one
@@ -94,7 +96,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.dataDir, "data-dir", "", "engine data directory, kept after the run (default: a temporary directory removed at exit); with several engines each uses <data-dir>/<engine>")
 	pf.StringArrayVar(&common.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable; engine.key=value for one engine only, label.key=value for one variant (--engine LABEL=ENGINE), which wins over engine.key (see \"rumbench engines -v\" for keys and defaults)")
 	pf.StringVar(&common.dsn, "dsn", "", "server address for server engines (default: the local server)")
-	pf.StringVar(&common.database, "database", "rumbench", "database a server engine creates and drops")
+	pf.StringVar(&common.database, "database", "rumbench", "database a server engine works in: created when missing, kept after the run (rumbench verify reads it); --engine-opt drop_database=true drops it at the end")
 	addManagedFlags(pf, &common.managed, false)
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
@@ -103,7 +105,8 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
 	addShardFlags(pf, &common.shard)
-	pf.StringVar(&common.history, "history", "", "record the run in the results history when it ends: a SQLite file, postgres://... for a shared one, or \"default\" for "+defaultHistoryHelp+" (see `rumbench history`)")
+	pf.BoolVar(&common.replaceReport, "replace-report", false, "let the run write its report.html over one already in --out (by default a run refuses an --out whose report.html it would replace)")
+	pf.StringVar(&common.history, "history", "", "record the run in the results history when it ends: a SQLite file, postgres://... for a shared one, or \"default\" for "+defaultHistoryHelp+" (see: rumbench history --help)")
 	for _, name := range workload.Names() {
 		d, _ := workload.Lookup(name)
 		sub := newWorkloadCmd(d, common, name)
@@ -127,7 +130,10 @@ func newWorkloadCmd(d *workload.Definition, common *commonFlags, use string) *co
 	}
 	configure = d.Flags(cmd.Flags())
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &runner.BadInputError{Err: explainFlagError(err, d.Name)}
+		if e := explainFlagError(err, d.Name); e != err {
+			return &runner.BadInputError{Err: e}
+		}
+		return &runner.BadInputError{Err: suggestFlag(c, err)}
 	})
 	return cmd
 }
@@ -316,6 +322,20 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		// Two variants that end up the same once open are refused
 		// before anything is measured (exit 2).
 		if err := runner.CheckDistinctSettings(ctx, &ro); err != nil {
+			return err
+		}
+	}
+	if !childMode && !f.replaceReport {
+		// An --out reused for other engines or variants would have its
+		// report replaced by one of this run alone.
+		if _, err := os.Stat(filepath.Join(out, "report.html")); err == nil {
+			return &runner.BadInputError{Err: fmt.Errorf("--out %s already holds a report (report.html) of earlier runs, which this run would replace: give a new --out, or --replace-report to write over it", out)}
+		}
+	}
+	if !childMode {
+		// A server without room for the run's connections is refused
+		// before anything is created (exit 2), not part way through.
+		if err := runner.CheckConnectionRoom(ctx, &ro); err != nil {
 			return err
 		}
 	}

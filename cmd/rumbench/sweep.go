@@ -117,7 +117,7 @@ those missing.`,
 	fl.StringArrayVar(&f.varyServer, "vary-server", nil, "KEY=V1,V2,...: as --vary, of a managed server's setting KEY (as --server-opt takes it: innodb.innodb_page_size=8k,16k), each value a variant on a server of its own; needs --managed. Labels: --vary's settings first, then --vary-server's")
 	addManagedFlags(fl, &f.managed, true)
 	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
-	fl.StringVar(&f.database, "database", "rumbench", "database a server engine creates and drops; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
+	fl.StringVar(&f.database, "database", "rumbench", "database a server engine works in: created when missing, kept after the run (rumbench verify reads it); --engine-opt drop_database=true drops it at the end; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
 	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
 	addMemFlags(fl, &f.mem, true)

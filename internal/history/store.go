@@ -57,9 +57,32 @@ func Open(ctx context.Context, target string) (*Store, error) {
 	return open(ctx, target, CurrentVersion)
 }
 
+// ErrNoHistory is wrapped by OpenExisting's error when target holds no
+// history: a file that does not exist, or a database without rumbench's
+// tables.
+var ErrNoHistory = errors.New("no history")
+
+// OpenExisting opens the history at target as Open does, but only when it
+// exists: a SQLite file that is not there, or a database or file without a
+// history's tables, is refused (an error wrapping ErrNoHistory) and nothing
+// is created. Reading commands use it, so that a mistyped --history fails
+// instead of reading an empty history that was just made.
+func OpenExisting(ctx context.Context, target string) (*Store, error) {
+	return openAt(ctx, target, CurrentVersion, false)
+}
+
 // open opens the store at target with its schema brought to version
 // (tests make stores of earlier versions).
 func open(ctx context.Context, target string, version int) (*Store, error) {
+	return openAt(ctx, target, version, true)
+}
+
+// noHistory is the error for a target that holds no history.
+func noHistory(where, why string) error {
+	return fmt.Errorf("%w at %s (%s): record runs in it first with `rumbench run --history %s` or `rumbench history add --history %s DIR`, or give the right --history", ErrNoHistory, where, why, where, where)
+}
+
+func openAt(ctx context.Context, target string, version int, create bool) (*Store, error) {
 	if target == "" {
 		return nil, errors.New("empty history location: give --history PATH or --history postgres://...")
 	}
@@ -74,15 +97,29 @@ func open(ctx context.Context, target string, version int) (*Store, error) {
 		s.where = fmt.Sprintf("postgres://%s@%s:%d/%s", cfg.User, cfg.Host, cfg.Port, cfg.Database)
 		s.db, err = sql.Open("pgx", target)
 	} else {
-		if dir := filepath.Dir(target); dir != "" {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, fmt.Errorf("create the history's directory: %w", err)
+		mode := ""
+		if create {
+			if dir := filepath.Dir(target); dir != "" {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return nil, fmt.Errorf("create the history's directory: %w", err)
+				}
 			}
+		} else {
+			st, err := os.Stat(target)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				return nil, noHistory(target, "no such file")
+			case err != nil:
+				return nil, fmt.Errorf("open history %s: %w", target, err)
+			case st.IsDir():
+				return nil, fmt.Errorf("history %s is a directory: give the history's file (history.db)", target)
+			}
+			mode = "&mode=rw" // never created by the driver either
 		}
 		// Immediate transactions and a busy timeout let two processes
 		// record at once, the second waiting for the first instead of
 		// failing; WAL (set below) lets readers run beside a writer.
-		s.db, err = sql.Open("sqlite3", "file:"+target+"?_busy_timeout=30000&_txlock=immediate")
+		s.db, err = sql.Open("sqlite3", "file:"+target+"?_busy_timeout=30000&_txlock=immediate"+mode)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open history %s: %w", s.where, s.redact(err))
@@ -90,6 +127,21 @@ func open(ctx context.Context, target string, version int) (*Store, error) {
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("open history %s: %w", s.where, s.redact(err))
+	}
+	if !create {
+		ok, err := s.hasSchema(ctx)
+		if err != nil {
+			s.db.Close()
+			return nil, err
+		}
+		if !ok {
+			s.db.Close()
+			what := "a file without a history's tables"
+			if s.pg {
+				what = "a database without a history's tables"
+			}
+			return nil, noHistory(s.where, what)
+		}
 	}
 	if !s.pg {
 		if err := s.setWAL(ctx); err != nil {
@@ -102,6 +154,20 @@ func open(ctx context.Context, target string, version int) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// hasSchema reports whether the store has a history's schema_version
+// table, without creating anything.
+func (s *Store) hasSchema(ctx context.Context) (bool, error) {
+	stmt := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'`
+	if s.pg {
+		stmt = `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_version'`
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, stmt).Scan(&n); err != nil {
+		return false, fmt.Errorf("open history %s: %w", s.where, s.redact(err))
+	}
+	return n > 0, nil
 }
 
 // setWAL puts a SQLite store in WAL mode, once: the mode stays with the

@@ -38,7 +38,9 @@ type Config struct {
 	DataDir string
 	// DSN addresses a server (server engines).
 	DSN string
-	// Database is the database a server engine creates and drops.
+	// Database is the database a server engine works in: created when
+	// missing and kept after the run (dropped only with the engine's
+	// drop_database=true).
 	Database string
 	// Options are --engine-opt settings, already checked against Driver.Options.
 	Options map[string]string
@@ -97,6 +99,22 @@ type Driver interface {
 	Available() error
 	// Open opens (creating if needed) the engine.
 	Open(ctx context.Context, cfg Config) (DB, error)
+}
+
+// ServerAddress is implemented by server engines: the address a DSN (""
+// for the engine's default: its environment variable, else the local
+// server) reaches, for a reachability probe (`rumbench engines`) and for
+// messages. It connects to nothing and never returns a password.
+type ServerAddress interface {
+	ServerAddress(dsn string) (network, address string, err error)
+}
+
+// ConnectionRoom is implemented by server engines: how many more
+// connections cfg's user may open on the server now (its limit less those
+// in use), and the figures it comes from, for messages
+// ("max_connections 100, 97 in use").
+type ConnectionRoom interface {
+	ConnectionRoom(ctx context.Context, cfg Config) (room int, figures string, err error)
 }
 
 // ConfigValidator is implemented by drivers that can check a configuration

@@ -50,6 +50,9 @@ func ratioOf(row, base *Row, key string) (ratioPoint, bool) {
 func (r *Report) relativeChart() (*Chart, error) {
 	var lines []ratioLine
 	for _, sr := range r.Steps {
+		if oneAction(sr) {
+			continue // a length, not a rate (maint)
+		}
 		l := ratioLine{label: sr.Name}
 		base := sr.Rows[r.Base]
 		for i, row := range sr.Rows {

@@ -519,7 +519,10 @@ func (r *Report) ThroughputTable() Table {
 	t.Right = []bool{false}
 	for _, sr := range r.Steps {
 		h := sr.Name + "(not run)"
-		if sr.Ran {
+		switch {
+		case sr.Ran && oneAction(sr):
+			h = sr.Name + "(s)" // a length, not a rate
+		case sr.Ran:
 			h = fmt.Sprintf("%s(%s)", sr.Name, unitLabel(sr.Rate))
 		}
 		t.Headers = append(t.Headers, h)
@@ -530,6 +533,9 @@ func (r *Report) ThroughputTable() Table {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
 			c := throughputCell(sr.Rows[i], sr)
+			if secs, ok := actionSeconds(sr.Rows[i], sr); ok && oneAction(sr) && sr.Rows[i].Status != StatusNotRun {
+				c = units.Num(secs)
+			}
 			if tm := sr.Rows[i].TargetMet; tm != nil && !*tm && sr.Rows[i].Status != StatusNotRun {
 				c += " SLA✗"
 				missed = true
@@ -628,18 +634,46 @@ func (r *Report) RelativeTable() Table {
 	t := Table{Title: fmt.Sprintf("headline rate relative to base %s (run / base: above 1 is faster)", runName(base))}
 	t.Headers = []string{"run"}
 	t.Right = []bool{false}
+	var actions []string
 	for _, sr := range r.Steps {
+		if oneAction(sr) {
+			actions = append(actions, sr.Name)
+			continue
+		}
 		t.Headers = append(t.Headers, sr.Name)
 		t.Right = append(t.Right, true)
 	}
 	for i, run := range r.Runs {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
+			if oneAction(sr) {
+				continue
+			}
 			line = append(line, ratioCell(sr.Rows[i], figure.RateAvg, i == r.Base))
 		}
 		t.Rows = append(t.Rows, line)
 	}
+	if len(actions) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s: one timed action in each run (the engine's maintenance and its wait to come to rest): a length, not a rate to rank, so left out here; the throughput summary gives its seconds.", strings.Join(actions, ", ")))
+	}
 	return t
+}
+
+// oneAction reports whether step sr is one timed action in every run that
+// ran it (maint), whose "rate" is 1 / its length: such a step stays out of
+// the rate ratios and is shown as its seconds.
+func oneAction(sr *StepReport) bool { return oneActionVerdict(sr, false) != "" }
+
+// actionSeconds is the length of row's run of step sr.
+func actionSeconds(row *Row, sr *StepReport) (float64, bool) {
+	if row.Run.Bundle == nil {
+		return 0, false
+	}
+	st := row.Run.Bundle.Steps[sr.Name]
+	if st == nil {
+		return 0, false
+	}
+	return st.Seconds, true
 }
 
 // effKeys are the per-operation efficiency figures the summary compares.

@@ -30,6 +30,13 @@ type Workload interface {
 	Prepare(ctx context.Context, db model.DB) error
 }
 
+// Connector is implemented by workloads that know the most server
+// connections their steps hold at once (beside the engine's own few), so
+// that a run is refused before it starts when the server has fewer left.
+type Connector interface {
+	Connections() int
+}
+
 // Calibrator is implemented by workloads that can run a step's client path
 // on its own: generate the main operation's input, call the engine, record
 // the result, as the step's workers do. The runner runs it against the null

@@ -148,6 +148,29 @@ func redact(err error, dsn string) error {
 	return err
 }
 
+// ServerAddress is the first host dsn ("" for $RUMBENCH_MONGO_DSN, else
+// the local server) names; a mongodb+srv URI has none before a DNS lookup.
+func (Driver) ServerAddress(dsn string) (string, string, error) {
+	dsn = sqleng.DSN(dsn, EnvDSN, DefaultDSN)
+	if !strings.HasPrefix(dsn, "mongodb://") {
+		return "", "", errors.New("mongodb: --dsn is not a mongodb:// URI")
+	}
+	cs, err := connstring.Parse(dsn)
+	if err != nil || len(cs.Hosts) == 0 {
+		return "", "", errors.New("mongodb: bad --dsn")
+	}
+	h := cs.Hosts[0]
+	if strings.HasSuffix(h, ".sock") {
+		return "unix", h, nil
+	}
+	if _, _, err := net.SplitHostPort(h); err != nil {
+		h = net.JoinHostPort(h, "27017")
+	}
+	return "tcp", h, nil
+}
+
+var _ model.ServerAddress = Driver{}
+
 // parseConfig checks the DSN's form, the database name and the option
 // values. It connects to nothing; with resolve it looks up the hosts of a
 // mongodb+srv URI in DNS.
@@ -469,7 +492,7 @@ func (d *DB) ensureDatabase(ctx context.Context) error {
 		return nil
 	}
 	if others > 0 {
-		return fmt.Errorf("mongodb: database %s exists and was not created by rumbench (%d collections, no %s): choose another --database", d.p.name, others, CatalogCollection)
+		return model.SetupError(fmt.Errorf("mongodb: database %s at %s exists and was not created by rumbench (%d collections, no %s): choose another --database", d.p.name, d.host, others, CatalogCollection))
 	}
 	if d.readOnly {
 		return model.NoDataError(fmt.Errorf("mongodb: database %s on %s holds no rumbench tables (no %s collection): give the --database a run used", d.p.name, d.host, CatalogCollection))

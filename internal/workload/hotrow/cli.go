@@ -20,7 +20,7 @@ func init() {
 	}
 	workload.Register(&workload.Definition{
 		Name:        "hotrow",
-		Description: "hot-row updates: the tables x concurrency updates/s matrix (design §4.2)",
+		Description: "hot-row updates: the tables x concurrency updates/s matrix (docs/hotrow.md)",
 		Long: `The hot-row sweep updates one hot row per table (counter = counter + 1 by
 PK, autocommit) in a sweep of --tables x --concurrency cells after loading the
 tables, and prints the updates/s matrix per engine and relative to the first.

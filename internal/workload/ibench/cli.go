@@ -17,7 +17,7 @@ func init() {
 	}
 	workload.Register(&workload.Definition{
 		Name:        "ibench",
-		Description: "the insert benchmark: PK-order load, index build, insert+delete churn, queries under paced writes (design §4.1)",
+		Description: "the insert benchmark: PK-order load, index build, insert+delete churn, queries under paced writes (docs/design.md#steps)",
 		Long: `The insert benchmark (the default workload). Steps: l.i0 loads --rows rows per
 client in PK order (100 per transaction), l.x builds --indexes secondary
 indexes, l.i1 and l.i2 insert --churn-rows rows per client (50 and 5 per

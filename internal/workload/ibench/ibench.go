@@ -5,6 +5,7 @@ package ibench
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -173,6 +174,23 @@ func (b *Bench) onceTables(ctx context.Context, db model.DB) ([]*tableState, err
 
 // Name implements workload.Workload.
 func (b *Bench) Name() string { return "ibench" }
+
+// Connections is the most server connections the workload's steps hold at
+// once: a connection per client; in a churn step also a deleter per table;
+// in a query step a writer and a query worker per client and a deleter per
+// table.
+func (b *Bench) Connections() int {
+	n := len(b.clients)
+	for _, s := range b.cfg.Steps {
+		switch {
+		case s == StepChurnBig || s == StepChurnSmall:
+			n = max(n, len(b.clients)+len(b.tables))
+		case strings.HasPrefix(s, "qr") || strings.HasPrefix(s, "qp"):
+			n = max(n, 2*len(b.clients)+len(b.tables))
+		}
+	}
+	return n
+}
 
 // Config returns the configuration.
 func (b *Bench) Config() Config { return b.cfg }

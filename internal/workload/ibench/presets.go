@@ -67,7 +67,7 @@ var Presets = map[string]Preset{
 		Interval: 200 * time.Millisecond,
 	},
 	"iobound": {
-		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache, write buffers and own memory + 16 MB (needs root); see docs/design.md",
+		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache, write buffers and own memory + 16 MB (needs root); see docs/design.md#the-iobound-preset-the-scaling-rule",
 		Clients: 1, Rows: 400_000, ChurnRows: 100_000, Indexes: 3, QuerySeconds: 20, IOBound: true,
 	},
 	"small": {

@@ -15,7 +15,7 @@ func init() {
 	}
 	workload.Register(&workload.Definition{
 		Name:        "linkbench",
-		Description: "LinkBench-style social graph: nodes, links, counts; bytes written per request (design §4.3)",
+		Description: "LinkBench-style social graph: nodes, links, counts; bytes written per request (docs/linkbench.md)",
 		Long: `LinkBench: tables node, link (PK link_type, id1, id2; covering index id1_type)
 and count. Step load inserts --nodes nodes with power-law out-degrees and
 their links and count rows (--loaders in parallel by id range,

@@ -20,6 +20,8 @@ import (
 	stdsql "database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -249,6 +251,60 @@ func orUnknown(s string) string {
 	return s
 }
 
+// ServerAddress is the address dsn ("" for $RUMBENCH_MYSQL_DSN, else the
+// local server) reaches.
+func (d Driver) ServerAddress(dsn string) (string, string, error) {
+	dsn = sqleng.DSN(dsn, EnvDSN, DefaultDSN)
+	if strings.Contains(dsn, "://") {
+		return "", "", fmt.Errorf("%s: bad --dsn", d.name)
+	}
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: bad --dsn", d.name)
+	}
+	return mc.Net, mc.Addr, nil
+}
+
+var _ model.ServerAddress = Driver{}
+
+// ConnectionRoom is how many more connections may be opened: the server's
+// max_connections less Threads_connected (this one left out).
+func (d Driver) ConnectionRoom(ctx context.Context, cfg model.Config) (int, string, error) {
+	p, err := d.parseConfig(cfg)
+	if err != nil {
+		return 0, "", err
+	}
+	mc := p.mc.Clone()
+	mc.DBName = ""
+	mc.Logger = discard{}
+	if mc.Timeout == 0 {
+		mc.Timeout = 10 * time.Second
+	}
+	addr := mc.Net + "(" + mc.Addr + ")"
+	if err := greeting(ctx, d.name, mc); err != nil {
+		return 0, "", sqleng.Redact(err, mc.Passwd)
+	}
+	conn, err := mysql.NewConnector(mc)
+	if err != nil {
+		return 0, "", sqleng.Redact(fmt.Errorf("%s: %w", d.name, err), mc.Passwd)
+	}
+	db := stdsql.OpenDB(conn)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	var limit, used int
+	if err := db.QueryRowContext(ctx, "SELECT @@max_connections").Scan(&limit); err != nil {
+		return 0, "", sqleng.Redact(classify(d.name, err, mc, p.name), mc.Passwd)
+	}
+	var name string
+	if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&name, &used); err != nil {
+		return 0, "", sqleng.Redact(classify(d.name, err, mc, p.name), mc.Passwd)
+	}
+	used-- // this connection
+	return max(limit-used, 0), fmt.Sprintf("%s at %s: max_connections %d, %d in use", d.name, addr, limit, used), nil
+}
+
+var _ model.ConnectionRoom = Driver{}
+
 // parseConfig checks the DSN's form, the database name and the option
 // values; it connects to nothing.
 func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
@@ -386,6 +442,9 @@ func (db *DB) admin() (*stdsql.DB, error) {
 // creates the database when missing (or, readOnly, says it is missing). It
 // returns the version and settings.
 func (db *DB) ensureDatabase(ctx context.Context, eng string, readOnly bool) (string, map[string]string, error) {
+	if err := greeting(ctx, eng, db.cfg); err != nil {
+		return "", nil, err
+	}
 	a, err := db.admin()
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", eng, err)
@@ -421,6 +480,46 @@ func (db *DB) ensureDatabase(ctx context.Context, eng string, readOnly bool) (st
 		return "", nil, classify(eng, fmt.Errorf("create database %s: %w", db.name, err), db.cfg, db.name)
 	}
 	return version, settings, nil
+}
+
+// greeting connects to the server's address and waits, up to the DSN's
+// timeout (10 s by default), for the greeting a MariaDB/MySQL server sends
+// first. The driver, given an address that accepts connections but never
+// greets (a firewall, a proxy, another service), waits and then says only
+// "invalid connection"; this says which address and what to do.
+func greeting(ctx context.Context, eng string, cfg *mysql.Config) error {
+	addr := cfg.Net + "(" + cfg.Addr + ")"
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, cfg.Net, cfg.Addr)
+	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) == context.DeadlineExceeded {
+			err = fmt.Errorf("no answer in %s", timeout)
+		}
+		return model.SetupError(fmt.Errorf("%s: cannot reach the server at %s (%v): start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/)", eng, addr, sqleng.LastLine(err), EnvDSN))
+	}
+	defer c.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetReadDeadline(dl) //nolint:errcheck // a failed deadline shows as a read error
+	}
+	var b [5]byte
+	if _, err := io.ReadFull(c, b[:]); err != nil {
+		why := "closed it without a word"
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			why = fmt.Sprintf("sent nothing in %s", timeout)
+		}
+		if ctx.Err() != nil && !errors.As(err, &ne) {
+			return ctx.Err()
+		}
+		return model.SetupError(fmt.Errorf("%s: no MariaDB server answered at %s (it accepted the connection but %s): check the host and port in --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/)", eng, addr, why, EnvDSN))
+	}
+	return nil
 }
 
 // checkVersion accepts MariaDB 10.5+ and MySQL 8.0+.
@@ -524,7 +623,7 @@ func (db *DB) checkOurs(ctx context.Context, a *stdsql.DB, eng string) error {
 		return classify(eng, fmt.Errorf("inspect database %s: %w", db.name, err), db.cfg, db.name)
 	}
 	if catalog == 0 && tables > 0 {
-		return fmt.Errorf("%s: database %s exists and was not created by rumbench (%d tables, no %s): choose another --database", eng, db.name, tables, sqleng.CatalogTable)
+		return model.SetupError(fmt.Errorf("%s: database %s at %s(%s) exists and was not created by rumbench (%d tables, no %s): choose another --database", eng, db.name, db.cfg.Net, db.cfg.Addr, tables, sqleng.CatalogTable))
 	}
 	return nil
 }
@@ -541,9 +640,12 @@ func classify(eng string, err error, cfg *mysql.Config, dbName string) error {
 		case 1044, 1142, 1227, 1370: // no privilege on the database, command, SUPER, routine
 			return model.SetupError(fmt.Errorf("%s: user %q lacks a privilege (%s): GRANT ALL ON %s.* TO the user, or use an administrative user", eng, cfg.User, me.Message, sqleng.QuoteBacktick(dbName)))
 		case 1040: // too many connections
-			return fmt.Errorf("%s: the server refused a connection (%s): raise max_connections or use fewer --clients", eng, me.Message)
+			return model.SetupError(fmt.Errorf("%s: the server at %s refused a connection (%s): use fewer --clients, or raise its max_connections", eng, addr, me.Message))
 		}
 		return fmt.Errorf("%s: %w", eng, err)
+	}
+	if errors.Is(err, mysql.ErrInvalidConn) {
+		return model.SetupError(fmt.Errorf("%s: the server at %s closed the connection (%v): check that --dsn or $%s names a MariaDB server, and its log", eng, addr, err, EnvDSN))
 	}
 	if sqleng.Unreachable(err) {
 		return model.SetupError(fmt.Errorf("%s: cannot reach the server at %s: start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/): %w", eng, addr, EnvDSN, err))

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,6 +116,54 @@ type parsed struct {
 	// Session settings, "" for the server's.
 	synchronousCommit, maintenanceWorkMem string
 }
+
+// ServerAddress is the address dsn ("" for $RUMBENCH_PG_DSN, else the
+// local server) reaches: host:port, or the Unix socket's path.
+func (Driver) ServerAddress(dsn string) (string, string, error) {
+	cfg, err := pgx.ParseConfig(sqleng.DSN(dsn, EnvDSN, DefaultDSN))
+	if err != nil {
+		return "", "", errors.New("postgres: bad --dsn")
+	}
+	if strings.HasPrefix(cfg.Host, "/") {
+		return "unix", filepath.Join(cfg.Host, ".s.PGSQL."+strconv.Itoa(int(cfg.Port))), nil
+	}
+	return "tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))), nil
+}
+
+var _ model.ServerAddress = Driver{}
+
+// ConnectionRoom is how many more connections cfg's user may open:
+// max_connections less the client backends connected (this one left out)
+// and, for a user who is not a superuser, the superuser_reserved_connections.
+func (Driver) ConnectionRoom(ctx context.Context, cfg model.Config) (int, string, error) {
+	p, err := parseConfig(cfg)
+	if err != nil {
+		return 0, "", err
+	}
+	c, err := pgx.ConnectConfig(ctx, p.admin)
+	if err != nil {
+		return 0, "", sqleng.Redact(classify(err, p.admin, p.name), p.admin.Password)
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	var limit, reserved, used int
+	var super bool
+	err = c.QueryRow(ctx, `SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
+		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')::int,
+		(SELECT rolsuper FROM pg_roles WHERE rolname = current_user)`).Scan(&limit, &reserved, &used, &super)
+	if err != nil {
+		return 0, "", fmt.Errorf("postgres: read max_connections at %s: %w", address(p.admin), err)
+	}
+	used-- // this connection
+	room := limit - used
+	figures := fmt.Sprintf("postgres at %s: max_connections %d, %d in use", address(p.admin), limit, used)
+	if !super {
+		room -= reserved
+		figures += fmt.Sprintf(", %d reserved for superusers", reserved)
+	}
+	return max(room, 0), figures, nil
+}
+
+var _ model.ConnectionRoom = Driver{}
 
 // parseConfig checks the DSN's form, the database name and the option
 // values; it connects to nothing.
@@ -320,18 +369,23 @@ func (d *DB) checkOurs(ctx context.Context) error {
 		return fmt.Errorf("postgres: inspect database %s: %w", d.name, err)
 	}
 	if !catalog && tables > 0 {
-		return fmt.Errorf("postgres: database %s exists and was not created by rumbench (%d tables, no %s): choose another --database", d.name, tables, sqleng.CatalogTable)
+		return model.SetupError(fmt.Errorf("postgres: database %s at %s exists and was not created by rumbench (%d tables, no %s): choose another --database", d.name, address(cfg), tables, sqleng.CatalogTable))
 	}
 	return nil
+}
+
+// address is where cfg connects: host:port, or the socket directory.
+func address(cfg *pgx.ConnConfig) string {
+	if strings.HasPrefix(cfg.Host, "/") {
+		return cfg.Host
+	}
+	return cfg.Host + ":" + strconv.Itoa(int(cfg.Port))
 }
 
 // classify turns connection and permission failures into one-line errors
 // naming the fix.
 func classify(err error, cfg *pgx.ConnConfig, dbName string) error {
-	addr := cfg.Host
-	if !strings.HasPrefix(addr, "/") {
-		addr += ":" + strconv.Itoa(int(cfg.Port))
-	}
+	addr := address(cfg)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch {
@@ -339,6 +393,8 @@ func classify(err error, cfg *pgx.ConnConfig, dbName string) error {
 			return model.SetupError(fmt.Errorf("postgres: authentication failed for user %q at %s (%s): check the user and password in --dsn or $%s (SQLSTATE %s)", cfg.User, addr, pe.Message, EnvDSN, pe.Code))
 		case pe.Code == "42501":
 			return model.SetupError(fmt.Errorf("postgres: user %q lacks a privilege (%s): grant it (e.g. ALTER ROLE %s CREATEDB) or have an admin create database %s owned by that user (SQLSTATE %s)", cfg.User, pe.Message, cfg.User, dbName, pe.Code))
+		case pe.Code == "53300": // too_many_connections
+			return model.SetupError(fmt.Errorf("postgres: the server at %s refused a connection (%s): use fewer --clients, or raise its max_connections (SQLSTATE %s)", addr, pe.Message, pe.Code))
 		case pe.Code == "3D000":
 			return model.SetupError(fmt.Errorf("postgres: the database named in --dsn does not exist (%s): use an existing one such as /postgres", pe.Message))
 		}
