@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"rumbench/internal/engine"
@@ -127,7 +128,7 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	// ended, else deferred.
 	stopServer := func() error { return nil }
 	if srv != nil {
-		stopServer = once(func() error {
+		stopServer = sync.OnceValue(func() error {
 			if serr := srv.Stop(); serr != nil {
 				return fmt.Errorf("stop the managed server: %w", serr)
 			}
@@ -146,7 +147,7 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	if err != nil {
 		return err
 	}
-	closeDB := once(func() error {
+	closeDB := sync.OnceValue(func() error {
 		if cerr := db.Close(); cerr != nil {
 			return fmt.Errorf("close engine: %w", cerr)
 		}
@@ -285,18 +286,6 @@ func measureTail(observers []Observer, close func() error) (*results.Tail, error
 		}
 	}
 	return tail, err
-}
-
-// once returns f made to run at most once; later calls return its error.
-func once(f func() error) func() error {
-	var done bool
-	var err error
-	return func() error {
-		if !done {
-			done, err = true, f()
-		}
-		return err
-	}
 }
 
 // settle waits for the background work of a run on a shared server

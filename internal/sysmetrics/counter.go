@@ -45,14 +45,21 @@ type key struct {
 type setCounter struct {
 	width uint
 	// hold makes the counter a total taken whole at each sample (a process
-	// tree's, the zero key only): it may dip while a member's counts move to
-	// its parent (an exited child not yet reaped, read before its parent),
-	// so a decrease counts nothing and the highest total seen is kept; the
-	// counts come back when the parent has them, and only what exceeds
-	// the highest total is new.
+	// tree's, the zero key only). It may dip for one sample while a
+	// member's counts move to its parent (a child reaped while the set was
+	// read, after its parent): a decrease counts nothing and the highest
+	// total is kept, so what comes back when the parent has the counts is
+	// not counted again. A total still below the highest at the next
+	// sample lost those counts for good (a child reaped outside the set,
+	// or without a wait): the lower total becomes the base, so later work
+	// is not swallowed by the gap.
 	hold    bool
 	last    map[key]uint64
 	started bool
+	// dipped: the last sample of a hold counter was below the highest
+	// total; low is that sample's total.
+	dipped bool
+	low    uint64
 }
 
 // observe takes one sample: vals holds the members whose counter could be
@@ -110,14 +117,24 @@ func (c *setCounter) observeTotal(v uint64) (delta uint64, ok bool) {
 		c.last, c.started = map[key]uint64{{}: v}, true
 		return 0, false
 	}
-	if hw := c.last[key{}]; v > hw {
+	switch hw := c.last[key{}]; {
+	case v >= hw:
 		delta = v - hw
-		c.last[key{}] = v
+		c.last[key{}], c.dipped = v, false
+	case !c.dipped:
+		c.dipped, c.low = true, v
+	default:
+		// Below the highest twice in a row: what was done since the
+		// first dip is new.
+		if v > c.low {
+			delta = v - c.low
+		}
+		c.last[key{}], c.dipped = v, false
 	}
 	return delta, true
 }
 
 // reset forgets all members: the next sample is a new baseline.
 func (c *setCounter) reset() {
-	c.last, c.started = nil, false
+	c.last, c.started, c.dipped = nil, false, false
 }

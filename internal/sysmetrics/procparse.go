@@ -142,6 +142,16 @@ func parseIO(b []byte) (ioFields, error) {
 	return ioFields{read: r, write: w, cancelled: c}, nil
 }
 
+// ioTotal sums the io of a set: read_bytes, write_bytes less cancelled
+// (netWrite) and cancelled_write_bytes.
+type ioTotal struct{ read, write, cancelled uint64 }
+
+func (t *ioTotal) add(f ioFields) {
+	t.read += f.read
+	t.write += f.netWrite()
+	t.cancelled += f.cancelled
+}
+
 // netWrite is write_bytes less cancelled_write_bytes: what was dirtied and
 // not dropped (never below 0: the two are read at once but summed over
 // threads that race).

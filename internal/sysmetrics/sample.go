@@ -57,7 +57,8 @@ var fieldKeys = [numFields]string{
 }
 
 // treeFields are totals over the measured process set, taken whole at each
-// sample (treeCounter): a member that exits hands its counts to its parent.
+// sample (setCounter.hold): a member that exits hands its counts to its
+// parent.
 var treeFields = []field{fCPU, fCPUUser, fCPUSys, fProcRead, fProcWrite, fProcCancelled}
 
 // processFields are the fields read from the measured processes.
@@ -469,9 +470,10 @@ var (
 // and cstime, and its IO to its parent's /proc/PID/io, when the parent
 // reaps it: a server's backend or parallel worker that lives between two
 // samples is counted, and one that exits is not counted twice (once alive,
-// again in its parent). Members are read root first, so a child reaped
-// while the set is read is missed for one sample (the total dips, then
-// recovers: setCounter.hold), never counted twice.
+// again in its parent); an exited child not yet reaped (a zombie) counts
+// with what its parent will gain. Members are read root first, so a child
+// reaped while the set is read is missed for one sample (the total dips,
+// then recovers: setCounter.hold), never counted twice.
 func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime) []int {
 	now := time.Now()
 	csDue := full || len(r.set) == 0 || now.Sub(r.refreshedAt) >= refreshEvery
@@ -481,7 +483,7 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime
 	rd.memberErr = r.setErr
 	self := os.Getpid()
 	var cpu cpuTime
-	var io ioFields
+	var io ioTotal
 	ioRead := false
 	cs, csAlive := map[key]uint64{}, map[key]bool{}
 	var rssLargest uint64
@@ -502,11 +504,19 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime
 			r.exitRaces++
 			continue // exited since the refresh
 		}
-		if m.pid != r.root && (st.state == 'Z' || st.state == 'X') {
-			r.exitRaces++
-			continue // exited: its counts are about to be its parent's
-		}
 		iob, ioErr := r.buf.read(dir + "/io")
+		if m.pid != r.root && (st.state == 'Z' || st.state == 'X') {
+			// Exited, not yet reaped: its stat and io hold exactly what
+			// its parent's cutime, cstime and io will gain when it
+			// reaps it, so it counts until then (no dip in the total).
+			// It has no threads or memory left.
+			if f, err := parseIO(iob); ioErr == nil && err == nil {
+				io.add(f)
+			}
+			cpu.user += (st.utime + st.cutime) * usPerTick
+			cpu.sys += (st.stime + st.cstime) * usPerTick
+			continue
+		}
 		if ioErr != nil && m.pid != r.root && r.gone(m.pid, ioErr) {
 			r.exitRaces++
 			continue // exited between its stat and its io
@@ -520,9 +530,7 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime
 		} else if f, err := parseIO(iob); err != nil {
 			rd.errs[fProcRead] = fmt.Errorf("read /proc/%d/io: %w", m.pid, err)
 		} else {
-			io.read += f.read
-			io.write += f.netWrite()
-			io.cancelled += f.cancelled
+			io.add(f)
 			ioRead = true
 		}
 		if m.pid == self {
@@ -641,7 +649,7 @@ func (r *reader) readOthers(rd *reading, live []int) {
 		ours[pid] = true
 	}
 	ours[os.Getpid()] = true
-	var io ioFields
+	var io ioTotal
 	var denied []string
 	for _, n := range names {
 		pid, ok := atou([]byte(n))
@@ -656,8 +664,7 @@ func (r *reader) readOthers(rd *reading, live []int) {
 			continue // exited while listed
 		}
 		if f, err := parseIO(b); err == nil {
-			io.read += f.read
-			io.write += f.netWrite()
+			io.add(f)
 		}
 	}
 	rd.vals[fOtherRead], rd.vals[fOtherWrite] = one(io.read), one(io.write)

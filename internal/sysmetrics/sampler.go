@@ -375,22 +375,17 @@ func (s *Sampler) StepStop(_ *measure.Clock, bundleBytes int64) {
 	// window, so device bytes are not deferred to the next step.
 	s.endFlush = nil
 	if s.rd.dev != nil && s.dataDir != "" {
-		before := s.tr.c[fDevWriteSect].last[key{}]
 		t0 := time.Now()
 		scope, err := s.flush()
 		if err != nil {
 			s.log.Printf("cannot flush the data dir (%v): device writes still buffered at a step's end count in the next step", err)
 		} else {
 			took := time.Since(t0).Seconds()
-			s.observe(s.rd.read(true, false, 0))
-			ef := &endFlush{scope: scope, seconds: took}
-			if after, ok := s.tr.c[fDevWriteSect].last[key{}]; ok && s.lastOK[fDevWriteSect] {
-				if d, ok := counterDelta(before, after, kernelWordBits); ok {
-					ef.wkb = float64(d) * 512 / 1024
-					ef.wkbOK = true
-				}
-			}
-			s.endFlush = ef
+			// The reading's delta since the clock's last tick is the
+			// flush's.
+			d := s.observe(s.rd.read(true, false, 0))
+			s.endFlush = &endFlush{scope: scope, seconds: took,
+				wkb: float64(d.V[fDevWriteSect]) * 512 / 1024, wkbOK: d.OK[fDevWriteSect]}
 		}
 	}
 	// A missing last sample leaves the tail uncounted; one more reading
@@ -580,14 +575,6 @@ func toInt(v *float64) *int64 {
 	return &x
 }
 
-func toFloat(v *int64) *float64 {
-	if v == nil {
-		return nil
-	}
-	x := float64(*v)
-	return &x
-}
-
 func isNil(p any) bool {
 	switch v := p.(type) {
 	case *int64:
@@ -673,7 +660,7 @@ func (s *Sampler) ioNoise(m *results.Metrics, step string) {
 		return &x
 	}
 	if or == nil {
-		m.NullReasons["other_proc_rkb"] = orWhy
+		m.NullReasons["other_proc_rkb"], m.NullReasons["other_proc_wkb"] = orWhy, orWhy
 	}
 	m.SetIONoise(kb(or), kb(ow))
 	if msg := m.NoisyIO(); msg != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/procfs"
@@ -132,5 +133,59 @@ func TestCancelledWritesLeftOut(t *testing.T) {
 	d := s.sample()
 	if d.V[fProcWrite] != 430 || d.V[fProcCancelled] != 1100 {
 		t.Errorf("proc_write_bytes %d, cancelled %d; want 430 and 1100", d.V[fProcWrite], d.V[fProcCancelled])
+	}
+}
+
+// setState rewrites the state field of a fake process's stat.
+func setState(t *testing.T, root string, pid int, state string) {
+	t.Helper()
+	p := filepath.Join(root, fmt.Sprint(pid), "stat")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), ") S ", ") "+state+" ", 1)
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An exited child not yet reaped (a zombie) counts with what its parent
+// will gain when it reaps it: no dip while it waits, nothing twice after.
+func TestZombieCountsUntilReaped(t *testing.T) {
+	root := t.TempDir()
+	fakeTreeProc(t, root, 100, 1, [4]uint64{10, 0, 0, 0}, ioFields{write: 1000}, 101)
+	fakeTreeProc(t, root, 101, 100, [4]uint64{5, 0, 0, 0}, ioFields{write: 500})
+	s := newTreeSampler(t, root)
+	s.sample()
+	// The child did 2 ticks and 200 B more, then exited: a zombie.
+	fakeTreeProc(t, root, 101, 100, [4]uint64{7, 0, 0, 0}, ioFields{write: 700})
+	setState(t, root, 101, "Z")
+	if d := s.sample(); d.V[fCPU] != 2*usPerTick || d.V[fProcWrite] != 200 {
+		t.Errorf("zombie: cpu %d write %d, want %d and 200", d.V[fCPU], d.V[fProcWrite], 2*usPerTick)
+	}
+	// Reaped: the parent has its 7 ticks and 700 B.
+	fakeTreeProc(t, root, 100, 1, [4]uint64{10, 0, 7, 0}, ioFields{write: 1700})
+	os.RemoveAll(filepath.Join(root, "101"))
+	if d := s.sample(); d.V[fCPU] != 0 || d.V[fProcWrite] != 0 {
+		t.Errorf("after the reap: cpu %d write %d, want 0 and 0", d.V[fCPU], d.V[fProcWrite])
+	}
+}
+
+// Counts that leave the tree for good (a child reaped outside it) lower the
+// base after one sample: later work is counted, not swallowed by the gap.
+func TestTreeTotalDropRebases(t *testing.T) {
+	var c setCounter
+	c.hold = true
+	var got []uint64
+	for _, v := range []uint64{1000, 1100, 700, 750, 800, 900} {
+		d, _ := c.observe(map[key]uint64{{}: v}, nil)
+		got = append(got, d)
+	}
+	// 1100 → 700: a dip, nothing counted; 750: still below, the 50 since
+	// the dip is new and 750 the base; then 50 and 100.
+	want := []uint64{0, 100, 0, 50, 50, 100}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("deltas %v, want %v", got, want)
 	}
 }
