@@ -458,6 +458,17 @@ type Metrics struct {
 	OtherProcRKB *float64 `json:"other_proc_rkb,omitempty"`
 	OtherProcWKB *float64 `json:"other_proc_wkb,omitempty"`
 	OtherIOShare *float64 `json:"other_io_share,omitempty"`
+	// The engine's own counters over the step (model.InternalsReporter,
+	// read before the step's clock starts and after its end-of-step
+	// flush): EngineCounters by the engine's own names, Internals by the
+	// common names (cache_miss, log_kb, bg_write_kb, fpi, stall_s) and
+	// InternalsPerOp those divided by the main operation's count;
+	// InternalsScope says when they count more than rumbench's tables
+	// (docs/metrics.md "The engine's own counters").
+	EngineCounters map[string]float64 `json:"engine_counters,omitempty"`
+	Internals      map[string]float64 `json:"internals,omitempty"`
+	InternalsPerOp map[string]float64 `json:"internals_per_op,omitempty"`
+	InternalsScope string             `json:"internals_scope,omitempty"`
 	// ClientCPUSource says how client CPU was measured.
 	ClientCPUSource string `json:"client_cpu_source,omitempty"`
 	// ProcessSet and Device say what was measured.

@@ -95,6 +95,9 @@ type engineRun struct {
 	observers []Observer
 	ops       measure.Ops
 	bar       *barrier
+	// internalsFailed: a read of the engine's own counters failed once
+	// (said once, not per step).
+	internalsFailed bool
 }
 
 // runEngine runs the workload on one engine: it opens what the run needs

@@ -101,6 +101,9 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		}
 	}
 	bundleBefore := bw.BytesWritten()
+	// The engine's own counters are read outside the measured window, so
+	// the reads cost the step nothing.
+	internals0, haveInternals := r.readInternals(ctx)
 	for _, ob := range observers {
 		ob.StepStart(s.Name, desc)
 	}
@@ -131,6 +134,10 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	for _, ob := range observers {
 		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
 	}
+	var internals1 model.Internals
+	if haveInternals {
+		internals1, haveInternals = r.readInternals(context.WithoutCancel(ctx))
+	}
 
 	if _, reported := env.Details[results.DetailLogicalBytesInserted]; reported && warmedUp {
 		// The warm-up's rows are left out of every figure, write
@@ -158,6 +165,9 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	r.engineReports(ectx, sum)
 	for _, ob := range observers {
 		ob.StepEnd(sum, clock)
+	}
+	if haveInternals && sum.Metrics != nil {
+		sum.Metrics.SetInternals(sum, internals0, internals1)
 	}
 	estimateClientCPU(ectx, r.w, r.db.Info(), sum)
 	return sum, err
@@ -206,4 +216,24 @@ func (r *engineRun) engineReports(ctx context.Context, sum *results.Step) {
 			sum.EngineStats = st
 		}
 	}
+}
+
+// readInternals reads the engine's own counters, when it has them; a failed
+// read is said once in the log and leaves the step without them.
+func (r *engineRun) readInternals(ctx context.Context) (model.Internals, bool) {
+	ir, ok := r.db.(model.InternalsReporter)
+	if !ok {
+		return model.Internals{}, false
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	in, err := ir.Internals(rctx)
+	if err != nil {
+		if !r.internalsFailed {
+			r.internalsFailed = true
+			fmt.Fprintf(r.o.Log, "[%s] the engine's own counters could not be read (steps go without them): %v\n", r.name, err)
+		}
+		return model.Internals{}, false
+	}
+	return in, true
 }

@@ -337,3 +337,20 @@ func TestLinkBenchCounts(t *testing.T) {
 	enginetest.OpenServer(t, tg).Close()
 	enginetest.LinkBenchCounts(t, tg)
 }
+
+// TestInternals: PostgreSQL's own counters over a load, per inserted row:
+// every row is counted as inserted by pg_stat_user_tables (exact: the
+// workers' statistics are flushed before the step's counters are read),
+// each row is WAL-logged (a heap tuple of ~60 bytes and a PK entry, plus
+// the records' headers: 0.05–2 KB), and full-page images are at most one
+// per row.
+func TestInternals(t *testing.T) {
+	adminConn(t)
+	tg := target(t, "rumbench_test_pg_internals")
+	enginetest.OpenServer(t, tg).Close()
+	defer enginetest.DropDatabase(t, tg)
+	enginetest.Internals(t, tg, map[string]enginetest.Bounds{
+		model.InternalLogKB: {Lo: 0.05, Hi: 2},
+		model.InternalFPI:   {Lo: 0, Hi: 1},
+	}, map[string]float64{"pg_stat_user_tables.n_tup_ins": enginetest.RowsLoaded})
+}

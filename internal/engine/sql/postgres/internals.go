@@ -1,0 +1,171 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"rumbench/internal/model"
+)
+
+var _ model.InternalsReporter = (*DB)(nil)
+
+// Internals implements model.InternalsReporter with the server's cumulative
+// statistics: pg_stat_wal (records, full-page images, bytes) and
+// pg_stat_bgwriter (buffers written by checkpoints, the background writer
+// and backends) for the whole server, pg_statio_user_tables and
+// pg_stat_user_tables for the database's own tables.
+//
+// A backend keeps its statistics to itself until it flushes them (at most
+// once a second while busy, up to 10 s after it went idle, and when it
+// exits; PostgreSQL 15). So that a step's figures are the step's, the
+// pool's idle connections are made to flush (pg_stat_force_next_flush: the
+// flush happens before the statement's ReadyForQuery) and the workers'
+// closed connections are waited for (a backend flushes as it exits), at
+// most a second.
+func (d *DB) Internals(ctx context.Context) (model.Internals, error) {
+	pids, err := d.flushPoolStats(ctx)
+	if err != nil {
+		return model.Internals{}, err
+	}
+	d.waitWorkersGone(ctx, pids, time.Second)
+	raw := map[string]float64{}
+	read := func(q string, names ...string) error {
+		vals := make([]sql.NullFloat64, len(names))
+		dst := make([]any, len(names))
+		for i := range vals {
+			dst[i] = &vals[i]
+		}
+		if err := d.SQL().QueryRowContext(ctx, q).Scan(dst...); err != nil {
+			return fmt.Errorf("postgres: read counters (%s): %w", names[0], err)
+		}
+		for i, v := range vals {
+			if v.Valid {
+				raw[names[i]] = v.Float64
+			}
+		}
+		return nil
+	}
+	var blockSize float64
+	if err := d.SQL().QueryRowContext(ctx, "SELECT current_setting('block_size')::float8").Scan(&blockSize); err != nil {
+		return model.Internals{}, fmt.Errorf("postgres: read block_size: %w", err)
+	}
+	// pg_stat_wal is PostgreSQL 14's; an older server goes without it.
+	if d.hasView(ctx, "pg_stat_wal") {
+		if err := read("SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal",
+			"pg_stat_wal.wal_records", "pg_stat_wal.wal_fpi", "pg_stat_wal.wal_bytes"); err != nil {
+			return model.Internals{}, err
+		}
+	}
+	if err := read(`SELECT buffers_checkpoint, buffers_clean, buffers_backend, checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`,
+		"pg_stat_bgwriter.buffers_checkpoint", "pg_stat_bgwriter.buffers_clean", "pg_stat_bgwriter.buffers_backend",
+		"pg_stat_bgwriter.checkpoints"); err != nil {
+		return model.Internals{}, err
+	}
+	if err := read(`SELECT sum(heap_blks_read), sum(heap_blks_hit), sum(idx_blks_read), sum(idx_blks_hit) FROM pg_statio_user_tables`,
+		"pg_statio_user_tables.heap_blks_read", "pg_statio_user_tables.heap_blks_hit",
+		"pg_statio_user_tables.idx_blks_read", "pg_statio_user_tables.idx_blks_hit"); err != nil {
+		return model.Internals{}, err
+	}
+	if err := read(`SELECT sum(n_tup_ins), sum(n_tup_del), sum(autovacuum_count), sum(vacuum_count) FROM pg_stat_user_tables`,
+		"pg_stat_user_tables.n_tup_ins", "pg_stat_user_tables.n_tup_del",
+		"pg_stat_user_tables.autovacuum_count", "pg_stat_user_tables.vacuum_count"); err != nil {
+		return model.Internals{}, err
+	}
+	common := map[string]float64{}
+	if v, ok := raw["pg_stat_wal.wal_bytes"]; ok {
+		common[model.InternalLogKB] = v / 1024
+	}
+	if v, ok := raw["pg_stat_wal.wal_fpi"]; ok {
+		common[model.InternalFPI] = v
+	}
+	common[model.InternalBgWriteKB] = (raw["pg_stat_bgwriter.buffers_checkpoint"] + raw["pg_stat_bgwriter.buffers_clean"]) * blockSize / 1024
+	common[model.InternalCacheMiss] = raw["pg_statio_user_tables.heap_blks_read"] + raw["pg_statio_user_tables.idx_blks_read"]
+	return model.Internals{Raw: raw, Common: common,
+		Scope: "server: pg_stat_wal and pg_stat_bgwriter count every database of the server; pg_statio_user_tables and pg_stat_user_tables this database's tables"}, nil
+}
+
+// flushPoolStats makes every idle connection of the pool flush its pending
+// statistics and returns the pool's backend pids.
+func (d *DB) flushPoolStats(ctx context.Context) (map[int64]bool, error) {
+	pids := map[int64]bool{}
+	n := d.SQL().Stats().Idle
+	if n < 1 {
+		n = 1
+	}
+	conns := make([]*sql.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	force := d.hasFunction(ctx, "pg_stat_force_next_flush")
+	for i := 0; i < n; i++ {
+		c, err := d.SQL().Conn(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: read counters: %w", err)
+		}
+		conns = append(conns, c)
+		var pid int64
+		if err := c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
+			return nil, fmt.Errorf("postgres: read counters: %w", err)
+		}
+		pids[pid] = true
+		if force {
+			if _, err := c.ExecContext(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
+				return nil, fmt.Errorf("postgres: pg_stat_force_next_flush: %w", err)
+			}
+			// The flush happens as the backend goes idle after the
+			// statement; one more round trip is after it.
+			if _, err := c.ExecContext(ctx, "SELECT 1"); err != nil {
+				return nil, fmt.Errorf("postgres: read counters: %w", err)
+			}
+		}
+	}
+	return pids, nil
+}
+
+// waitWorkersGone waits, at most max, until no rumbench backend of this
+// database other than the pool's is left: the workers' connections are
+// closed at a step's end, and their backends flush their statistics as
+// they exit. A wait that runs out (another run's clients) is not an error.
+func (d *DB) waitWorkersGone(ctx context.Context, pool map[int64]bool, max time.Duration) {
+	deadline := time.Now().Add(max)
+	for waited := false; ; waited = true {
+		rows, err := d.SQL().QueryContext(ctx, `SELECT pid FROM pg_stat_activity
+			WHERE datname = current_database() AND application_name = 'rumbench' AND backend_type = 'client backend'`)
+		if err != nil {
+			return
+		}
+		others := 0
+		for rows.Next() {
+			var pid int64
+			if rows.Scan(&pid) == nil && !pool[pid] {
+				others++
+			}
+		}
+		rows.Close()
+		if others == 0 && waited {
+			// A backend leaves pg_stat_activity a moment before its
+			// last flush (PostgreSQL 15's exit hooks run in that order).
+			time.Sleep(20 * time.Millisecond)
+		}
+		if others == 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (d *DB) hasView(ctx context.Context, name string) bool {
+	var ok bool
+	err := d.SQL().QueryRowContext(ctx, "SELECT to_regclass($1) IS NOT NULL", name).Scan(&ok)
+	return err == nil && ok
+}
+
+func (d *DB) hasFunction(ctx context.Context, name string) bool {
+	var ok bool
+	err := d.SQL().QueryRowContext(ctx, "SELECT to_regproc($1) IS NOT NULL", name).Scan(&ok)
+	return err == nil && ok
+}

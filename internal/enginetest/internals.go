@@ -1,0 +1,64 @@
+package enginetest
+
+import (
+	"fmt"
+	"testing"
+
+	"rumbench/internal/results"
+	"rumbench/internal/sysmetrics"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/ibench"
+)
+
+// Bounds is a closed range a figure must fall in.
+type Bounds struct{ Lo, Hi float64 }
+
+// Internals runs the load (l.i0, rows per client as the write-step test)
+// on the target with the system-metrics sampler and checks the engine's own
+// counters over it (metrics.engine_counters, internals, internals_per_op):
+// each common figure in perInsert must be recorded and within its bounds per
+// inserted row, and each raw counter in exact must have grown by exactly
+// its value (RowsLoaded: the rows the step inserted). It returns the step
+// for the caller's own checks.
+func Internals(t *testing.T, tg Target, perInsert map[string]Bounds, exact map[string]float64) *results.Step {
+	t.Helper()
+	c := tg.cfg(ibench.StepLoad)
+	b := runWorkload(t, tg, c.Seed, c, func() (workload.Workload, error) { return ibench.New(c) },
+		fmt.Sprintf("run %v", c.Steps), sysmetrics.Factory(nil))
+	s := mustStep(t, b, ibench.StepLoad)
+	m := s.Metrics
+	if m == nil {
+		t.Fatal("l.i0: no metrics")
+	}
+	inserted := s.Ops["insert"].Done()
+	if want := int64(clients) * c.Rows; inserted != want {
+		t.Fatalf("l.i0 inserted %d rows, want %d", inserted, want)
+	}
+	t.Logf("l.i0 %d rows: internals %v per insert %v (%s); raw %v", inserted, m.Internals, m.InternalsPerOp, m.InternalsScope, m.EngineCounters)
+	for name, bd := range perInsert {
+		v, ok := m.InternalsPerOp[name]
+		if !ok {
+			t.Errorf("internals_per_op.%s not recorded (have %v)", name, m.InternalsPerOp)
+			continue
+		}
+		if v < bd.Lo || v > bd.Hi {
+			t.Errorf("internals_per_op.%s = %g per inserted row, want in [%g, %g]", name, v, bd.Lo, bd.Hi)
+		}
+		if tot := m.Internals[name]; tot/float64(inserted) < v*0.999 || tot/float64(inserted) > v*1.001 {
+			t.Errorf("internals_per_op.%s = %g is not internals.%s %g / %d rows", name, v, name, tot, inserted)
+		}
+	}
+	for name, want := range exact {
+		if want == RowsLoaded {
+			want = float64(inserted)
+		}
+		if got, ok := m.EngineCounters[name]; !ok || got != want {
+			t.Errorf("engine_counters.%s = %v (recorded: %v), want %g", name, got, ok, want)
+		}
+	}
+	return s
+}
+
+// RowsLoaded in Internals' exact counters stands for the rows the load
+// inserted.
+const RowsLoaded = -1
