@@ -313,3 +313,31 @@ func TestSizes(t *testing.T) {
 	enginetest.OpenServer(t, tg).Close()
 	enginetest.Sizes(t, tg, results.DiskDatabaseDir)
 }
+
+// TestInternals: the server's own counters over a load, per inserted row
+// (global counters: other databases' work can only add): InnoDB logs each
+// row in its redo (from 0.05 KB) and reads few pages from outside its
+// buffer pool on a fresh table (< 1 per row); MyRocks counts every row
+// inserted, logs it in its WAL and has no full-page images.
+func TestInternals(t *testing.T) {
+	admin(t)
+	for _, eng := range []string{"innodb", "myrocks"} {
+		t.Run(eng, func(t *testing.T) {
+			tg := enginetest.Target{Engine: eng, DSN: dsn(), Database: testdb.Name(t, "rumbench_test_"+eng+"_internals")}
+			enginetest.OpenServer(t, tg).Close()
+			defer enginetest.DropDatabase(t, tg)
+			per := map[string]enginetest.Bounds{model.InternalLogKB: {Lo: 0.05, Hi: 20}, model.InternalCacheMiss: {Lo: 0, Hi: 1}}
+			raw := map[string]enginetest.Bounds{}
+			if eng == "myrocks" {
+				per[model.InternalStallS] = enginetest.Bounds{Lo: 0, Hi: 1}
+				raw["rocksdb_rows_inserted"] = enginetest.Bounds{Lo: 1, Hi: 100}
+			} else {
+				raw["innodb_os_log_written"] = enginetest.Bounds{Lo: 50, Hi: 20 << 10}
+			}
+			s := enginetest.Internals(t, tg, per, raw)
+			if _, ok := s.Metrics.InternalsPerOp[model.InternalFPI]; ok {
+				t.Errorf("%s has no full-page images, yet fpi is recorded", eng)
+			}
+		})
+	}
+}

@@ -342,7 +342,8 @@ func TestLinkBenchCounts(t *testing.T) {
 // every row is counted as inserted by pg_stat_user_tables (exact: the
 // workers' statistics are flushed before the step's counters are read),
 // each row is WAL-logged (a heap tuple of ~60 bytes and a PK entry, plus
-// the records' headers: 0.05–2 KB), and full-page images are at most one
+// the records' headers: from 0.05 KB; the WAL is the server's, so other
+// databases' work can add to it), and full-page images are at most one
 // per row.
 func TestInternals(t *testing.T) {
 	adminConn(t)
@@ -350,7 +351,7 @@ func TestInternals(t *testing.T) {
 	enginetest.OpenServer(t, tg).Close()
 	defer enginetest.DropDatabase(t, tg)
 	enginetest.Internals(t, tg, map[string]enginetest.Bounds{
-		model.InternalLogKB: {Lo: 0.05, Hi: 2},
+		model.InternalLogKB: {Lo: 0.05, Hi: 10},
 		model.InternalFPI:   {Lo: 0, Hi: 1},
-	}, map[string]float64{"pg_stat_user_tables.n_tup_ins": enginetest.RowsLoaded})
+	}, map[string]enginetest.Bounds{"pg_stat_user_tables.n_tup_ins": {Lo: 1, Hi: 1}})
 }
