@@ -83,3 +83,12 @@ func TestConfigDiffInRunJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalsEmbedded: pebble's own counters over a load, per inserted
+// row: the WAL carries every row (from 0.03 KB), a fresh store misses its
+// block cache less than once per row.
+func TestInternalsEmbedded(t *testing.T) {
+	Internals(t, Target{Engine: "pebble", DataDir: t.TempDir()}, map[string]Bounds{
+		model.InternalLogKB: {Lo: 0.03, Hi: 2}, model.InternalCacheMiss: {Lo: 0, Hi: 1}, model.InternalStallS: {Lo: 0, Hi: 1},
+	}, map[string]Bounds{"wal_bytes_in": {Lo: 30, Hi: 2048}})
+}

@@ -3,6 +3,8 @@ package rocksdb
 import (
 	"strconv"
 	"strings"
+
+	"rumbench/internal/model"
 )
 
 // Parsers of RocksDB's statistics text (rocksdb.stats and the statistics
@@ -160,16 +162,67 @@ func setFloat(out map[string]any, key, s string) {
 // of the statistics dump to out["tickers"]; histograms are left out.
 func parseTickers(text string, out map[string]any) {
 	tickers := map[string]int64{}
-	for _, line := range strings.Split(text, "\n") {
-		f := strings.Fields(line)
-		if len(f) != 4 || f[1] != "COUNT" || f[2] != ":" {
-			continue
-		}
-		if n, err := strconv.ParseInt(f[3], 10, 64); err == nil && n != 0 {
-			tickers[strings.TrimPrefix(f[0], "rocksdb.")] = n
+	for k, n := range tickerCounts(text) {
+		if n != 0 {
+			tickers[k] = n
 		}
 	}
 	if len(tickers) > 0 {
 		out["tickers"] = tickers
 	}
+}
+
+// tickerCounts are every ticker of the statistics dump, zeros included, by
+// name without the "rocksdb." prefix.
+func tickerCounts(text string) map[string]int64 {
+	tickers := map[string]int64{}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 || f[1] != "COUNT" || f[2] != ":" {
+			continue
+		}
+		if n, err := strconv.ParseInt(f[3], 10, 64); err == nil {
+			tickers[strings.TrimPrefix(f[0], "rocksdb.")] = n
+		}
+	}
+	return tickers
+}
+
+// internalTickers are the tickers an engine's internals are read from.
+var internalTickers = []string{"block.cache.miss", "block.cache.hit", "wal.bytes", "bytes.written",
+	"compact.read.bytes", "compact.write.bytes", "flush.write.bytes", "stall.micros", "number.keys.written"}
+
+// internalsFromTickers maps the statistics dump to an engine's internals:
+// the raw tickers, block-cache misses, WAL bytes, compaction and flush
+// output, stall time.
+func internalsFromTickers(text string) (raw, common map[string]float64) {
+	all := tickerCounts(text)
+	raw = map[string]float64{}
+	for _, k := range internalTickers {
+		if n, ok := all[k]; ok {
+			raw[k] = float64(n)
+		}
+	}
+	common = map[string]float64{}
+	has := func(ks ...string) bool {
+		for _, k := range ks {
+			if _, ok := raw[k]; !ok {
+				return false
+			}
+		}
+		return true
+	}
+	if has("block.cache.miss") {
+		common[model.InternalCacheMiss] = raw["block.cache.miss"]
+	}
+	if has("wal.bytes") {
+		common[model.InternalLogKB] = raw["wal.bytes"] / 1024
+	}
+	if has("compact.write.bytes", "flush.write.bytes") {
+		common[model.InternalBgWriteKB] = (raw["compact.write.bytes"] + raw["flush.write.bytes"]) / 1024
+	}
+	if has("stall.micros") {
+		common[model.InternalStallS] = raw["stall.micros"] / 1e6
+	}
+	return raw, common
 }

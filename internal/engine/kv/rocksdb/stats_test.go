@@ -58,3 +58,29 @@ func TestParseTickers(t *testing.T) {
 		t.Errorf("tickers = %v", out["tickers"])
 	}
 }
+
+// TestInternalsFromTickers: the statistics dump's tickers, zeros included,
+// map to the common internals; a ticker that is absent leaves its figure
+// out rather than zero.
+func TestInternalsFromTickers(t *testing.T) {
+	text := "rocksdb.block.cache.miss COUNT : 7\nrocksdb.block.cache.hit COUNT : 93\nrocksdb.wal.bytes COUNT : 2048\n" +
+		"rocksdb.compact.write.bytes COUNT : 1024\nrocksdb.flush.write.bytes COUNT : 3072\nrocksdb.stall.micros COUNT : 0\n" +
+		"rocksdb.db.get.micros P50 : 1.0 P95 : 2.0 P99 : 3.0 P100 : 4.0 COUNT : 5 SUM : 6\n"
+	raw, common := internalsFromTickers(text)
+	if raw["stall.micros"] != 0 || len(raw) != 6 {
+		t.Errorf("raw = %v, want the 6 tickers of the dump, stall.micros 0 included", raw)
+	}
+	want := map[string]float64{"cache_miss": 7, "log_kb": 2, "bg_write_kb": 4, "stall_s": 0}
+	if len(common) != len(want) {
+		t.Errorf("common = %v, want %v", common, want)
+	}
+	for k, v := range want {
+		if common[k] != v {
+			t.Errorf("common[%s] = %v, want %v", k, common[k], v)
+		}
+	}
+	_, common = internalsFromTickers("rocksdb.wal.bytes COUNT : 1024\n")
+	if _, ok := common["bg_write_kb"]; ok || common["log_kb"] != 1 {
+		t.Errorf("with only wal.bytes: %v, want log_kb 1 and no bg_write_kb", common)
+	}
+}
