@@ -123,6 +123,7 @@ func mergeMetrics(sum *results.Step, parts []*results.Step, have []*results.Bund
 		m.NullReasons["client_cpu_us"] = "a shard's client CPU was not measured (see details.shard_metrics)"
 	}
 	m.SetPerOp(sum)
+	mergeInternals(m, sum, parts)
 	amplification(m, sum)
 	if len(m.NullReasons) == 0 {
 		m.NullReasons = nil
@@ -137,4 +138,27 @@ func amplification(m *results.Metrics, sum *results.Step) {
 	m.SetLogicalBytes(sum.Details)
 	m.SetWriteAmp("the server's bytes written were not measured")
 	m.SetSpaceAmp(sum.EngineSize)
+}
+
+// mergeInternals takes the engine's own counters of the shard whose step
+// lasted longest (the server's counters, which every shard reads alike and
+// which that shard's window covers for all) and divides them by the merged
+// counts; summing them over the shards would count the server's work once
+// per shard.
+func mergeInternals(m *results.Metrics, sum *results.Step, parts []*results.Step) {
+	var best *results.Step
+	for _, p := range parts {
+		if p == nil || p.Metrics == nil || p.Metrics.Internals == nil {
+			continue
+		}
+		if best == nil || p.Seconds > best.Seconds {
+			best = p
+		}
+	}
+	m.EngineCounters, m.Internals, m.InternalsScope, m.InternalsPerOp = nil, nil, "", nil
+	if best == nil {
+		return
+	}
+	m.EngineCounters, m.Internals, m.InternalsScope = best.Metrics.EngineCounters, best.Metrics.Internals, best.Metrics.InternalsScope
+	m.SetInternalsPerOp(sum)
 }

@@ -27,6 +27,12 @@ func (m *Metrics) SetInternals(sum *Step, start, end model.Internals) {
 	m.EngineCounters = diff(start.Raw, end.Raw)
 	m.Internals = diff(start.Common, end.Common)
 	m.InternalsScope = end.Scope
+	m.SetInternalsPerOp(sum)
+}
+
+// SetInternalsPerOp divides the step's internals by its main operation's
+// count (a merged step's, after its counts were summed).
+func (m *Metrics) SetInternalsPerOp(sum *Step) {
 	m.InternalsPerOp = nil
 	main := sum.Ops[sum.MainOp]
 	if main == nil || main.Done() <= 0 || main.Role == measure.RoleNone || m.Internals == nil {
