@@ -243,6 +243,24 @@ type Step struct {
 	// SteadyState is the steady-state rule's record (--steady-state): the
 	// intervals before it held are warm-up, left out of every figure.
 	SteadyState *steady.Result `json:"steady_state,omitempty"`
+	// Profiles are the step's profiles (--profile), when recorded.
+	Profiles *Profiles `json:"profiles,omitempty"`
+}
+
+// Profiles say where a step's profiles are in its bundle (paths relative to
+// it, pprof's format) and what profiling cost: perf's own CPU while the
+// step ran, which no figure of the step counts (docs/metrics.md
+// "Profiles"). A profile that could not be recorded has a reason instead.
+type Profiles struct {
+	Client        string `json:"client,omitempty"`
+	ClientSamples int    `json:"client_samples,omitempty"`
+	ClientWhy     string `json:"client_why,omitempty"`
+	Server        string `json:"server,omitempty"`
+	ServerSamples int    `json:"server_samples,omitempty"`
+	ServerWhy     string `json:"server_why,omitempty"`
+	// ServerScope says whose stacks the server profile holds.
+	ServerScope string `json:"server_scope,omitempty"`
+	PerfCPUUs   *int64 `json:"perf_cpu_us,omitempty"`
 }
 
 // StepDesc is what a step is, as its workload declared it: what the core
