@@ -51,6 +51,7 @@ func (m *Metrics) SetPerOp(sum *Step) {
 			CPUUs: div(f(m.CPUUs), n), CPUUserUs: div(f(m.CPUUserUs), n), CPUSysUs: div(f(m.CPUSysUs), n),
 			WKB: div(m.DevWKB, n), RKB: div(m.DevRKB, n), Reads: div(f(m.DevReads), n),
 			Flushes: div(f(m.DevFlushes), n), CS: div(f(m.ContextSwitches), n),
+			MinFlt: div(f(m.MinorFaults), n), MajFlt: div(f(m.MajorFaults), n),
 			ClientCPUUs: div(f(m.ClientCPUUs), n), ClientCPUUserUs: div(f(m.ClientCPUUserUs), n), ClientCPUSysUs: div(f(m.ClientCPUSysUs), n),
 		}
 	}

@@ -352,6 +352,10 @@ type OpCost struct {
 	// fsync or fdatasync becomes) per unit.
 	Flushes *float64 `json:"flushes,omitempty"`
 	CS      *float64 `json:"cs,omitempty"`
+	// MinFlt and MajFlt are the measured processes' minor and major page
+	// faults per unit.
+	MinFlt *float64 `json:"minflt,omitempty"`
+	MajFlt *float64 `json:"majflt,omitempty"`
 	// ClientCPUUs is the client's own CPU per unit, when measured apart,
 	// and its user and system parts.
 	ClientCPUUs     *float64 `json:"client_cpu_us,omitempty"`
@@ -448,8 +452,13 @@ type Metrics struct {
 	// SamplerCPUUs is the system-metrics sampler's own CPU (its reads, on
 	// their own OS thread), left out of client_cpu_us and, when rumbench's
 	// process is measured, cpu_us.
-	SamplerCPUUs         *int64 `json:"sampler_cpu_us"`
-	ContextSwitches      *int64 `json:"cs"`
+	SamplerCPUUs    *int64 `json:"sampler_cpu_us"`
+	ContextSwitches *int64 `json:"cs"`
+	// Page faults of the measured processes (/proc/PID/stat minflt and
+	// majflt, reaped children's included): minor ones needed no IO, each
+	// major one waited for a read (of a file page or swap).
+	MinorFaults          *int64 `json:"minflt,omitempty"`
+	MajorFaults          *int64 `json:"majflt,omitempty"`
 	DevReads             *int64 `json:"dev_reads"`
 	DevWrites            *int64 `json:"dev_writes"`
 	DevDiscards          *int64 `json:"dev_discards"`

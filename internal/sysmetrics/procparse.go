@@ -20,12 +20,17 @@ type statFields struct {
 	// adds a child's own and reaped children's times when its parent
 	// waits for it). USER_HZ ticks.
 	utime, stime, cutime, cstime uint64
-	start                        uint64 // starttime, ticks after boot
-	rss                          uint64 // resident pages
-	state                        byte   // R, S, D, Z (zombie), X (dead), ...
+	// minflt, majflt: the process's page faults (its threads', exited
+	// ones included) that needed no IO and that did; cminflt, cmajflt:
+	// its reaped children's.
+	minflt, cminflt, majflt, cmajflt uint64
+	start                            uint64 // starttime, ticks after boot
+	rss                              uint64 // resident pages
+	state                            byte   // R, S, D, Z (zombie), X (dead), ...
 }
 
-// parseStat reads fields 14-17 (utime, stime, cutime, cstime), 22
+// parseStat reads fields 10-13 (minflt, cminflt, majflt, cmajflt), 14-17
+// (utime, stime, cutime, cstime), 22
 // (starttime) and 24 (rss) of /proc/PID/stat. The command name (field 2) may hold spaces and
 // parentheses, so fields are counted from the last ')'.
 func parseStat(b []byte) (statFields, error) {
@@ -52,12 +57,20 @@ func parseStat(b []byte) (statFields, error) {
 			if len(tok) > 0 {
 				st.state = tok[0]
 			}
-		case 14, 15, 16, 17, 22, 24:
+		case 10, 11, 12, 13, 14, 15, 16, 17, 22, 24:
 			v, ok := atou(tok)
 			if !ok {
 				return statFields{}, fmt.Errorf("%w: field %d is %q", errShortStat, field, tok)
 			}
 			switch field {
+			case 10:
+				st.minflt = v
+			case 11:
+				st.cminflt = v
+			case 12:
+				st.majflt = v
+			case 13:
+				st.cmajflt = v
 			case 14:
 				st.utime = v
 			case 15:

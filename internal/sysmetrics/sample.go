@@ -28,6 +28,8 @@ const (
 	fProcRead                    // measured process set, /proc/PID/io read_bytes
 	fProcWrite                   // measured process set, write_bytes less cancelled_write_bytes
 	fProcCancelled               // measured process set, cancelled_write_bytes
+	fMinFlt                      // measured process set, minor page faults
+	fMajFlt                      // measured process set, major page faults (each needed a read)
 	fClientCPU                   // rumbench process, user+sys, µs (server engines)
 	fClientUser                  // rumbench process, user, µs (server engines)
 	fClientSys                   // rumbench process, sys, µs (server engines)
@@ -49,7 +51,7 @@ const (
 
 // fieldKeys are the names of the raw deltas in interval records.
 var fieldKeys = [numFields]string{
-	"cpu_us", "cpu_user_us", "cpu_sys_us", "cs", "proc_read_bytes", "proc_write_bytes", "proc_cancelled_bytes",
+	"cpu_us", "cpu_user_us", "cpu_sys_us", "cs", "proc_read_bytes", "proc_write_bytes", "proc_cancelled_bytes", "minflt", "majflt",
 	"client_cpu_us", "client_cpu_user_us", "client_cpu_sys_us",
 	"dev_reads", "dev_read_sectors", "dev_writes", "dev_write_sectors",
 	"dev_discards", "dev_discard_sectors", "dev_flushes", "dev_flush_ms", "host_busy_us", "steal_us",
@@ -59,10 +61,10 @@ var fieldKeys = [numFields]string{
 // treeFields are totals over the measured process set, taken whole at each
 // sample (setCounter.hold): a member that exits hands its counts to its
 // parent.
-var treeFields = []field{fCPU, fCPUUser, fCPUSys, fProcRead, fProcWrite, fProcCancelled}
+var treeFields = []field{fCPU, fCPUUser, fCPUSys, fProcRead, fProcWrite, fProcCancelled, fMinFlt, fMajFlt}
 
 // processFields are the fields read from the measured processes.
-var processFields = []field{fCPU, fCPUUser, fCPUSys, fCS, fProcRead, fProcWrite, fProcCancelled}
+var processFields = []field{fCPU, fCPUUser, fCPUSys, fCS, fProcRead, fProcWrite, fProcCancelled, fMinFlt, fMajFlt}
 
 // userHZ is the unit of utime/stime in /proc/PID/stat: USER_HZ is 100 on
 // every Linux architecture Go supports (procfs assumes the same).
@@ -484,6 +486,7 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime
 	self := os.Getpid()
 	var cpu cpuTime
 	var io ioTotal
+	var minflt, majflt uint64
 	ioRead := false
 	cs, csAlive := map[key]uint64{}, map[key]bool{}
 	var rssLargest uint64
@@ -513,6 +516,8 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime
 			if f, err := parseIO(iob); ioErr == nil && err == nil {
 				io.add(f)
 			}
+			minflt += st.minflt + st.cminflt
+			majflt += st.majflt + st.cmajflt
 			cpu.user += (st.utime + st.cutime) * usPerTick
 			cpu.sys += (st.stime + st.cstime) * usPerTick
 			continue
@@ -522,6 +527,8 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime
 			continue // exited between its stat and its io
 		}
 		live = append(live, m.pid)
+		minflt += st.minflt + st.cminflt
+		majflt += st.majflt + st.cmajflt
 		if rss := st.rss * pageSize; rss > rssLargest {
 			rssLargest = rss
 		}
@@ -577,6 +584,7 @@ func (r *reader) readProcs(rd *reading, full, withPSS bool, spent func() cpuTime
 	}
 	rd.members = len(live)
 	rd.vals[fCPU], rd.vals[fCPUUser], rd.vals[fCPUSys] = one(cpu.total()), one(cpu.user), one(cpu.sys)
+	rd.vals[fMinFlt], rd.vals[fMajFlt] = one(minflt), one(majflt)
 	if rd.errs[fProcRead] != nil {
 		rd.errs[fProcWrite], rd.errs[fProcCancelled] = rd.errs[fProcRead], rd.errs[fProcRead]
 	}

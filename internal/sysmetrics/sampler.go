@@ -440,6 +440,8 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	cpuUser, _ := s.total(fCPUUser)
 	cpuSys, _ := s.total(fCPUSys)
 	cs, csWhy := s.total(fCS)
+	minflt, fltWhy := s.total(fMinFlt)
+	majflt, _ := s.total(fMajFlt)
 	samp, sampWhy := s.total(fSamplerCPU)
 	prb, prWhy := s.total(fProcRead)
 	pwb, pwWhy := s.total(fProcWrite)
@@ -465,6 +467,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	const sector = 512
 	m.CPUUs, m.ContextSwitches, m.SamplerCPUUs = toInt(cpu), toInt(cs), toInt(samp)
 	m.CPUUserUs, m.CPUSysUs = toInt(cpuUser), toInt(cpuSys)
+	m.MinorFaults, m.MajorFaults = toInt(minflt), toInt(majflt)
 	m.DevFlushes, m.DevFlushMs = toInt(devF), toInt(devFMs)
 	m.ProcCancelledKB = kb(pcb, 1)
 	if ef := s.endFlush; ef != nil {
@@ -497,7 +500,7 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 		"dev_rkb": {m.DevRKB, devWhy}, "dev_wkb": {m.DevWKB, devWhy},
 		"dev_discards": {m.DevDiscards, ddWhy}, "dev_discard_kb": {m.DevDiscardKB, ddWhy},
 		"proc_rkb": {m.ProcRKB, prWhy}, "proc_wkb": {m.ProcWKB, pwWhy},
-		"dev_flushes": {m.DevFlushes, flWhy},
+		"dev_flushes": {m.DevFlushes, flWhy}, "minflt": {m.MinorFaults, fltWhy}, "majflt": {m.MajorFaults, fltWhy},
 	} {
 		if isNil(v.p) {
 			null(name, v.why)
