@@ -3,7 +3,11 @@ package sysmetrics
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
+
+	"rumbench/internal/results"
 )
 
 // TestParseStatFaults: fields 10–13 of /proc/PID/stat are the page faults
@@ -50,5 +54,30 @@ func TestMinorFaultsCountTouchedPages(t *testing.T) {
 	}
 	if got := read() - before; got < want {
 		t.Errorf("minor faults rose by %d after touching %d pages, want ≥ %d", got, pages, want)
+	}
+}
+
+// TestHardwareCountersNullReason: where perf stat cannot count cycles
+// (this VM: "<not supported>"), every hardware-counter figure of a step is
+// null with the reason; the probe agrees with perf.
+func TestHardwareCountersNullReason(t *testing.T) {
+	out, err := exec.Command("perf", "stat", "-e", "cycles", "true").CombinedOutput()
+	if err != nil {
+		t.Skipf("perf stat: %v", err)
+	}
+	pmu := !bytes.Contains(out, []byte("<not supported>"))
+	why := hwCountersWhy()
+	if pmu == strings.HasPrefix(why, "the host has no hardware performance counters") {
+		t.Fatalf("perf stat says PMU %v, the probe says %q", pmu, why)
+	}
+	if pmu {
+		t.Skip("this host has a PMU")
+	}
+	s := &Sampler{rd: &reader{}, tr: newTracker()}
+	m := s.metrics(&results.Step{})
+	for _, k := range hwCounterFigures {
+		if m.NullReasons[k] != why {
+			t.Errorf("null_reasons[%s] = %q, want %q", k, m.NullReasons[k], why)
+		}
 	}
 }

@@ -468,6 +468,11 @@ func (s *Sampler) metrics(sum *results.Step) *results.Metrics {
 	m.CPUUs, m.ContextSwitches, m.SamplerCPUUs = toInt(cpu), toInt(cs), toInt(samp)
 	m.CPUUserUs, m.CPUSysUs = toInt(cpuUser), toInt(cpuSys)
 	m.MinorFaults, m.MajorFaults = toInt(minflt), toInt(majflt)
+	if why := hwCountersWhy(); why != "" {
+		for _, k := range hwCounterFigures {
+			null(k, why)
+		}
+	}
 	m.DevFlushes, m.DevFlushMs = toInt(devF), toInt(devFMs)
 	m.ProcCancelledKB = kb(pcb, 1)
 	if ef := s.endFlush; ef != nil {
