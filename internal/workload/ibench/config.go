@@ -2,6 +2,7 @@ package ibench
 
 import (
 	"fmt"
+	"rumbench/internal/measure"
 	"strings"
 )
 
@@ -27,6 +28,13 @@ type Config struct {
 	// NoDeletes runs l.i1, l.i2 and the query steps without their deleters
 	// (--deletes=false): the table grows by what they insert.
 	NoDeletes bool `json:"no_deletes,omitempty"`
+	// Arrivals spaces the paced operations' intended starts: "" or
+	// "fixed" (one every period), "poisson" (measure.PoissonArrivals).
+	Arrivals string `json:"arrivals,omitempty"`
+	// QueryRate, when positive, paces each client's queries in the query
+	// steps at this many per second (open loop: latency from each query's
+	// intended start, op query_response); 0 runs them in a closed loop.
+	QueryRate float64 `json:"query_rate,omitempty"`
 	// WarmupSeconds is run before each query step\'s measured
 	// QuerySeconds (--warmup).
 	WarmupSeconds float64 `json:"warmup_s,omitempty"`
@@ -77,6 +85,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--clients must be at most %d (one table and several connections each), got %d", MaxClients, c.Clients)
 	case c.QuerySeconds > MaxQuerySeconds:
 		return fmt.Errorf("--query-seconds must be at most %d, got %g", int64(MaxQuerySeconds), c.QuerySeconds)
+	case c.QueryRate < 0:
+		return fmt.Errorf("--query-rate must be 0 (a closed loop) or more, got %g", c.QueryRate)
 	case c.ChurnSeconds < 0 || c.ChurnSeconds > MaxQuerySeconds:
 		return fmt.Errorf("--churn-seconds must be between 0 (run --churn-rows) and %d, got %g", int64(MaxQuerySeconds), c.ChurnSeconds)
 	}
@@ -99,6 +109,19 @@ func (c *Config) Validate() error {
 	has := map[string]bool{}
 	for _, s := range c.Steps {
 		has[s] = true
+	}
+	if _, err := measure.ParseArrivals(c.Arrivals); err != nil {
+		return err
+	}
+	if c.QueryRate > 0 {
+		queries := false
+		for s := range has {
+			_, q := querySteps[s]
+			queries = queries || q
+		}
+		if !queries {
+			return fmt.Errorf("--query-rate paces the query steps, and --steps has none (%s): add one of qr100,qp100,... or drop --query-rate", strings.Join(c.Steps, ","))
+		}
 	}
 	if has[StepLoadIndexed] && has[StepIndex] {
 		return fmt.Errorf("steps %s and %s both build the secondary indexes: %s creates them before loading, so drop %s", StepLoadIndexed, StepIndex, StepLoadIndexed, StepIndex)

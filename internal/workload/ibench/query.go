@@ -81,6 +81,9 @@ type queryStats struct {
 	// query worker
 	queries int64
 	found   int64
+	// paced query worker (--query-rate): slots scheduled and missed
+	queryTarget int64
+	queryMissed int64
 }
 
 // queryStep is qr*/qp*: per client one query worker in a closed loop and a
@@ -138,7 +141,8 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 			// to the deleter's final catch-up rather than lengthening the
 			// step.
 			off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
-			del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog)
+			del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog).
+				WithArrivals(b.arrivals(), b.arrivalSeed(streamDeleter, i))
 			return b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
 		})
 		b.queryDetails(env, kind, rate, bs, stats)
@@ -219,6 +223,8 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 		tot.delCatchupRows += s.delCatchupRows
 		tot.queries += s.queries
 		tot.found += s.found
+		tot.queryTarget += s.queryTarget
+		tot.queryMissed += s.queryMissed
 		tot.backlogTxns = max(tot.backlogTxns, s.backlogTxns)
 	}
 	target := rate * float64(len(b.clients))
@@ -247,6 +253,14 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 	d["delete_missed_txns"] = tot.delMissedTxns
 	b.growthDetails(d, tot.inserted-tot.deleted)
 	d["delete_catchup_rows"] = tot.delCatchupRows
+	if b.cfg.QueryRate > 0 {
+		d["query_rate_target"] = b.cfg.QueryRate * float64(len(b.clients))
+		d["query_target_count"] = tot.queryTarget
+		d["query_missed"] = tot.queryMissed
+	}
+	if b.cfg.Arrivals != "" && b.cfg.Arrivals != "fixed" {
+		d["arrivals"] = b.cfg.Arrivals
+	}
 	if tot.queries > 0 {
 		// rows_found adds over shards; rumbench merge recomputes
 		// rows_per_query from it.
@@ -264,7 +278,7 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 	// not all land at the same instant.
 	off := period * time.Duration(b.clients[c].index) / time.Duration(b.cfg.Clients)
 	backlog := measure.DefaultBacklog(period)
-	ins := measure.NewScheduleUntil(start.Add(off), until, bs, rate, backlog)
+	ins := measure.NewScheduleUntil(start.Add(off), until, bs, rate, backlog).WithArrivals(b.arrivals(), b.arrivalSeed(streamWriter, c))
 	st.backlogTxns = int64(backlog)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -278,7 +292,14 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 	}()
 	workers := 2
 	yield := env.DB.Info().Kind != model.Server
-	go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, st) }()
+	var qs *measure.Schedule
+	if b.cfg.QueryRate > 0 {
+		qperiod := time.Duration(float64(time.Second) / b.cfg.QueryRate)
+		qoff := qperiod * time.Duration(b.clients[c].index) / time.Duration(b.cfg.Clients)
+		qs = measure.NewScheduleUntil(start.Add(qoff), until, 1, b.cfg.QueryRate, measure.DefaultBacklog(qperiod)).
+			WithArrivals(b.arrivals(), b.arrivalSeed(streamQuery, c))
+	}
+	go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, qs, st) }()
 	// The first failure cancels the others, so it is the one to report.
 	var first error
 	for range workers {
@@ -480,13 +501,16 @@ func (q *querier) pointQuery(ctx context.Context) (int, error) {
 
 // queryWorker runs queries back to back (closed loop) until the deadline, recording
 // each under OpQuery with the rows it returned.
-func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, st *queryStats) error {
+func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, sched *measure.Schedule, st *queryStats) error {
 	t := b.clients[c].t
 	// Each step draws its own deterministic query stream.
 	q := newQuerier(t, conn, uint64(b.cfg.Seed), c, uint64(rate)<<1|uint64(kind))
 	run := q.rangeQuery
 	if kind == pointQuery {
 		run = q.pointQuery
+	}
+	if sched != nil {
+		return b.pacedQueries(ctx, rec, run, sched, st)
 	}
 	// A query on a server engine waits for the reply, parked or blocked
 	// in recv with a P to spare (blockconn), and the writer runs then; a
@@ -519,6 +543,59 @@ func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, re
 		st.queries++
 		st.found += int64(n)
 	}
+}
+
+// pacedQueries runs one client's queries at the slots of s (--query-rate):
+// service time (send to reply) under query, response time (intended start
+// to reply) under query_response, and the slots the backlog rule skipped
+// as missed with their response time so far.
+func (b *Bench) pacedQueries(ctx context.Context, rec *measure.Recorder, run func(context.Context) (int, error), s *measure.Schedule, st *queryStats) error {
+	defer func() { st.queryMissed, st.queryTarget = s.Missed(), s.Len() }()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		now := time.Now()
+		slot, at, skipped, ok := s.Next(now)
+		recordSkipped(rec, opQueryResponse, s, slot, skipped, now)
+		if !ok {
+			return nil
+		}
+		if err := measure.SleepUntil(ctx, timer, at); err != nil {
+			return err
+		}
+		sent := time.Now()
+		n, err := run(ctx)
+		done := time.Now()
+		rec.Record(opQuery, n, done.Sub(sent), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		rec.Record(opQueryResponse, n, done.Sub(at), false)
+		st.queries++
+		st.found += int64(n)
+	}
+}
+
+// Arrival streams: each paced worker draws its own Poisson arrivals.
+const (
+	streamWriter = iota
+	streamDeleter
+	streamQuery
+)
+
+// arrivals is the paced operations' spacing (validated with the config).
+func (b *Bench) arrivals() measure.Arrivals {
+	a, _ := measure.ParseArrivals(b.cfg.Arrivals)
+	return a
+}
+
+// arrivalSeed seeds worker i's arrivals of one stream: the same --seed
+// gives the same timetables.
+func (b *Bench) arrivalSeed(stream, i int) uint64 {
+	return uint64(b.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(stream)<<32 + uint64(i)
 }
 
 // queryStepFunc returns the stepFuncs entry of query step name.
