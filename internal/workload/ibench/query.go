@@ -42,6 +42,8 @@ type queryKind int
 const (
 	rangeQuery queryKind = iota
 	pointQuery
+	// noQuery: the paced writers and deleters alone (l.max's probes).
+	noQuery
 )
 
 func (k queryKind) String() string {
@@ -84,6 +86,9 @@ type queryStats struct {
 	// paced query worker (--query-rate): slots scheduled and missed
 	queryTarget int64
 	queryMissed int64
+	// probe, when set (l.max), records the writer's response times and
+	// rows within a probe's measured window.
+	probe *probeRec
 }
 
 // queryStep is qr*/qp*: per client one query worker in a closed loop and a
@@ -108,43 +113,7 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 		// The warm-up (fixed, or until the steady-state rule holds) runs
 		// the same load first; the clock leaves it out.
 		until := env.Clock.Deadline(time.Duration(b.cfg.QuerySeconds * float64(time.Second)))
-		nc, nt := len(b.clients), len(b.tables)
-		stats := make([]queryStats, nc+nt) // clients, then tables' deleters
-		inserted := make([]atomic.Int64, nt)
-		writersLeft := make([]atomic.Int64, nt)
-		writersDone := make([]chan struct{}, nt)
-		for i := range nt {
-			writersLeft[i].Store(int64(b.tables[i].clients))
-			writersDone[i] = make(chan struct{})
-		}
-		err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
-			if k < nc {
-				i := b.clients[k].table
-				return b.queryClient(ctx, env, qc, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
-					if writersLeft[i].Add(-1) == 0 {
-						close(writersDone[i])
-					}
-				})
-			}
-			if b.cfg.NoDeletes {
-				// The tables grow: the writers insert and nobody deletes.
-				return nil
-			}
-			i := k - nc
-			t := b.tables[i]
-			period := time.Duration(float64(bs) / rate * float64(time.Second))
-			backlog := measure.DefaultBacklog(period)
-			// A delete is due half a period after the table's first
-			// client's insert, by when that insert has normally committed;
-			// the slots come as often as the table's writers insert. The
-			// schedule ends with the step, so a last slot past it is left
-			// to the deleter's final catch-up rather than lengthening the
-			// step.
-			off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
-			del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog).
-				WithArrivals(b.arrivals(), b.arrivalSeed(streamDeleter, i))
-			return b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
-		})
+		stats, err := b.pacedRun(ctx, env, qc, kind, rate, bs, start, until, nil)
 		b.queryDetails(env, kind, rate, bs, stats)
 		return err
 	}
@@ -207,6 +176,54 @@ func (b *Bench) querySetup(ctx context.Context, env *workload.Env) error {
 	}
 	b.qconns = qc
 	return nil
+}
+
+// pacedRun runs the paced load of a query step (kind noQuery: the writers
+// and deleters only) from start until the deadline: per client a writer at
+// rate rows/s (and a query worker), per table a deleter. probes, when set,
+// are each client's writer's probe record (l.max).
+func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, probes []*probeRec) ([]queryStats, error) {
+	nc, nt := len(b.clients), len(b.tables)
+	stats := make([]queryStats, nc+nt) // clients, then tables' deleters
+	for k := range probes {
+		stats[k].probe = probes[k]
+	}
+	inserted := make([]atomic.Int64, nt)
+	writersLeft := make([]atomic.Int64, nt)
+	writersDone := make([]chan struct{}, nt)
+	for i := range nt {
+		writersLeft[i].Store(int64(b.tables[i].clients))
+		writersDone[i] = make(chan struct{})
+	}
+	err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
+		if k < nc {
+			i := b.clients[k].table
+			return b.queryClient(ctx, env, qc, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
+				if writersLeft[i].Add(-1) == 0 {
+					close(writersDone[i])
+				}
+			})
+		}
+		if b.cfg.NoDeletes {
+			// The tables grow: the writers insert and nobody deletes.
+			return nil
+		}
+		i := k - nc
+		t := b.tables[i]
+		period := time.Duration(float64(bs) / rate * float64(time.Second))
+		backlog := measure.DefaultBacklog(period)
+		// A delete is due half a period after the table's first
+		// client's insert, by when that insert has normally committed;
+		// the slots come as often as the table's writers insert. The
+		// schedule ends with the step, so a last slot past it is left
+		// to the deleter's final catch-up rather than lengthening the
+		// step.
+		off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
+		del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog).
+			WithArrivals(b.arrivals(), b.arrivalSeed(streamDeleter, i))
+		return b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
+	})
+	return stats, err
 }
 
 // queryDetails adds the step's rate-limit and query results to the summary
@@ -291,6 +308,9 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 		errs <- err
 	}()
 	workers := 2
+	if kind == noQuery {
+		workers = 1
+	}
 	yield := env.DB.Info().Kind != model.Server
 	var qs *measure.Schedule
 	if b.cfg.QueryRate > 0 {
@@ -299,7 +319,9 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 		qs = measure.NewScheduleUntil(start.Add(qoff), until, 1, b.cfg.QueryRate, measure.DefaultBacklog(qperiod)).
 			WithArrivals(b.arrivals(), b.arrivalSeed(streamQuery, c))
 	}
-	go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, qs, st) }()
+	if kind != noQuery {
+		go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, qs, st) }()
+	}
 	// The first failure cancels the others, so it is the one to report.
 	var first error
 	for range workers {
@@ -339,6 +361,11 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 		now := time.Now()
 		slot, at, skipped, ok := s.Next(now)
 		recordSkipped(rec, opInsertResponse, s, slot, skipped, now)
+		if st.probe != nil {
+			for i := slot - skipped; i < slot; i++ {
+				st.probe.record(now, now.Sub(s.At(i)), 0)
+			}
+		}
 		if !ok {
 			return nil
 		}
@@ -358,6 +385,9 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 			return fmt.Errorf("insert into %s: %w", t.schema.Name, err)
 		}
 		rec.Record(opInsertResponse, bs, done.Sub(at), false)
+		if st.probe != nil {
+			st.probe.record(done, done.Sub(at), int64(bs))
+		}
 		t.commit(first, int64(bs))
 		inserted.Add(int64(bs))
 		st.inserted += int64(bs)
