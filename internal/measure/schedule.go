@@ -32,6 +32,10 @@ type Schedule struct {
 	// that is only known once a steady-state warm-up ends).
 	until   *Deadline
 	untilNs int64
+	// poisson, when set, spaces the intended starts as a Poisson process
+	// of the same mean rate instead of every period.
+	poisson *poissonTimes
+	end     time.Time // zero: none
 }
 
 // DefaultBacklog is the backlog used by the benchmark's writers: 4 slots, or
@@ -48,8 +52,9 @@ func DefaultBacklog(period time.Duration) int {
 }
 
 // NewSchedule returns the schedule of operations of rowsPerOp rows each at
-// rowsPerSec rows per second, from start until (not including) end. backlog
-// below 1 is taken as 1 (never catch up).
+// rowsPerSec rows per second, from start until (not including) end (a zero
+// end: no end, the caller counts its operations). backlog below 1 is taken
+// as 1 (never catch up).
 func NewSchedule(start, end time.Time, rowsPerOp int, rowsPerSec float64, backlog int) *Schedule {
 	s := &Schedule{start: start, backlog: int64(max(backlog, 1))}
 	if rowsPerOp > 0 && rowsPerSec > 0 {
@@ -68,6 +73,20 @@ func NewScheduleUntil(start time.Time, until *Deadline, rowsPerOp int, rowsPerSe
 }
 
 func (s *Schedule) setEnd(end time.Time) {
+	s.end = end
+	if end.IsZero() {
+		// No end: the caller stops asking (a count of operations).
+		s.n = unknownLen
+		if s.poisson != nil {
+			s.poisson.endNs, s.poisson.n = math.MaxInt64, unknownLen
+		}
+		return
+	}
+	if s.poisson != nil {
+		s.poisson.setEnd(end.Sub(s.start))
+		s.n = s.poisson.n
+		return
+	}
 	s.n = 0
 	if s.periodNs > 0 && end.After(s.start) {
 		// Slots with intended start strictly before end.
@@ -78,8 +97,15 @@ func (s *Schedule) setEnd(end time.Time) {
 // Period is the time between intended starts.
 func (s *Schedule) Period() time.Duration { return time.Duration(s.periodNs) }
 
-// Len is the number of slots in the schedule.
-func (s *Schedule) Len() int64 { return s.n }
+// Len is the number of slots in the schedule; with Poisson arrivals, those
+// known so far until the schedule has run out (the slots handed out and
+// skipped).
+func (s *Schedule) Len() int64 {
+	if s.poisson != nil && s.n == unknownLen {
+		return s.next
+	}
+	return s.n
+}
 
 // Backlog is the most due slots run back to back.
 func (s *Schedule) Backlog() int64 { return s.backlog }
@@ -87,6 +113,9 @@ func (s *Schedule) Backlog() int64 { return s.backlog }
 // At is the intended start of slot i, computed from the start (never by
 // adding periods) so rounding does not accumulate.
 func (s *Schedule) At(i int64) time.Time {
+	if s.poisson != nil {
+		return s.start.Add(time.Duration(s.poisson.at(i)))
+	}
 	return s.start.Add(time.Duration(math.Round(float64(i) * s.periodNs)))
 }
 
@@ -108,11 +137,11 @@ func SleepUntil(ctx context.Context, t *time.Timer, at time.Time) error {
 	}
 }
 
-// Missed is the number of slots skipped so far.
-func (s *Schedule) Missed() int64 { return s.missed }
-
 // Remaining is the number of slots not yet handed out or skipped.
 func (s *Schedule) Remaining() int64 { return s.n - s.next }
+
+// Missed is the number of slots skipped so far.
+func (s *Schedule) Missed() int64 { return s.missed }
 
 // Next hands out the next slot for a worker that is ready at now. When more
 // than Backlog slots are due (intended start <= now), the oldest are skipped
@@ -124,6 +153,9 @@ func (s *Schedule) Next(now time.Time) (slot int64, at time.Time, skipped int64,
 			s.untilNs = ns
 			s.setEnd(time.Unix(0, ns))
 		}
+	}
+	if s.poisson != nil {
+		return s.nextPoisson(now)
 	}
 	if s.next >= s.n {
 		return s.n, time.Time{}, 0, false

@@ -28,7 +28,8 @@ optional scan reads every index in full. Write steps are judged by their
 insert rate, query steps by their query rate.`,
 		// Figures of a shard's own clients and tables (query.go, load.go, ibench.go).
 		AdditiveDetails: []string{"tables", "indexed_rows", "ips_target", "target_rows", "missed_txns", "missed_rows",
-			"delete_missed_txns", "delete_catchup_rows", "table_growth_rows", "live_rows", "backlog_txns", "rows_found"},
+			"delete_missed_txns", "delete_catchup_rows", "table_growth_rows", "live_rows", "backlog_txns", "rows_found",
+			"query_rate_target", "query_target_count", "query_missed"},
 		Example: `  rumbench run
   rumbench run --engine pebble --preset small --indexes 1
   rumbench run ibench --engine sqlite --steps l.i0,l.x --rows 1000000 --data-dir /data/rb --engine-opt cache_size=1GB`,
@@ -56,6 +57,13 @@ type flagValues struct {
 	uniqueIndex   string
 	quiescePause  string
 	quiesceMax    time.Duration
+	arrivals      string
+	queryRate     float64
+	probeSeconds  float64
+	settleSeconds float64
+	searchStart   float64
+	maxSeconds    float64
+	sloP99        time.Duration
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
@@ -80,6 +88,13 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.BoolVar(&f.deletes, "deletes", true, "l.i1, l.i2 and the query steps delete as many of the oldest rows as they insert (the table size stays constant); false: they only insert and the table grows")
 	fl.StringVar(&f.quiescePause, "quiesce-pause", "auto", "pause after the maint step's quiesce, a duration, or auto: 1s in the quick preset, else the insert benchmark's min(1200, 60 + rows/1M) s over the rows loaded")
 	fl.DurationVar(&f.quiesceMax, "quiesce-max", 0, "longest wait of the maint step for the engine's background work (compaction, flush, purge, checkpoint) to finish "+def(func(p Preset) string { return QuiesceMax(p.Name).String() }))
+	fl.StringVar(&f.arrivals, "arrivals", "fixed", "how the paced operations' intended starts are spaced (the query steps' writers and deleters, and their queries with --query-rate): fixed (one every period, the insert benchmark's) or poisson (independent arrivals at the same mean rate); latency is measured from each intended start either way")
+	fl.Float64Var(&f.queryRate, "query-rate", 0, "queries per second per client in the query steps, on a schedule (open loop: a stall shows as latency from each query's intended start, op query_response, instead of lowering the load); 0: each client queries as fast as it can (closed loop)")
+	fl.Float64Var(&f.probeSeconds, "probe-seconds", DefaultProbeSeconds, "step l.max (the highest sustained insert rate): how long each probe at one target rate is judged, after --settle-seconds")
+	fl.Float64Var(&f.settleSeconds, "settle-seconds", DefaultSettleSeconds, "step l.max: how long each probe runs at its target before it is judged")
+	fl.Float64Var(&f.searchStart, "search-start", DefaultSearchStart, "step l.max: the first target, rows/s over all clients; the search doubles it while probes pass (halves it while they fail), then bisects to within 5%")
+	fl.Float64Var(&f.maxSeconds, "max-seconds", DefaultMaxSeconds, "step l.max: the longest the search may take; it reports the bracket it has when time runs out")
+	fl.DurationVar(&f.sloP99, "slo-p99", 0, "step l.max: a probe passes only if its inserts' p99 response time (from their intended start) is within this (e.g. 50ms); 0: no latency objective, only >=95% of the target and no stalled second")
 	fl.BoolVar(&f.maintain, "maintain", true, "run the engine's maintenance (step maint: vacuum, flush, checkpoint) between the write and the query steps; false drops maint from --steps")
 	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
 }
@@ -115,6 +130,13 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		Seed:          c.Seed,
 		Steps:         expandStepLists(steps),
 		NoDeletes:     !f.deletes,
+		Arrivals:      f.arrivals,
+		QueryRate:     f.queryRate,
+		ProbeSeconds:  f.probeSeconds,
+		SettleSeconds: f.settleSeconds,
+		SearchStart:   f.searchStart,
+		MaxSeconds:    f.maxSeconds,
+		SLOP99Ms:      float64(f.sloP99) / float64(time.Millisecond),
 		WarmupSeconds: c.Warmup.Seconds(),
 	}
 	if !f.maintain {

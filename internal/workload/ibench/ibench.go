@@ -51,11 +51,12 @@ var stepFuncs = map[string]func(*Bench) func(context.Context, *workload.Env) err
 	StepQP1000:      queryStepFunc(StepQP1000),
 	StepScan:        func(b *Bench) func(context.Context, *workload.Env) error { return b.scan },
 	StepMaintain:    func(b *Bench) func(context.Context, *workload.Env) error { return b.maintain },
+	StepMax:         func(b *Bench) func(context.Context, *workload.Env) error { return b.maxRate },
 }
 
 // StepOrder is the canonical order of all known steps.
 var StepOrder = []string{StepLoad, StepLoadIndexed, StepIndex, StepChurnBig, StepChurnSmall, StepMaintain,
-	StepQR100, StepQP100, StepQR500, StepQP500, StepQR1000, StepQP1000, StepScan}
+	StepQR100, StepQP100, StepQR500, StepQP500, StepQR1000, StepQP1000, StepScan, StepMax}
 
 // DefaultSteps are the steps a run does when --steps is not given: all but
 // the optional scan, with the engine's maintenance where the reference does
@@ -238,6 +239,8 @@ func (b *Bench) step(s string) workload.Step {
 		st.MainOp, st.LongOps = OpScan, true
 	case StepMaintain:
 		st.MainOp, st.LongOps = OpMaintain, true
+	case StepMax:
+		st.Setup = b.querySetup
 	}
 	if q, ok := querySteps[s]; ok {
 		// Query steps are judged by their query rate, over the whole

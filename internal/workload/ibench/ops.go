@@ -12,6 +12,7 @@ const (
 	OpMaintain       = "maintain"
 	OpInsertResponse = "insert_response"
 	OpDeleteResponse = "delete_response"
+	OpQueryResponse  = "query_response"
 )
 
 // ops are the insert benchmark's operations. Inserts and deletes count
@@ -30,6 +31,7 @@ var ops = measure.Ops{
 		Note: "maint: the engine's maintenance action between the write and the query steps (PostgreSQL: VACUUM ANALYZE; MariaDB: ANALYZE TABLE, MyRocks also a memtable flush; SQLite: WAL checkpoint; Pebble, RocksDB: memtable flush; WiredTiger: checkpoint; bbolt: none); max(ms) is its duration, the other columns its whole cost."},
 	{Name: OpInsertResponse, Unit: measure.UnitRows, Role: measure.RoleNone, ResponseOf: OpInsert, Desc: "paced insert: latency from its intended start"},
 	{Name: OpDeleteResponse, Unit: measure.UnitRows, Role: measure.RoleNone, ResponseOf: OpDelete, Desc: "paced delete: latency from its intended start"},
+	{Name: OpQueryResponse, Unit: measure.UnitOps, Role: measure.RoleNone, ResponseOf: OpQuery, Desc: "paced query (--query-rate): latency from its intended start"},
 }
 
 var (
@@ -41,6 +43,7 @@ var (
 	opMaintain       = ops.Must(OpMaintain)
 	opInsertResponse = ops.Must(OpInsertResponse)
 	opDeleteResponse = ops.Must(OpDeleteResponse)
+	opQueryResponse  = ops.Must(OpQueryResponse)
 )
 
 // Ops implements workload.Workload.

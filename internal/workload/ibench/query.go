@@ -42,6 +42,8 @@ type queryKind int
 const (
 	rangeQuery queryKind = iota
 	pointQuery
+	// noQuery: the paced writers and deleters alone (l.max's probes).
+	noQuery
 )
 
 func (k queryKind) String() string {
@@ -81,6 +83,12 @@ type queryStats struct {
 	// query worker
 	queries int64
 	found   int64
+	// paced query worker (--query-rate): slots scheduled and missed
+	queryTarget int64
+	queryMissed int64
+	// probe, when set (l.max), records the writer's response times and
+	// rows within a probe's measured window.
+	probe *probeRec
 }
 
 // queryStep is qr*/qp*: per client one query worker in a closed loop and a
@@ -105,42 +113,7 @@ func (b *Bench) queryStep(kind queryKind, rate float64) func(context.Context, *w
 		// The warm-up (fixed, or until the steady-state rule holds) runs
 		// the same load first; the clock leaves it out.
 		until := env.Clock.Deadline(time.Duration(b.cfg.QuerySeconds * float64(time.Second)))
-		nc, nt := len(b.clients), len(b.tables)
-		stats := make([]queryStats, nc+nt) // clients, then tables' deleters
-		inserted := make([]atomic.Int64, nt)
-		writersLeft := make([]atomic.Int64, nt)
-		writersDone := make([]chan struct{}, nt)
-		for i := range nt {
-			writersLeft[i].Store(int64(b.tables[i].clients))
-			writersDone[i] = make(chan struct{})
-		}
-		err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
-			if k < nc {
-				i := b.clients[k].table
-				return b.queryClient(ctx, env, qc, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
-					if writersLeft[i].Add(-1) == 0 {
-						close(writersDone[i])
-					}
-				})
-			}
-			if b.cfg.NoDeletes {
-				// The tables grow: the writers insert and nobody deletes.
-				return nil
-			}
-			i := k - nc
-			t := b.tables[i]
-			period := time.Duration(float64(bs) / rate * float64(time.Second))
-			backlog := measure.DefaultBacklog(period)
-			// A delete is due half a period after the table's first
-			// client's insert, by when that insert has normally committed;
-			// the slots come as often as the table's writers insert. The
-			// schedule ends with the step, so a last slot past it is left
-			// to the deleter's final catch-up rather than lengthening the
-			// step.
-			off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
-			del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog)
-			return b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
-		})
+		stats, err := b.pacedRun(ctx, env, qc, kind, rate, bs, start, until, nil)
 		b.queryDetails(env, kind, rate, bs, stats)
 		return err
 	}
@@ -205,6 +178,54 @@ func (b *Bench) querySetup(ctx context.Context, env *workload.Env) error {
 	return nil
 }
 
+// pacedRun runs the paced load of a query step (kind noQuery: the writers
+// and deleters only) from start until the deadline: per client a writer at
+// rate rows/s (and a query worker), per table a deleter. probes, when set,
+// are each client's writer's probe record (l.max).
+func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, probes []*probeRec) ([]queryStats, error) {
+	nc, nt := len(b.clients), len(b.tables)
+	stats := make([]queryStats, nc+nt) // clients, then tables' deleters
+	for k := range probes {
+		stats[k].probe = probes[k]
+	}
+	inserted := make([]atomic.Int64, nt)
+	writersLeft := make([]atomic.Int64, nt)
+	writersDone := make([]chan struct{}, nt)
+	for i := range nt {
+		writersLeft[i].Store(int64(b.tables[i].clients))
+		writersDone[i] = make(chan struct{})
+	}
+	err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
+		if k < nc {
+			i := b.clients[k].table
+			return b.queryClient(ctx, env, qc, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
+				if writersLeft[i].Add(-1) == 0 {
+					close(writersDone[i])
+				}
+			})
+		}
+		if b.cfg.NoDeletes {
+			// The tables grow: the writers insert and nobody deletes.
+			return nil
+		}
+		i := k - nc
+		t := b.tables[i]
+		period := time.Duration(float64(bs) / rate * float64(time.Second))
+		backlog := measure.DefaultBacklog(period)
+		// A delete is due half a period after the table's first
+		// client's insert, by when that insert has normally committed;
+		// the slots come as often as the table's writers insert. The
+		// schedule ends with the step, so a last slot past it is left
+		// to the deleter's final catch-up rather than lengthening the
+		// step.
+		off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
+		del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog).
+			WithArrivals(b.arrivals(), b.arrivalSeed(streamDeleter, i))
+		return b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
+	})
+	return stats, err
+}
+
 // queryDetails adds the step's rate-limit and query results to the summary
 // (documented in docs/design.md).
 func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs int, stats []queryStats) {
@@ -219,6 +240,8 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 		tot.delCatchupRows += s.delCatchupRows
 		tot.queries += s.queries
 		tot.found += s.found
+		tot.queryTarget += s.queryTarget
+		tot.queryMissed += s.queryMissed
 		tot.backlogTxns = max(tot.backlogTxns, s.backlogTxns)
 	}
 	target := rate * float64(len(b.clients))
@@ -247,6 +270,14 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 	d["delete_missed_txns"] = tot.delMissedTxns
 	b.growthDetails(d, tot.inserted-tot.deleted)
 	d["delete_catchup_rows"] = tot.delCatchupRows
+	if b.cfg.QueryRate > 0 {
+		d["query_rate_target"] = b.cfg.QueryRate * float64(len(b.clients))
+		d["query_target_count"] = tot.queryTarget
+		d["query_missed"] = tot.queryMissed
+	}
+	if b.cfg.Arrivals != "" && b.cfg.Arrivals != "fixed" {
+		d["arrivals"] = b.cfg.Arrivals
+	}
 	if tot.queries > 0 {
 		// rows_found adds over shards; rumbench merge recomputes
 		// rows_per_query from it.
@@ -264,7 +295,7 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 	// not all land at the same instant.
 	off := period * time.Duration(b.clients[c].index) / time.Duration(b.cfg.Clients)
 	backlog := measure.DefaultBacklog(period)
-	ins := measure.NewScheduleUntil(start.Add(off), until, bs, rate, backlog)
+	ins := measure.NewScheduleUntil(start.Add(off), until, bs, rate, backlog).WithArrivals(b.arrivals(), b.arrivalSeed(streamWriter, c))
 	st.backlogTxns = int64(backlog)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -277,8 +308,20 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 		errs <- err
 	}()
 	workers := 2
+	if kind == noQuery {
+		workers = 1
+	}
 	yield := env.DB.Info().Kind != model.Server
-	go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, st) }()
+	var qs *measure.Schedule
+	if b.cfg.QueryRate > 0 {
+		qperiod := time.Duration(float64(time.Second) / b.cfg.QueryRate)
+		qoff := qperiod * time.Duration(b.clients[c].index) / time.Duration(b.cfg.Clients)
+		qs = measure.NewScheduleUntil(start.Add(qoff), until, 1, b.cfg.QueryRate, measure.DefaultBacklog(qperiod)).
+			WithArrivals(b.arrivals(), b.arrivalSeed(streamQuery, c))
+	}
+	if kind != noQuery {
+		go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, qs, st) }()
+	}
 	// The first failure cancels the others, so it is the one to report.
 	var first error
 	for range workers {
@@ -318,6 +361,11 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 		now := time.Now()
 		slot, at, skipped, ok := s.Next(now)
 		recordSkipped(rec, opInsertResponse, s, slot, skipped, now)
+		if st.probe != nil {
+			for i := slot - skipped; i < slot; i++ {
+				st.probe.record(now, now.Sub(s.At(i)), 0)
+			}
+		}
 		if !ok {
 			return nil
 		}
@@ -337,6 +385,9 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 			return fmt.Errorf("insert into %s: %w", t.schema.Name, err)
 		}
 		rec.Record(opInsertResponse, bs, done.Sub(at), false)
+		if st.probe != nil {
+			st.probe.record(done, done.Sub(at), int64(bs))
+		}
 		t.commit(first, int64(bs))
 		inserted.Add(int64(bs))
 		st.inserted += int64(bs)
@@ -480,13 +531,16 @@ func (q *querier) pointQuery(ctx context.Context) (int, error) {
 
 // queryWorker runs queries back to back (closed loop) until the deadline, recording
 // each under OpQuery with the rows it returned.
-func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, st *queryStats) error {
+func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, sched *measure.Schedule, st *queryStats) error {
 	t := b.clients[c].t
 	// Each step draws its own deterministic query stream.
 	q := newQuerier(t, conn, uint64(b.cfg.Seed), c, uint64(rate)<<1|uint64(kind))
 	run := q.rangeQuery
 	if kind == pointQuery {
 		run = q.pointQuery
+	}
+	if sched != nil {
+		return b.pacedQueries(ctx, rec, run, sched, st)
 	}
 	// A query on a server engine waits for the reply, parked or blocked
 	// in recv with a P to spare (blockconn), and the writer runs then; a
@@ -519,6 +573,59 @@ func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, re
 		st.queries++
 		st.found += int64(n)
 	}
+}
+
+// pacedQueries runs one client's queries at the slots of s (--query-rate):
+// service time (send to reply) under query, response time (intended start
+// to reply) under query_response, and the slots the backlog rule skipped
+// as missed with their response time so far.
+func (b *Bench) pacedQueries(ctx context.Context, rec *measure.Recorder, run func(context.Context) (int, error), s *measure.Schedule, st *queryStats) error {
+	defer func() { st.queryMissed, st.queryTarget = s.Missed(), s.Len() }()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		now := time.Now()
+		slot, at, skipped, ok := s.Next(now)
+		recordSkipped(rec, opQueryResponse, s, slot, skipped, now)
+		if !ok {
+			return nil
+		}
+		if err := measure.SleepUntil(ctx, timer, at); err != nil {
+			return err
+		}
+		sent := time.Now()
+		n, err := run(ctx)
+		done := time.Now()
+		rec.Record(opQuery, n, done.Sub(sent), err != nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		rec.Record(opQueryResponse, n, done.Sub(at), false)
+		st.queries++
+		st.found += int64(n)
+	}
+}
+
+// Arrival streams: each paced worker draws its own Poisson arrivals.
+const (
+	streamWriter = iota
+	streamDeleter
+	streamQuery
+)
+
+// arrivals is the paced operations' spacing (validated with the config).
+func (b *Bench) arrivals() measure.Arrivals {
+	a, _ := measure.ParseArrivals(b.cfg.Arrivals)
+	return a
+}
+
+// arrivalSeed seeds worker i's arrivals of one stream: the same --seed
+// gives the same timetables.
+func (b *Bench) arrivalSeed(stream, i int) uint64 {
+	return uint64(b.cfg.Seed)*0x9e3779b97f4a7c15 + uint64(stream)<<32 + uint64(i)
 }
 
 // queryStepFunc returns the stepFuncs entry of query step name.

@@ -61,6 +61,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.Float64Var(&c.RequestSeconds, "request-seconds", 0, "length of the request step, seconds "+pd(func(p Preset) string { return fmt.Sprint(p.RequestSeconds) }))
 	fl.Int64Var(&c.Requests, "requests", 0, "requests per requester instead of --request-seconds")
 	fl.Float64Var(&c.RequestRate, "request-rate", 0, "requests/s per requester on a schedule (service and response latency); 0 = as fast as possible")
+	fl.StringVar(&c.Arrivals, "arrivals", "fixed", "how --request-rate spaces the requests' intended starts: fixed (one every period) or poisson (independent arrivals at the same mean rate); response latency is measured from each intended start either way")
 	fl.StringVar(&f.mix, "mix", def.MixText, "request mix op=percent,... summing to 100 (types: "+fmt.Sprint(RequestTypes)+")")
 	fl.Float64Var(&c.AccessTheta, "access-theta", def.AccessTheta, "Zipf shape of the id1 a request picks (larger is more skewed)")
 	fl.IntVar(&c.NodeDataBytes, "node-data-bytes", def.NodeDataBytes, "median node payload, bytes (log-normal, --data-sigma)")

@@ -130,8 +130,11 @@ type Config struct {
 	Requests       int64   `json:"requests_per_requester"`
 	// RequestRate, when positive, paces each requester (requests/s).
 	RequestRate float64 `json:"request_rate"`
-	Mix         Mix     `json:"-"`
-	MixText     string  `json:"mix"`
+	// Arrivals spaces the paced requests' intended starts: "" or "fixed",
+	// "poisson" (measure.PoissonArrivals).
+	Arrivals string `json:"arrivals,omitempty"`
+	Mix      Mix    `json:"-"`
+	MixText  string `json:"mix"`
 	// AccessTheta shapes the Zipf choice of id1 by requests.
 	AccessTheta float64 `json:"access_theta"`
 	// Payloads: median sizes (log-normal, σ DataSigma) and the percent of
@@ -238,6 +241,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("give either --request-seconds or --requests, not both")
 	case c.RequestRate < 0 || math.IsInf(c.RequestRate, 0) || math.IsNaN(c.RequestRate):
 		return fmt.Errorf("--request-rate must be 0 (as fast as possible) or positive, got %g", c.RequestRate)
+	case c.Arrivals != "" && c.Arrivals != "fixed" && c.Arrivals != "poisson":
+		return fmt.Errorf("bad --arrivals %q: want fixed or poisson", c.Arrivals)
 	case c.RequestRate > 0 && c.RequestSeconds == 0:
 		return fmt.Errorf("--request-rate needs --request-seconds (a paced step is time-bounded)")
 	case !(c.AccessTheta > 0) || c.AccessTheta > 100:

@@ -122,6 +122,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Steps = []string{"request", "load"} }, "in the order"},
 		{func(c *Config) { c.Steps = []string{"nope"} }, "unknown step"},
 		{func(c *Config) { c.RequestSeconds, c.Requests, c.RequestRate = 0, 10, 5 }, "--request-rate needs --request-seconds"},
+		{func(c *Config) { c.Arrivals = "uniform" }, "bad --arrivals \"uniform\""},
 	} {
 		c := DefaultConfig()
 		tc.mod(&c)

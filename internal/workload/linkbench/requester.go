@@ -55,6 +55,8 @@ type requester struct {
 	pay  gen.Rand // payloads
 	cum  [len(Mix{})]float64
 	st   reqStats
+	// arrivalSeed seeds this requester's Poisson arrivals (--arrivals).
+	arrivalSeed uint64
 
 	nodeRow, linkRow, countRow model.Row
 	pk1, linkPK, countPK       model.Row
@@ -84,6 +86,7 @@ func (b *Bench) newRequester(ctx context.Context, env *workload.Env, i int) (*re
 	q.rnd.Seed(gen.Mix(uint64(b.cfg.Seed), 0x4e9), uint64(i))
 	q.pay.Seed(gen.Mix(uint64(b.cfg.Seed), 0x9a7), uint64(i))
 	q.jit.Seed(gen.Mix(uint64(b.cfg.Seed), 0x17e), uint64(i))
+	q.arrivalSeed = gen.Mix(uint64(b.cfg.Seed), 0xa55) + uint64(i)
 	q.cum = cumulative(b.cfg.Mix)
 	q.nodeRow = make(model.Row, len(b.node.Columns))
 	q.linkRow = make(model.Row, len(b.link.Columns))
@@ -144,6 +147,8 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time,
 		} else {
 			sched = measure.NewSchedule(start, time.Time{}, 1, cfg.RequestRate, backlog)
 		}
+		arr, _ := measure.ParseArrivals(cfg.Arrivals) // validated with the config
+		sched.WithArrivals(arr, q.arrivalSeed)
 		timer = time.NewTimer(time.Hour)
 		timer.Stop()
 	}
