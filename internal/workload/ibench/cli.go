@@ -2,6 +2,7 @@ package ibench
 
 import (
 	"fmt"
+	"rumbench/internal/ratesearch"
 	"strings"
 	"time"
 
@@ -59,11 +60,7 @@ type flagValues struct {
 	quiesceMax    time.Duration
 	arrivals      string
 	queryRate     float64
-	probeSeconds  float64
-	settleSeconds float64
-	searchStart   float64
-	maxSeconds    float64
-	sloP99        time.Duration
+	search        ratesearch.Settings
 }
 
 func addFlags(fl *pflag.FlagSet) workload.Configurer {
@@ -90,11 +87,7 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.DurationVar(&f.quiesceMax, "quiesce-max", 0, "longest wait of the maint step for the engine's background work (compaction, flush, purge, checkpoint) to finish "+def(func(p Preset) string { return QuiesceMax(p.Name).String() }))
 	fl.StringVar(&f.arrivals, "arrivals", "fixed", "how the paced operations' intended starts are spaced (the query steps' writers and deleters, and their queries with --query-rate): fixed (one every period, the insert benchmark's) or poisson (independent arrivals at the same mean rate); latency is measured from each intended start either way")
 	fl.Float64Var(&f.queryRate, "query-rate", 0, "queries per second per client in the query steps, on a schedule (open loop: a stall shows as latency from each query's intended start, op query_response, instead of lowering the load); 0: each client queries as fast as it can (closed loop)")
-	fl.Float64Var(&f.probeSeconds, "probe-seconds", DefaultProbeSeconds, "step l.max (the highest sustained insert rate): how long each probe at one target rate is judged, after --settle-seconds")
-	fl.Float64Var(&f.settleSeconds, "settle-seconds", DefaultSettleSeconds, "step l.max: how long each probe runs at its target before it is judged")
-	fl.Float64Var(&f.searchStart, "search-start", DefaultSearchStart, "step l.max: the first target, rows/s over all clients; the search doubles it while probes pass (halves it while they fail), then bisects to within 5%")
-	fl.Float64Var(&f.maxSeconds, "max-seconds", DefaultMaxSeconds, "step l.max: the longest the search may take; it reports the bracket it has when time runs out")
-	fl.DurationVar(&f.sloP99, "slo-p99", 0, "step l.max: a probe passes only if its inserts' p99 response time (from their intended start) is within this (e.g. 50ms); 0: no latency objective, only >=95% of the target and no stalled second")
+	ratesearch.AddFlags(fl, &f.search, "step l.max", "rows/s over all clients", DefaultSearchStart)
 	fl.BoolVar(&f.maintain, "maintain", true, "run the engine's maintenance (step maint: vacuum, flush, checkpoint) between the write and the query steps; false drops maint from --steps")
 	return func(c workload.Common) (*workload.Configured, error) { return f.configure(c) }
 }
@@ -132,11 +125,7 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		NoDeletes:     !f.deletes,
 		Arrivals:      f.arrivals,
 		QueryRate:     f.queryRate,
-		ProbeSeconds:  f.probeSeconds,
-		SettleSeconds: f.settleSeconds,
-		SearchStart:   f.searchStart,
-		MaxSeconds:    f.maxSeconds,
-		SLOP99Ms:      float64(f.sloP99) / float64(time.Millisecond),
+		Settings:      f.search,
 		WarmupSeconds: c.Warmup.Seconds(),
 	}
 	if !f.maintain {

@@ -3,6 +3,7 @@ package ibench
 import (
 	"fmt"
 	"rumbench/internal/measure"
+	"rumbench/internal/ratesearch"
 	"strings"
 )
 
@@ -35,15 +36,9 @@ type Config struct {
 	// steps at this many per second (open loop: latency from each query's
 	// intended start, op query_response); 0 runs them in a closed loop.
 	QueryRate float64 `json:"query_rate,omitempty"`
-	// The l.max search (StepMax): each probe's measured and settle
-	// seconds, the first target (rows/s, all clients), the longest the
-	// search may take, and the p99 response time a probe must keep (0:
-	// none). Zero values take the defaults.
-	ProbeSeconds  float64 `json:"probe_s,omitempty"`
-	SettleSeconds float64 `json:"settle_s,omitempty"`
-	SearchStart   float64 `json:"search_start,omitempty"`
-	MaxSeconds    float64 `json:"max_s,omitempty"`
-	SLOP99Ms      float64 `json:"slo_p99_ms,omitempty"`
+	// Search holds the l.max search's settings (StepMax; the first
+	// target is in rows/s over all clients).
+	ratesearch.Settings
 	// WarmupSeconds is run before each query step\'s measured
 	// QuerySeconds (--warmup).
 	WarmupSeconds float64 `json:"warmup_s,omitempty"`
@@ -94,10 +89,6 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--clients must be at most %d (one table and several connections each), got %d", MaxClients, c.Clients)
 	case c.QuerySeconds > MaxQuerySeconds:
 		return fmt.Errorf("--query-seconds must be at most %d, got %g", int64(MaxQuerySeconds), c.QuerySeconds)
-	case c.SLOP99Ms < 0:
-		return fmt.Errorf("--slo-p99 must be positive (or 0 for none), got %gms", c.SLOP99Ms)
-	case c.ProbeSeconds < 0 || c.SettleSeconds < 0 || c.SearchStart < 0 || c.MaxSeconds < 0:
-		return fmt.Errorf("--probe-seconds, --settle-seconds, --search-start and --max-seconds must be positive")
 	case c.QueryRate < 0:
 		return fmt.Errorf("--query-rate must be 0 (a closed loop) or more, got %g", c.QueryRate)
 	case c.ChurnSeconds < 0 || c.ChurnSeconds > MaxQuerySeconds:
@@ -137,19 +128,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	if has[StepMax] {
-		probe := c.ProbeSeconds
-		if probe == 0 {
-			probe = DefaultProbeSeconds
-		}
-		settle, maxS := c.SettleSeconds, c.MaxSeconds
-		if settle == 0 {
-			settle = DefaultSettleSeconds
-		}
-		if maxS == 0 {
-			maxS = DefaultMaxSeconds
-		}
-		if maxS < 3*(probe+settle) {
-			return fmt.Errorf("--max-seconds %g leaves room for %d probes of %g s (--probe-seconds + --settle-seconds): a search needs at least 3 to bracket a rate; raise --max-seconds or shorten the probes", maxS, int(maxS/(probe+settle)), probe+settle)
+		if err := c.Settings.Validate(); err != nil {
+			return err
 		}
 	}
 	if has[StepLoadIndexed] && has[StepIndex] {

@@ -3,6 +3,7 @@ package ibench
 import (
 	"context"
 	"fmt"
+	"rumbench/internal/ratesearch"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -88,7 +89,7 @@ type queryStats struct {
 	queryMissed int64
 	// probe, when set (l.max), records the writer's response times and
 	// rows within a probe's measured window.
-	probe *probeRec
+	probe *ratesearch.Window
 }
 
 // queryStep is qr*/qp*: per client one query worker in a closed loop and a
@@ -182,7 +183,7 @@ func (b *Bench) querySetup(ctx context.Context, env *workload.Env) error {
 // and deleters only) from start until the deadline: per client a writer at
 // rate rows/s (and a query worker), per table a deleter. probes, when set,
 // are each client's writer's probe record (l.max).
-func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, probes []*probeRec) ([]queryStats, error) {
+func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, probes []*ratesearch.Window) ([]queryStats, error) {
 	nc, nt := len(b.clients), len(b.tables)
 	stats := make([]queryStats, nc+nt) // clients, then tables' deleters
 	for k := range probes {
@@ -363,7 +364,7 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 		recordSkipped(rec, opInsertResponse, s, slot, skipped, now)
 		if st.probe != nil {
 			for i := slot - skipped; i < slot; i++ {
-				st.probe.record(now, now.Sub(s.At(i)), 0)
+				st.probe.Record(now, now.Sub(s.At(i)), 0)
 			}
 		}
 		if !ok {
@@ -386,7 +387,7 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 		}
 		rec.Record(opInsertResponse, bs, done.Sub(at), false)
 		if st.probe != nil {
-			st.probe.record(done, done.Sub(at), int64(bs))
+			st.probe.Record(done, done.Sub(at), int64(bs))
 		}
 		t.commit(first, int64(bs))
 		inserted.Add(int64(bs))

@@ -2,6 +2,8 @@ package linkbench
 
 import (
 	"fmt"
+	"rumbench/internal/ratesearch"
+	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -60,7 +62,8 @@ func addFlags(fl *pflag.FlagSet) workload.Configurer {
 	fl.IntVar(&c.Requesters, "requesters", def.Requesters, "request workers, one connection each")
 	fl.Float64Var(&c.RequestSeconds, "request-seconds", 0, "length of the request step, seconds "+pd(func(p Preset) string { return fmt.Sprint(p.RequestSeconds) }))
 	fl.Int64Var(&c.Requests, "requests", 0, "requests per requester instead of --request-seconds")
-	fl.Float64Var(&c.RequestRate, "request-rate", 0, "requests/s per requester on a schedule (service and response latency); 0 = as fast as possible")
+	fl.Var(rateFlag{c}, "request-rate", "requests/s per requester on a schedule (service and response latency); 0 = as fast as possible; max: search for the highest rate the engine sustains (probes paced at rising targets, --probe-seconds each; docs/metrics.md, The highest sustained rate)")
+	ratesearch.AddFlags(fl, &c.Settings, "--request-rate max", "requests/s over all requesters", DefaultSearchStart)
 	fl.StringVar(&c.Arrivals, "arrivals", "fixed", "how --request-rate spaces the requests' intended starts: fixed (one every period) or poisson (independent arrivals at the same mean rate); response latency is measured from each intended start either way")
 	fl.StringVar(&f.mix, "mix", def.MixText, "request mix op=percent,... summing to 100 (types: "+fmt.Sprint(RequestTypes)+")")
 	fl.Float64Var(&c.AccessTheta, "access-theta", def.AccessTheta, "Zipf shape of the id1 a request picks (larger is more skewed)")
@@ -115,3 +118,35 @@ func (f *flagValues) configure(com workload.Common) (*workload.Configured, error
 		New:    func() (workload.Workload, error) { return New(cfg) },
 	}, nil
 }
+
+// DefaultSearchStart is --request-rate max's first target, requests/s over
+// all requesters.
+const DefaultSearchStart = 1000
+
+// rateFlag is --request-rate: a rate, or max for the search.
+type rateFlag struct{ c *Config }
+
+func (f rateFlag) String() string {
+	if f.c == nil {
+		return "0"
+	}
+	if f.c.RateSearch {
+		return "max"
+	}
+	return strconv.FormatFloat(f.c.RequestRate, 'g', -1, 64)
+}
+
+func (f rateFlag) Set(s string) error {
+	if s == "max" {
+		f.c.RateSearch, f.c.RequestRate = true, 0
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("want requests/s per requester, 0, or max")
+	}
+	f.c.RateSearch, f.c.RequestRate = false, v
+	return nil
+}
+
+func (rateFlag) Type() string { return "rate|max" }

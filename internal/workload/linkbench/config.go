@@ -3,6 +3,7 @@ package linkbench
 import (
 	"fmt"
 	"math"
+	"rumbench/internal/ratesearch"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,8 +134,13 @@ type Config struct {
 	// Arrivals spaces the paced requests' intended starts: "" or "fixed",
 	// "poisson" (measure.PoissonArrivals).
 	Arrivals string `json:"arrivals,omitempty"`
-	Mix      Mix    `json:"-"`
-	MixText  string `json:"mix"`
+	// RateSearch (--request-rate max) searches for the highest request
+	// rate the engine sustains instead of running at one (ratesearch;
+	// the first target is in requests/s over all requesters).
+	RateSearch bool `json:"request_rate_search,omitempty"`
+	ratesearch.Settings
+	Mix     Mix    `json:"-"`
+	MixText string `json:"mix"`
 	// AccessTheta shapes the Zipf choice of id1 by requests.
 	AccessTheta float64 `json:"access_theta"`
 	// Payloads: median sizes (log-normal, σ DataSigma) and the percent of
@@ -235,7 +241,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--request-seconds must be 0 or positive, got %g", c.RequestSeconds)
 	case c.Requests < 0:
 		return fmt.Errorf("--requests must be 0 or positive, got %d", c.Requests)
-	case c.has(StepRequest) && c.RequestSeconds == 0 && c.Requests == 0:
+	case c.RateSearch && c.Requests > 0:
+		return fmt.Errorf("--request-rate max searches for a rate with probes of --probe-seconds: drop --requests")
+	case c.has(StepRequest) && c.RequestSeconds == 0 && c.Requests == 0 && !c.RateSearch:
 		return fmt.Errorf("the request step needs --request-seconds or --requests (per requester)")
 	case c.RequestSeconds > 0 && c.Requests > 0:
 		return fmt.Errorf("give either --request-seconds or --requests, not both")
@@ -245,6 +253,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("bad --arrivals %q: want fixed or poisson", c.Arrivals)
 	case c.RequestRate > 0 && c.RequestSeconds == 0:
 		return fmt.Errorf("--request-rate needs --request-seconds (a paced step is time-bounded)")
+	case c.RateSearch && c.has(StepRequest):
+		if err := c.Settings.Validate(); err != nil {
+			return err
+		}
 	case !(c.AccessTheta > 0) || c.AccessTheta > 100:
 		return fmt.Errorf("--access-theta must be > 0 and at most 100, got %g", c.AccessTheta)
 	case c.NodeDataBytes < 0 || c.NodeDataBytes > 1<<20:

@@ -9,6 +9,7 @@ import (
 	"rumbench/internal/gen"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/ratesearch"
 	"rumbench/internal/units"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/retry"
@@ -29,23 +30,27 @@ const (
 
 // Details keys of the steps' summaries.
 const (
-	DetailNodes          = "nodes"
-	DetailLinks          = "links"
-	DetailCounts         = "count_rows"
-	DetailAvgDegree      = "avg_out_degree"
-	DetailRowsPerCommit  = "rows_per_commit"
-	DetailLoaders        = "loaders"
-	DetailRequesters     = "requesters"
-	DetailMix            = "mix"
-	DetailSizeStart      = "size_start_bytes"
-	DetailSizeEnd        = "size_end_bytes"
-	DetailSizeGrowth     = "size_growth_bytes"
-	DetailRetries        = "retries"
-	DetailFailed         = "requests_failed"
-	DetailErrors         = "errors_by_kind"
-	DetailLinksPerList   = "links_per_get_link_list"
-	DetailNodesAdded     = "nodes_added"
-	DetailMissed         = "missed_slots"
+	DetailNodes         = "nodes"
+	DetailLinks         = "links"
+	DetailCounts        = "count_rows"
+	DetailAvgDegree     = "avg_out_degree"
+	DetailRowsPerCommit = "rows_per_commit"
+	DetailLoaders       = "loaders"
+	DetailRequesters    = "requesters"
+	DetailMix           = "mix"
+	DetailSizeStart     = "size_start_bytes"
+	DetailSizeEnd       = "size_end_bytes"
+	DetailSizeGrowth    = "size_growth_bytes"
+	DetailRetries       = "retries"
+	DetailFailed        = "requests_failed"
+	DetailErrors        = "errors_by_kind"
+	DetailLinksPerList  = "links_per_get_link_list"
+	DetailNodesAdded    = "nodes_added"
+	DetailMissed        = "missed_slots"
+	// DetailSustainedRate and DetailSearch: --request-rate max's result
+	// (requests/s over all requesters) and its probes.
+	DetailSustainedRate  = "sustained_rate"
+	DetailSearch         = "search"
 	DetailTargetRate     = "request_rate_target"
 	DetailRequestsByType = "requests_by_type"
 )
@@ -193,7 +198,11 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 // Steps implements workload.Workload.
 func (b *Bench) Steps() []workload.Step {
 	req := workload.Step{Name: StepRequest, MainOp: OpRequest, Seconds: b.cfg.RequestSeconds, Steady: b.cfg.RequestSeconds > 0, Setup: b.setupRequests, Run: b.request, LogicalBytes: b.written.Load}
-	if b.cfg.RequestSeconds == 0 {
+	switch {
+	case b.cfg.RateSearch:
+		// The search's probes set the step's length.
+		req.Seconds, req.Steady = 0, false
+	case b.cfg.RequestSeconds == 0:
 		req.Work = b.cfg.Requests * int64(b.cfg.Requesters)
 	}
 	var out []workload.Step
@@ -320,6 +329,32 @@ func (b *Bench) loadRange(ctx context.Context, env *workload.Env, lo, hi int64) 
 
 // ---- requests ----
 
+// searchRate is --request-rate max: probes of the requesters paced at
+// targets ratesearch raises and bisects (requests/s over all of them), one
+// after another on the same connections; the step's details hold the
+// sustained rate and every probe.
+func (b *Bench) searchRate(ctx context.Context, env *workload.Env, reqs []*requester) error {
+	set := b.cfg.Settings
+	res, err := ratesearch.Find(ctx, set.Config(DefaultSearchStart), set.Rule(), func(ctx context.Context, target float64) (ratesearch.Probe, error) {
+		start := time.Now()
+		until := measure.FixedDeadline(set.End(start))
+		_, windows := set.Windows(start, len(reqs))
+		var stop atomic.Bool
+		err := workload.Parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
+			return reqs[i].run(ctx, &stop, start, until, target/float64(len(reqs)), windows[i])
+		})
+		if err != nil {
+			return ratesearch.Probe{}, fmt.Errorf("probe at %.0f requests/s: %w", target, err)
+		}
+		p := set.Measure(target, windows)
+		env.Logf("probe %.0f requests/s: achieved %.0f, p99 %d µs, %d stalled s", target, p.Achieved, p.P99Us, p.Stalled)
+		return p, nil
+	})
+	env.Details[DetailSustainedRate] = res.Sustained
+	env.Details[DetailSearch] = res
+	return err
+}
+
 // setupRequests is the request step's Setup: it connects the requesters and
 // reads the database's size, so neither counts in the step.
 func (b *Bench) setupRequests(ctx context.Context, env *workload.Env) error {
@@ -376,9 +411,14 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 			}
 		}()
 	}
-	err := workload.Parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
-		return reqs[i].run(ctx, &stop, start, until)
-	})
+	var err error
+	if b.cfg.RateSearch {
+		err = b.searchRate(ctx, env, reqs)
+	} else {
+		err = workload.Parallel(ctx, len(reqs), func(ctx context.Context, i int) error {
+			return reqs[i].run(ctx, &stop, start, until, b.cfg.RequestRate, nil)
+		})
+	}
 	var tot reqStats
 	for _, q := range reqs {
 		tot.add(&q.st)
@@ -406,6 +446,9 @@ func (b *Bench) request(ctx context.Context, env *workload.Env) error {
 	}
 	if b.cfg.RequestRate > 0 {
 		d[DetailTargetRate] = b.cfg.RequestRate * float64(b.cfg.Requesters)
+		d[DetailMissed] = tot.missed
+	}
+	if b.cfg.RateSearch {
 		d[DetailMissed] = tot.missed
 	}
 	d[workload.DetailLogicalBytesInserted] = tot.bytes

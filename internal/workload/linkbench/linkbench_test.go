@@ -150,3 +150,23 @@ func TestRequestTypesAreParts(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestRateFlag: --request-rate takes a rate or max; anything else
+// is refused naming both.
+func TestRequestRateFlag(t *testing.T) {
+	c := DefaultConfig()
+	f := rateFlag{&c}
+	if err := f.Set("max"); err != nil || !c.RateSearch || f.String() != "max" {
+		t.Errorf("max: %v %+v", err, c.RateSearch)
+	}
+	if err := f.Set("250"); err != nil || c.RateSearch || c.RequestRate != 250 || f.String() != "250" {
+		t.Errorf("250: %v %v %v", err, c.RateSearch, c.RequestRate)
+	}
+	if err := f.Set("fast"); err == nil || !strings.Contains(err.Error(), "or max") {
+		t.Errorf("fast: %v", err)
+	}
+	c.RateSearch, c.Requests, c.RequestSeconds = true, 10, 0
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "drop --requests") {
+		t.Errorf("max with --requests: %v", err)
+	}
+}

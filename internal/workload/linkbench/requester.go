@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"rumbench/internal/ratesearch"
 	"sync/atomic"
 	"time"
 
@@ -136,16 +137,18 @@ func pickType(r *gen.Rand, cum *[len(Mix{})]float64) int {
 }
 
 // run issues requests until stop is set (time-bounded), or Requests of them.
-func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time, until *measure.Deadline) error {
+// rate paces it (requests/s; 0: as fast as possible); w, when set, is its
+// record of a search probe's window.
+func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time, until *measure.Deadline, rate float64, w *ratesearch.Window) error {
 	cfg := &q.b.cfg
 	var sched *measure.Schedule
 	var timer *time.Timer
-	if cfg.RequestRate > 0 {
-		backlog := measure.DefaultBacklog(time.Duration(float64(time.Second) / cfg.RequestRate))
+	if rate > 0 {
+		backlog := measure.DefaultBacklog(time.Duration(float64(time.Second) / rate))
 		if until != nil {
-			sched = measure.NewScheduleUntil(start, until, 1, cfg.RequestRate, backlog)
+			sched = measure.NewScheduleUntil(start, until, 1, rate, backlog)
 		} else {
-			sched = measure.NewSchedule(start, time.Time{}, 1, cfg.RequestRate, backlog)
+			sched = measure.NewSchedule(start, time.Time{}, 1, rate, backlog)
 		}
 		arr, _ := measure.ParseArrivals(cfg.Arrivals) // validated with the config
 		sched.WithArrivals(arr, q.arrivalSeed)
@@ -158,8 +161,14 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time,
 		}
 		var intended time.Time
 		if sched != nil {
-			_, at, skipped, ok := sched.Next(time.Now())
+			now := time.Now()
+			slot, at, skipped, ok := sched.Next(now)
 			q.st.missed += skipped
+			if w != nil {
+				for i := slot - skipped; i < slot; i++ {
+					w.Record(now, now.Sub(sched.At(i)), 0)
+				}
+			}
 			if !ok {
 				break
 			}
@@ -179,7 +188,11 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time,
 		q.rec.Record(opType[typ], 1, el, err != nil)
 		q.rec.Record(opRequest, 1, el, err != nil)
 		if sched != nil {
-			q.rec.Record(opResponse, 1, time.Since(intended), err != nil)
+			resp := time.Since(intended)
+			q.rec.Record(opResponse, 1, resp, err != nil)
+			if w != nil && err == nil {
+				w.Record(time.Now(), resp, 1)
+			}
 		}
 		q.st.byType[typ]++
 		if err != nil {
