@@ -67,6 +67,9 @@ type Config struct {
 	Deadline time.Time
 	// ProbeSeconds is how long one probe takes (for Deadline).
 	ProbeSeconds float64
+	// Only, when positive, runs one probe at that target instead of a
+	// search: whether the engine sustains a given rate by the same rule.
+	Only float64
 }
 
 // Result is what the search found. Sustained is the highest target that
@@ -100,6 +103,21 @@ func Find(ctx context.Context, cfg Config, rule Rule, run Run) (Result, error) {
 		cfg.MaxProbes = 40
 	}
 	var res Result
+	if cfg.Only > 0 {
+		p, err := run(ctx, cfg.Only)
+		if err != nil {
+			return res, err
+		}
+		p.Target = cfg.Only
+		rule.Judge(&p)
+		res.Probes, res.Done = []Probe{p}, true
+		if p.Pass {
+			res.Sustained, res.Lower = cfg.Only, cfg.Only
+		} else {
+			res.Upper, res.Why = cfg.Only, "the one probe failed: "+p.Why
+		}
+		return res, ctx.Err()
+	}
 	probe := func(target float64) (bool, error) {
 		p, err := run(ctx, target)
 		if err != nil {

@@ -77,3 +77,16 @@ func TestNothingPassesAndLimits(t *testing.T) {
 		t.Error("start 0 accepted")
 	}
 }
+
+// TestOnlyOneProbe: --probe-rate judges one target by the same rule.
+func TestOnlyOneProbe(t *testing.T) {
+	for _, c := range []struct {
+		target float64
+		pass   bool
+	}{{900, true}, {1500, false}} {
+		r, err := Find(context.Background(), Config{Start: 1, Only: c.target}, Rule{}, capacity(1000))
+		if err != nil || len(r.Probes) != 1 || r.Probes[0].Pass != c.pass || (r.Sustained == c.target) != c.pass {
+			t.Errorf("one probe at %g of a 1000/s engine: %+v %v, want pass %v", c.target, r, err, c.pass)
+		}
+	}
+}

@@ -26,6 +26,9 @@ type Settings struct {
 	SearchStart   float64 `json:"search_start,omitempty"`
 	MaxSeconds    float64 `json:"max_s,omitempty"`
 	SLOP99Ms      float64 `json:"slo_p99_ms,omitempty"`
+	// ProbeRate, when set, runs one probe at that rate instead of the
+	// search (--probe-rate): does the engine sustain it?
+	ProbeRate float64 `json:"probe_rate,omitempty"`
 }
 
 // AddFlags registers the search's flags; what names the step or option that
@@ -35,6 +38,7 @@ func AddFlags(fl *pflag.FlagSet, s *Settings, what, unit string, defaultStart fl
 	fl.Float64Var(&s.SettleSeconds, "settle-seconds", DefaultSettleSeconds, what+": how long each probe runs at its target before it is judged")
 	fl.Float64Var(&s.SearchStart, "search-start", defaultStart, what+": the first target, "+unit+"; the search doubles it while probes pass (halves it while they fail), then bisects to within 5%")
 	fl.Float64Var(&s.MaxSeconds, "max-seconds", DefaultMaxSeconds, what+": the longest the search may take; it reports the bracket it has when time runs out")
+	fl.Float64Var(&s.ProbeRate, "probe-rate", 0, what+": run one probe at this rate ("+unit+") instead of the search, judged by the same rule: whether the engine sustains it")
 	fl.Var(msFlag{&s.SLOP99Ms}, "slo-p99", what+": a probe passes only if its p99 response time (from the intended start) is within this (e.g. 50ms); 0: no latency objective, only >=95% of the target and no stalled second")
 }
 
@@ -75,8 +79,11 @@ func (s Settings) Validate() error {
 	switch {
 	case s.SLOP99Ms < 0:
 		return fmt.Errorf("--slo-p99 must be positive (or 0 for none), got %gms", s.SLOP99Ms)
-	case s.ProbeSeconds < 0 || s.SettleSeconds < 0 || s.SearchStart < 0 || s.MaxSeconds < 0:
-		return fmt.Errorf("--probe-seconds, --settle-seconds, --search-start and --max-seconds must be positive")
+	case s.ProbeSeconds < 0 || s.SettleSeconds < 0 || s.SearchStart < 0 || s.MaxSeconds < 0 || s.ProbeRate < 0:
+		return fmt.Errorf("--probe-seconds, --settle-seconds, --search-start, --max-seconds and --probe-rate must be positive")
+	}
+	if s.ProbeRate > 0 {
+		return nil // one probe: no search to fit in --max-seconds
 	}
 	per, maxS := s.probe()+s.settle(), or(s.MaxSeconds, DefaultMaxSeconds)
 	if maxS < 3*per {
@@ -88,7 +95,7 @@ func (s Settings) Validate() error {
 // Config is the search's configuration from now, its first target
 // defaultStart unless set.
 func (s Settings) Config(defaultStart float64) Config {
-	return Config{Start: or(s.SearchStart, defaultStart), Precision: 0.05, ProbeSeconds: s.probe() + s.settle(),
+	return Config{Start: or(s.SearchStart, defaultStart), Precision: 0.05, ProbeSeconds: s.probe() + s.settle(), Only: s.ProbeRate,
 		Deadline: time.Now().Add(time.Duration(or(s.MaxSeconds, DefaultMaxSeconds) * float64(time.Second)))}
 }
 
