@@ -7,10 +7,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"rumbench/internal/figure"
 	"rumbench/internal/stats"
+	"rumbench/internal/table"
 	"rumbench/internal/units"
 )
 
@@ -74,60 +74,10 @@ func (r *Report) notes(b *strings.Builder) {
 	}
 }
 
-func writeMDTable(b *strings.Builder, t Table, level string) {
-	fmt.Fprintf(b, "%s %s\n\n", level, t.Title)
-	if len(t.Rows) > 0 {
-		widths := make([]int, len(t.Headers))
-		for i, h := range t.Headers {
-			widths[i] = max(3, textWidth(h))
-		}
-		for _, row := range t.Rows {
-			for i, c := range row {
-				widths[i] = max(widths[i], textWidth(mdEscape(c)))
-			}
-		}
-		line := func(cells []string, sep bool) {
-			b.WriteString("|")
-			for i := range t.Headers {
-				c := ""
-				if i < len(cells) {
-					c = mdEscape(cells[i])
-				}
-				right := i < len(t.Right) && t.Right[i]
-				switch {
-				case sep && right:
-					c = strings.Repeat("-", widths[i]-1) + ":"
-				case sep:
-					c = strings.Repeat("-", widths[i])
-				}
-				pad := strings.Repeat(" ", widths[i]-textWidth(c))
-				if right {
-					fmt.Fprintf(b, " %s%s |", pad, c)
-				} else {
-					fmt.Fprintf(b, " %s%s |", c, pad)
-				}
-			}
-			b.WriteString("\n")
-		}
-		line(t.Headers, false)
-		line(nil, true)
-		for _, row := range t.Rows {
-			line(row, false)
-		}
-		b.WriteString("\n")
-	}
-	for _, n := range t.Notes {
-		fmt.Fprintf(b, "%s\n", n)
-	}
-	if len(t.Notes) > 0 {
-		b.WriteString("\n")
-	}
-}
+func writeMDTable(b *strings.Builder, t Table, level string) { table.WriteMarkdown(b, t, level) }
 
 // textWidth counts runes: every character the report prints is one column wide.
-func textWidth(s string) int { return utf8.RuneCountInString(s) }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+func textWidth(s string) int { return table.Width(s) }
 
 // CSV writes one line per step per run with every figure, ratios to the
 // base run as <key>_vs_base; unavailable figures are empty cells.

@@ -13,20 +13,13 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/stats"
+	"rumbench/internal/table"
 	"rumbench/internal/units"
 )
 
-// Table is one rendered table: cells are final text, shared by the
-// markdown and HTML renderers.
-type Table struct {
-	Title   string
-	Headers []string
-	// Right marks right-aligned (numeric) columns.
-	Right []bool
-	Rows  [][]string
-	// Notes are printed under the table.
-	Notes []string
-}
+// Table is one rendered table (the toolkit's, internal/table): cells are
+// final text, shared by the markdown and HTML renderers.
+type Table = table.Table
 
 // column is a table column of a step table.
 type column struct {

@@ -12,6 +12,7 @@ import (
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/stats"
+	"rumbench/internal/table"
 	"rumbench/internal/units"
 )
 
@@ -154,9 +155,9 @@ func (s *Spec) MatrixStep() string {
 // Tables returns the published matrices of the sweep in dir, per row size
 // and client count: ipsAvg-ipsP-disk-live-PSS by index count, the same relative
 // to 0 indexes, and reads and KB written per inserted row.
-func Tables(dir string, s *Spec) []report.Table {
+func Tables(dir string, s *Spec) []table.Table {
 	step := s.MatrixStep()
-	var out []report.Table
+	var out []table.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
 			head := []string{s.RowHeader()}
@@ -166,10 +167,10 @@ func Tables(dir string, s *Spec) []report.Table {
 				right = append(right, true)
 			}
 			where := fmt.Sprintf("%s, pad %d B, %d client(s)", step, p, c)
-			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk(GB)-live(GB)-PSS(GB), " + where, Headers: head, Right: right}
-			rel := report.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
-			rpi := report.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
-			wpi := report.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
+			abs := table.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk(GB)-live(GB)-PSS(GB), " + where, Headers: head, Right: right}
+			rel := table.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
+			rpi := table.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
+			wpi := table.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
 			pct, slaNote, dbDir := 0.0, false, false
 			for _, e := range s.Engines {
 				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
@@ -240,7 +241,7 @@ func Markdown(w io.Writer, dir string, s *Spec) error {
 		b.WriteString(line + "\n\n")
 	}
 	for _, t := range Tables(dir, s) {
-		report.WriteMarkdownTable(&b, t, "##")
+		table.WriteMarkdown(&b, t, "##")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -279,9 +280,9 @@ func ints(v []int) string {
 // earlier sweep in baseDir, cell by cell (this / that): the ipsAvg, ipsP,
 // disk, live and PSS ratios, the ratio of the relative-to-0-indexes figures, and
 // of r/i and wKB/i. A cell either sweep lacks shows why.
-func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
+func CompareTables(dir string, s *Spec, baseDir string) []table.Table {
 	step := s.MatrixStep()
-	var out []report.Table
+	var out []table.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
 			head := []string{s.RowHeader()}
@@ -291,10 +292,10 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 				right = append(right, true)
 			}
 			where := fmt.Sprintf("%s, pad %d B, %d client(s), this sweep / %s", step, p, c, baseDir)
-			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk-live-PSS ratios, " + where, Headers: head, Right: right}
-			rel := report.Table{Title: "relative to 0 indexes (ipsAvg ratio), ratio of the two sweeps', " + where, Headers: head, Right: right}
-			rpi := report.Table{Title: "r/i ratio, " + where, Headers: head, Right: right}
-			wpi := report.Table{Title: "wKB/i ratio, " + where, Headers: head, Right: right}
+			abs := table.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk-live-PSS ratios, " + where, Headers: head, Right: right}
+			rel := table.Table{Title: "relative to 0 indexes (ipsAvg ratio), ratio of the two sweeps', " + where, Headers: head, Right: right}
+			rpi := table.Table{Title: "r/i ratio, " + where, Headers: head, Right: right}
+			wpi := table.Table{Title: "wKB/i ratio, " + where, Headers: head, Right: right}
 			for _, e := range s.Engines {
 				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
 				cur0 := readFigures(filepath.Join(dir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
@@ -342,7 +343,7 @@ func CompareMarkdown(w io.Writer, dir string, s *Spec, baseDir string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n# rumbench sweep %s relative to %s\n\n", dir, baseDir)
 	for _, t := range CompareTables(dir, s, baseDir) {
-		report.WriteMarkdownTable(&b, t, "##")
+		table.WriteMarkdown(&b, t, "##")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
