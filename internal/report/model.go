@@ -396,9 +396,10 @@ func buildRow(run *Run, name string) *Row {
 	ops := run.Bundle.Run.Ops
 	src := figure.SourceOf(s, ops, raw)
 	row.MainOp, row.RateOp, row.WriteOp = src.MainOp, src.RateOp, src.WriteOp
-	row.IPSTarget = figure.Num(raw, "ips_target")
-	if b, ok := raw["target_met"].(bool); ok {
-		row.TargetMet = &b
+	tg := figure.TargetFrom(raw)
+	row.IPSTarget = tg.Rate
+	if tg.Set {
+		row.TargetMet = &tg.Met
 	}
 	for op, st := range s.Stalls {
 		if st != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
 	"rumbench/internal/units"
@@ -55,10 +56,10 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	head = append(head, "p99(ms)", "max(ms)", "errors")
 	sla := false
 	for _, s := range b.Steps {
-		sla = sla || s.TargetMet != nil
+		sla = sla || figure.TargetOf(s).Set
 	}
 	if sla {
-		head = append(head, "writers' SLA")
+		head = append(head, figure.TargetHeader)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, name := range b.StepNames() {
@@ -87,7 +88,7 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 		lat := s.Latency[s.MainOp]
 		line = append(line, units.MillisOfMicros(lat.P99), units.MillisOfMicros(lat.Max), fmt.Sprint(s.Errors))
 		if sla {
-			line = append(line, slaText(s))
+			line = append(line, figure.TargetOf(s).Cell())
 		}
 		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
 	}
@@ -106,22 +107,6 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 			fmt.Fprintf(w, "%s: %s.\n", name, retriesText(n))
 		}
 	}
-}
-
-// slaText is a query step's writers' SLA: ok or MISSED with the share of
-// the target they reached.
-func slaText(s *results.Step) string {
-	if s.TargetMet == nil {
-		return ""
-	}
-	verdict := "ok"
-	if !*s.TargetMet {
-		verdict = "MISSED"
-	}
-	if p, ok := results.Number(s.Details["ips_pct_of_target"]); ok {
-		return fmt.Sprintf("%s %.1f%%", verdict, p)
-	}
-	return verdict
 }
 
 // plural names a count of an operation: inserts, queries, indexes.

@@ -530,7 +530,7 @@ func (r *Report) ThroughputTable() Table {
 				c = units.Num(secs)
 			}
 			if tm := sr.Rows[i].TargetMet; tm != nil && !*tm && sr.Rows[i].Status != StatusNotRun {
-				c += " SLA✗"
+				c += figure.MissedMark
 				missed = true
 			}
 			line = append(line, c)

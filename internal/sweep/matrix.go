@@ -115,7 +115,7 @@ func readRun(dir, step string) cellFigures {
 		return cellFigures{status: notRun}
 	}
 	f := cellFigures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile,
-		slaMissed: s.TargetMet != nil && !*s.TargetMet, values: map[string]figure.Value{},
+		slaMissed: figure.TargetOf(s).Missed(), values: map[string]figure.Value{},
 		dbDir: s.Metrics != nil && s.Metrics.DiskSource == results.DiskDatabaseDir}
 	if !s.Complete {
 		f.status = "incomplete"
@@ -193,7 +193,7 @@ func Tables(dir string, s *Spec) []table.Table {
 						cell += " (incomplete)"
 					}
 					if f.slaMissed {
-						cell += " SLA✗"
+						cell += figure.MissedMark
 						slaNote = true
 					}
 					dbDir = dbDir || f.dbDir
