@@ -78,12 +78,12 @@ func (r *Report) efficiencyChart() (*Chart, error) {
 	for _, sr := range r.Steps {
 		base := sr.Rows[r.Base]
 		for _, k := range effKeys {
-			l := ratioLine{label: sr.Name + " " + k.Header}
+			l := ratioLine{label: sr.Name + " " + figure.Must(k).Name()}
 			for i, row := range sr.Rows {
 				if i == r.Base {
 					continue
 				}
-				if p, ok := ratioOf(row, base, k.Key); ok {
+				if p, ok := ratioOf(row, base, k); ok {
 					p.run = i
 					l.points = append(l.points, p)
 				}

@@ -48,12 +48,12 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"step", "status", "secs", "main"}
 	for _, spec := range shown {
-		head = append(head, plural(spec.Name), fmt.Sprintf("%s.av(%s)", spec.RateName(), spec.UnitLabel()))
+		head = append(head, plural(spec.Name), figure.Header(figure.RateAvg, spec, pct))
 		if heads[spec.Name] {
-			head = append(head, fmt.Sprintf("%s.%s(%s)", spec.RateName(), pctLabel(pct), spec.UnitLabel()))
+			head = append(head, figure.Header(figure.RatePct, spec, pct))
 		}
 	}
-	head = append(head, "p99(ms)", "max(ms)", "errors")
+	head = append(head, figure.Header(figure.P99Ms, measure.OpSpec{}, pct), figure.Header(figure.MaxMs, measure.OpSpec{}, pct), "errors")
 	sla := false
 	for _, s := range b.Steps {
 		sla = sla || figure.TargetOf(s).Set
@@ -75,18 +75,18 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 			case o == nil:
 				line = append(line, "", "")
 			default:
-				line = append(line, fmt.Sprint(o.Done()), units.FixedOr(o.RateAvg, 0, ""))
+				line = append(line, fmt.Sprint(o.Done()), fixedOr(figure.RateAvg, o.RateAvg))
 			}
 			if heads[spec.Name] {
 				if o != nil && spec.Name == s.MainOp {
-					line = append(line, units.FixedOr(o.RatePct, 0, ""))
+					line = append(line, fixedOr(figure.RatePct, o.RatePct))
 				} else {
 					line = append(line, "")
 				}
 			}
 		}
 		lat := s.Latency[s.MainOp]
-		line = append(line, units.MillisOfMicros(lat.P99), units.MillisOfMicros(lat.Max), fmt.Sprint(s.Errors))
+		line = append(line, figure.Must(figure.P99Ms).Fixed(float64(lat.P99)/1000), figure.Must(figure.MaxMs).Fixed(float64(lat.Max)/1000), fmt.Sprint(s.Errors))
 		if sla {
 			line = append(line, figure.TargetOf(s).Cell())
 		}
@@ -107,6 +107,15 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 			fmt.Fprintf(w, "%s: %s.\n", name, retriesText(n))
 		}
 	}
+}
+
+// fixedOr prints *v as figure key's fixed format (Figure.Fixed), "" when
+// v is nil.
+func fixedOr(key string, v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return figure.Must(key).Fixed(*v)
 }
 
 // plural names a count of an operation: inserts, queries, indexes.

@@ -30,38 +30,43 @@ type column struct {
 	Optional bool
 }
 
-// columnsFor returns a step table's columns, labelled by its operations:
-// write steps show the headline operation R's rate and its per-unit costs
-// (IPS.av, CPU/i, wKB/i ... for inserts); query steps show the writers' W
-// rate and KB written beside the reads' rate and costs.
+// columnsFor returns a step table's columns, headed by the catalogue
+// (figure.Header) for its operations: write steps show the headline
+// operation R's rate and its per-unit costs (IPS.av, CPU/i, wKB/i ... for
+// inserts); query steps show the writers' W rate and KB written beside the
+// reads' rate and costs.
 func columnsFor(sr *StepReport, clientApart bool) []column {
 	r := sr.Rate
-	rate := func(spec measure.OpSpec, key, stat string) column {
-		return column{Header: fmt.Sprintf("%s.%s(%s)", spec.RateName(), stat, spec.UnitLabel()), Key: key}
-	}
-	pct := pctLabel(sr.Percentile)
-	per := func(label string, spec measure.OpSpec, key string) column {
-		return column{Header: label + "/" + spec.PerLabel(), Key: key}
-	}
-	maxCol := column{"max(ms)", figure.MaxMs, false}
-	flushes := per("fl", r, figure.FlushesPerOp)
-	flushes.Optional = true
-	if sr.Kind == KindQuery {
-		var cols []column
-		if sr.Write.Name != "" {
-			w := sr.Write
-			cols = append(cols, rate(w, figure.WriteRateAvg, "av"), rate(w, figure.WriteRatePct, pct), per("wKB", w, figure.WKBPerWrite))
+	maxCol := stepColumn(figure.MaxMs, r, sr.Percentile, false)
+	flushes := stepColumn(figure.FlushesPerOp, r, sr.Percentile, true)
+	cols := func(op measure.OpSpec, keys ...string) []column {
+		out := make([]column, len(keys))
+		for i, k := range keys {
+			out[i] = stepColumn(k, op, sr.Percentile, false)
 		}
-		cols = append(cols, rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct), per("rKB", r, figure.RKBPerOp))
-		cols = append(cols, cpuColumns(r, clientApart)...)
-		return append(cols, flushes, maxCol)
+		return out
 	}
-	cols := []column{rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct)}
-	cols = append(cols, cpuColumns(r, clientApart)...)
-	return append(cols,
-		per("wKB", r, figure.WKBPerOp), per("rKB", r, figure.RKBPerOp), per("r", r, figure.ReadsPerOp), flushes,
-		column{Header: "disk(GB)", Key: figure.DiskGB}, column{Header: "live(GB)", Key: figure.LiveGB}, column{Header: "PSS(GB)", Key: figure.PSSGB}, maxCol,
-	)
+	if sr.Kind == KindQuery {
+		var out []column
+		if sr.Write.Name != "" {
+			out = append(out, cols(sr.Write, figure.WriteRateAvg, figure.WriteRatePct, figure.WKBPerWrite)...)
+		}
+		out = append(out, cols(r, figure.RateAvg, figure.RatePct, figure.RKBPerOp)...)
+		out = append(out, cpuColumns(r, clientApart)...)
+		return append(out, flushes, maxCol)
+	}
+	out := cols(r, figure.RateAvg, figure.RatePct)
+	out = append(out, cpuColumns(r, clientApart)...)
+	out = append(out, cols(r, figure.WKBPerOp, figure.RKBPerOp, figure.ReadsPerOp)...)
+	out = append(out, flushes)
+	out = append(out, cols(r, figure.DiskGB, figure.LiveGB, figure.PSSGB)...)
+	return append(out, maxCol)
+}
+
+// stepColumn is the column of figure key of operation op, headed as the
+// catalogue heads it.
+func stepColumn(key string, op measure.OpSpec, pct float64, optional bool) column {
+	return column{Header: figure.Header(key, op, pct), Key: key, Optional: optional}
 }
 
 // cpuColumns are the CPU columns of a step table: the measured processes'
@@ -69,12 +74,12 @@ func columnsFor(sr *StepReport, clientApart bool) []column {
 // the client apart (a server engine), the client's and its system part.
 func cpuColumns(r measure.OpSpec, clientApart bool) []column {
 	cols := []column{
-		{Header: "CPU/" + r.PerLabel() + "(µs)", Key: figure.CPUPerOp},
-		{"usr/" + r.PerLabel(), figure.CPUUserPerOp, true},
-		{"sys/" + r.PerLabel(), figure.CPUSysPerOp, true},
+		stepColumn(figure.CPUPerOp, r, 0, false),
+		stepColumn(figure.CPUUserPerOp, r, 0, true),
+		stepColumn(figure.CPUSysPerOp, r, 0, true),
 	}
 	if clientApart {
-		cols = append(cols, column{"cli/" + r.PerLabel() + "(µs)", figure.ClientPerOp, true}, column{"cli.sys/" + r.PerLabel(), figure.ClientSysOp, true})
+		cols = append(cols, stepColumn(figure.ClientPerOp, r, 0, true), stepColumn(figure.ClientSysOp, r, 0, true))
 	}
 	return cols
 }
@@ -129,7 +134,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	if r.Repeated() {
 		// p99 is a headline figure of a repeated run (it has its interval);
 		// a single run's p99 is in the summary and the charts.
-		cols = append(cols[:len(cols)-1:len(cols)-1], column{Header: "p99(ms)", Key: "p99_ms"}, cols[len(cols)-1])
+		cols = append(cols[:len(cols)-1:len(cols)-1], stepColumn(figure.P99Ms, sr.Rate, sr.Percentile, false), cols[len(cols)-1])
 	}
 	targetKey := figure.RateAvg
 	if sr.Kind == KindQuery && sr.Write.Name != "" {
@@ -169,7 +174,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 				continue
 			}
 			v, rv := row.Values[c.Key], row.Ratios[c.Key]
-			t := v.Text(units.Num)
+			t := v.Text(figure.Must(c.Key).Format)
 			if c.Key == targetKey && row.TargetMet != nil && !*row.TargetMet {
 				t += "!"
 				missed = true
@@ -669,10 +674,9 @@ func actionSeconds(row *Row, sr *StepReport) (float64, bool) {
 	return st.Seconds, true
 }
 
-// effKeys are the per-operation efficiency figures the summary compares.
-var effKeys = []struct{ Header, Key string }{
-	{"CPU/op", figure.CPUPerOp}, {"wKB/op", figure.WKBPerOp}, {"rKB/op", figure.RKBPerOp}, {"live size", figure.LiveGB},
-}
+// effKeys are the per-operation efficiency figures the summary compares,
+// each named by the catalogue (figure.Figure.Name).
+var effKeys = []string{figure.CPUPerOp, figure.WKBPerOp, figure.RKBPerOp, figure.LiveGB}
 
 // EfficiencyTable follows the relative rates: each step's cost per unit of
 // its headline operation (CPU µs, KB written and read) and the database
@@ -688,7 +692,7 @@ func (r *Report) EfficiencyTable() Table {
 			continue
 		}
 		for _, k := range effKeys {
-			t.Headers = append(t.Headers, fmt.Sprintf("#%d %s", run.Num, k.Header))
+			t.Headers = append(t.Headers, fmt.Sprintf("#%d %s", run.Num, figure.Must(k).Name()))
 			t.Right = append(t.Right, true)
 		}
 	}
@@ -699,7 +703,7 @@ func (r *Report) EfficiencyTable() Table {
 				continue
 			}
 			for _, k := range effKeys {
-				line = append(line, ratioCell(row, k.Key, false))
+				line = append(line, ratioCell(row, k, false))
 			}
 		}
 		t.Rows = append(t.Rows, line)
