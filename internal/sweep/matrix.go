@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"rumbench/internal/figure"
+	"rumbench/internal/measure"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/stats"
@@ -38,6 +39,24 @@ type cellFigures struct {
 // matrixKeys are the catalogued figures the matrices show: the main
 // operation's rates and costs, and the sizes at step end.
 var matrixKeys = []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB, figure.ReadsPerOp, figure.WKBPerOp}
+
+// cellKeys are the figures of a cell of the main matrix, joined by "-":
+// the insert rate (ipsAvg), its percentile (ipsP) and the sizes.
+var cellKeys = []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB}
+
+// sizeHeads are the sizes' headings as the catalogue heads them:
+// disk(GB)-live(GB)-PSS(GB).
+func sizeHeads() string {
+	var h []string
+	for _, k := range cellKeys[2:] {
+		h = append(h, figure.Header(k, measure.OpSpec{}, 0))
+	}
+	return strings.Join(h, "-")
+}
+
+// text prints figure key's value as the catalogue does, n/a when it is
+// unavailable.
+func (f cellFigures) text(key string) string { return f.values[key].Text(figure.Must(key).Format) }
 
 // readFigures reads one engine's figures of a cell, dir = <cell>/<engine>;
 // in a repeated sweep the medians over <cell>/rep-*/<engine> of the
@@ -167,7 +186,7 @@ func Tables(dir string, s *Spec) []table.Table {
 				right = append(right, true)
 			}
 			where := fmt.Sprintf("%s, pad %d B, %d client(s)", step, p, c)
-			abs := table.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk(GB)-live(GB)-PSS(GB), " + where, Headers: head, Right: right}
+			abs := table.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-" + sizeHeads() + ", " + where, Headers: head, Right: right}
 			rel := table.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
 			rpi := table.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
 			wpi := table.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
@@ -185,8 +204,8 @@ func Tables(dir string, s *Spec) []table.Table {
 						continue
 					}
 					var parts []string
-					for _, k := range []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB} {
-						parts = append(parts, f.values[k].Text(units.Num))
+					for _, k := range cellKeys {
+						parts = append(parts, f.text(k))
 					}
 					cell := strings.Join(parts, "-")
 					if !f.ok {
@@ -203,8 +222,8 @@ func Tables(dir string, s *Spec) []table.Table {
 					} else {
 						r = append(r, ratioCell(f, base, figure.RateAvg))
 					}
-					ri = append(ri, f.values[figure.ReadsPerOp].Text(units.Num))
-					wi = append(wi, f.values[figure.WKBPerOp].Text(units.Num))
+					ri = append(ri, f.text(figure.ReadsPerOp))
+					wi = append(wi, f.text(figure.WKBPerOp))
 				}
 				abs.Rows, rel.Rows, rpi.Rows, wpi.Rows = append(abs.Rows, a), append(rel.Rows, r), append(rpi.Rows, ri), append(wpi.Rows, wi)
 			}
@@ -316,7 +335,7 @@ func CompareTables(dir string, s *Spec, baseDir string) []table.Table {
 						continue
 					}
 					var parts []string
-					for _, k := range []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB} {
+					for _, k := range cellKeys {
 						parts = append(parts, ratioCell(cur, old, k))
 					}
 					a = append(a, strings.Join(parts, "-"))
