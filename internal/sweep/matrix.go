@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rumbench/internal/chart"
 	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/report"
@@ -371,18 +372,18 @@ func CompareMarkdown(w io.Writer, dir string, s *Spec, baseDir string) error {
 // SummaryCharts draws, per row size and client count, the insert rate
 // (ipsAvg of the matrix step) against the number of secondary indexes, one
 // line per engine.
-func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
+func SummaryCharts(dir string, s *Spec) ([]chart.Chart, error) {
 	step := s.MatrixStep()
 	var xs []float64
 	for _, k := range s.Indexes {
 		xs = append(xs, float64(k))
 	}
-	var out []report.Chart
+	var out []chart.Chart
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
-			var series []report.Series
+			var series []chart.Series
 			for _, e := range s.Engines {
-				sr := report.Series{Name: e, X: xs}
+				sr := chart.Series{Name: e, X: xs}
 				for _, k := range s.Indexes {
 					f := readFigures(filepath.Join(dir, Cell{Indexes: k, Pad: p, Clients: c}.Name(), e), step)
 					y, lo, hi := math.NaN(), math.NaN(), math.NaN()
@@ -400,7 +401,7 @@ func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
 			if s.Reps() > 1 {
 				title += fmt.Sprintf(": medians of %d runs, bars 95%% CI (min–max below 6 runs)", s.Reps())
 			}
-			ch, err := report.LineChart(title, "secondary indexes", "inserted rows/s (ipsAvg)", xs, series)
+			ch, err := chart.Lines(title, "secondary indexes", "inserted rows/s (ipsAvg)", xs, series, units.Eng)
 			if err != nil {
 				return nil, err
 			}
