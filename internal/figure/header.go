@@ -96,3 +96,31 @@ func Must(key string) *Figure {
 	}
 	return f
 }
+
+// Side names the better side of a ratio (run / base) of a figure that
+// improves this way: higher where more is better, lower where less is, ""
+// for a figure that is neither (Side("above 1", "below 1")).
+func (b Better) Side(higher, lower string) string {
+	switch b {
+	case Higher:
+		return higher
+	case Lower:
+		return lower
+	}
+	return ""
+}
+
+// Direction is the way the figures of keys improve when they all agree,
+// Neither when they do not (a view that compares them in one table says
+// which side of 1 is better only when they agree).
+func Direction(keys ...string) Better {
+	d := Neither
+	for i, k := range keys {
+		b := Must(k).Better
+		if i > 0 && b != d {
+			return Neither
+		}
+		d = b
+	}
+	return d
+}

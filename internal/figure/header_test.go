@@ -64,3 +64,15 @@ func TestFixedFormats(t *testing.T) {
 		t.Errorf("disk %q, want %q", got, want)
 	}
 }
+
+func TestBetterSideAndDirection(t *testing.T) {
+	if got := Must(RateAvg).Better.Side("above 1", "below 1"); got != "above 1" {
+		t.Errorf("rate: %q", got)
+	}
+	if got := Direction(CPUPerOp, WKBPerOp, RKBPerOp, LiveGB).Side("above 1", "below 1"); got != "below 1" {
+		t.Errorf("costs: %q", got)
+	}
+	if got := Direction(RateAvg, CPUPerOp); got != Neither {
+		t.Errorf("a rate and a cost agree: %v", got)
+	}
+}

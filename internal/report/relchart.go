@@ -67,7 +67,7 @@ func (r *Report) relativeChart() (*Chart, error) {
 		}
 		lines = append(lines, l)
 	}
-	title := fmt.Sprintf("headline rate of each step relative to base %s (log scale; right of 1 is faster)", runName(r.Runs[r.Base]))
+	title := fmt.Sprintf("headline rate of each step relative to base %s (log scale; %s is faster)", runName(r.Runs[r.Base]), figure.Must(figure.RateAvg).Better.Side("right of 1", "left of 1"))
 	return r.ratioChart(title, "run / base", lines)
 }
 
@@ -94,7 +94,7 @@ func (r *Report) efficiencyChart() (*Chart, error) {
 			}
 		}
 	}
-	title := fmt.Sprintf("efficiency per operation relative to base %s (log scale; left of 1 is cheaper)", runName(r.Runs[r.Base]))
+	title := fmt.Sprintf("efficiency per operation relative to base %s (log scale; %s is cheaper)", runName(r.Runs[r.Base]), figure.Direction(effKeys...).Side("right of 1", "left of 1"))
 	return r.ratioChart(title, "run / base", lines)
 }
 

@@ -629,7 +629,7 @@ func pctLabel(p float64) string {
 // test's mark for repeated runs.
 func (r *Report) RelativeTable() Table {
 	base := r.Runs[r.Base]
-	t := Table{Title: fmt.Sprintf("headline rate relative to base %s (run / base: above 1 is faster)", runName(base))}
+	t := Table{Title: fmt.Sprintf("headline rate relative to base %s (run / base: %s is faster)", runName(base), figure.Must(figure.RateAvg).Better.Side("above 1", "below 1"))}
 	t.Headers = []string{"run"}
 	t.Right = []bool{false}
 	var actions []string
@@ -684,7 +684,7 @@ var effKeys = []string{figure.CPUPerOp, figure.WKBPerOp, figure.RKBPerOp, figure
 // step, a column per figure per run other than the base.
 func (r *Report) EfficiencyTable() Table {
 	base := r.Runs[r.Base]
-	t := Table{Title: fmt.Sprintf("efficiency per operation relative to base %s (run / base: below 1 is cheaper)", runName(base))}
+	t := Table{Title: fmt.Sprintf("efficiency per operation relative to base %s (run / base: %s is cheaper)", runName(base), figure.Direction(effKeys...).Side("above 1", "below 1"))}
 	t.Headers = []string{"step"}
 	t.Right = []bool{false}
 	for i, run := range r.Runs {
