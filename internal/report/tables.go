@@ -332,7 +332,7 @@ func missedNote(row *Row, sr *StepReport) string {
 		return fmt.Sprintf("! %s missed its %s rate target", runName(row.Run), w.Name)
 	}
 	return fmt.Sprintf("! %s missed its %s rate target of %s %s: %s %s (%+.1f%%)",
-		runName(row.Run), w.Name, units.Num(row.IPSTarget.V), w.UnitLabel(), units.Num(v.V), w.UnitLabel(), (v.V/row.IPSTarget.V-1)*100)
+		runName(row.Run), w.Name, figure.Must(key).Format(row.IPSTarget.V), w.UnitLabel(), figure.Must(key).Format(v.V), w.UnitLabel(), (v.V/row.IPSTarget.V-1)*100)
 }
 
 // RunsTable lists the runs: what --base numbers mean.
@@ -562,10 +562,10 @@ func throughputCell(row *Row, sr *StepReport) string {
 		return StatusNotRun
 	case StatusIncomplete:
 		v, _ := row.Throughput(sr)
-		return v.Text(units.Num) + " (incomplete)"
+		return v.Text(figure.Must(figure.RateAvg).Format) + " (incomplete)"
 	}
 	v, _ := row.Throughput(sr)
-	return v.Text(units.Num)
+	return v.Text(figure.Must(figure.RateAvg).Format)
 }
 
 // StallsTable lists every operation of every step of every run that
