@@ -616,14 +616,6 @@ func (r *Report) Title() string {
 	return "rumbench report: " + strings.Join(names, " vs ")
 }
 
-// pctLabel names a rate percentile in a column header: 99 → "99".
-func pctLabel(p float64) string {
-	if p <= 0 {
-		p = 99
-	}
-	return units.Plain(p)
-}
-
 // RelativeTable leads the report: each step's headline rate relative to the
 // base run (run / base, above 1 is faster), a row per run, with the U
 // test's mark for repeated runs.
