@@ -108,10 +108,10 @@ func (r *Report) CSV(w io.Writer) error {
 				rec = append(rec, csvNum(row.Values[k]))
 			}
 			tm := ""
-			if row.TargetMet != nil {
-				tm = strconv.FormatBool(*row.TargetMet)
+			if row.Target.Set {
+				tm = strconv.FormatBool(row.Target.Met)
 			}
-			rec = append(rec, csvNum(row.IPSTarget), tm)
+			rec = append(rec, csvNum(row.Target.Rate), tm)
 			if st := row.Stalls[row.RateOp]; st != nil {
 				rec = append(rec, strconv.Itoa(st.Count), csvNum(figure.Known(st.Seconds)), csvNum(figure.Known(st.LongestS)))
 			} else {
@@ -216,7 +216,7 @@ func (r *Report) JSON(w io.Writer) error {
 		for _, row := range sr.Rows {
 			jr := jsonRow{Run: row.Run.Num, Label: row.Run.Label, Status: row.Status, Error: row.Error,
 				MainOp: row.MainOp, RateOp: row.RateOp, WriteOp: row.WriteOp, Values: map[string]jsonValue{}, VsBase: map[string]jsonValue{},
-				Stalls: row.Stalls, IPSTarget: jsonValue(row.IPSTarget), TargetMet: row.TargetMet,
+				Stalls: row.Stalls, IPSTarget: jsonValue(row.Target.Rate), TargetMet: targetMet(row.Target),
 				Stats: row.Stats, VsBaseTest: row.Cmp}
 			if row.Stats != nil {
 				jr.MedianRep = row.B.Dir
@@ -244,4 +244,12 @@ func unitMap() map[string]string {
 		m[f.Key] = f.Desc
 	}
 	return m
+}
+
+// targetMet is a step's target verdict as JSON: null without a target.
+func targetMet(t figure.Target) *bool {
+	if !t.Set {
+		return nil
+	}
+	return &t.Met
 }

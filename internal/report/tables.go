@@ -175,7 +175,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			}
 			v, rv := row.Values[c.Key], row.Ratios[c.Key]
 			t := v.Text(figure.Must(c.Key).Format)
-			if c.Key == targetKey && row.TargetMet != nil && !*row.TargetMet {
+			if c.Key == targetKey && row.Target.Missed() {
 				t += "!"
 				missed = true
 			}
@@ -228,7 +228,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	}
 	if missed {
 		for _, row := range sr.Rows {
-			if row.TargetMet != nil && !*row.TargetMet {
+			if row.Target.Missed() {
 				abs.Notes = append(abs.Notes, missedNote(row, sr))
 			}
 		}
@@ -328,11 +328,12 @@ func missedNote(row *Row, sr *StepReport) string {
 		w, key = sr.Write, figure.WriteRateAvg
 	}
 	v := row.Values[key]
-	if !row.IPSTarget.OK || row.IPSTarget.V == 0 || !v.OK {
+	target := row.Target.Rate
+	if !target.OK || target.V == 0 || !v.OK {
 		return fmt.Sprintf("! %s missed its %s rate target", runName(row.Run), w.Name)
 	}
 	return fmt.Sprintf("! %s missed its %s rate target of %s %s: %s %s (%+.1f%%)",
-		runName(row.Run), w.Name, figure.Must(key).Format(row.IPSTarget.V), w.UnitLabel(), figure.Must(key).Format(v.V), w.UnitLabel(), (v.V/row.IPSTarget.V-1)*100)
+		runName(row.Run), w.Name, figure.Must(key).Format(target.V), w.UnitLabel(), figure.Must(key).Format(v.V), w.UnitLabel(), (v.V/target.V-1)*100)
 }
 
 // RunsTable lists the runs: what --base numbers mean.
@@ -534,7 +535,7 @@ func (r *Report) ThroughputTable() Table {
 			if secs, ok := actionSeconds(sr.Rows[i], sr); ok && oneAction(sr) && sr.Rows[i].Status != StatusNotRun {
 				c = units.Num(secs)
 			}
-			if tm := sr.Rows[i].TargetMet; tm != nil && !*tm && sr.Rows[i].Status != StatusNotRun {
+			if sr.Rows[i].Target.Missed() && sr.Rows[i].Status != StatusNotRun {
 				c += figure.MissedMark
 				missed = true
 			}
