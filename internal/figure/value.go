@@ -1,8 +1,10 @@
 // Package figure is the catalogue of the figures rumbench reports of a
-// step: each one's key (the CSV and JSON column), unit, which direction is
-// better, how it is printed, whether it adds up across parts of a run, and
-// how it is read from a step summary. The report, the sweep matrices, the
-// workloads' own tables and the results history all read figures here.
+// step: each one's key (the CSV and JSON column), column heading, unit,
+// which direction is better, how it is printed, whether it adds up across
+// parts of a run, and how it is read from a step summary; and a step's
+// writers' SLA verdict (Target). The report, the run's live lines and step
+// summary, the sweep matrices, the workloads' own tables and the results
+// history all read figures here.
 package figure
 
 import (

@@ -1,112 +1,38 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
 	"sort"
-	"strings"
 
+	"rumbench/internal/chart"
 	"rumbench/internal/measure"
 	"rumbench/internal/units"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// palette gives each run the same colour in every chart (Tableau 10).
-var palette = []color.RGBA{
-	{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff}, {0x76, 0xb7, 0xb2, 0xff},
-	{0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff}, {0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff},
-	{0x9c, 0x75, 0x5f, 0xff}, {0xba, 0xb0, 0xac, 0xff},
+// Chart is one rendered SVG chart (the toolkit's, internal/chart).
+type Chart = chart.Chart
+
+// Series is one line of a LineChart.
+type Series = chart.Series
+
+// LineChart draws one line with point markers per series (in the report's
+// run colours), x ticks at xticks, labelled in engineering notation (see
+// chart.Lines). It returns nil when there are fewer than 3 points in all.
+func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) (*Chart, error) {
+	return chart.Lines(title, xlabel, ylabel, xticks, series, units.Eng)
 }
 
-func runColor(i int) color.RGBA { return palette[i%len(palette)] }
-
-func faded(c color.RGBA, a uint8) color.NRGBA { return color.NRGBA{R: c.R, G: c.G, B: c.B, A: a} }
-
-// Chart is one rendered SVG chart.
-type Chart struct {
-	Title string
-	SVG   string
-}
-
-const (
-	chartW  = 720 // pt
-	chartH  = 250
-	legendL = 15 // legend line height, pt
-)
-
-var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
-
-// newPlot returns a plot in the report's style: sans-serif text, grid.
+// newPlot returns a plot in the report's style, its ticks labelled in
+// engineering notation.
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.TextStyle.Font = font.From(sans, 12)
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = font.From(sans, 10)
-		a.Tick.Label.Font = font.From(sans, 9)
-		a.Tick.Marker = engTicks{plot.DefaultTicks{}}
-	}
-	p.Add(plotter.NewGrid())
-	return p
-}
-
-// legendEntry is one line of a chart's legend.
-type legendEntry struct {
-	name   string
-	thumbs []plot.Thumbnailer
-}
-
-// renderSVG draws p with its legend below it and returns the SVG element.
-// gonum panics on some degenerate inputs; a chart that cannot be drawn
-// becomes an error, not a crash.
-func renderSVG(p *plot.Plot, w, h vg.Length, entries []legendEntry) (svg string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("draw chart %q: %v", p.Title.Text, r)
-		}
-	}()
-	legH := vg.Length(0)
-	if len(entries) > 0 {
-		legH = vg.Length(len(entries)*(legendL+3) + 8)
-	}
-	c := vgsvg.New(w, h+legH)
-	dc := draw.New(c)
-	p.Draw(draw.Crop(dc, 0, 0, legH, 0))
-	if len(entries) > 0 {
-		leg := plot.NewLegend()
-		leg.TextStyle.Font = font.From(sans, 10)
-		leg.Top, leg.Left = true, true
-		leg.XOffs = 40
-		leg.Padding = vg.Points(3)
-		for _, e := range entries {
-			leg.Add(e.name, e.thumbs...)
-		}
-		leg.Draw(draw.Crop(dc, 0, 0, 0, -(h + 4)))
-	}
-	var buf bytes.Buffer
-	if _, err := c.WriteTo(&buf); err != nil {
-		return "", fmt.Errorf("write chart %q: %w", p.Title.Text, err)
-	}
-	return inlineSVG(buf.String()), nil
-}
-
-// inlineSVG strips the XML prolog so the SVG can sit inside HTML, and lets
-// CSS scale it to the page width.
-func inlineSVG(s string) string {
-	if i := strings.Index(s, "<svg"); i >= 0 {
-		s = s[i:]
-	}
-	return strings.Replace(s, "<svg ", `<svg class="chart" role="img" `, 1)
+	return chart.NewPlot(title, xlabel, ylabel, units.Eng)
 }
 
 // stepCharts draws a step's interval charts: the throughput of each
@@ -253,7 +179,7 @@ func medianRate(pts []IntervalPoint) float64 {
 func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, error) {
 	title := fmt.Sprintf("%s: %s per interval", sr.Name, spec.Name)
 	p := newPlot(title, "seconds since step start", spec.UnitLabel())
-	var entries []legendEntry
+	var entries []chart.LegendEntry
 	var bands []*plotter.Polygon
 	ymax, stalls, points := 0.0, false, 0
 	var medians []float64
@@ -308,7 +234,7 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: %w", title, err)
 		}
-		l.Color = runColor(i)
+		l.Color = chart.Color(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
 		thumbs := []plot.Thumbnailer{l}
@@ -318,12 +244,12 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 			if err != nil {
 				return nil, fmt.Errorf("chart %s: %w", title, err)
 			}
-			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+			s.GlyphStyle = draw.GlyphStyle{Color: chart.Color(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 			p.Add(s)
 		}
 		for _, pt := range pts {
 			if pt.Stalled {
-				bands = append(bands, stallBand(pt, runColor(i)))
+				bands = append(bands, stallBand(pt, chart.Color(i)))
 			}
 		}
 		if len(stalled) > 0 {
@@ -332,16 +258,16 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 			if err != nil {
 				return nil, fmt.Errorf("chart %s: %w", title, err)
 			}
-			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+			s.GlyphStyle = draw.GlyphStyle{Color: chart.Color(i), Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
 			p.Add(s)
 		}
 		name := runName(sr.Rows[i].Run)
 		if faint > 0 {
 			name += fmt.Sprintf(" (median repetition; %d others faint)", faint)
 		}
-		entries = append(entries, legendEntry{name: name, thumbs: thumbs})
+		entries = append(entries, chart.LegendEntry{Name: name, Thumbs: thumbs})
 	}
-	if len(entries) == 0 || points < minChartPoints {
+	if len(entries) == 0 || points < chart.MinPoints {
 		return nil, nil
 	}
 	top := ymax * 1.08
@@ -360,7 +286,7 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 		p.Add(b)
 	}
 	if stalls {
-		entries = append(entries, legendEntry{name: "stalled interval (shaded, ×): rate < 50% of the step median, or none", thumbs: []plot.Thumbnailer{stallThumb{}}})
+		entries = append(entries, chart.LegendEntry{Name: "stalled interval (shaded, ×): rate < 50% of the step median, or none", Thumbs: []plot.Thumbnailer{stallThumb{}}})
 	}
 	// Time starts at the step's start, so the first interval's band shows.
 	p.X.Min = 0
@@ -373,7 +299,7 @@ func (r *Report) throughputChart(sr *StepReport, spec measure.OpSpec) (*Chart, e
 	if g := groupOf(sr, spec); g > 1 {
 		p.Title.Text += fmt.Sprintf(" — over windows of %d intervals, each holding whole batches", g)
 	}
-	svg, err := renderSVG(p, chartW, chartH, entries)
+	svg, err := chart.Render(p, chart.Width, chart.Height, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +344,7 @@ func addFaintReps(p *plot.Plot, sr *StepReport, i int, spec measure.OpSpec, y fu
 		if err != nil {
 			return 0, lo, hi, err
 		}
-		l.Color = faded(runColor(i), 70)
+		l.Color = chart.Faded(chart.Color(i), 70)
 		l.Width = vg.Points(0.8)
 		p.Add(l)
 		n++
@@ -433,7 +359,7 @@ func stallBand(pt IntervalPoint, c color.RGBA) *plotter.Polygon {
 	if err != nil {
 		return &plotter.Polygon{}
 	}
-	poly.Color = faded(c, 50)
+	poly.Color = chart.Faded(c, 50)
 	poly.LineStyle.Width = 0
 	return poly
 }
@@ -461,7 +387,7 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 	}
 	title := fmt.Sprintf("%s: %s latency per interval, p99 (solid) and max (dashed)", sr.Name, op)
 	p := newPlot(title, "seconds since step start", "ms (log scale)")
-	var entries []legendEntry
+	var entries []chart.LegendEntry
 	lo, hi, points := math.Inf(1), 0.0, 0
 	// Log axes cannot show 0: sub-resolution latencies sit at the floor.
 	const floor = 0.001
@@ -499,9 +425,9 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 			if err != nil {
 				return nil, fmt.Errorf("chart %s: %w", title, err)
 			}
-			l.Color = runColor(i)
+			l.Color = chart.Color(i)
 			l.Width = vg.Points(1.5)
-			s.GlyphStyle = draw.GlyphStyle{Color: runColor(i), Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
+			s.GlyphStyle = draw.GlyphStyle{Color: chart.Color(i), Radius: vg.Points(1.5), Shape: draw.CircleGlyph{}}
 			if k == 1 {
 				l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 			}
@@ -512,9 +438,9 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 		if faint > 0 {
 			name += fmt.Sprintf(" (median repetition; %d others' p99 faint)", faint)
 		}
-		entries = append(entries, legendEntry{name: name, thumbs: thumbs[:1]})
+		entries = append(entries, chart.LegendEntry{Name: name, Thumbs: thumbs[:1]})
 	}
-	if len(entries) == 0 || points < minChartPoints {
+	if len(entries) == 0 || points < chart.MinPoints {
 		return nil, nil
 	}
 	p.Y.Scale = plot.LogScale{}
@@ -522,91 +448,7 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 	p.X.Min = 0
 	p.Y.Min = lo / 2
 	p.Y.Max = math.Max(hi*2, p.Y.Min*10)
-	svg, err := renderSVG(p, chartW, chartH, entries)
-	if err != nil {
-		return nil, err
-	}
-	return &Chart{Title: title, SVG: svg}, nil
-}
-
-// errorPoints are points with error bars.
-type errorPoints struct {
-	plotter.XYs
-	plotter.XErrors
-}
-
-type yErrorPoints struct {
-	plotter.XYs
-	plotter.YErrors
-}
-
-// Series is one line of a LineChart. Lo and Hi, when set, bound each point
-// (an error bar; NaN for none).
-type Series struct {
-	Name   string
-	X, Y   []float64
-	Lo, Hi []float64
-}
-
-// LineChart draws one line with point markers per series (in the report's
-// run colours), x ticks at xticks. Missing points are left out of a line.
-// It returns nil when there are fewer than 3 points in all.
-func LineChart(title, xlabel, ylabel string, xticks []float64, series []Series) (*Chart, error) {
-	p := newPlot(title, xlabel, ylabel)
-	var entries []legendEntry
-	ymax, points := 0.0, 0
-	for i, s := range series {
-		var pts plotter.XYs
-		for j := range s.X {
-			if j < len(s.Y) && !math.IsNaN(s.Y[j]) {
-				pts = append(pts, plotter.XY{X: s.X[j], Y: s.Y[j]})
-				ymax = math.Max(ymax, s.Y[j])
-			}
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		points += len(pts)
-		l, sc, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return nil, fmt.Errorf("chart %s: %w", title, err)
-		}
-		c := runColor(i)
-		l.Color, l.Width = c, vg.Points(1.5)
-		sc.Color, sc.Shape, sc.Radius = c, draw.CircleGlyph{}, vg.Points(3)
-		p.Add(l, sc)
-		var ebs yErrorPoints
-		for j := range s.X {
-			if j < len(s.Lo) && j < len(s.Hi) && j < len(s.Y) && !math.IsNaN(s.Y[j]) && !math.IsNaN(s.Lo[j]) && !math.IsNaN(s.Hi[j]) {
-				ebs.XYs = append(ebs.XYs, plotter.XY{X: s.X[j], Y: s.Y[j]})
-				ebs.YErrors = append(ebs.YErrors, struct{ Low, High float64 }{s.Y[j] - s.Lo[j], s.Hi[j] - s.Y[j]})
-				ymax = math.Max(ymax, s.Hi[j])
-			}
-		}
-		if len(ebs.XYs) > 0 {
-			eb, err := plotter.NewYErrorBars(ebs)
-			if err != nil {
-				return nil, fmt.Errorf("chart %s: %w", title, err)
-			}
-			eb.Color, eb.Width = c, vg.Points(1.2)
-			p.Add(eb)
-		}
-		entries = append(entries, legendEntry{name: s.Name, thumbs: []plot.Thumbnailer{l, sc}})
-	}
-	if points < minChartPoints {
-		return nil, nil
-	}
-	var ticks []plot.Tick
-	for _, x := range xticks {
-		ticks = append(ticks, plot.Tick{Value: x, Label: units.Eng(x)})
-	}
-	if len(ticks) > 0 {
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
-		p.X.Min, p.X.Max = xticks[0]-0.2, xticks[len(xticks)-1]+0.2
-	}
-	p.Y.Min = 0
-	p.Y.Max = math.Max(ymax*1.1, 1)
-	svg, err := renderSVG(p, chartW, chartH, entries)
+	svg, err := chart.Render(p, chart.Width, chart.Height, entries)
 	if err != nil {
 		return nil, err
 	}

@@ -89,9 +89,9 @@ type Row struct {
 	Values map[string]Value
 	Ratios map[string]Value
 	Stalls map[string]*Stall
-	// IPSTarget and TargetMet are set in rate-limited (query) steps.
-	IPSTarget Value
-	TargetMet *bool
+	// Target is the step's writers' SLA verdict (rate-limited query
+	// steps; not Set otherwise).
+	Target figure.Target
 	// MainOp is the operation whose latency p99/max show; RateOp the one
 	// whose rate, per-operation figures and stalls the table shows (the
 	// main operation, except in version 1 bundles: see results.Step);
@@ -396,10 +396,7 @@ func buildRow(run *Run, name string) *Row {
 	ops := run.Bundle.Run.Ops
 	src := figure.SourceOf(s, ops, raw)
 	row.MainOp, row.RateOp, row.WriteOp = src.MainOp, src.RateOp, src.WriteOp
-	row.IPSTarget = figure.Num(raw, "ips_target")
-	if b, ok := raw["target_met"].(bool); ok {
-		row.TargetMet = &b
-	}
+	row.Target = figure.TargetFrom(raw)
 	for op, st := range s.Stalls {
 		if st != nil {
 			row.Stalls[op] = &Stall{Count: st.Count, Seconds: st.Seconds, LongestS: st.LongestS, Source: "step"}

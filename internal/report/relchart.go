@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"rumbench/internal/chart"
 	"rumbench/internal/figure"
 	"rumbench/internal/units"
 
@@ -66,7 +67,7 @@ func (r *Report) relativeChart() (*Chart, error) {
 		}
 		lines = append(lines, l)
 	}
-	title := fmt.Sprintf("headline rate of each step relative to base %s (log scale; right of 1 is faster)", runName(r.Runs[r.Base]))
+	title := fmt.Sprintf("headline rate of each step relative to base %s (log scale; %s is faster)", runName(r.Runs[r.Base]), figure.Must(figure.RateAvg).Better.Side("right of 1", "left of 1"))
 	return r.ratioChart(title, "run / base", lines)
 }
 
@@ -78,12 +79,12 @@ func (r *Report) efficiencyChart() (*Chart, error) {
 	for _, sr := range r.Steps {
 		base := sr.Rows[r.Base]
 		for _, k := range effKeys {
-			l := ratioLine{label: sr.Name + " " + k.Header}
+			l := ratioLine{label: sr.Name + " " + figure.Must(k).Name()}
 			for i, row := range sr.Rows {
 				if i == r.Base {
 					continue
 				}
-				if p, ok := ratioOf(row, base, k.Key); ok {
+				if p, ok := ratioOf(row, base, k); ok {
 					p.run = i
 					l.points = append(l.points, p)
 				}
@@ -93,7 +94,7 @@ func (r *Report) efficiencyChart() (*Chart, error) {
 			}
 		}
 	}
-	title := fmt.Sprintf("efficiency per operation relative to base %s (log scale; left of 1 is cheaper)", runName(r.Runs[r.Base]))
+	title := fmt.Sprintf("efficiency per operation relative to base %s (log scale; %s is cheaper)", runName(r.Runs[r.Base]), figure.Direction(effKeys...).Side("right of 1", "left of 1"))
 	return r.ratioChart(title, "run / base", lines)
 }
 
@@ -120,9 +121,9 @@ func (r *Report) ratioChart(title, xlabel string, lines []ratioLine) (*Chart, er
 	}
 	p := newPlot(title, xlabel, "")
 	others := len(r.Runs) - 1
-	entries := make([]legendEntry, len(r.Runs))
+	entries := make([]chart.LegendEntry, len(r.Runs))
 	for i, run := range r.Runs {
-		entries[i].name = runName(run)
+		entries[i].Name = runName(run)
 	}
 	names := make([]string, n)
 	for li, l := range lines {
@@ -139,17 +140,17 @@ func (r *Report) ratioChart(title, xlabel string, lines []ratioLine) (*Chart, er
 			if err != nil {
 				return nil, fmt.Errorf("chart %s: %w", title, err)
 			}
-			s.GlyphStyle = draw.GlyphStyle{Color: runColor(pt.run), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+			s.GlyphStyle = draw.GlyphStyle{Color: chart.Color(pt.run), Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
 			p.Add(s)
-			if entries[pt.run].thumbs == nil {
-				entries[pt.run].thumbs = []plot.Thumbnailer{s}
+			if entries[pt.run].Thumbs == nil {
+				entries[pt.run].Thumbs = []plot.Thumbnailer{s}
 			}
 			if !math.IsNaN(pt.lo) {
-				eb, err := plotter.NewXErrorBars(errorPoints{plotter.XYs{{X: pt.v, Y: y}}, plotter.XErrors{{Low: pt.v - pt.lo, High: pt.hi - pt.v}}})
+				eb, err := plotter.NewXErrorBars(chart.XErrorPoints{XYs: plotter.XYs{{X: pt.v, Y: y}}, XErrors: plotter.XErrors{{Low: pt.v - pt.lo, High: pt.hi - pt.v}}})
 				if err != nil {
 					return nil, fmt.Errorf("chart %s: %w", title, err)
 				}
-				eb.Color, eb.LineStyle.Width = runColor(pt.run), vg.Points(1.2)
+				eb.Color, eb.LineStyle.Width = chart.Color(pt.run), vg.Points(1.2)
 				p.Add(eb)
 			}
 		}
@@ -159,14 +160,14 @@ func (r *Report) ratioChart(title, xlabel string, lines []ratioLine) (*Chart, er
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", title, err)
 	}
-	one.Color, one.Width = runColor(r.Base), vg.Points(1.5)
+	one.Color, one.Width = chart.Color(r.Base), vg.Points(1.5)
 	one.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(one)
-	entries[r.Base].thumbs = []plot.Thumbnailer{one}
-	entries[r.Base].name += " (base = 1)"
-	var used []legendEntry
+	entries[r.Base].Thumbs = []plot.Thumbnailer{one}
+	entries[r.Base].Name += " (base = 1)"
+	var used []chart.LegendEntry
 	for _, e := range entries {
-		if e.thumbs != nil {
+		if e.Thumbs != nil {
 			used = append(used, e)
 		}
 	}
@@ -176,7 +177,7 @@ func (r *Report) ratioChart(title, xlabel string, lines []ratioLine) (*Chart, er
 	span *= 1.3
 	p.X.Min, p.X.Max = 1/span, span
 	p.Y.Min, p.Y.Max = -0.6, float64(n)-0.4
-	svg, err := renderSVG(p, chartW, vg.Length(70+22*n), used)
+	svg, err := chart.Render(p, chart.Width, vg.Length(70+22*n), used)
 	if err != nil {
 		return nil, err
 	}

@@ -7,10 +7,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"rumbench/internal/figure"
 	"rumbench/internal/stats"
+	"rumbench/internal/table"
 	"rumbench/internal/units"
 )
 
@@ -74,60 +74,10 @@ func (r *Report) notes(b *strings.Builder) {
 	}
 }
 
-func writeMDTable(b *strings.Builder, t Table, level string) {
-	fmt.Fprintf(b, "%s %s\n\n", level, t.Title)
-	if len(t.Rows) > 0 {
-		widths := make([]int, len(t.Headers))
-		for i, h := range t.Headers {
-			widths[i] = max(3, textWidth(h))
-		}
-		for _, row := range t.Rows {
-			for i, c := range row {
-				widths[i] = max(widths[i], textWidth(mdEscape(c)))
-			}
-		}
-		line := func(cells []string, sep bool) {
-			b.WriteString("|")
-			for i := range t.Headers {
-				c := ""
-				if i < len(cells) {
-					c = mdEscape(cells[i])
-				}
-				right := i < len(t.Right) && t.Right[i]
-				switch {
-				case sep && right:
-					c = strings.Repeat("-", widths[i]-1) + ":"
-				case sep:
-					c = strings.Repeat("-", widths[i])
-				}
-				pad := strings.Repeat(" ", widths[i]-textWidth(c))
-				if right {
-					fmt.Fprintf(b, " %s%s |", pad, c)
-				} else {
-					fmt.Fprintf(b, " %s%s |", c, pad)
-				}
-			}
-			b.WriteString("\n")
-		}
-		line(t.Headers, false)
-		line(nil, true)
-		for _, row := range t.Rows {
-			line(row, false)
-		}
-		b.WriteString("\n")
-	}
-	for _, n := range t.Notes {
-		fmt.Fprintf(b, "%s\n", n)
-	}
-	if len(t.Notes) > 0 {
-		b.WriteString("\n")
-	}
-}
+func writeMDTable(b *strings.Builder, t Table, level string) { table.WriteMarkdown(b, t, level) }
 
 // textWidth counts runes: every character the report prints is one column wide.
-func textWidth(s string) int { return utf8.RuneCountInString(s) }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+func textWidth(s string) int { return table.Width(s) }
 
 // CSV writes one line per step per run with every figure, ratios to the
 // base run as <key>_vs_base; unavailable figures are empty cells.
@@ -158,10 +108,10 @@ func (r *Report) CSV(w io.Writer) error {
 				rec = append(rec, csvNum(row.Values[k]))
 			}
 			tm := ""
-			if row.TargetMet != nil {
-				tm = strconv.FormatBool(*row.TargetMet)
+			if row.Target.Set {
+				tm = strconv.FormatBool(row.Target.Met)
 			}
-			rec = append(rec, csvNum(row.IPSTarget), tm)
+			rec = append(rec, csvNum(row.Target.Rate), tm)
 			if st := row.Stalls[row.RateOp]; st != nil {
 				rec = append(rec, strconv.Itoa(st.Count), csvNum(figure.Known(st.Seconds)), csvNum(figure.Known(st.LongestS)))
 			} else {
@@ -266,7 +216,7 @@ func (r *Report) JSON(w io.Writer) error {
 		for _, row := range sr.Rows {
 			jr := jsonRow{Run: row.Run.Num, Label: row.Run.Label, Status: row.Status, Error: row.Error,
 				MainOp: row.MainOp, RateOp: row.RateOp, WriteOp: row.WriteOp, Values: map[string]jsonValue{}, VsBase: map[string]jsonValue{},
-				Stalls: row.Stalls, IPSTarget: jsonValue(row.IPSTarget), TargetMet: row.TargetMet,
+				Stalls: row.Stalls, IPSTarget: jsonValue(row.Target.Rate), TargetMet: targetMet(row.Target),
 				Stats: row.Stats, VsBaseTest: row.Cmp}
 			if row.Stats != nil {
 				jr.MedianRep = row.B.Dir
@@ -294,4 +244,12 @@ func unitMap() map[string]string {
 		m[f.Key] = f.Desc
 	}
 	return m
+}
+
+// targetMet is a step's target verdict as JSON: null without a target.
+func targetMet(t figure.Target) *bool {
+	if !t.Set {
+		return nil
+	}
+	return &t.Met
 }

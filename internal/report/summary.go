@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
 	"rumbench/internal/units"
@@ -47,18 +48,18 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"step", "status", "secs", "main"}
 	for _, spec := range shown {
-		head = append(head, plural(spec.Name), fmt.Sprintf("%s.av(%s)", spec.RateName(), spec.UnitLabel()))
+		head = append(head, plural(spec.Name), figure.Header(figure.RateAvg, spec, pct))
 		if heads[spec.Name] {
-			head = append(head, fmt.Sprintf("%s.%s(%s)", spec.RateName(), pctLabel(pct), spec.UnitLabel()))
+			head = append(head, figure.Header(figure.RatePct, spec, pct))
 		}
 	}
-	head = append(head, "p99(ms)", "max(ms)", "errors")
+	head = append(head, figure.Header(figure.P99Ms, measure.OpSpec{}, pct), figure.Header(figure.MaxMs, measure.OpSpec{}, pct), "errors")
 	sla := false
 	for _, s := range b.Steps {
-		sla = sla || s.TargetMet != nil
+		sla = sla || figure.TargetOf(s).Set
 	}
 	if sla {
-		head = append(head, "writers' SLA")
+		head = append(head, figure.TargetHeader)
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, name := range b.StepNames() {
@@ -74,20 +75,20 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 			case o == nil:
 				line = append(line, "", "")
 			default:
-				line = append(line, fmt.Sprint(o.Done()), units.FixedOr(o.RateAvg, 0, ""))
+				line = append(line, fmt.Sprint(o.Done()), fixedOr(figure.RateAvg, o.RateAvg))
 			}
 			if heads[spec.Name] {
 				if o != nil && spec.Name == s.MainOp {
-					line = append(line, units.FixedOr(o.RatePct, 0, ""))
+					line = append(line, fixedOr(figure.RatePct, o.RatePct))
 				} else {
 					line = append(line, "")
 				}
 			}
 		}
 		lat := s.Latency[s.MainOp]
-		line = append(line, units.MillisOfMicros(lat.P99), units.MillisOfMicros(lat.Max), fmt.Sprint(s.Errors))
+		line = append(line, figure.Must(figure.P99Ms).Fixed(float64(lat.P99)/1000), figure.Must(figure.MaxMs).Fixed(float64(lat.Max)/1000), fmt.Sprint(s.Errors))
 		if sla {
-			line = append(line, slaText(s))
+			line = append(line, figure.TargetOf(s).Cell())
 		}
 		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
 	}
@@ -108,20 +109,13 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	}
 }
 
-// slaText is a query step's writers' SLA: ok or MISSED with the share of
-// the target they reached.
-func slaText(s *results.Step) string {
-	if s.TargetMet == nil {
+// fixedOr prints *v as figure key's fixed format (Figure.Fixed), "" when
+// v is nil.
+func fixedOr(key string, v *float64) string {
+	if v == nil {
 		return ""
 	}
-	verdict := "ok"
-	if !*s.TargetMet {
-		verdict = "MISSED"
-	}
-	if p, ok := results.Number(s.Details["ips_pct_of_target"]); ok {
-		return fmt.Sprintf("%s %.1f%%", verdict, p)
-	}
-	return verdict
+	return figure.Must(key).Fixed(*v)
 }
 
 // plural names a count of an operation: inserts, queries, indexes.

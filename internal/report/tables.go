@@ -13,20 +13,13 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/stats"
+	"rumbench/internal/table"
 	"rumbench/internal/units"
 )
 
-// Table is one rendered table: cells are final text, shared by the
-// markdown and HTML renderers.
-type Table struct {
-	Title   string
-	Headers []string
-	// Right marks right-aligned (numeric) columns.
-	Right []bool
-	Rows  [][]string
-	// Notes are printed under the table.
-	Notes []string
-}
+// Table is one rendered table (the toolkit's, internal/table): cells are
+// final text, shared by the markdown and HTML renderers.
+type Table = table.Table
 
 // column is a table column of a step table.
 type column struct {
@@ -37,38 +30,43 @@ type column struct {
 	Optional bool
 }
 
-// columnsFor returns a step table's columns, labelled by its operations:
-// write steps show the headline operation R's rate and its per-unit costs
-// (IPS.av, CPU/i, wKB/i ... for inserts); query steps show the writers' W
-// rate and KB written beside the reads' rate and costs.
+// columnsFor returns a step table's columns, headed by the catalogue
+// (figure.Header) for its operations: write steps show the headline
+// operation R's rate and its per-unit costs (IPS.av, CPU/i, wKB/i ... for
+// inserts); query steps show the writers' W rate and KB written beside the
+// reads' rate and costs.
 func columnsFor(sr *StepReport, clientApart bool) []column {
 	r := sr.Rate
-	rate := func(spec measure.OpSpec, key, stat string) column {
-		return column{Header: fmt.Sprintf("%s.%s(%s)", spec.RateName(), stat, spec.UnitLabel()), Key: key}
-	}
-	pct := pctLabel(sr.Percentile)
-	per := func(label string, spec measure.OpSpec, key string) column {
-		return column{Header: label + "/" + spec.PerLabel(), Key: key}
-	}
-	maxCol := column{"max(ms)", figure.MaxMs, false}
-	flushes := per("fl", r, figure.FlushesPerOp)
-	flushes.Optional = true
-	if sr.Kind == KindQuery {
-		var cols []column
-		if sr.Write.Name != "" {
-			w := sr.Write
-			cols = append(cols, rate(w, figure.WriteRateAvg, "av"), rate(w, figure.WriteRatePct, pct), per("wKB", w, figure.WKBPerWrite))
+	maxCol := stepColumn(figure.MaxMs, r, sr.Percentile, false)
+	flushes := stepColumn(figure.FlushesPerOp, r, sr.Percentile, true)
+	cols := func(op measure.OpSpec, keys ...string) []column {
+		out := make([]column, len(keys))
+		for i, k := range keys {
+			out[i] = stepColumn(k, op, sr.Percentile, false)
 		}
-		cols = append(cols, rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct), per("rKB", r, figure.RKBPerOp))
-		cols = append(cols, cpuColumns(r, clientApart)...)
-		return append(cols, flushes, maxCol)
+		return out
 	}
-	cols := []column{rate(r, figure.RateAvg, "av"), rate(r, figure.RatePct, pct)}
-	cols = append(cols, cpuColumns(r, clientApart)...)
-	return append(cols,
-		per("wKB", r, figure.WKBPerOp), per("rKB", r, figure.RKBPerOp), per("r", r, figure.ReadsPerOp), flushes,
-		column{Header: "disk(GB)", Key: figure.DiskGB}, column{Header: "live(GB)", Key: figure.LiveGB}, column{Header: "PSS(GB)", Key: figure.PSSGB}, maxCol,
-	)
+	if sr.Kind == KindQuery {
+		var out []column
+		if sr.Write.Name != "" {
+			out = append(out, cols(sr.Write, figure.WriteRateAvg, figure.WriteRatePct, figure.WKBPerWrite)...)
+		}
+		out = append(out, cols(r, figure.RateAvg, figure.RatePct, figure.RKBPerOp)...)
+		out = append(out, cpuColumns(r, clientApart)...)
+		return append(out, flushes, maxCol)
+	}
+	out := cols(r, figure.RateAvg, figure.RatePct)
+	out = append(out, cpuColumns(r, clientApart)...)
+	out = append(out, cols(r, figure.WKBPerOp, figure.RKBPerOp, figure.ReadsPerOp)...)
+	out = append(out, flushes)
+	out = append(out, cols(r, figure.DiskGB, figure.LiveGB, figure.PSSGB)...)
+	return append(out, maxCol)
+}
+
+// stepColumn is the column of figure key of operation op, headed as the
+// catalogue heads it.
+func stepColumn(key string, op measure.OpSpec, pct float64, optional bool) column {
+	return column{Header: figure.Header(key, op, pct), Key: key, Optional: optional}
 }
 
 // cpuColumns are the CPU columns of a step table: the measured processes'
@@ -76,12 +74,12 @@ func columnsFor(sr *StepReport, clientApart bool) []column {
 // the client apart (a server engine), the client's and its system part.
 func cpuColumns(r measure.OpSpec, clientApart bool) []column {
 	cols := []column{
-		{Header: "CPU/" + r.PerLabel() + "(µs)", Key: figure.CPUPerOp},
-		{"usr/" + r.PerLabel(), figure.CPUUserPerOp, true},
-		{"sys/" + r.PerLabel(), figure.CPUSysPerOp, true},
+		stepColumn(figure.CPUPerOp, r, 0, false),
+		stepColumn(figure.CPUUserPerOp, r, 0, true),
+		stepColumn(figure.CPUSysPerOp, r, 0, true),
 	}
 	if clientApart {
-		cols = append(cols, column{"cli/" + r.PerLabel() + "(µs)", figure.ClientPerOp, true}, column{"cli.sys/" + r.PerLabel(), figure.ClientSysOp, true})
+		cols = append(cols, stepColumn(figure.ClientPerOp, r, 0, true), stepColumn(figure.ClientSysOp, r, 0, true))
 	}
 	return cols
 }
@@ -136,7 +134,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	if r.Repeated() {
 		// p99 is a headline figure of a repeated run (it has its interval);
 		// a single run's p99 is in the summary and the charts.
-		cols = append(cols[:len(cols)-1:len(cols)-1], column{Header: "p99(ms)", Key: "p99_ms"}, cols[len(cols)-1])
+		cols = append(cols[:len(cols)-1:len(cols)-1], stepColumn(figure.P99Ms, sr.Rate, sr.Percentile, false), cols[len(cols)-1])
 	}
 	targetKey := figure.RateAvg
 	if sr.Kind == KindQuery && sr.Write.Name != "" {
@@ -176,8 +174,8 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 				continue
 			}
 			v, rv := row.Values[c.Key], row.Ratios[c.Key]
-			t := v.Text(units.Num)
-			if c.Key == targetKey && row.TargetMet != nil && !*row.TargetMet {
+			t := v.Text(figure.Must(c.Key).Format)
+			if c.Key == targetKey && row.Target.Missed() {
 				t += "!"
 				missed = true
 			}
@@ -230,7 +228,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	}
 	if missed {
 		for _, row := range sr.Rows {
-			if row.TargetMet != nil && !*row.TargetMet {
+			if row.Target.Missed() {
 				abs.Notes = append(abs.Notes, missedNote(row, sr))
 			}
 		}
@@ -330,11 +328,12 @@ func missedNote(row *Row, sr *StepReport) string {
 		w, key = sr.Write, figure.WriteRateAvg
 	}
 	v := row.Values[key]
-	if !row.IPSTarget.OK || row.IPSTarget.V == 0 || !v.OK {
+	target := row.Target.Rate
+	if !target.OK || target.V == 0 || !v.OK {
 		return fmt.Sprintf("! %s missed its %s rate target", runName(row.Run), w.Name)
 	}
 	return fmt.Sprintf("! %s missed its %s rate target of %s %s: %s %s (%+.1f%%)",
-		runName(row.Run), w.Name, units.Num(row.IPSTarget.V), w.UnitLabel(), units.Num(v.V), w.UnitLabel(), (v.V/row.IPSTarget.V-1)*100)
+		runName(row.Run), w.Name, figure.Must(key).Format(target.V), w.UnitLabel(), figure.Must(key).Format(v.V), w.UnitLabel(), (v.V/target.V-1)*100)
 }
 
 // RunsTable lists the runs: what --base numbers mean.
@@ -536,8 +535,8 @@ func (r *Report) ThroughputTable() Table {
 			if secs, ok := actionSeconds(sr.Rows[i], sr); ok && oneAction(sr) && sr.Rows[i].Status != StatusNotRun {
 				c = units.Num(secs)
 			}
-			if tm := sr.Rows[i].TargetMet; tm != nil && !*tm && sr.Rows[i].Status != StatusNotRun {
-				c += " SLA✗"
+			if sr.Rows[i].Target.Missed() && sr.Rows[i].Status != StatusNotRun {
+				c += figure.MissedMark
 				missed = true
 			}
 			line = append(line, c)
@@ -564,10 +563,10 @@ func throughputCell(row *Row, sr *StepReport) string {
 		return StatusNotRun
 	case StatusIncomplete:
 		v, _ := row.Throughput(sr)
-		return v.Text(units.Num) + " (incomplete)"
+		return v.Text(figure.Must(figure.RateAvg).Format) + " (incomplete)"
 	}
 	v, _ := row.Throughput(sr)
-	return v.Text(units.Num)
+	return v.Text(figure.Must(figure.RateAvg).Format)
 }
 
 // StallsTable lists every operation of every step of every run that
@@ -618,20 +617,12 @@ func (r *Report) Title() string {
 	return "rumbench report: " + strings.Join(names, " vs ")
 }
 
-// pctLabel names a rate percentile in a column header: 99 → "99".
-func pctLabel(p float64) string {
-	if p <= 0 {
-		p = 99
-	}
-	return units.Plain(p)
-}
-
 // RelativeTable leads the report: each step's headline rate relative to the
 // base run (run / base, above 1 is faster), a row per run, with the U
 // test's mark for repeated runs.
 func (r *Report) RelativeTable() Table {
 	base := r.Runs[r.Base]
-	t := Table{Title: fmt.Sprintf("headline rate relative to base %s (run / base: above 1 is faster)", runName(base))}
+	t := Table{Title: fmt.Sprintf("headline rate relative to base %s (run / base: %s is faster)", runName(base), figure.Must(figure.RateAvg).Better.Side("above 1", "below 1"))}
 	t.Headers = []string{"run"}
 	t.Right = []bool{false}
 	var actions []string
@@ -676,10 +667,9 @@ func actionSeconds(row *Row, sr *StepReport) (float64, bool) {
 	return st.Seconds, true
 }
 
-// effKeys are the per-operation efficiency figures the summary compares.
-var effKeys = []struct{ Header, Key string }{
-	{"CPU/op", figure.CPUPerOp}, {"wKB/op", figure.WKBPerOp}, {"rKB/op", figure.RKBPerOp}, {"live size", figure.LiveGB},
-}
+// effKeys are the per-operation efficiency figures the summary compares,
+// each named by the catalogue (figure.Figure.Name).
+var effKeys = []string{figure.CPUPerOp, figure.WKBPerOp, figure.RKBPerOp, figure.LiveGB}
 
 // EfficiencyTable follows the relative rates: each step's cost per unit of
 // its headline operation (CPU µs, KB written and read) and the database
@@ -687,7 +677,7 @@ var effKeys = []struct{ Header, Key string }{
 // step, a column per figure per run other than the base.
 func (r *Report) EfficiencyTable() Table {
 	base := r.Runs[r.Base]
-	t := Table{Title: fmt.Sprintf("efficiency per operation relative to base %s (run / base: below 1 is cheaper)", runName(base))}
+	t := Table{Title: fmt.Sprintf("efficiency per operation relative to base %s (run / base: %s is cheaper)", runName(base), figure.Direction(effKeys...).Side("above 1", "below 1"))}
 	t.Headers = []string{"step"}
 	t.Right = []bool{false}
 	for i, run := range r.Runs {
@@ -695,7 +685,7 @@ func (r *Report) EfficiencyTable() Table {
 			continue
 		}
 		for _, k := range effKeys {
-			t.Headers = append(t.Headers, fmt.Sprintf("#%d %s", run.Num, k.Header))
+			t.Headers = append(t.Headers, fmt.Sprintf("#%d %s", run.Num, figure.Must(k).Name()))
 			t.Right = append(t.Right, true)
 		}
 	}
@@ -706,7 +696,7 @@ func (r *Report) EfficiencyTable() Table {
 				continue
 			}
 			for _, k := range effKeys {
-				line = append(line, ratioCell(row, k.Key, false))
+				line = append(line, ratioCell(row, k, false))
 			}
 		}
 		t.Rows = append(t.Rows, line)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"rumbench/internal/chart"
 	"rumbench/internal/units"
 
 	"gonum.org/v1/plot"
@@ -11,15 +12,5 @@ import (
 type engTicks struct{ plot.Ticker }
 
 func (t engTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := t.Ticker.Ticks(min, max)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = units.Eng(ticks[i].Value)
-		}
-	}
-	return ticks
+	return chart.Ticks{Ticker: t.Ticker, Label: units.Eng}.Ticks(min, max)
 }
-
-// minChartPoints is the fewest points a chart is drawn for: fewer say more
-// as a table row (a step of one interval, a bar per engine of two).
-const minChartPoints = 3

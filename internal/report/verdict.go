@@ -70,9 +70,10 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].v > rs[j].v })
 	lead := rs[0]
 	unit := unitLabel(sr.Rate)
+	rate := figure.Must(figure.RateAvg).Format
 	var b strings.Builder
 	if len(rs) == 1 {
-		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.Label, units.Num(lead.v), unit)
+		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.Label, rate(lead.v), unit)
 		if len(r.Runs) > 1 {
 			b.WriteString(" (the only run that ran it)")
 		}
@@ -91,7 +92,7 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 			}
 			b.WriteString(t + " faster than " + o.row.Run.Label)
 		}
-		fmt.Fprintf(&b, " (%s vs %s %s)", units.Num(lead.v), units.Num(rs[1].v), unit)
+		fmt.Fprintf(&b, " (%s vs %s %s)", rate(lead.v), rate(rs[1].v), unit)
 	}
 	var incomplete []string
 	for _, o := range rs {

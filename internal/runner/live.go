@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/results"
 	"rumbench/internal/units"
@@ -38,6 +39,10 @@ type livePrinter struct {
 	// and of the end of the last interval in which an operation completed.
 	printedAt, activeAt float64
 }
+
+// rateFigure is the catalogue's rate figure, whose format the live line's
+// interval rates take.
+var rateFigure = figure.Must(figure.RateAvg)
 
 // QuietLineEvery is how often a step judged by an operation without a rate
 // (an index build, maintenance) prints a line while none of its operations
@@ -115,7 +120,9 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 		if spec.Unit == measure.UnitOps {
 			unit = "/s"
 		}
-		fmt.Fprintf(b, "  %s %9.0f %s", spec.Name, iv.Rate(op), unit)
+		// The interval's rate, printed as the catalogue prints a rate in
+		// the run's terminal views (whole), right-aligned in 9 columns.
+		fmt.Fprintf(b, "  %s %9s %s", spec.Name, rateFigure.Fixed(iv.Rate(op)), unit)
 		if o.Errors > 0 {
 			fmt.Fprintf(b, " (%d err)", o.Errors)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"rumbench/internal/diskfull"
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
@@ -193,12 +194,7 @@ func (r *engineRun) summarize(ctx context.Context, step string, desc results.Ste
 		if sum.TargetMet != nil && o.Live != nil && sum.Complete {
 			// The step's end line: whether its paced writers kept their
 			// target (the insert benchmark's SLA, ≥ 95%).
-			verdict := "ok"
-			if !*sum.TargetMet {
-				verdict = "MISSED"
-			}
-			pct, _ := results.Number(sum.Details["ips_pct_of_target"])
-			fmt.Fprintf(o.Live, "%-8s %-6s writers' SLA %s: %.1f%% of their %.0f rows/s target (ok at 95%%)\n", r.name, step, verdict, pct, *sum.IPSTarget)
+			fmt.Fprintf(o.Live, "%-8s %-6s %s %s\n", r.name, step, figure.TargetHeader, figure.TargetOf(sum).Line())
 		}
 	}
 	return sum

@@ -8,10 +8,13 @@ import (
 	"strconv"
 	"strings"
 
+	"rumbench/internal/chart"
 	"rumbench/internal/figure"
+	"rumbench/internal/measure"
 	"rumbench/internal/report"
 	"rumbench/internal/results"
 	"rumbench/internal/stats"
+	"rumbench/internal/table"
 	"rumbench/internal/units"
 )
 
@@ -37,6 +40,24 @@ type cellFigures struct {
 // matrixKeys are the catalogued figures the matrices show: the main
 // operation's rates and costs, and the sizes at step end.
 var matrixKeys = []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB, figure.ReadsPerOp, figure.WKBPerOp}
+
+// cellKeys are the figures of a cell of the main matrix, joined by "-":
+// the insert rate (ipsAvg), its percentile (ipsP) and the sizes.
+var cellKeys = []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB}
+
+// sizeHeads are the sizes' headings as the catalogue heads them:
+// disk(GB)-live(GB)-PSS(GB).
+func sizeHeads() string {
+	var h []string
+	for _, k := range cellKeys[2:] {
+		h = append(h, figure.Header(k, measure.OpSpec{}, 0))
+	}
+	return strings.Join(h, "-")
+}
+
+// text prints figure key's value as the catalogue does, n/a when it is
+// unavailable.
+func (f cellFigures) text(key string) string { return f.values[key].Text(figure.Must(key).Format) }
 
 // readFigures reads one engine's figures of a cell, dir = <cell>/<engine>;
 // in a repeated sweep the medians over <cell>/rep-*/<engine> of the
@@ -114,7 +135,7 @@ func readRun(dir, step string) cellFigures {
 		return cellFigures{status: notRun}
 	}
 	f := cellFigures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile,
-		slaMissed: s.TargetMet != nil && !*s.TargetMet, values: map[string]figure.Value{},
+		slaMissed: figure.TargetOf(s).Missed(), values: map[string]figure.Value{},
 		dbDir: s.Metrics != nil && s.Metrics.DiskSource == results.DiskDatabaseDir}
 	if !s.Complete {
 		f.status = "incomplete"
@@ -154,9 +175,9 @@ func (s *Spec) MatrixStep() string {
 // Tables returns the published matrices of the sweep in dir, per row size
 // and client count: ipsAvg-ipsP-disk-live-PSS by index count, the same relative
 // to 0 indexes, and reads and KB written per inserted row.
-func Tables(dir string, s *Spec) []report.Table {
+func Tables(dir string, s *Spec) []table.Table {
 	step := s.MatrixStep()
-	var out []report.Table
+	var out []table.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
 			head := []string{s.RowHeader()}
@@ -166,10 +187,10 @@ func Tables(dir string, s *Spec) []report.Table {
 				right = append(right, true)
 			}
 			where := fmt.Sprintf("%s, pad %d B, %d client(s)", step, p, c)
-			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk(GB)-live(GB)-PSS(GB), " + where, Headers: head, Right: right}
-			rel := report.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
-			rpi := report.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
-			wpi := report.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
+			abs := table.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-" + sizeHeads() + ", " + where, Headers: head, Right: right}
+			rel := table.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
+			rpi := table.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
+			wpi := table.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
 			pct, slaNote, dbDir := 0.0, false, false
 			for _, e := range s.Engines {
 				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
@@ -184,15 +205,15 @@ func Tables(dir string, s *Spec) []report.Table {
 						continue
 					}
 					var parts []string
-					for _, k := range []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB} {
-						parts = append(parts, f.values[k].Text(units.Num))
+					for _, k := range cellKeys {
+						parts = append(parts, f.text(k))
 					}
 					cell := strings.Join(parts, "-")
 					if !f.ok {
 						cell += " (incomplete)"
 					}
 					if f.slaMissed {
-						cell += " SLA✗"
+						cell += figure.MissedMark
 						slaNote = true
 					}
 					dbDir = dbDir || f.dbDir
@@ -202,8 +223,8 @@ func Tables(dir string, s *Spec) []report.Table {
 					} else {
 						r = append(r, ratioCell(f, base, figure.RateAvg))
 					}
-					ri = append(ri, f.values[figure.ReadsPerOp].Text(units.Num))
-					wi = append(wi, f.values[figure.WKBPerOp].Text(units.Num))
+					ri = append(ri, f.text(figure.ReadsPerOp))
+					wi = append(wi, f.text(figure.WKBPerOp))
 				}
 				abs.Rows, rel.Rows, rpi.Rows, wpi.Rows = append(abs.Rows, a), append(rel.Rows, r), append(rpi.Rows, ri), append(wpi.Rows, wi)
 			}
@@ -240,7 +261,7 @@ func Markdown(w io.Writer, dir string, s *Spec) error {
 		b.WriteString(line + "\n\n")
 	}
 	for _, t := range Tables(dir, s) {
-		report.WriteMarkdownTable(&b, t, "##")
+		table.WriteMarkdown(&b, t, "##")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -279,9 +300,9 @@ func ints(v []int) string {
 // earlier sweep in baseDir, cell by cell (this / that): the ipsAvg, ipsP,
 // disk, live and PSS ratios, the ratio of the relative-to-0-indexes figures, and
 // of r/i and wKB/i. A cell either sweep lacks shows why.
-func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
+func CompareTables(dir string, s *Spec, baseDir string) []table.Table {
 	step := s.MatrixStep()
-	var out []report.Table
+	var out []table.Table
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
 			head := []string{s.RowHeader()}
@@ -291,10 +312,10 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 				right = append(right, true)
 			}
 			where := fmt.Sprintf("%s, pad %d B, %d client(s), this sweep / %s", step, p, c, baseDir)
-			abs := report.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk-live-PSS ratios, " + where, Headers: head, Right: right}
-			rel := report.Table{Title: "relative to 0 indexes (ipsAvg ratio), ratio of the two sweeps', " + where, Headers: head, Right: right}
-			rpi := report.Table{Title: "r/i ratio, " + where, Headers: head, Right: right}
-			wpi := report.Table{Title: "wKB/i ratio, " + where, Headers: head, Right: right}
+			abs := table.Table{Title: "insert rate by secondary indexes: ipsAvg-ipsP-disk-live-PSS ratios, " + where, Headers: head, Right: right}
+			rel := table.Table{Title: "relative to 0 indexes (ipsAvg ratio), ratio of the two sweeps', " + where, Headers: head, Right: right}
+			rpi := table.Table{Title: "r/i ratio, " + where, Headers: head, Right: right}
+			wpi := table.Table{Title: "wKB/i ratio, " + where, Headers: head, Right: right}
 			for _, e := range s.Engines {
 				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
 				cur0 := readFigures(filepath.Join(dir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
@@ -315,7 +336,7 @@ func CompareTables(dir string, s *Spec, baseDir string) []report.Table {
 						continue
 					}
 					var parts []string
-					for _, k := range []string{figure.RateAvg, figure.RatePct, figure.DiskGB, figure.LiveGB, figure.PSSGB} {
+					for _, k := range cellKeys {
 						parts = append(parts, ratioCell(cur, old, k))
 					}
 					a = append(a, strings.Join(parts, "-"))
@@ -342,7 +363,7 @@ func CompareMarkdown(w io.Writer, dir string, s *Spec, baseDir string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n# rumbench sweep %s relative to %s\n\n", dir, baseDir)
 	for _, t := range CompareTables(dir, s, baseDir) {
-		report.WriteMarkdownTable(&b, t, "##")
+		table.WriteMarkdown(&b, t, "##")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -351,18 +372,18 @@ func CompareMarkdown(w io.Writer, dir string, s *Spec, baseDir string) error {
 // SummaryCharts draws, per row size and client count, the insert rate
 // (ipsAvg of the matrix step) against the number of secondary indexes, one
 // line per engine.
-func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
+func SummaryCharts(dir string, s *Spec) ([]chart.Chart, error) {
 	step := s.MatrixStep()
 	var xs []float64
 	for _, k := range s.Indexes {
 		xs = append(xs, float64(k))
 	}
-	var out []report.Chart
+	var out []chart.Chart
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
-			var series []report.Series
+			var series []chart.Series
 			for _, e := range s.Engines {
-				sr := report.Series{Name: e, X: xs}
+				sr := chart.Series{Name: e, X: xs}
 				for _, k := range s.Indexes {
 					f := readFigures(filepath.Join(dir, Cell{Indexes: k, Pad: p, Clients: c}.Name(), e), step)
 					y, lo, hi := math.NaN(), math.NaN(), math.NaN()
@@ -380,7 +401,7 @@ func SummaryCharts(dir string, s *Spec) ([]report.Chart, error) {
 			if s.Reps() > 1 {
 				title += fmt.Sprintf(": medians of %d runs, bars 95%% CI (min–max below 6 runs)", s.Reps())
 			}
-			ch, err := report.LineChart(title, "secondary indexes", "inserted rows/s (ipsAvg)", xs, series)
+			ch, err := chart.Lines(title, "secondary indexes", "inserted rows/s (ipsAvg)", xs, series, units.Eng)
 			if err != nil {
 				return nil, err
 			}

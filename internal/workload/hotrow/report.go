@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"rumbench/internal/figure"
-	"rumbench/internal/report"
 	"rumbench/internal/results"
+	texttable "rumbench/internal/table"
 	"rumbench/internal/units"
 )
 
@@ -116,8 +116,8 @@ func perStepSecond(s *results.Step, key string) figure.Value {
 }
 
 // matrixTable renders m, or m relative to base when base is not nil.
-func matrixTable(m Matrix, base *Matrix) report.Table {
-	t := report.Table{Headers: []string{"tables \\ clients"}, Right: []bool{false}}
+func matrixTable(m Matrix, base *Matrix) texttable.Table {
+	t := texttable.Table{Headers: []string{"tables \\ clients"}, Right: []bool{false}}
 	for _, n := range m.Concurrency {
 		t.Headers = append(t.Headers, strconv.Itoa(n))
 		t.Right = append(t.Right, true)
@@ -170,9 +170,9 @@ func statusText(st string) string {
 // hotrowCellTable lists every cell of one bundle with latency, errors by
 // kind and retries. A bundle of K-row transactions shows transactions/s
 // and rows/s where single updates show updates/s.
-func hotrowCellTable(b *results.Bundle) report.Table {
+func hotrowCellTable(b *results.Bundle) texttable.Table {
 	k := RowsPerTx(b)
-	t := report.Table{
+	t := texttable.Table{
 		Title: fmt.Sprintf("%s: hot-row cells", b.Run.VariantLabel()),
 		Headers: []string{"cell", "status", "window(s)", "upd/s", "attempts/s", "p50(ms)", "p99(ms)", "max(ms)",
 			"CPU/u(µs)", "wKB/u", "deadlock", "lockwait", "serial", "busy", "other", "retries", "gave up", "counters"},
@@ -271,7 +271,7 @@ func HotrowReport(w io.Writer, bundles []*results.Bundle) error {
 		if e.UpdateCaveat != "" {
 			fmt.Fprintf(&sb, "CAVEAT: %s\n\n", e.UpdateCaveat)
 		}
-		report.WriteMarkdownTable(&sb, hotrowCellTable(b), "##")
+		texttable.WriteMarkdown(&sb, hotrowCellTable(b), "##")
 	}
 	sb.WriteString("\n")
 	writeMatrices(&sb, labels, bundles)
@@ -291,11 +291,11 @@ func writeMatrices(sb *strings.Builder, labels []string, bundles []*results.Bund
 	for _, m := range mats {
 		t := matrixTable(m, nil)
 		t.Notes = []string{"— : skipped (fewer clients than tables); failed / not run: the cell did not finish."}
-		report.WriteMarkdownTable(sb, t, "##")
+		texttable.WriteMarkdown(sb, t, "##")
 	}
 	if len(mats) > 1 {
 		for _, m := range mats[1:] {
-			report.WriteMarkdownTable(sb, matrixTable(m, &mats[0]), "##")
+			texttable.WriteMarkdown(sb, matrixTable(m, &mats[0]), "##")
 		}
 	}
 }
