@@ -2,6 +2,7 @@ package figure
 
 import (
 	"rumbench/internal/measure"
+	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/units"
 )
@@ -78,13 +79,28 @@ const (
 	PSSGB        = "pss_gb"
 	P99Ms        = "p99_ms"
 	MaxMs        = "max_ms"
+	Sustained    = "sustained_rate"
+	// The engine's own counters per unit of the headline operation
+	// (metrics.internals_per_op) and the page faults.
+	CacheMissPerOp = "cache_miss_per_op"
+	LogKBPerOp     = "log_kb_per_op"
+	BgWriteKBPerOp = "bg_write_kb_per_op"
+	FPIPerOp       = "fpi_per_op"
+	StallUsPerOp   = "stall_us_per_op"
+	MajFltPerOp    = "majflt_per_op"
+	MinFltPerOp    = "minflt_per_op"
 )
 
 // Catalogue is every figure of a step, in CSV column order.
 var Catalogue = []Figure{
 	{RateAvg, "rows/s or operations/s (the rate operation's unit)", Higher, true, units.Num,
-		"the step's headline operation (rate_op): done / step seconds, in its unit (rows/s or operations/s)",
-		func(s Source) Value { return opRate(s.Step, s.RateOp, false) }},
+		"the step's headline operation (rate_op): done / step seconds, in its unit (rows/s or operations/s); a search step (l.max, LinkBench --request-rate max): the highest rate it sustained (sustained_rate)",
+		func(s Source) Value {
+			if v := sustained(s.Step); v.OK {
+				return v
+			}
+			return opRate(s.Step, s.RateOp, false)
+		}},
 	{RatePct, "rows/s or operations/s", Higher, false, units.Num,
 		"the headline operation's rate that rate_percentile% of intervals met or exceeded (99 by default)",
 		func(s Source) Value { return opRate(s.Step, s.RateOp, true) }},
@@ -194,6 +210,49 @@ var Catalogue = []Figure{
 	{"qps_99", "queries/s", Higher, false, units.Num,
 		"query rate met or exceeded by 99% of intervals, queries/s",
 		func(s Source) Value { return legacy(s.Step.QPS99, s.Step.Queries > 0 || ran(s.Step, "query")) }},
+	{Sustained, "rows/s or operations/s", Higher, false, units.Num,
+		"a search step (l.max, LinkBench --request-rate max): the highest target rate whose probe passed (>= 95% achieved, no stalled second, p99 within --slo-p99); details.search has every probe",
+		func(s Source) Value { return sustained(s.Step) }},
+	{CacheMissPerOp, "pages or blocks per operation", Lower, false, units.Num,
+		"the engine's own count of pages or blocks read from outside its cache, per unit of the headline operation (metrics.internals_per_op.cache_miss; docs/metrics.md says which counter per engine)",
+		func(s Source) Value { return internal(s.Step, model.InternalCacheMiss, 1) }},
+	{LogKBPerOp, "KB per operation", Lower, false, units.Num,
+		"KB the engine appended to its WAL, redo log or journal per unit of the headline operation (internals_per_op.log_kb)",
+		func(s Source) Value { return internal(s.Step, model.InternalLogKB, 1) }},
+	{BgWriteKBPerOp, "KB per operation", Lower, false, units.Num,
+		"KB the engine wrote in the background (compaction and flush, checkpoint, page cleaner, doublewrite) per unit of the headline operation (internals_per_op.bg_write_kb)",
+		func(s Source) Value { return internal(s.Step, model.InternalBgWriteKB, 1) }},
+	{FPIPerOp, "images per operation", Lower, false, units.Num,
+		"full-page images written to the log per unit of the headline operation (PostgreSQL; internals_per_op.fpi)",
+		func(s Source) Value { return internal(s.Step, model.InternalFPI, 1) }},
+	{StallUsPerOp, "µs per operation", Lower, false, units.Num,
+		"µs the engine stalled or delayed writes itself per unit of the headline operation (internals_per_op.stall_s × 10^6)",
+		func(s Source) Value { return internal(s.Step, model.InternalStallS, 1e6) }},
+	{MajFltPerOp, "faults per operation", Lower, false, units.Num,
+		"major page faults (each waited for a read) of the measured processes per unit of the headline operation",
+		func(s Source) Value {
+			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.MajFlt })
+		}},
+	{MinFltPerOp, "faults per operation", Lower, false, units.Num,
+		"minor page faults of the measured processes per unit of the headline operation",
+		func(s Source) Value {
+			return perOp(s.Step, s.RateOp, func(c *results.OpCost) *float64 { return c.MinFlt })
+		}},
+}
+
+// sustained is a search step's sustained rate (details.sustained_rate).
+func sustained(s *results.Step) Value { return Num(s.Details, Sustained) }
+
+// internal reads one of the engine's own figures per operation, scaled.
+func internal(s *results.Step, name string, scale float64) Value {
+	if s.Metrics == nil {
+		return Value{}
+	}
+	v, ok := s.Metrics.InternalsPerOp[name]
+	if !ok {
+		return Value{}
+	}
+	return Known(v * scale)
 }
 
 var byKey = func() map[string]*Figure {

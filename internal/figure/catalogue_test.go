@@ -24,7 +24,7 @@ func TestCatalogueComplete(t *testing.T) {
 		}
 	}
 	keys := Keys()
-	if len(keys) != len(Catalogue) || keys[0] != RateAvg || keys[len(keys)-1] != "qps_99" {
+	if len(keys) != len(Catalogue) || keys[0] != RateAvg || keys[len(keys)-1] != MinFltPerOp {
 		t.Errorf("Keys = %v, want the catalogue in CSV order", keys)
 	}
 	if _, ok := Lookup("ips_pct"); ok {
@@ -183,3 +183,31 @@ func TestValue(t *testing.T) {
 		t.Error("Ptr")
 	}
 }
+
+// TestNewFigures: a search step's headline rate is its sustained rate; the
+// engine's own counters per operation are read from internals_per_op, the
+// stall time in µs; a step without them has none.
+func TestNewFigures(t *testing.T) {
+	s := &results.Step{StepDesc: results.StepDesc{MainOp: "insert"},
+		Ops:     map[string]*results.OpSummary{"insert": {Role: measure.RoleWrite, RateAvg: ptr(1234)}},
+		Details: map[string]any{"sustained_rate": 7500.0},
+		Metrics: &results.Metrics{InternalsPerOp: map[string]float64{"log_kb": 0.5, "stall_s": 2e-6, "cache_miss": 0.25},
+			PerOp: map[string]*results.OpCost{"insert": {MajFlt: ptr(0.01)}}}}
+	src := Source{Step: s, RateOp: "insert", MainOp: "insert"}
+	for key, want := range map[string]float64{RateAvg: 7500, Sustained: 7500, LogKBPerOp: 0.5, StallUsPerOp: 2, CacheMissPerOp: 0.25, MajFltPerOp: 0.01} {
+		if v := Get(key, src); !v.OK || math.Abs(v.V-want) > 1e-9 {
+			t.Errorf("%s = %+v, want %g", key, v, want)
+		}
+	}
+	for _, key := range []string{FPIPerOp, BgWriteKBPerOp, MinFltPerOp} {
+		if v := Get(key, src); v.OK {
+			t.Errorf("%s = %v, want unavailable", key, v.V)
+		}
+	}
+	delete(s.Details, "sustained_rate")
+	if v := Get(RateAvg, src); v.V != 1234 {
+		t.Errorf("rate_avg without a search = %v, want the operation's 1234", v.V)
+	}
+}
+
+func ptr(v float64) *float64 { return &v }

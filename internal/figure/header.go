@@ -31,6 +31,16 @@ var heads = map[string]string{
 	PSSGB:        "PSS(GB)",
 	P99Ms:        "p99(ms)",
 	MaxMs:        "max(ms)",
+	Sustained:    "sustained({unit})",
+	// The engine's own counters beside the device's (the report's why
+	// table).
+	CacheMissPerOp: "miss/{per}",
+	LogKBPerOp:     "logKB/{per}",
+	BgWriteKBPerOp: "bgKB/{per}",
+	FPIPerOp:       "fpi/{per}",
+	StallUsPerOp:   "stall/{per}(µs)",
+	MajFltPerOp:    "majflt/{per}",
+	MinFltPerOp:    "minflt/{per}",
 }
 
 // names are the figures' names where a view compares them across steps

@@ -65,6 +65,11 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		page.Summary = append(page.Summary, r.RelativeTable(), r.EfficiencyTable())
 	}
 	page.Summary = append(page.Summary, r.ThroughputTable())
+	if t, ok := r.WhyTable(); ok {
+		// Beside the efficiency chart: the engine's own counters that
+		// explain its costs per operation.
+		page.Summary = append(page.Summary, t)
+	}
 	lead := r.Lead
 	if len(lead) == 0 {
 		// A run report's summary charts; a sweep brings its own.

@@ -62,6 +62,9 @@ func (r *Report) summary(b *strings.Builder) {
 		writeMDTable(b, r.EfficiencyTable(), "##")
 	}
 	writeMDTable(b, r.ThroughputTable(), "##")
+	if t, ok := r.WhyTable(); ok {
+		writeMDTable(b, t, "##")
+	}
 	writeMDTable(b, r.StallsTable(), "##")
 }
 
