@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -289,7 +288,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		iso := newIsolator(ms, stdout, cmd.ErrOrStderr())
 		engineOf := map[string]string{}
 		for _, v := range p.Variants {
-			engineOf[cmp.Or(v.Label, v.Name)] = v.Name
+			engineOf[v.Label] = v.Engine
 		}
 		// label is the variant's (its engine's name for a bare one).
 		isolate = func(ctx context.Context, label, dataDir string) (bool, error) {

@@ -82,7 +82,7 @@ func RunSteps(t *testing.T, tg Target, c ibench.Config) *results.Bundle {
 func runWorkload(t *testing.T, tg Target, seed int64, cfg any, newWorkload func() (workload.Workload, error), what string, observers ...runner.ObserverFactory) *results.Bundle {
 	t.Helper()
 	res, err := runner.Run(context.Background(), runner.Options{
-		Engines:     []string{tg.Engine},
+		Variants:    []model.Variant{runner.BareVariant(tg.Engine, tg.Options)},
 		Out:         t.TempDir(),
 		DataDir:     tg.DataDir,
 		EngineOpts:  tg.Options,

@@ -177,7 +177,7 @@ func plainLoad(b testing.TB, eng string, l *floorLoad, cfg any, newW func() (wor
 // the step's summary and its CPU µs per row.
 func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]string, step string, cfg any, newW func() (workload.Workload, error), dataDir string) (*results.Step, float64, error) {
 	res, err := runner.Run(ctx, runner.Options{
-		Engines: []string{eng}, EngineOpts: opts, Out: b.TempDir(), DataDir: dataDir, Interval: time.Second, Seed: 1,
+		Variants: []model.Variant{runner.BareVariant(eng, opts)}, EngineOpts: opts, Out: b.TempDir(), DataDir: dataDir, Interval: time.Second, Seed: 1,
 		Config: cfg, NewWorkload: newW, Observers: []runner.ObserverFactory{sysmetrics.Factory(io.Discard)},
 	})
 	if err == nil && res[0].Err != nil {

@@ -6,16 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"rumbench/internal/crashtest"
 	"rumbench/internal/engine"
-	"rumbench/internal/engineopt"
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
 	"rumbench/internal/model"
-	"rumbench/internal/runner"
 )
 
 // Crashtest is a request to crash engines mid-insert (`rumbench
@@ -63,10 +60,9 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 		return nil, err
 	}
 	budget.ApplyEngineOpts(uniqueNames(r.Engines), opts)
-	ls := labels(r.Engines)
 	var specs []crashtest.Spec
-	for _, v := range r.Engines {
-		name := v.Name
+	for _, v := range resolveVariants(r.Engines, opts, r.ServerOpts, labels(r.Engines)) {
+		name := v.Engine
 		d, err := engine.Lookup(name)
 		if err != nil {
 			return nil, bad(err)
@@ -86,7 +82,7 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 		for k, v := range base {
 			eo[k] = v
 		}
-		for k, val := range runner.OptionsFor(name, engineopt.Scoped(opts).ForVariant(v.label(), name, ls)) {
+		for k, val := range v.Options {
 			eo[k] = val
 		}
 		cfg := model.Config{Options: eo, DSN: "", Database: "rumbench"}
@@ -98,7 +94,7 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 			if err := managed.Check(name); err != nil {
 				return nil, bad(fmt.Errorf("crashtest of %s needs a managed server (it kills the server): %v", name, err))
 			}
-			routed, err := managed.Route([]string{name}, variantServerOpts(r.ServerOpts, v, ls))
+			routed, err := managed.Route([]string{name}, v.Server)
 			if err != nil {
 				return nil, bad(err)
 			}
@@ -106,8 +102,8 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 			srvSettings = routed[name]
 		}
 		label := ""
-		if v.label() != name {
-			label = v.label()
+		if !v.Bare() {
+			label = v.Label
 		}
 		specs = append(specs, crashtest.Spec{Engine: name, Label: label, Options: eo, Durable: r.Durable, Shape: r.Shape,
 			KillAfter: r.KillAfter, Exe: r.Exe, ServerSettings: srvSettings, Log: r.Log})
@@ -116,31 +112,6 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 		return nil, bad(errors.New("no engine given: use --engine"))
 	}
 	return specs, nil
-}
-
-// variantServerOpts are --server-opt's settings as the variant v sees them
-// (engineopt.Scoped.ForVariant): its LABEL.key ones as its engine's, other
-// labels' left out.
-func variantServerOpts(kvs []string, v Engine, ls []string) []string {
-	all := engineopt.Scoped{}
-	var order []string
-	for _, kv := range kvs {
-		k, val, _ := strings.Cut(kv, "=")
-		all[k] = val
-		order = append(order, k)
-	}
-	mine := all.ForVariant(v.label(), v.Name, ls)
-	var out []string
-	for _, k := range order {
-		if sc, key, scoped := engineopt.Split(k); scoped && sc == v.label() && sc != v.Name {
-			k = engineopt.Join(v.Name, key)
-		}
-		if val, ok := mine[k]; ok {
-			out = append(out, k+"="+val)
-			delete(mine, k)
-		}
-	}
-	return out
 }
 
 // CrashDir returns a variant's crash test data dir (name is its label): a

@@ -31,8 +31,8 @@ type Servers struct {
 // gives each managed server the budget's cache (unless a --server-opt set
 // it); each server runs in its own memory cgroup when ms has one. Without
 // --managed it returns nil servers. Errors are the user's input.
-func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b *membudget.Budget, ms *launch.Memory, log io.Writer) (*Servers, error) {
-	mp, err := managedPlan(req, variants, dataDir, dsn)
+func PlanServers(req managed.Request, variants []model.Variant, dataDir, dsn string, b *membudget.Budget, ms *launch.Memory, log io.Writer) (*Servers, error) {
+	mp, err := managedPlan(req, asEngines(variants), dataDir, dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +50,9 @@ func PlanServers(req managed.Request, variants []Engine, dataDir, dsn string, b 
 	engineOf := map[string]string{}
 	var managedLabels []string
 	for _, v := range variants {
-		engineOf[v.label()] = v.Name
-		if mp.Manages(v.Name) {
-			managedLabels = append(managedLabels, v.label())
+		engineOf[v.Label] = v.Engine
+		if mp.Manages(v.Engine) {
+			managedLabels = append(managedLabels, v.Label)
 		}
 	}
 	if b != nil {
@@ -130,24 +130,24 @@ func withoutLabelScopes(kvs []string, variants []Engine) []string {
 	return out
 }
 
-// variantServerSettings routes the --server-opt settings to each managed
-// variant, by label: LABEL.key over engine.key over key (engineopt's
-// ForVariant on the one scoping rule). A label-scoped setting of a variant
-// whose engine runs on no managed server is refused.
-func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine, installs map[string]string) (map[string][]managed.Setting, error) {
+// variantServerSettings routes each managed variant's server settings
+// (model.Variant.Server, scoped by plan: LABEL.key over engine.key over
+// key) to its server, by label. A label-scoped setting of kvs (the
+// --server-opt settings as given) of a variant whose engine runs on no
+// managed server is refused.
+func variantServerSettings(mp *managed.Plan, kvs []string, variants []model.Variant, installs map[string]string) (map[string][]managed.Setting, error) {
 	given := engineopt.Scoped{}
 	for _, kv := range kvs {
 		k, v, _ := strings.Cut(kv, "=")
 		given[k] = v
 	}
-	ls := labels(variants)
 	for _, v := range variants {
-		if v.label() == v.Name || mp.Manages(v.Name) {
+		if v.Bare() || mp.Manages(v.Engine) {
 			continue
 		}
 		for k := range given {
-			if sc, _, scoped := engineopt.Split(k); scoped && sc == v.label() {
-				return nil, fmt.Errorf("--server-opt %s: variant %s (%s) does not run on a managed server: add --managed=%s, or drop the setting", k, v.label(), v.Name, v.Name)
+			if sc, _, scoped := engineopt.Split(k); scoped && sc == v.Label {
+				return nil, fmt.Errorf("--server-opt %s: variant %s (%s) does not run on a managed server: add --managed=%s, or drop the setting", k, v.Label, v.Engine, v.Engine)
 			}
 		}
 	}
@@ -156,10 +156,14 @@ func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine, in
 	}
 	out := map[string][]managed.Setting{}
 	for _, v := range variants {
-		if !mp.Manages(v.Name) {
+		if !mp.Manages(v.Engine) {
 			continue
 		}
-		seen := given.ForVariant(v.label(), v.Name, ls)
+		seen := map[string]string{}
+		for _, kv := range v.Server {
+			k, val, _ := strings.Cut(kv, "=")
+			seen[k] = val
+		}
 		// Plain keys first: Route lets a later value win, and a scoped
 		// one wins over the plain.
 		keys := make([]string, 0, len(seen))
@@ -178,11 +182,11 @@ func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine, in
 		for _, k := range keys {
 			list = append(list, k+"="+seen[k])
 		}
-		routed, err := managed.RouteInstalls(mp.Engines, map[string]string{v.Name: installs[v.label()]}, list)
+		routed, err := managed.RouteInstalls(mp.Engines, map[string]string{v.Engine: installs[v.Label]}, list)
 		if err != nil {
 			return nil, err
 		}
-		out[v.label()] = routed[v.Name]
+		out[v.Label] = routed[v.Engine]
 	}
 	return out, nil
 }
@@ -192,7 +196,7 @@ func variantServerSettings(mp *managed.Plan, kvs []string, variants []Engine, in
 // checked to hold the server's binaries. A scope that is no label or
 // engine of the run, or whose variants run on no managed server, is
 // refused.
-func variantInstalls(mp *managed.Plan, given []string, variants []Engine) (map[string]string, error) {
+func variantInstalls(mp *managed.Plan, given []string, variants []model.Variant) (map[string]string, error) {
 	byScope := map[string]string{}
 	for _, kv := range given {
 		scope, dir, ok := strings.Cut(kv, "=")
@@ -204,13 +208,13 @@ func variantInstalls(mp *managed.Plan, given []string, variants []Engine) (map[s
 		}
 		known, isManaged, eng := false, false, ""
 		for _, v := range variants {
-			if v.label() == scope || v.Name == scope {
-				known, eng = true, v.Name
-				isManaged = isManaged || mp.Manages(v.Name)
+			if v.Label == scope || v.Engine == scope {
+				known, eng = true, v.Engine
+				isManaged = isManaged || mp.Manages(v.Engine)
 			}
 		}
 		if !known {
-			return nil, fmt.Errorf("--install %s: %q is neither a label nor an engine in --engine: scope it to one of %s", kv, scope, strings.Join(labels(variants), ", "))
+			return nil, fmt.Errorf("--install %s: %q is neither a label nor an engine in --engine: scope it to one of %s", kv, scope, strings.Join(variantLabels(variants), ", "))
 		}
 		if !isManaged {
 			return nil, fmt.Errorf("--install %s: %s (%s) does not run on a managed server: an installation is what a managed server runs (--managed: postgres, innodb, myrocks)", kv, scope, eng)
@@ -219,17 +223,17 @@ func variantInstalls(mp *managed.Plan, given []string, variants []Engine) (map[s
 	}
 	out := map[string]string{}
 	for _, v := range variants {
-		dir, ok := byScope[v.label()]
+		dir, ok := byScope[v.Label]
 		if !ok {
-			dir = byScope[v.Name]
+			dir = byScope[v.Engine]
 		}
-		if dir == "" || !mp.Manages(v.Name) {
+		if dir == "" || !mp.Manages(v.Engine) {
 			continue
 		}
-		if err := managed.CheckInstall(v.Name, dir); err != nil {
-			return nil, fmt.Errorf("--install %s=%s: %w", v.label(), dir, err)
+		if err := managed.CheckInstall(v.Engine, dir); err != nil {
+			return nil, fmt.Errorf("--install %s=%s: %w", v.Label, dir, err)
 		}
-		out[v.label()] = dir
+		out[v.Label] = dir
 	}
 	return out, nil
 }

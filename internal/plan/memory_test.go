@@ -10,6 +10,7 @@ import (
 
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
+	"rumbench/internal/model"
 	"rumbench/internal/workload"
 )
 
@@ -88,7 +89,7 @@ func TestPlanServers(t *testing.T) {
 	}
 	b := &membudget.Budget{Bytes: 64 << 20, From: "default"}
 	s, err := PlanServers(managed.Request{Given: true, Engines: []string{managed.All}, ServerOpts: []string{"work_mem=8MB"}},
-		Engines("pebble", "postgres"), "", "", b, &launch.Memory{}, io.Discard)
+		resolveVariants(Engines("pebble", "postgres"), nil, []string{"work_mem=8MB"}, []string{"pebble", "postgres"}), "", "", b, &launch.Memory{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,11 +108,11 @@ func TestPlanServers(t *testing.T) {
 	}
 	// Without --managed: no servers, nothing recorded, no hook.
 	var none *Servers
-	if none, err = PlanServers(managed.Request{}, Engines("postgres"), "", "", b, nil, io.Discard); err != nil || none.Recorded() != nil || none.Starter() != nil || none.Manages("postgres") {
+	if none, err = PlanServers(managed.Request{}, model.BareVariants("postgres"), "", "", b, nil, io.Discard); err != nil || none.Recorded() != nil || none.Starter() != nil || none.Manages("postgres") {
 		t.Errorf("without --managed: %+v, %v", none, err)
 	}
 	// Refusals are the user's input.
-	_, err = PlanServers(managed.Request{Given: true, Engines: []string{"innodb"}}, Engines("postgres"), "", "", b, nil, io.Discard)
+	_, err = PlanServers(managed.Request{Given: true, Engines: []string{"innodb"}}, model.BareVariants("postgres"), "", "", b, nil, io.Discard)
 	var bi *runner.BadInputError
 	if !errors.As(err, &bi) {
 		t.Errorf("--managed innodb without it in --engine: %v, want bad input", err)

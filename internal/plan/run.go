@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
 	"rumbench/internal/membudget"
+	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
 	"rumbench/internal/steady"
@@ -94,11 +94,12 @@ type Child struct {
 type RunPlan struct {
 	Request *Run
 	// Engines are the engine of each variant, in order (an engine twice
-	// under two labels); Labels their labels, nil when every variant is
-	// a bare engine (labelled by its name).
-	Engines  []string
-	Labels   []string
-	Variants []Engine
+	// under two labels).
+	Engines []string
+	// Variants are the variants the runner runs, every setting scoped
+	// (resolveVariants): in a variant's child process (--memory-limit)
+	// that variant alone.
+	Variants []model.Variant
 	Interval time.Duration
 	Steady   *steady.Spec
 	Workload *workload.Configured
@@ -143,7 +144,7 @@ func PlanRun(r *Run) (*RunPlan, error) {
 	if r.Warmup < 0 {
 		return nil, bad(fmt.Errorf("--warmup must be 0 or more, got %s", r.Warmup))
 	}
-	p := &RunPlan{Request: r, Variants: r.Engines, DataDir: r.DataDir}
+	p := &RunPlan{Request: r, DataDir: r.DataDir}
 	if r.Steady != "" {
 		sp, err := steady.Parse(r.Steady)
 		if err != nil {
@@ -174,13 +175,18 @@ func PlanRun(r *Run) (*RunPlan, error) {
 	if err := checkDistinct(r.Engines, p.EngineOpts, r.ServerOpts, r.Installs); err != nil {
 		return nil, err
 	}
+	chosen := r.Engines
+	var child []model.Variant
 	if r.Child != nil {
-		p.Variants = []Engine{{Label: r.Child.Engine, Name: r.Child.Engine}}
+		chosen = []Engine{{Label: r.Child.Engine, Name: r.Child.Engine}}
 		for _, e := range r.Engines {
 			if e.label() == r.Child.Engine {
-				p.Variants = []Engine{e}
+				chosen = []Engine{e}
 				if Labelled(r.Engines) {
-					p.runnerOpts = engineopt.Scoped(p.EngineOpts).ForVariant(e.label(), e.Name, labels(r.Engines))
+					// Scoped before the memory plan adds its settings,
+					// as a labelled variant's child has always run.
+					p.runnerOpts = variantView(p.EngineOpts, e, labels(r.Engines))
+					child = resolveVariants(chosen, p.EngineOpts, r.ServerOpts, labels(r.Engines))
 				}
 			}
 		}
@@ -189,12 +195,17 @@ func PlanRun(r *Run) (*RunPlan, error) {
 			p.DataDir = r.Child.DataDir
 		}
 	}
-	p.Engines = names(p.Variants)
-	if Labelled(r.Engines) {
-		p.Labels = labels(p.Variants)
-	}
-	if p.Memory, err = PlanMemory(r.Memory, wr.Memory, r.Preset, uniqueNames(p.Variants), p.EngineOpts); err != nil {
+	p.Engines = names(chosen)
+	if p.Memory, err = PlanMemory(r.Memory, wr.Memory, r.Preset, uniqueNames(chosen), p.EngineOpts); err != nil {
 		return nil, bad(err)
+	}
+	p.Variants = child
+	if p.Variants == nil {
+		ls := labels(r.Engines)
+		if r.Child != nil {
+			ls = labels(chosen)
+		}
+		p.Variants = resolveVariants(chosen, p.EngineOpts, r.ServerOpts, ls)
 	}
 	return p, nil
 }
@@ -237,8 +248,7 @@ func (p *RunPlan) Budget() *membudget.Budget { return p.Memory.Budget }
 func (p *RunPlan) Options(out string, ms *launch.Memory, servers *results.ManagedConfig) runner.Options {
 	r := p.Request
 	return runner.Options{
-		Engines:        p.Engines,
-		Labels:         p.Labels,
+		Variants:       p.Variants,
 		Out:            out,
 		DataDir:        p.DataDir,
 		EngineOpts:     p.runnerEngineOpts(),

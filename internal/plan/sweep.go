@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"rumbench/internal/engineopt"
 	"rumbench/internal/launch"
 	"rumbench/internal/managed"
 	"rumbench/internal/membudget"
+	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
@@ -58,11 +58,10 @@ type Sweep struct {
 type SweepPlan struct {
 	Request *Sweep
 	// Engines are the engine of each variant, in order; Variants the
-	// variants (--vary's expanded), Labels their labels, nil when every
-	// variant is a bare engine.
+	// variants (--vary's expanded), every setting scoped
+	// (resolveVariants).
 	Engines  []string
-	Variants []Engine
-	Labels   []string
+	Variants []model.Variant
 	Pads     []int
 	Indexes  []int
 	Rows     int64
@@ -125,23 +124,26 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	}
 	vs := &VarySettings{EngineOpts: p.EngineOpts, ServerOpts: append([]string(nil), r.Managed.ServerOpts...),
 		Installs: append([]string(nil), r.Managed.Installs...), Servers: p.servers}
-	if p.Variants, err = ExpandVary(r.Engines, Vary{Engine: r.Vary, Server: r.VaryServer}, vs); err != nil {
+	es, err := ExpandVary(r.Engines, Vary{Engine: r.Vary, Server: r.VaryServer}, vs)
+	if err != nil {
 		return nil, err
 	}
 	p.ServerOpts, p.Installs = vs.ServerOpts, vs.Installs
-	if err := checkDistinct(p.Variants, p.EngineOpts, p.ServerOpts, p.Installs); err != nil {
+	if err := checkDistinct(es, p.EngineOpts, p.ServerOpts, p.Installs); err != nil {
 		return nil, err
 	}
-	p.Engines = names(p.Variants)
-	if Labelled(p.Variants) {
-		p.Labels = labels(p.Variants)
-	}
+	p.Engines = names(es)
 	if err := p.resolvePreset(preset); err != nil {
 		return nil, bad(err)
 	}
-	engines := uniqueNames(p.Variants)
+	engines := uniqueNames(es)
 	if r.Child != nil && r.Child.Engine != "" {
-		engines = []string{p.variant(r.Child.Engine).Name}
+		engines = []string{r.Child.Engine}
+		for _, e := range es {
+			if e.label() == r.Child.Engine {
+				engines = []string{e.Name}
+			}
+		}
 	}
 	var mp *workload.MemoryPreset
 	if preset.IOBound {
@@ -154,6 +156,9 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	if p.Memory, err = PlanMemory(r.Memory, mp, r.Preset, engines, p.EngineOpts); err != nil {
 		return nil, bad(err)
 	}
+	// Scoped once the memory plan has added its settings: what every
+	// cell's run is given.
+	p.Variants = resolveVariants(es, p.EngineOpts, p.ServerOpts, labels(es))
 	return p, nil
 }
 
@@ -192,7 +197,7 @@ func SweepIndexes(p ibench.Preset) []int {
 func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 	r := p.Request
 	spec := &sweep.Spec{
-		Engines: labels(p.Variants), Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
+		Engines: variantLabels(p.Variants), Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
 		Shared: map[string]any{"rows": p.Rows, "churn_rows": p.Churn, "query_seconds": p.QS, "rows_per_commit": r.IBench.RowsPerCommit,
 			"interval_s": p.Interval.Seconds(), "rate_percentile": r.RatePercentile, "seed": r.Seed, "engine_opts": p.EngineOpts, "preset": r.Preset,
 			"cache_size": CacheConfig(p.Memory.Budget)},
@@ -200,10 +205,10 @@ func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 	if r.Repeat > 1 {
 		spec.Repeat = r.Repeat
 	}
-	if p.Labels != nil {
+	if labelled(p.Variants) {
 		spec.Variants = map[string]string{}
 		for _, v := range p.Variants {
-			spec.Variants[v.label()] = v.Name
+			spec.Variants[v.Label] = v.Engine
 		}
 	}
 	if p.servers != nil {
@@ -246,13 +251,13 @@ func (p *SweepPlan) Budget() *membudget.Budget { return p.Memory.Budget }
 
 // variant is the variant labelled label (an engine of that name when no
 // variant has the label: a bare engine's label is its name).
-func (p *SweepPlan) variant(label string) Engine {
+func (p *SweepPlan) variant(label string) model.Variant {
 	for _, v := range p.Variants {
-		if v.label() == label {
+		if v.Label == label {
 			return v
 		}
 	}
-	return Engine{Label: label, Name: label}
+	return resolveVariants(Engines(label), p.EngineOpts, nil, variantLabels(p.Variants))[0]
 }
 
 // Probe are the runner's options that check every variant and its settings
@@ -260,7 +265,7 @@ func (p *SweepPlan) variant(label string) Engine {
 // starter runner.CheckDistinctSettings, in a database of its own).
 func (p *SweepPlan) Probe(out string) runner.Options {
 	o := p.CellOptions(sweep.Cell{}, "", out)
-	o.Engines, o.Labels, o.EngineOpts = p.Engines, p.Labels, p.EngineOpts
+	o.Variants, o.EngineOpts = p.Variants, p.EngineOpts
 	o.Database = p.Request.Database + "_readback"
 	return o
 }
@@ -281,20 +286,12 @@ func (p *SweepPlan) Servers(ms *launch.Memory, log io.Writer) (*Servers, error) 
 func (p *SweepPlan) CellOptions(c sweep.Cell, label, dir string) runner.Options {
 	r := p.Request
 	cfg := p.CellConfig(c)
+	// The runner sees one variant, not the others' labels.
 	v := p.variant(label)
-	engine := v.Name
-	opts := p.EngineOpts
-	var ls []string
-	if p.Labels != nil {
-		// The variant's settings resolved here: the runner sees one
-		// variant, not the others' labels.
-		opts = engineopt.Scoped(opts).ForVariant(label, engine, p.Labels)
-		ls = []string{label}
-	}
 	o := runner.Options{
-		Engines: []string{engine}, Labels: ls, Out: dir, EngineOpts: runner.OptionsFor(engine, opts), DSN: r.DSN, Database: CellDatabase(r.Database, c),
+		Variants: []model.Variant{v}, Out: dir, EngineOpts: v.Options, DSN: r.DSN, Database: CellDatabase(r.Database, c),
 		Interval: p.Interval, Seed: r.Seed, RatePercentile: r.RatePercentile, OpTimeout: runner.DefaultOpTimeout,
-		Config: &results.RunConfig{Workload: "ibench", Preset: r.Preset, WorkloadConfig: cfg, Engines: entries([]Engine{v}),
+		Config: &results.RunConfig{Workload: "ibench", Preset: r.Preset, WorkloadConfig: cfg, Engines: entries([]model.Variant{v}),
 			EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile, SweepCell: c.Name(),
 			CooldownS: r.Cooldown.Seconds()},
 		Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,

@@ -8,6 +8,8 @@ import (
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engineopt"
+	"rumbench/internal/model"
+	"rumbench/internal/runner"
 )
 
 // labelSyntax is what a label may be: it names a bundle directory and
@@ -67,14 +69,107 @@ func labels(es []Engine) []string {
 	return out
 }
 
-// entries are the entries as --engine takes them (LABEL=ENGINE, or the bare
-// name), as run.json's config records them.
-func entries(es []Engine) []string {
-	out := make([]string, len(es))
+// entries are the variants as --engine takes them (LABEL=ENGINE, or the
+// bare name), as run.json's config records them.
+func entries(vs []model.Variant) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Engine
+		if !v.Bare() {
+			out[i] = v.Label + "=" + v.Engine
+		}
+	}
+	return out
+}
+
+// variantView are the settings opts as the variant e sees them among the
+// labels ls: LABEL.key as its engine's, over engine.key, over key; other
+// labels' left out. Plan's one use of engineopt.Scoped.ForVariant: the
+// variants carry what it gives (resolveVariants), and the runner, sweep,
+// crashtest and the managed servers never scope again.
+func variantView(opts map[string]string, e Engine, ls []string) engineopt.Scoped {
+	return engineopt.Scoped(opts).ForVariant(e.label(), e.Name, ls)
+}
+
+// resolveVariants makes the variants of the entries es, labels ls among
+// them: each with its engine's settings of opts (runner.OptionsFor, keyed
+// as the engine takes them) and its server's of serverOpts
+// (variantServerOpts), every scope applied.
+func resolveVariants(es []Engine, opts map[string]string, serverOpts, ls []string) []model.Variant {
+	out := make([]model.Variant, len(es))
 	for i, e := range es {
-		out[i] = e.Name
-		if e.label() != e.Name {
-			out[i] = e.label() + "=" + e.Name
+		out[i] = model.Variant{
+			Label:   e.label(),
+			Engine:  e.Name,
+			Options: runner.OptionsFor(e.Name, variantView(opts, e, ls)),
+			Server:  variantServerOpts(serverOpts, e, ls),
+		}
+	}
+	return out
+}
+
+// variantServerOpts are --server-opt's settings as the variant e sees them
+// (variantView), in the order given: its LABEL.key ones as its engine's,
+// other labels' left out.
+func variantServerOpts(kvs []string, e Engine, ls []string) []string {
+	all := map[string]string{}
+	var order []string
+	for _, kv := range kvs {
+		k, val, _ := strings.Cut(kv, "=")
+		all[k] = val
+		order = append(order, k)
+	}
+	mine := variantView(all, e, ls)
+	var out []string
+	for _, k := range order {
+		if sc, key, scoped := engineopt.Split(k); scoped && sc == e.label() && sc != e.Name {
+			k = engineopt.Join(e.Name, key)
+		}
+		if val, ok := mine[k]; ok {
+			out = append(out, k+"="+val)
+			delete(mine, k)
+		}
+	}
+	return out
+}
+
+// asEngines are the variants as entries of --engine.
+func asEngines(vs []model.Variant) []Engine {
+	out := make([]Engine, len(vs))
+	for i, v := range vs {
+		out[i] = Engine{Label: v.Label, Name: v.Engine}
+	}
+	return out
+}
+
+// variantLabels are the variants' labels, in order.
+func variantLabels(vs []model.Variant) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Label
+	}
+	return out
+}
+
+// labelled reports whether some variant has a label other than its
+// engine's name (Labelled of the variants).
+func labelled(vs []model.Variant) bool {
+	for _, v := range vs {
+		if !v.Bare() {
+			return true
+		}
+	}
+	return false
+}
+
+// variantNames are the variants' engines, each once, in order.
+func variantNames(vs []model.Variant) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range vs {
+		if !seen[v.Engine] {
+			seen[v.Engine] = true
+			out = append(out, v.Engine)
 		}
 	}
 	return out
@@ -110,12 +205,12 @@ func checkDistinct(es []Engine, opts map[string]string, serverOpts, installs []s
 	}
 	settingsOf := func(e Engine) string {
 		var parts []string
-		for k, v := range engineopt.Scoped(opts).ForVariant(e.label(), e.Name, ls) {
+		for k, v := range variantView(opts, e, ls) {
 			if sc, _, scoped := engineopt.Split(k); !scoped || sc == e.Name {
 				parts = append(parts, "opt "+k+"="+v)
 			}
 		}
-		for k, v := range engineopt.Scoped(server).ForVariant(e.label(), e.Name, ls) {
+		for k, v := range variantView(server, e, ls) {
 			if sc, _, scoped := engineopt.Split(k); !scoped || sc == e.Name {
 				parts = append(parts, "server "+k+"="+v)
 			}

@@ -202,7 +202,7 @@ func variedOf(e Engine, vs []varied, s *VarySettings, serverGiven engineopt.Scop
 				return nil, bad(fmt.Errorf("%s: the %s server has no setting %q (MariaDB's are listed by `mariadbd --verbose --help`, PostgreSQL's by `postgres --describe-config`)", v.what(), e.Name, v.key))
 			}
 			v.key = key
-			if _, given := serverGiven.ForVariant(e.label(), e.Name, nil).Given(e.Name, key); given {
+			if _, given := variantView(serverGiven, e, nil).Given(e.Name, key); given {
 				return nil, bad(fmt.Errorf("%s and --server-opt both set %s for %s: give it once", v.what(), key, e.label()))
 			}
 		} else {
@@ -212,7 +212,7 @@ func variedOf(e Engine, vs []varied, s *VarySettings, serverGiven engineopt.Scop
 				}
 				return nil, bad(fmt.Errorf("%s: %s takes no engine setting %s (see rumbench engines -v; a managed server's setting is varied by --vary-server %s=...)", v.what(), e.Name, v.key, v.written))
 			}
-			if _, given := engineopt.Scoped(s.EngineOpts).ForVariant(e.label(), e.Name, nil).Given(e.Name, v.key); given {
+			if _, given := variantView(s.EngineOpts, e, nil).Given(e.Name, v.key); given {
 				return nil, bad(fmt.Errorf("%s and --engine-opt both set %s for %s: give it once", v.what(), v.key, e.label()))
 			}
 		}

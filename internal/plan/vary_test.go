@@ -96,9 +96,9 @@ func TestPlanSweepVariants(t *testing.T) {
 		t.Errorf("variants %v", spec.Variants)
 	}
 	o := p.CellOptions(spec.Cells()[0], "pebble-compression-zstd", "s")
-	if !reflect.DeepEqual(o.Engines, []string{"pebble"}) || !reflect.DeepEqual(o.Labels, []string{"pebble-compression-zstd"}) ||
+	if len(o.Variants) != 1 || o.Variants[0].Engine != "pebble" || o.Variants[0].Label != "pebble-compression-zstd" ||
 		o.EngineOpts["compression"] != "zstd" || o.Config.(*results.RunConfig).Engines[0] != "pebble-compression-zstd=pebble" {
-		t.Errorf("cell options: engines %v labels %v opts %v config %v", o.Engines, o.Labels, o.EngineOpts, o.Config)
+		t.Errorf("cell options: variants %v opts %v config %v", o.Variants, o.EngineOpts, o.Config)
 	}
 	if o := p.CellOptions(spec.Cells()[0], "lz-compression-none", "s"); o.EngineOpts["compression"] != "none" || o.EngineOpts["sync"] != "true" {
 		t.Errorf("lz's options %v", o.EngineOpts)

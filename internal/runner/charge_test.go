@@ -87,7 +87,7 @@ func init() {
 func TestEngineReportsAreNotChargedToTheStep(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := runner.Run(context.Background(), runner.Options{
-		Engines:     []string{"test-sizewriter"},
+		Variants:    model.BareVariants("test-sizewriter"),
 		Out:         out,
 		DataDir:     t.TempDir(),
 		Interval:    time.Second,

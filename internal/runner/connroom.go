@@ -35,7 +35,8 @@ func CheckConnectionRoom(ctx context.Context, o *Options) error {
 	}
 	need := c.Connections() + EngineConnections
 	checked := map[string]bool{}
-	for i, name := range o.Engines {
+	for _, v := range o.Variants {
+		name := v.Engine
 		if checked[name] {
 			continue
 		}
@@ -48,7 +49,7 @@ func CheckConnectionRoom(ctx context.Context, o *Options) error {
 		if !ok {
 			continue
 		}
-		cfg := model.Config{DSN: o.DSN, Database: o.Database, Options: optionsFor(d, o.variantOpts(o.label(i), name))}
+		cfg := model.Config{DSN: o.DSN, Database: o.Database, Options: v.Options}
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		room, figures, err := cr.ConnectionRoom(cctx, cfg)
 		cancel()

@@ -32,11 +32,12 @@ type readBack struct {
 // only their engine options tell them apart: plan's check covers them.
 func CheckDistinctSettings(ctx context.Context, o *Options) error {
 	count := map[string]int{}
-	for _, name := range o.Engines {
-		count[name]++
+	for _, v := range o.Variants {
+		count[v.Engine]++
 	}
 	var seen []readBack
-	for i, name := range o.Engines {
+	for _, v := range o.Variants {
+		name := v.Engine
 		if count[name] < 2 {
 			continue
 		}
@@ -47,14 +48,14 @@ func CheckDistinctSettings(ctx context.Context, o *Options) error {
 		if d.Kind() != model.Embedded && o.StartServer == nil {
 			continue
 		}
-		rb, probed, err := probeVariant(ctx, o, variant{label: o.label(i), engine: name}, d)
+		rb, probed, err := probeVariant(ctx, o, v, d)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
 			// The run itself meets the same failure in this variant's
 			// turn and handles it as it always has.
-			fmt.Fprintf(o.Log, "NOTE: %s's settings not read back before the run: %v\n", o.label(i), err)
+			fmt.Fprintf(o.Log, "NOTE: %s's settings not read back before the run: %v\n", v.Label, err)
 			continue
 		}
 		if !probed {
@@ -78,16 +79,16 @@ func CheckDistinctSettings(ctx context.Context, o *Options) error {
 // probeVariant opens variant v in a scratch directory and reads it back;
 // probed is false for a server engine that has no managed server (nothing
 // of its own to read back).
-func probeVariant(ctx context.Context, o *Options, v variant, d model.Driver) (rb readBack, probed bool, err error) {
+func probeVariant(ctx context.Context, o *Options, v model.Variant, d model.Driver) (rb readBack, probed bool, err error) {
 	scratch, err := os.MkdirTemp("", "rumbench-probe-")
 	if err != nil {
-		return rb, false, fmt.Errorf("read back %s's settings: %w", v.label, err)
+		return rb, false, fmt.Errorf("read back %s's settings: %w", v.Label, err)
 	}
 	defer os.RemoveAll(scratch)
-	rb = readBack{label: v.label, engine: v.engine, settings: map[string]string{}}
+	rb = readBack{label: v.Label, engine: v.Engine, settings: map[string]string{}}
 	dsn := o.DSN
 	if d.Kind() != model.Embedded {
-		srv, err := startServer(ctx, o, v.label, scratch)
+		srv, err := startServer(ctx, o, v.Label, scratch)
 		if err != nil {
 			return rb, false, err
 		}
@@ -96,13 +97,13 @@ func probeVariant(ctx context.Context, o *Options, v variant, d model.Driver) (r
 		}
 		defer srv.Stop()
 		dsn, rb.install = srv.DSN, srv.Settings["managed_install"]
-		for k, val := range optionsFor(d, o.variantOpts(v.label, v.engine)) {
+		for k, val := range v.Options {
 			rb.settings["option "+k] = val
 		}
 	}
 	db, err := openEngine(ctx, o, v, d, scratch, dsn)
 	if err != nil {
-		return rb, false, fmt.Errorf("read back %s's settings: %w", v.label, err)
+		return rb, false, fmt.Errorf("read back %s's settings: %w", v.Label, err)
 	}
 	defer db.Close()
 	rb.version = db.Info().Version
@@ -113,7 +114,7 @@ func probeVariant(ctx context.Context, o *Options, v variant, d model.Driver) (r
 	}
 	diff, err := cd.ConfigDiff(ctx)
 	if err != nil {
-		fmt.Fprintf(o.Log, "NOTE: %s's settings not read back before the run: %v\n", v.label, err)
+		fmt.Fprintf(o.Log, "NOTE: %s's settings not read back before the run: %v\n", v.Label, err)
 		return rb, false, nil
 	}
 	for _, s := range diff.Settings {

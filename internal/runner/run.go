@@ -34,20 +34,21 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 		o.Log = io.Discard
 	}
 	var out []EngineResult
-	for i, name := range o.Engines {
+	for i, v := range o.Variants {
+		name := v.Engine
 		if i > 0 {
 			if err := Cooldown(ctx, o.Cooldown, o.Log); err != nil {
 				return out, ErrInterrupted
 			}
 		}
-		label := o.label(i)
+		label := v.Label
 		dir := filepath.Join(o.Out, label)
 		handled, err := false, error(nil)
 		if o.Isolate != nil {
 			handled, err = o.Isolate(ctx, label, o.givenDataDir(label))
 		}
 		if !handled {
-			err = runEngine(ctx, &o, variant{label: label, engine: name}, dir)
+			err = runEngine(ctx, &o, v, dir)
 		}
 		out = append(out, EngineResult{Engine: label, Dir: dir, Err: err})
 		if ctx.Err() != nil {
@@ -60,7 +61,7 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 			}
 			// Said now only when other engines follow: the last
 			// one's failure is the error Run returns, printed once.
-			if i < len(o.Engines)-1 {
+			if i < len(o.Variants)-1 {
 				fmt.Fprintf(o.Log, "rumbench: %s: %v\n", name, err)
 			}
 		}
@@ -72,13 +73,6 @@ func Run(ctx context.Context, o Options) ([]EngineResult, error) {
 		}
 	}
 	return out, nil
-}
-
-// variant is the engine a run runs, under its label (the engine's name
-// when it has none): the label names its bundle, data dir, server and
-// lines, and scopes its settings.
-type variant struct {
-	label, engine string
 }
 
 // engineRun is one engine's run once it is open and its run.json written:
@@ -104,8 +98,8 @@ type engineRun struct {
 // (data dir, managed server, engine, bundle, observers), records run.json,
 // prepares the workload and runs its steps, and closes everything in the
 // reverse order, also when it fails.
-func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (err error) {
-	name := v.engine
+func runEngine(ctx context.Context, o *Options, v model.Variant, bundleDir string) (err error) {
+	name := v.Engine
 	w, err := o.NewWorkload()
 	if err != nil {
 		return &BadInputError{Err: err}
@@ -117,12 +111,12 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	if err != nil {
 		return err
 	}
-	dataDir, cleanup, err := o.dataDirFor(v.label)
+	dataDir, cleanup, err := o.dataDirFor(v.Label)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	srv, err := startServer(ctx, o, v.label, dataDir)
+	srv, err := startServer(ctx, o, v.Label, dataDir)
 	if err != nil {
 		return err
 	}
@@ -180,8 +174,8 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 		return err
 	}
 	run := newRunRecord(o, w, db, srv, ops, steps)
-	if v.label != v.engine {
-		run.Label = v.label
+	if v.Label != v.Engine {
+		run.Label = v.Label
 	}
 	cgroup := memoryCgroupOf(o, srv)
 	if cgroup != nil {
@@ -192,8 +186,8 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 	// passed) once, before the engine closes at the run's tail.
 	closeBar := func(bool) {}
 	if o.Shard != nil {
-		run.Shard = o.Shard.record(v.label, sharder, steps)
-		if bar, err = o.Shard.open(ctx, db, v.label, run.Shard); err != nil {
+		run.Shard = o.Shard.record(v.Label, sharder, steps)
+		if bar, err = o.Shard.open(ctx, db, v.Label, run.Shard); err != nil {
 			return err
 		}
 		closed := false
@@ -228,8 +222,8 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 		return bw.WriteRun(run)
 	}
 
-	shown := v.label
-	if v.label != v.engine {
+	shown := v.Label
+	if v.Label != v.Engine {
 		shown += " = " + name
 	}
 	fmt.Fprintf(o.Log, "== %s (%s, %s %s) data dir %s\n", shown, run.Engine.Family, run.Engine.Kind, run.Engine.Version, dataDir)
@@ -237,7 +231,7 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 		finish(false)
 		return prepareFailure(ctx, w.Name(), err)
 	}
-	r := &engineRun{o: o, name: v.label, dataDir: dataDirOf(db, dataDir, srv != nil), w: w, db: db, bw: bw, observers: observers, ops: ops, bar: bar}
+	r := &engineRun{o: o, name: v.Label, dataDir: dataDirOf(db, dataDir, srv != nil), w: w, db: db, bw: bw, observers: observers, ops: ops, bar: bar}
 	if err := r.runSteps(ctx, steps); err != nil {
 		finish(false)
 		return err
@@ -250,7 +244,7 @@ func runEngine(ctx context.Context, o *Options, v variant, bundleDir string) (er
 		return err
 	}
 	if srv != nil && srv.Shared {
-		settle(ctx, o, db, v.label)
+		settle(ctx, o, db, v.Label)
 	}
 	closeBar(true)
 	tail, err := measureTail(observers, func() error {
@@ -342,12 +336,12 @@ func memoryCgroupOf(o *Options, srv *Server) func() *results.MemoryCgroup {
 
 // openEngine opens variant v's engine (driver d) on its data dir (or
 // server, at dsn) with the settings that apply to it.
-func openEngine(ctx context.Context, o *Options, v variant, d model.Driver, dataDir, dsn string) (model.DB, error) {
-	db, err := engine.Open(ctx, v.engine, model.Config{
+func openEngine(ctx context.Context, o *Options, v model.Variant, d model.Driver, dataDir, dsn string) (model.DB, error) {
+	db, err := engine.Open(ctx, v.Engine, model.Config{
 		DataDir:  dataDir,
 		DSN:      dsn,
 		Database: o.Database,
-		Options:  optionsFor(d, o.variantOpts(v.label, v.engine)),
+		Options:  v.Options,
 	})
 	if err != nil {
 		// Another engine's data, an unreachable server, refused

@@ -61,20 +61,21 @@ type ObserverFactory func(ctx context.Context, db model.DB, dataDir, bundleDir s
 
 // Options configure a run.
 type Options struct {
-	Engines []string
-	// Labels, when set, name each of Engines (a variant: the same engine
-	// may then be listed under two labels); without, each engine is
-	// labelled by its name. Everything per engine is per label: the
-	// bundle Out/<label>, the data dir, the server, the live lines, and
-	// EngineOpts' scope LABEL.key (over engine.key, over key).
-	Labels []string
+	// Variants are the engines to run, in order, each under its label
+	// (the same engine may be listed under two labels) and with its
+	// settings resolved (plan): the runner opens each with its Options as
+	// they are. Everything per engine is per label: the bundle
+	// Out/<label>, the data dir, the server, the live lines.
+	Variants []model.Variant
 	// Out is the results directory; each engine writes Out/<label>.
 	Out string
 	// DataDir is the data directory; "" means a temporary one per engine,
 	// removed afterwards. With several engines each uses DataDir/<engine>.
 	DataDir string
-	// EngineOpts are --engine-opt settings: "key" applies to every engine
-	// that has the setting, "engine.key" to that engine only.
+	// EngineOpts are the --engine-opt settings as given ("key" for every
+	// engine that has the setting, "scope.key" for one engine or label),
+	// checked for keys no variant takes; each variant runs with its own
+	// Options, not these.
 	EngineOpts map[string]string
 	DSN        string
 	Database   string
@@ -188,9 +189,9 @@ func Check(o *Options) error {
 	if err := checkWritable(o.Out); err != nil {
 		return err
 	}
-	for i := range o.Engines {
-		if _, err := os.Stat(filepath.Join(o.Out, o.label(i), results.RunFile)); err == nil {
-			return badInput("%s already holds results for %s: choose another --out (nothing was overwritten)", o.Out, o.label(i))
+	for _, v := range o.Variants {
+		if _, err := os.Stat(filepath.Join(o.Out, v.Label, results.RunFile)); err == nil {
+			return badInput("%s already holds results for %s: choose another --out (nothing was overwritten)", o.Out, v.Label)
 		}
 	}
 	return nil
@@ -198,25 +199,16 @@ func Check(o *Options) error {
 
 // CheckEngines validates the engines and their settings.
 func CheckEngines(o *Options) error {
-	if len(o.Engines) == 0 {
+	if len(o.Variants) == 0 {
 		return badInput("no engine given: use --engine with one of %s", strings.Join(engine.Names(), ", "))
 	}
 	if err := o.checkShard(); err != nil {
 		return err
 	}
-	if o.Labels != nil && len(o.Labels) != len(o.Engines) {
-		return fmt.Errorf("runner: %d labels for %d engines", len(o.Labels), len(o.Engines))
-	}
-	seen := map[string]bool{}
-	for i, name := range o.Engines {
-		label := o.label(i)
-		if seen[label] {
-			if label == name {
-				return badInput("--engine: %s is listed twice: give each a label: --engine a=%s,b=%s", name, name, name)
-			}
-			return badInput("--engine: label %s is used twice: give each variant its own label", label)
-		}
-		seen[label] = true
+	// A label listed twice is refused where the variants are made
+	// (plan.ParseEngines).
+	for _, v := range o.Variants {
+		name := v.Engine
 		d, err := engine.Lookup(name)
 		if err != nil {
 			return &BadInputError{Err: err}
@@ -224,7 +216,7 @@ func CheckEngines(o *Options) error {
 		if err := d.Available(); err != nil {
 			return badInput("engine %s is not available here: %v", name, err)
 		}
-		cfg := model.Config{DSN: o.DSN, Database: o.Database, Options: optionsFor(d, o.variantOpts(label, name))}
+		cfg := model.Config{DSN: o.DSN, Database: o.Database, Options: v.Options}
 		if _, err := engine.CheckConfig(d, cfg); err != nil {
 			return &BadInputError{Err: err}
 		}
@@ -243,21 +235,11 @@ func OptionsFor(name string, all map[string]string) map[string]string {
 	return optionsFor(d, all)
 }
 
-// label is the label of the i-th engine: its name without Labels.
-func (o *Options) label(i int) string {
-	if o.Labels == nil {
-		return o.Engines[i]
-	}
-	return o.Labels[i]
-}
-
-// variantOpts are EngineOpts as the variant labelled label of engine sees
-// them (engineopt.Scoped.ForVariant).
-func (o *Options) variantOpts(label, engine string) map[string]string {
-	if o.Labels == nil {
-		return o.EngineOpts
-	}
-	return engineopt.Scoped(o.EngineOpts).ForVariant(label, engine, o.Labels)
+// BareVariant is engine under its own name with the settings of opts that
+// apply to it (OptionsFor): the variant of a one-engine run made without
+// a plan (tests, benchmarks).
+func BareVariant(engine string, opts map[string]string) model.Variant {
+	return model.Variant{Label: engine, Engine: engine, Options: OptionsFor(engine, opts)}
 }
 
 // optionsFor picks the settings that apply to driver d.
@@ -275,13 +257,16 @@ func optionsFor(d model.Driver, all map[string]string) map[string]string {
 // checkUnscopedOptions rejects a plain key that no selected engine knows, and
 // a scoped key for an engine that is not selected.
 func checkUnscopedOptions(o *Options) error {
-	scopes := append([]string(nil), o.Engines...)
+	var scopes []string
+	for _, v := range o.Variants {
+		scopes = append(scopes, v.Engine)
+	}
 	engineOf := map[string]string{}
-	for i, name := range o.Engines {
-		engineOf[name] = name
-		if l := o.label(i); l != name {
-			scopes = append(scopes, l)
-			engineOf[l] = name
+	for _, v := range o.Variants {
+		engineOf[v.Engine] = v.Engine
+		if !v.Bare() {
+			scopes = append(scopes, v.Label)
+			engineOf[v.Label] = v.Engine
 		}
 	}
 	err := engineopt.Scoped(o.EngineOpts).Check(dedup(scopes), func(scope string) []string {
@@ -349,7 +334,7 @@ func checkWritable(dir string) error {
 // givenDataDir is the data dir of the variant labelled name when
 // --data-dir was given, else "".
 func (o *Options) givenDataDir(name string) string {
-	if o.DataDir == "" || len(o.Engines) == 1 {
+	if o.DataDir == "" || len(o.Variants) == 1 {
 		return o.DataDir
 	}
 	return filepath.Join(o.DataDir, name)
@@ -363,7 +348,7 @@ func (o *Options) dataDirFor(name string) (dir string, cleanup func(), err error
 		}
 		return d, func() { os.RemoveAll(d) }, nil
 	}
-	if len(o.Engines) > 1 {
+	if len(o.Variants) > 1 {
 		return filepath.Join(o.DataDir, name), func() {}, nil
 	}
 	return o.DataDir, func() {}, nil

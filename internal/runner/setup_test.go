@@ -53,7 +53,7 @@ func TestStepSetupIsNotMeasured(t *testing.T) {
 	var ran time.Duration
 	out := filepath.Join(t.TempDir(), "out")
 	_, err := runner.Run(context.Background(), runner.Options{
-		Engines: []string{"null"}, Out: out, DataDir: t.TempDir(), Interval: 100 * time.Millisecond,
+		Variants: model.BareVariants("null"), Out: out, DataDir: t.TempDir(), Interval: 100 * time.Millisecond,
 		NewWorkload: func() (workload.Workload, error) { return setupWorkload{ran: &ran}, nil },
 	})
 	if err != nil {
@@ -73,7 +73,7 @@ func TestStepSetupIsNotMeasured(t *testing.T) {
 	ran = 0
 	out = filepath.Join(t.TempDir(), "out")
 	_, err = runner.Run(context.Background(), runner.Options{
-		Engines: []string{"null"}, Out: out, DataDir: t.TempDir(), Interval: 100 * time.Millisecond,
+		Variants: model.BareVariants("null"), Out: out, DataDir: t.TempDir(), Interval: 100 * time.Millisecond,
 		NewWorkload: func() (workload.Workload, error) {
 			return setupWorkload{ran: &ran, setupErr: errors.New("connect client 3: refused")}, nil
 		},

@@ -30,8 +30,8 @@ func (o *Options) checkShard() error {
 	if o.Shard == nil {
 		return nil
 	}
-	for _, name := range o.Engines {
-		d, err := engine.Lookup(name)
+	for _, v := range o.Variants {
+		d, err := engine.Lookup(v.Engine)
 		if err != nil {
 			return &BadInputError{Err: err}
 		}

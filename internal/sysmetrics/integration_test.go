@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	_ "rumbench/internal/engine/null"
+	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
 	"rumbench/internal/workload"
@@ -43,7 +44,7 @@ func TestNullRunHasMetrics(t *testing.T) {
 		PadRandomPct: 50, Seed: 1, Steps: []string{ibench.StepLoad, ibench.StepIndex, ibench.StepChurnBig}}
 	var log bytes.Buffer
 	_, err := runner.Run(context.Background(), runner.Options{
-		Engines:     []string{"null"},
+		Variants:    model.BareVariants("null"),
 		Out:         out,
 		Interval:    50 * time.Millisecond,
 		NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },

@@ -313,7 +313,7 @@ func hotRowSweep(t *testing.T, tg enginetest.Target, tables, concurrency []int) 
 	cfg := hotrow.DefaultConfig()
 	cfg.Tables, cfg.Concurrency, cfg.CellSeconds, cfg.Rows, cfg.Seed = tables, concurrency, 0.4, 3000, 11
 	res, err := runner.Run(context.Background(), runner.Options{
-		Engines: []string{"mongodb"}, Out: t.TempDir(), DSN: tg.DSN, Database: tg.Database,
+		Variants: model.BareVariants("mongodb"), Out: t.TempDir(), DSN: tg.DSN, Database: tg.Database,
 		Interval: 200 * time.Millisecond, Seed: cfg.Seed, Config: cfg,
 		NewWorkload: func() (workload.Workload, error) { return hotrow.New(cfg) },
 	})

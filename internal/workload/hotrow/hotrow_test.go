@@ -47,7 +47,7 @@ func runBench(t *testing.T, tg enginetest.Target, w *hotrow.Bench) *results.Bund
 	cfg := w.Config()
 	out := t.TempDir()
 	res, err := runner.Run(context.Background(), runner.Options{
-		Engines:     []string{tg.Engine},
+		Variants:    model.BareVariants(tg.Engine),
 		Out:         out,
 		DataDir:     tg.DataDir,
 		DSN:         tg.DSN,
