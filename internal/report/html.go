@@ -93,8 +93,13 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		fl, notes := r.flameCharts(sr)
+		cs = append(cs, fl...)
 		for _, c := range cs {
 			sec.Charts = append(sec.Charts, htmlChart{Title: c.Title, SVG: template.HTML(c.SVG)})
+		}
+		if len(notes) > 0 && len(sec.Tables) > 0 {
+			sec.Tables[0].Notes = append(sec.Tables[0].Notes, notes...)
 		}
 		charts += len(cs)
 		page.Steps = append(page.Steps, sec)
