@@ -208,6 +208,17 @@ type OwnMemory interface {
 	OwnMemoryBytes() int64
 }
 
+// Durability is implemented by drivers of engines that `rumbench
+// crashtest` can crash: CrashOptions returns the engine options under which
+// each commit is durable before it returns (flushed to stable storage),
+// or, with durable false, those of the engine's defaults under which it is
+// not; ok is false when the engine has no such options (a server engine
+// that is durable only by its server's settings has none for false). An
+// engine without it keeps no data or has no managed server to kill.
+type Durability interface {
+	CrashOptions(durable bool) (opts map[string]string, ok bool)
+}
+
 // NoCache is implemented by drivers of engines without a cache of their
 // own; it says where their reads are cached instead.
 type NoCache interface {
