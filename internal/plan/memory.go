@@ -148,11 +148,11 @@ func CacheConfig(b *membudget.Budget) results.CacheConfig {
 }
 
 // BudgetServers gives each managed server the run's cache (its own
-// setting, membudget.ServerSetting), unless a --server-opt set it, which
+// setting, managed.CacheSetting), unless a --server-opt set it, which
 // is recorded as the engine's override.
 func BudgetServers(b *membudget.Budget, list []string, settings map[string][]managed.Setting) {
 	for _, e := range list {
-		key := membudget.ServerSetting(e)
+		key := managed.CacheSetting(e)
 		if key == "" {
 			continue
 		}
@@ -167,7 +167,7 @@ func BudgetServers(b *membudget.Budget, list []string, settings map[string][]man
 			}
 		}
 		if !given {
-			settings[e] = append(settings[e], managed.Setting{Key: key, Value: membudget.ServerValue(e, b.Bytes)})
+			settings[e] = append(settings[e], managed.Setting{Key: key, Value: managed.CacheValue(e, b.Bytes)})
 		}
 	}
 }
