@@ -31,6 +31,9 @@ type Budget struct {
 	// Overrides are the engines whose cache the user set apart
 	// (--engine-opt or --server-opt), with the setting as given.
 	Overrides map[string]string
+	// Fitted are the large buffers a memory limit shrank (FitLimit):
+	// engine.key -> bytes.
+	Fitted map[string]int64
 }
 
 // Parse reads a --cache-size value.

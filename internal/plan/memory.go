@@ -66,8 +66,10 @@ func ChooseBudget(m Memory, mp *workload.MemoryPreset, preset string, engines []
 	return b, nil
 }
 
-// PlanMemory chooses the budget (ChooseBudget) and applies the memory
-// preset mp, when there is one (ApplyMemoryPreset).
+// PlanMemory chooses the budget (ChooseBudget), applies the memory preset
+// mp, when there is one (ApplyMemoryPreset), and fits every embedded
+// engine's large buffers into --memory-limit when it was given
+// (membudget.FitLimit), or refuses it.
 func PlanMemory(m Memory, mp *workload.MemoryPreset, preset string, engines []string, opts map[string]string) (*MemoryPlan, error) {
 	b, err := ChooseBudget(m, mp, preset, engines, opts)
 	if err != nil {
@@ -75,6 +77,15 @@ func PlanMemory(m Memory, mp *workload.MemoryPreset, preset string, engines []st
 	}
 	p := &MemoryPlan{Budget: b, Limit: m.Limit}
 	p.Preset = ApplyMemoryPreset(mp, engines, opts, p, m.LimitGiven)
+	if m.LimitGiven {
+		// Every large buffer of every engine fits the limit, or the run is
+		// refused before it starts.
+		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil {
+			if err := b.FitLimit(n, m.Limit, engines, opts); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -144,7 +155,7 @@ func ApplyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 
 // CacheConfig is what run.json's config records about the budget.
 func CacheConfig(b *membudget.Budget) results.CacheConfig {
-	return results.CacheConfig{Bytes: b.Bytes, From: b.From, Overrides: b.Overrides}
+	return results.CacheConfig{Bytes: b.Bytes, From: b.From, Overrides: b.Overrides, Fitted: b.Fitted}
 }
 
 // BudgetServers gives each managed server the run's cache (its own
