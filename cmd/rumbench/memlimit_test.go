@@ -88,7 +88,7 @@ func TestMemoryLimitHolds(t *testing.T) {
 func TestMemoryLimitCoversBuffers(t *testing.T) {
 	needCgroups(t)
 	out := filepath.Join(t.TempDir(), "r")
-	so, se, code := rb(t, "run", "--engine", "pebble", "--memory-limit", "64MB", "--rows", "500000", "--steps", "l.i0", "--interval", "200ms", "--out", out)
+	so, se, code := rb(t, "run", "--engine", "pebble", "--memory-limit", "64MB", "--rows", "500000", "--steps", "l.i0,l.x", "--interval", "200ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
 	}
