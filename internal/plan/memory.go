@@ -50,7 +50,9 @@ func ChooseBudget(m Memory, mp *workload.MemoryPreset, preset string, engines []
 		c.PresetCache = mp.CacheBytes
 	}
 	if m.Limit != "" {
-		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil {
+		// 0 is no limit; one under 16MB is refused where the limit is set
+		// up (launch.SetupMemory).
+		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil && n >= 16<<20 {
 			c.Limit, c.LimitText = n, m.Limit
 		}
 	}
@@ -80,7 +82,9 @@ func PlanMemory(m Memory, mp *workload.MemoryPreset, preset string, engines []st
 	if m.LimitGiven {
 		// Every large buffer of every engine fits the limit, or the run is
 		// refused before it starts.
-		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil {
+		// 0 is no limit; one under 16MB is refused where the limit is set
+		// up (launch.SetupMemory).
+		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil && n >= 16<<20 {
 			if err := b.FitLimit(n, m.Limit, engines, opts); err != nil {
 				return nil, err
 			}
