@@ -158,7 +158,9 @@ func (b *Budget) refuse(e string, limitText string, cache int64, cacheHow string
 	if fromLimit {
 		// The cache is half of what the limit leaves (FromLimit): the
 		// smallest limit L with L - FromLimit(L) >= need - cache.
-		least = 2*(need-cache) - ProcessBytes
+		// With the cache at its smallest (MinBytes) that is need-cache
+		// plus the smallest cache.
+		least = max(2*(need-cache)-ProcessBytes, need-cache+MinBytes)
 	}
 	fix := fmt.Sprintf("give --memory-limit %s or more", Size(roundUpMB(least)))
 	if cache > 0 && !fromLimit {

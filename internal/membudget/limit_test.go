@@ -116,3 +116,17 @@ func TestFitLimitRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Under a limit whose cache is the smallest (1MB) the limit named is the
+// one that holds the engine with that cache.
+func TestFitLimitSmallestCache(t *testing.T) {
+	b, opts := limitBudget(t, 16<<20, "16MB", []string{"sqlite"})
+	err := b.FitLimit(16<<20, "16MB", []string{"sqlite"}, opts)
+	if err == nil || !strings.Contains(err.Error(), "give --memory-limit 25MB or more") {
+		t.Fatalf("16MB sqlite: %v", err)
+	}
+	b, opts = limitBudget(t, 25<<20, "25MB", []string{"sqlite"})
+	if err := b.FitLimit(25<<20, "25MB", []string{"sqlite"}, opts); err != nil {
+		t.Errorf("25MB: %v", err)
+	}
+}
