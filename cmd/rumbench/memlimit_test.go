@@ -311,19 +311,22 @@ func TestMemoryLimitInterrupt(t *testing.T) {
 
 // An engine that outgrows the limit is OOM-killed: the run fails with one
 // line naming the OOM killer and the peak, and the temporary data dir (the
-// parent's) and the cgroup are removed all the same.
+// parent's) and the cgroup are removed all the same. The limit holds
+// pebble's cache and buffers (a limit that does not is refused before the
+// run: TestMemoryLimitCoversBuffers); what outgrows it are the rows, 1MB
+// each, 100 to a batch.
 func TestMemoryLimitOOM(t *testing.T) {
 	needCgroups(t)
 	tmp := t.TempDir()
 	out := filepath.Join(t.TempDir(), "r")
-	cmd := exec.Command(binary, "run", "--engine", "pebble", "--memory-limit", "24MB", "--engine-opt", "memtable_size=64MB",
-		"--clients", "1", "--rows", "2000000", "--pad-min", "200", "--pad-max", "200", "--steps", "l.i0", "--out", out)
+	cmd := exec.Command(binary, "run", "--engine", "pebble", "--memory-limit", "64MB",
+		"--clients", "1", "--rows", "2000", "--pad-min", "1000000", "--pad-max", "1000000", "--steps", "l.i0", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(se.String(), "killed by the OOM killer") || !strings.Contains(se.String(), "--memory-limit 24MB") {
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(se.String(), "killed by the OOM killer") || !strings.Contains(se.String(), "--memory-limit 64MB") {
 		t.Fatalf("exit %v, stderr %q", err, se.String())
 	}
 	left, _ := filepath.Glob(filepath.Join(tmp, "rumbench-pebble-*"))
