@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rumbench/internal/engine"
-	"rumbench/internal/membudget"
+	"rumbench/internal/managed"
 	"rumbench/internal/model"
 )
 
@@ -112,7 +112,7 @@ func cacheLine(d model.Driver) string {
 	case model.NoCache:
 		return c.NoCache() + "; --cache-size does not apply"
 	}
-	if key := membudget.ServerSetting(d.Name()); key != "" {
+	if key := managed.CacheSetting(d.Name()); key != "" {
 		return fmt.Sprintf("--cache-size sets a --managed server's %s; a server rumbench does not manage is only checked against it", key)
 	}
 	if d.Kind() == model.Server {

@@ -39,7 +39,9 @@ func TestMemoryLimitHolds(t *testing.T) {
 	needCgroups(t)
 	out := filepath.Join(t.TempDir(), "r")
 	const limit = 48 << 20
-	so, se, code := rb(t, "run", "--engine", "pebble", "--memory-limit", "48MB", "--engine-opt", "cache_size=4MB", "--engine-opt", "memtable_size=4MB",
+	// The limit holds the 4MB cache, two 3MB memtables, pebble's own 20MB
+	// and 16MB of room; the index build's sort gets the rest (2MB).
+	so, se, code := rb(t, "run", "--engine", "pebble", "--memory-limit", "48MB", "--engine-opt", "cache_size=4MB", "--engine-opt", "memtable_size=3MB",
 		"--clients", "1", "--rows", "250000", "--pad-min", "250", "--pad-max", "250", "--steps", "l.i0", "--interval", "200ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, so, se)
@@ -73,6 +75,68 @@ func TestMemoryLimitHolds(t *testing.T) {
 	}
 	if !strings.Contains(so, "rumbench run:") || !strings.Contains(so, "l.i0") || !strings.Contains(so, "results: "+out) {
 		t.Errorf("parent did not relay the child's output and report:\n%s", so)
+	}
+}
+
+// Issue 48 item 8: --memory-limit covers every large buffer an engine
+// has. Under 64MB pebble's memtables and index build sort (2 × 64MB and
+// 64MB by default, outside the 20MB cache the limit leaves) are shrunk so
+// that its cache, buffers, own memory and room fit the limit, recorded in
+// run.json (config.cache_size.fitted) and read back from pebble; a limit
+// that cannot hold pebble even with its buffers at their smallest is
+// refused before anything starts, in one line naming the limit that would.
+func TestMemoryLimitCoversBuffers(t *testing.T) {
+	needCgroups(t)
+	out := filepath.Join(t.TempDir(), "r")
+	so, se, code := rb(t, "run", "--engine", "pebble", "--memory-limit", "64MB", "--rows", "500000", "--steps", "l.i0,l.x", "--interval", "200ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so, se)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "pebble", "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Config struct {
+			CacheSize struct {
+				Bytes  int64            `json:"bytes"`
+				Fitted map[string]int64 `json:"fitted"`
+			} `json:"cache_size"`
+		} `json:"config"`
+		Engine struct {
+			Memory struct {
+				CacheBytes       int64 `json:"cache_bytes"`
+				WriteBufferBytes int64 `json:"write_buffer_bytes"`
+			} `json:"memory"`
+		} `json:"engine"`
+		MemoryLimit struct {
+			OOMKills *int64 `json:"oom_kills"`
+		} `json:"memory_limit"`
+	}
+	if err := json.Unmarshal(raw, &run); err != nil {
+		t.Fatal(err)
+	}
+	fit, mem := run.Config.CacheSize.Fitted, run.Engine.Memory
+	mt, ib := fit["pebble.memtable_size"], fit["pebble.index_build_memory"]
+	if run.Config.CacheSize.Bytes != 20<<20 || mem.CacheBytes != 20<<20 || mt == 0 || ib == 0 {
+		t.Fatalf("run.json cache_size %+v, engine.memory %+v: want the 20MB cache and fitted buffers", run.Config.CacheSize, mem)
+	}
+	if mem.WriteBufferBytes != 2*mt {
+		t.Errorf("pebble reads back %d bytes of memtables, want 2 × the fitted %d", mem.WriteBufferBytes, mt)
+	}
+	// cache + memtables + index build sort + pebble's own 20MB + 16MB room
+	if n := mem.CacheBytes + mem.WriteBufferBytes + ib + 20<<20 + 16<<20; n > 64<<20 {
+		t.Errorf("pebble's memory %d bytes is over the 64MB limit", n)
+	}
+	if k := run.MemoryLimit.OOMKills; k != nil && *k != 0 {
+		t.Errorf("%d OOM kills", *k)
+	}
+
+	out = filepath.Join(t.TempDir(), "r")
+	wantBadInput(t, []string{"--memory-limit 40MB cannot hold pebble", "memtables 2 × 64KB (memtable_size at its smallest)", "give --memory-limit 49MB or more"},
+		"run", "--engine", "pebble", "--memory-limit", "40MB", "--rows", "1000", "--steps", "l.i0", "--out", out)
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused run left %s (%v)", out, err)
 	}
 }
 
@@ -247,19 +311,22 @@ func TestMemoryLimitInterrupt(t *testing.T) {
 
 // An engine that outgrows the limit is OOM-killed: the run fails with one
 // line naming the OOM killer and the peak, and the temporary data dir (the
-// parent's) and the cgroup are removed all the same.
+// parent's) and the cgroup are removed all the same. The limit holds
+// pebble's cache and buffers (a limit that does not is refused before the
+// run: TestMemoryLimitCoversBuffers); what outgrows it are the rows, 1MB
+// each, 100 to a batch.
 func TestMemoryLimitOOM(t *testing.T) {
 	needCgroups(t)
 	tmp := t.TempDir()
 	out := filepath.Join(t.TempDir(), "r")
-	cmd := exec.Command(binary, "run", "--engine", "pebble", "--memory-limit", "24MB", "--engine-opt", "memtable_size=64MB",
-		"--clients", "1", "--rows", "2000000", "--pad-min", "200", "--pad-max", "200", "--steps", "l.i0", "--out", out)
+	cmd := exec.Command(binary, "run", "--engine", "pebble", "--memory-limit", "64MB",
+		"--clients", "1", "--rows", "2000", "--pad-min", "1000000", "--pad-max", "1000000", "--steps", "l.i0", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(se.String(), "killed by the OOM killer") || !strings.Contains(se.String(), "--memory-limit 24MB") {
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(se.String(), "killed by the OOM killer") || !strings.Contains(se.String(), "--memory-limit 64MB") {
 		t.Fatalf("exit %v, stderr %q", err, se.String())
 	}
 	left, _ := filepath.Glob(filepath.Join(tmp, "rumbench-pebble-*"))

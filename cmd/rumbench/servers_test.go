@@ -13,7 +13,7 @@ import (
 	mysqldrv "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 	mysqleng "rumbench/internal/engine/sql/mysql"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/testdb"
@@ -21,7 +21,7 @@ import (
 
 // mariaDSN is the local MariaDB's DSN without a default database.
 func mariaDSN() (string, error) {
-	mc, err := mysqldrv.ParseDSN(sqleng.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN))
+	mc, err := mysqldrv.ParseDSN(dbserver.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN))
 	if err != nil {
 		return "", err
 	}

@@ -19,7 +19,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 	"rumbench/internal/engine/sql/postgres"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/measure"
@@ -31,7 +31,7 @@ import (
 // the local server), each in databases of its own that it drops. They skip
 // when it is unreachable, unless CI or RUMBENCH_REQUIRE_SERVERS is set.
 
-func pgDSN() string { return sqleng.DSN("", postgres.EnvDSN, postgres.DefaultDSN) }
+func pgDSN() string { return dbserver.DSN("", postgres.EnvDSN, postgres.DefaultDSN) }
 
 // pgAdmin connects to the server for the tests' own queries.
 func pgAdmin(t *testing.T) *pgx.Conn {

@@ -23,31 +23,29 @@ import (
 	"rumbench/internal/workload/ibench"
 )
 
-// Durable are the engine settings that make each commit durable before it
-// returns (flushed to stable storage), per engine; NonDurable the settings
-// of the engines' defaults that are not. Server engines are durable with
-// the servers' compiled defaults (PostgreSQL fsync=on and
-// synchronous_commit=on; InnoDB innodb_flush_log_at_trx_commit=1).
-var (
-	Durable = map[string]map[string]string{
-		"pebble":     {"sync": "true"},
-		"bbolt":      {"sync": "true"},
-		"rocksdb":    {"sync": "true"},
-		"wiredtiger": {"sync": "true"},
-		"sqlite":     {"synchronous": "full"},
-		"postgres":   {"synchronous_commit": "on"},
-		"innodb":     {},
-		"myrocks":    {},
+// Options are the engine options of a crash test of d: those that make each
+// commit durable before it returns, or with durable false those of the
+// engine's defaults that are not (model.Durability, declared by each engine
+// package). ok is false when d cannot be crash-tested that way.
+func Options(d model.Driver, durable bool) (map[string]string, bool) {
+	c, ok := d.(model.Durability)
+	if !ok {
+		return nil, false
 	}
-	NonDurable = map[string]map[string]string{
-		"pebble":     {"sync": "false"},
-		"bbolt":      {"sync": "false"},
-		"rocksdb":    {"sync": "false"},
-		"wiredtiger": {"sync": "false"},
-		"sqlite":     {"synchronous": "off"},
-		"postgres":   {"synchronous_commit": "off"},
+	return c.CrashOptions(durable)
+}
+
+// Engines lists the engines of ds (sorted by name) that a durable crash
+// test can run on, for messages.
+func Engines(ds []model.Driver) []string {
+	var out []string
+	for _, d := range ds {
+		if _, ok := Options(d, true); ok {
+			out = append(out, d.Name())
+		}
 	}
-)
+	return out
+}
 
 // Shape is what the clients write.
 type Shape struct {

@@ -2,6 +2,7 @@ package crashtest
 
 import (
 	"context"
+	"maps"
 	"os"
 	"testing"
 	"time"
@@ -47,9 +48,9 @@ func spec(t *testing.T, name string, durable bool) Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Durable[name]
-	if !durable {
-		opts = NonDurable[name]
+	opts, ok := Options(d, durable)
+	if !ok {
+		t.Fatalf("engine %s has no crash options (durable %v)", name, durable)
 	}
 	return Spec{Engine: name, DataDir: dataDir, Options: opts, Durable: durable, Shape: DefaultShape,
 		KillAfter: time.Second, Exe: exe, Log: testLog{t}}
@@ -137,5 +138,39 @@ func TestCheckCountsLoss(t *testing.T) {
 	tr := r.Tables[0]
 	if tr.Acknowledged != 40 || tr.Present != 37 || tr.Lost != 3 || tr.FirstLost != 1 || tr.Beyond != 10 || r.OK() {
 		t.Fatalf("check: %+v ok=%v", tr, r.OK())
+	}
+}
+
+// Each engine package declares the options of its crash test
+// (model.Durability); these are the ones rumbench has always used, and an
+// engine without them (null, mongodb) is not crash-testable.
+func TestOptionsDeclaredByEngines(t *testing.T) {
+	want := map[string][2]map[string]string{
+		"pebble":     {{"sync": "true"}, {"sync": "false"}},
+		"bbolt":      {{"sync": "true"}, {"sync": "false"}},
+		"rocksdb":    {{"sync": "true"}, {"sync": "false"}},
+		"wiredtiger": {{"sync": "true"}, {"sync": "false"}},
+		"sqlite":     {{"synchronous": "full"}, {"synchronous": "off"}},
+		"postgres":   {{"synchronous_commit": "on"}, {"synchronous_commit": "off"}},
+		"innodb":     {{}, nil},
+		"myrocks":    {{}, nil},
+	}
+	for _, d := range engine.All() {
+		w, testable := want[d.Name()]
+		for i, durable := range []bool{true, false} {
+			got, ok := Options(d, durable)
+			if ok != (testable && w[i] != nil) || !maps.Equal(got, w[i]) {
+				t.Errorf("%s durable=%v: %v %v, want %v", d.Name(), durable, got, ok, w[i])
+			}
+		}
+	}
+	names := Engines(engine.All())
+	for _, n := range names {
+		if _, ok := want[n]; !ok {
+			t.Errorf("Engines lists %s", n)
+		}
+	}
+	if len(names) < 5 {
+		t.Errorf("Engines %v: want at least the engines built in everywhere", names)
 	}
 }

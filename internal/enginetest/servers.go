@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"rumbench/internal/engine"
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 	"rumbench/internal/model"
 	"rumbench/internal/testdb"
 	"rumbench/internal/workload/ibench"
@@ -86,7 +86,7 @@ func DropDatabase(t testing.TB, tg Target) {
 		t.Errorf("open %s to drop database %s: %v", tg.Engine, tg.Database, err)
 		return
 	}
-	dd, ok := db.(sqleng.DatabaseDropper)
+	dd, ok := db.(dbserver.DatabaseDropper)
 	if !ok {
 		db.Close()
 		t.Errorf("engine %s cannot drop its database", tg.Engine)

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engine/dbserver"
 	sqleng "rumbench/internal/engine/sql"
 	mysqleng "rumbench/internal/engine/sql/mysql"
 	pgeng "rumbench/internal/engine/sql/postgres"
@@ -136,7 +137,7 @@ type bare struct {
 func targetFor(b *testing.B, eng string) target {
 	switch eng {
 	case "postgres":
-		dsn := sqleng.DSN("", pgeng.EnvDSN, pgeng.DefaultDSN)
+		dsn := dbserver.DSN("", pgeng.EnvDSN, pgeng.DefaultDSN)
 		config := func() (*pgx.ConnConfig, error) {
 			cfg, err := pgx.ParseConfig(dsn)
 			if err != nil {
@@ -173,7 +174,7 @@ func targetFor(b *testing.B, eng string) target {
 			}},
 		}}
 	case "innodb", "myrocks":
-		dsn := sqleng.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN)
+		dsn := dbserver.DSN("", mysqleng.EnvDSN, mysqleng.DefaultDSN)
 		en := "InnoDB"
 		if eng == "myrocks" {
 			en = "ROCKSDB"
@@ -447,7 +448,7 @@ func floorEngine(b *testing.B, eng string) {
 	cfg := model.Config{DSN: tg.dsn, Database: dbName, Options: map[string]string{"drop_database": "true"}}
 	db, err := engine.Open(ctx, eng, cfg)
 	if err != nil {
-		if os.Getenv("RUMBENCH_REQUIRE_SERVERS") == "" && sqleng.Unreachable(err) {
+		if os.Getenv("RUMBENCH_REQUIRE_SERVERS") == "" && dbserver.Unreachable(err) {
 			b.Skipf("%s unreachable: %v", eng, err)
 		}
 		b.Fatal(err)

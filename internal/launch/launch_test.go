@@ -103,3 +103,15 @@ func TestSetupMemoryInPod(t *testing.T) {
 		t.Errorf("a child's flags without --child-engine: %v", err)
 	}
 }
+
+// An engine's child process runs with few C allocator arenas (its caches
+// and memtables are C memory), unless the environment chose a number.
+func TestChildEnv(t *testing.T) {
+	env := childEnv([]string{"A=1"})
+	if len(env) != 2 || env[1] != "MALLOC_ARENA_MAX="+MallocArenas {
+		t.Errorf("childEnv = %v", env)
+	}
+	if env := childEnv([]string{"MALLOC_ARENA_MAX=8"}); len(env) != 1 || env[0] != "MALLOC_ARENA_MAX=8" {
+		t.Errorf("childEnv kept %v", env)
+	}
+}

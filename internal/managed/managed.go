@@ -148,6 +148,39 @@ type flavor interface {
 	// refusing (MariaDB's "adjusted to" warnings).
 	errorLine(log string) string
 	adjusted(log string) string
+	// ownKey reports whether the server has setting key (lower case), as
+	// --server-opt routes it, returning the key in the form it is
+	// recorded (MariaDB's with underscores); reserved whether rumbench
+	// sets it itself (port, directories, log); listHint says where the
+	// server's settings are listed.
+	ownKey(key string) (string, bool, error)
+	reserved(key string) bool
+	listHint() string
+	// cacheSetting is the setting that sizes the server's main cache for
+	// the engine (--cache-size); cacheValue writes bytes the way the
+	// server reads that setting.
+	cacheSetting() string
+	cacheValue(bytes int64) string
+}
+
+// CacheSetting is the setting that sizes a managed server's cache for
+// engine (PostgreSQL's shared_buffers, InnoDB's buffer pool, MyRocks'
+// block cache); "" for an engine without a managed server.
+func CacheSetting(engine string) string {
+	fl, err := flavorFor(engine, "")
+	if err != nil {
+		return ""
+	}
+	return fl.cacheSetting()
+}
+
+// CacheValue writes bytes the way engine's server reads its CacheSetting.
+func CacheValue(engine string, bytes int64) string {
+	fl, err := flavorFor(engine, "")
+	if err != nil {
+		return strconv.FormatInt(bytes, 10)
+	}
+	return fl.cacheValue(bytes)
 }
 
 func flavorFor(engine, install string) (flavor, error) {

@@ -382,3 +382,38 @@ var mariaReserved = map[string]bool{
 	"basedir": true, "skip_networking": true, "log_error": true, "defaults_file": true, "defaults_extra_file": true,
 	"no_defaults": true,
 }
+
+// ownKey: MariaDB's settings are those `mariadbd --verbose --help` lists,
+// dashes read as underscores; MyRocks' rocksdb_* variables exist only
+// where the plugin is loaded (the myrocks server).
+func (f *mariadbFlavor) ownKey(key string) (string, bool, error) {
+	key = strings.ReplaceAll(key, "-", "_")
+	keys, rocks, err := mariaKeys(f.install)
+	if err != nil {
+		return "", false, err
+	}
+	if !keyRE.MatchString(key) || !keys[key] {
+		return key, false, nil
+	}
+	return key, f.rocksdb || !rocks[key], nil
+}
+
+func (f *mariadbFlavor) reserved(key string) bool { return mariaReserved[key] }
+
+func (f *mariadbFlavor) listHint() string {
+	if !f.rocksdb {
+		return "MariaDB's by `mariadbd --verbose --help`; rocksdb_* only for myrocks"
+	}
+	return "MariaDB's by `mariadbd --verbose --help`"
+}
+
+// cacheSetting: InnoDB's buffer pool, or MyRocks' block cache; MariaDB
+// reads bytes.
+func (f *mariadbFlavor) cacheSetting() string {
+	if f.rocksdb {
+		return "rocksdb_block_cache_size"
+	}
+	return "innodb_buffer_pool_size"
+}
+
+func (f *mariadbFlavor) cacheValue(bytes int64) string { return strconv.FormatInt(bytes, 10) }

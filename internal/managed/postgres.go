@@ -252,3 +252,27 @@ var pgReserved = map[string]bool{
 	"port": true, "listen_addresses": true, "unix_socket_directories": true, "data_directory": true,
 	"config_file": true, "hba_file": true, "ident_file": true, "logging_collector": true,
 }
+
+// ownKey: PostgreSQL's settings are those `postgres --describe-config`
+// lists.
+func (f postgresFlavor) ownKey(key string) (string, bool, error) {
+	keys, err := pgKeys(f.install)
+	if err != nil {
+		return "", false, err
+	}
+	return key, keyRE.MatchString(key) && keys[key], nil
+}
+
+func (postgresFlavor) reserved(key string) bool { return pgReserved[key] }
+
+func (postgresFlavor) listHint() string {
+	return "PostgreSQL's are listed by `postgres --describe-config`"
+}
+
+// cacheSetting: shared_buffers, which takes kB (a bare number would be
+// 8 kB blocks).
+func (postgresFlavor) cacheSetting() string { return "shared_buffers" }
+
+func (postgresFlavor) cacheValue(bytes int64) string {
+	return strconv.FormatInt(bytes>>10, 10) + "kB"
+}

@@ -89,7 +89,11 @@ func RouteInstalls(managed []string, installs map[string]string, kvs []string) (
 			if scope != "" && eng != scope {
 				continue
 			}
-			key, owned, err := ownKey(eng, installs[eng], k)
+			fl, err := flavorFor(eng, installs[eng])
+			if err != nil {
+				return nil, err
+			}
+			key, owned, err := fl.ownKey(k)
 			if err != nil {
 				return nil, err
 			}
@@ -97,19 +101,27 @@ func RouteInstalls(managed []string, installs map[string]string, kvs []string) (
 				targets = append(targets, eng)
 				k = key
 			} else if scope != "" {
-				return nil, fmt.Errorf("--server-opt %s.%s: the %s server has no setting %q (%s)", scope, k, scope, k, listHint(scope))
+				return nil, fmt.Errorf("--server-opt %s.%s: the %s server has no setting %q (%s)", scope, k, scope, k, fl.listHint())
 			}
 		}
 		if len(targets) == 0 {
 			var hints []string
 			for _, eng := range managed {
-				hints = append(hints, listHint(eng))
+				fl, err := flavorFor(eng, installs[eng])
+				if err != nil {
+					return nil, err
+				}
+				hints = append(hints, fl.listHint())
 			}
 			sort.Strings(hints)
 			return nil, fmt.Errorf("unknown --server-opt %q: no managed server (%s) has that setting (%s)", k, strings.Join(managed, ","), strings.Join(dedup(hints), "; "))
 		}
 		for _, eng := range targets {
-			if reserved(eng, k) {
+			fl, err := flavorFor(eng, installs[eng])
+			if err != nil {
+				return nil, err
+			}
+			if fl.reserved(k) {
 				return nil, fmt.Errorf("--server-opt %s: rumbench sets it for the managed %s server (port, address, directories, log)", k, eng)
 			}
 			set(eng, k, v)
@@ -123,58 +135,18 @@ func RouteInstalls(managed []string, installs map[string]string, kvs []string) (
 // the key as it is recorded (lower case; MariaDB's with underscores). A
 // setting rumbench sets itself (port, directories, log) is an error.
 func ServerKey(engine, install, key string) (string, bool, error) {
-	if !IsManageable(engine) {
+	fl, err := flavorFor(engine, install)
+	if err != nil {
 		return key, false, nil
 	}
-	k, owned, err := ownKey(engine, install, strings.ToLower(key))
+	k, owned, err := fl.ownKey(strings.ToLower(key))
 	if err != nil || !owned {
 		return k, false, err
 	}
-	if reserved(engine, k) {
+	if fl.reserved(k) {
 		return k, false, fmt.Errorf("rumbench sets %s for the managed %s server (port, address, directories, log)", k, engine)
 	}
 	return k, true, nil
-}
-
-// ownKey reports whether engine's server from install has setting key,
-// returning the key in the form recorded (MariaDB: underscores).
-func ownKey(engine, install, key string) (string, bool, error) {
-	switch engine {
-	case "postgres":
-		keys, err := pgKeys(install)
-		if err != nil {
-			return "", false, err
-		}
-		return key, keyRE.MatchString(key) && keys[key], nil
-	default:
-		key = strings.ReplaceAll(key, "-", "_")
-		keys, rocks, err := mariaKeys(install)
-		if err != nil {
-			return "", false, err
-		}
-		if !keyRE.MatchString(key) || !keys[key] {
-			return key, false, nil
-		}
-		// MyRocks' variables exist only where the plugin is loaded.
-		return key, engine == "myrocks" || !rocks[key], nil
-	}
-}
-
-func reserved(engine, key string) bool {
-	if engine == "postgres" {
-		return pgReserved[key]
-	}
-	return mariaReserved[key]
-}
-
-func listHint(engine string) string {
-	if engine == "postgres" {
-		return "PostgreSQL's are listed by `postgres --describe-config`"
-	}
-	if engine == "innodb" {
-		return "MariaDB's by `mariadbd --verbose --help`; rocksdb_* only for myrocks"
-	}
-	return "MariaDB's by `mariadbd --verbose --help`"
 }
 
 func dedup(s []string) []string {

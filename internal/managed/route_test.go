@@ -112,3 +112,18 @@ func TestRouteRefusesDuplicates(t *testing.T) {
 		}
 	}
 }
+
+// Each server flavor names its cache setting and writes bytes as it reads
+// them (--cache-size on a managed server).
+func TestCacheSetting(t *testing.T) {
+	for _, c := range []struct{ engine, key, value string }{
+		{"postgres", "shared_buffers", "98304kB"},
+		{"innodb", "innodb_buffer_pool_size", "100663296"},
+		{"myrocks", "rocksdb_block_cache_size", "100663296"},
+		{"pebble", "", "100663296"},
+	} {
+		if k, v := CacheSetting(c.engine), CacheValue(c.engine, 96<<20); k != c.key || v != c.value {
+			t.Errorf("%s: %q=%q, want %q=%q", c.engine, k, v, c.key, c.value)
+		}
+	}
+}

@@ -1,6 +1,6 @@
 // Package membudget gives every engine of a run the same main cache
-// (--cache-size): it sets each embedded engine's cache option and each
-// managed server's cache setting, and judges what the engines read back
+// (--cache-size): it sets each embedded engine's cache option (a managed
+// server's cache setting is its flavor's, internal/managed), and judges what the engines read back
 // against the budget. Nothing here opens an engine.
 package membudget
 
@@ -31,6 +31,9 @@ type Budget struct {
 	// Overrides are the engines whose cache the user set apart
 	// (--engine-opt or --server-opt), with the setting as given.
 	Overrides map[string]string
+	// Fitted are the large buffers a memory limit shrank (FitLimit):
+	// engine.key -> bytes.
+	Fitted map[string]int64
 }
 
 // Parse reads a --cache-size value.
@@ -79,30 +82,6 @@ func (b *Budget) override(engine, how string) {
 		b.Overrides = map[string]string{}
 	}
 	b.Overrides[engine] = how
-}
-
-// ServerSetting is the setting that sizes a managed server's cache for an
-// engine: PostgreSQL's shared_buffers, InnoDB's buffer pool, MyRocks'
-// block cache.
-func ServerSetting(engine string) string {
-	switch engine {
-	case "postgres":
-		return "shared_buffers"
-	case "innodb":
-		return "innodb_buffer_pool_size"
-	case "myrocks":
-		return "rocksdb_block_cache_size"
-	}
-	return ""
-}
-
-// ServerValue writes bytes the way the engine's server reads the setting:
-// PostgreSQL takes kB (a bare number would be 8 kB blocks), MariaDB bytes.
-func ServerValue(engine string, bytes int64) string {
-	if engine == "postgres" {
-		return strconv.FormatInt(bytes>>10, 10) + "kB"
-	}
-	return strconv.FormatInt(bytes, 10)
 }
 
 // Judge fills m's budget fields for an engine and returns a warning line

@@ -91,19 +91,10 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-func TestSizeAndServerValue(t *testing.T) {
+func TestSize(t *testing.T) {
 	for n, want := range map[int64]string{-1: "none", 512: "512B", 1536: "1.5KB", 96 << 20: "96MB", 1 << 30: "1GB", 3 << 29: "1.5GB", 100<<20 + 1: "100MB"} {
 		if got := Size(n); got != want {
 			t.Errorf("Size(%d) = %q, want %q", n, got, want)
 		}
-	}
-	if v := ServerValue("postgres", 96<<20); v != "98304kB" {
-		t.Errorf("postgres: %q", v)
-	}
-	if v := ServerValue("innodb", 96<<20); v != "100663296" {
-		t.Errorf("innodb: %q", v)
-	}
-	if ServerSetting("postgres") != "shared_buffers" || ServerSetting("innodb") != "innodb_buffer_pool_size" || ServerSetting("myrocks") != "rocksdb_block_cache_size" || ServerSetting("pebble") != "" {
-		t.Error("server settings")
 	}
 }

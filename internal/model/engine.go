@@ -208,6 +208,39 @@ type OwnMemory interface {
 	OwnMemoryBytes() int64
 }
 
+// Durability is implemented by drivers of engines that `rumbench
+// crashtest` can crash: CrashOptions returns the engine options under which
+// each commit is durable before it returns (flushed to stable storage),
+// or, with durable false, those of the engine's defaults under which it is
+// not; ok is false when the engine has no such options (a server engine
+// that is durable only by its server's settings has none for false). An
+// engine without it keeps no data or has no managed server to kill.
+type Durability interface {
+	CrashOptions(durable bool) (opts map[string]string, ok bool)
+}
+
+// Buffer is one kind of large buffer an embedded engine allocates beside
+// its main cache: Count of them at once, each sized by the engine option
+// Option (in bytes; its default and smallest size are the option's), for
+// What (as messages name it: "memtables", "index build sort").
+type Buffer struct {
+	Option string
+	Count  int
+	What   string
+	// Min is the smallest size the option takes.
+	Min int64
+}
+
+// LargeBuffers is implemented by embedded engines' drivers with large
+// buffers beside the main cache (CacheOption) and their own memory
+// (OwnMemory): a memory limit holds them too (internal/membudget). An
+// engine whose cache is the whole of its memory (WiredTiger's holds its
+// dirty pages; SQLite's page cache holds its sorter) declares only what
+// lies outside it.
+type LargeBuffers interface {
+	LargeBuffers() []Buffer
+}
+
 // NoCache is implemented by drivers of engines without a cache of their
 // own; it says where their reads are cached instead.
 type NoCache interface {

@@ -70,13 +70,9 @@ func PlanCrashtest(r *Crashtest) ([]crashtest.Spec, error) {
 		if err := d.Available(); err != nil {
 			return nil, bad(fmt.Errorf("engine %s is not available here: %v", name, err))
 		}
-		settings := crashtest.Durable
-		if !r.Durable {
-			settings = crashtest.NonDurable
-		}
-		base, ok := settings[name]
+		base, ok := crashtest.Options(d, r.Durable)
 		if !ok {
-			return nil, bad(fmt.Errorf("engine %s has no crash test (it keeps no data, or has no managed server to kill): choose from pebble, sqlite, bbolt, rocksdb, wiredtiger, postgres, innodb, myrocks", name))
+			return nil, bad(fmt.Errorf("engine %s has no crash test (it keeps no data, or has no managed server to kill): choose from %s", name, strings.Join(crashtest.Engines(engine.All()), ", ")))
 		}
 		eo := map[string]string{}
 		for k, v := range base {

@@ -28,7 +28,7 @@ func TestPlanCrashtest(t *testing.T) {
 	if len(specs) != 2 || specs[0].Engine != "pebble" || specs[1].Engine != "sqlite" {
 		t.Fatalf("specs %+v", specs)
 	}
-	for k, v := range crashtest.Durable["pebble"] {
+	for k, v := range map[string]string{"sync": "true"} {
 		if specs[0].Options[k] != v {
 			t.Errorf("pebble %s = %q, want the durable %q", k, specs[0].Options[k], v)
 		}
@@ -44,7 +44,7 @@ func TestPlanCrashtest(t *testing.T) {
 	if specs, err = PlanCrashtest(r); err != nil || specs[0].Durable {
 		t.Fatalf("non-durable: %+v, %v", specs, err)
 	}
-	for k, v := range crashtest.NonDurable["pebble"] {
+	for k, v := range map[string]string{"sync": "false"} {
 		if specs[0].Options[k] != v {
 			t.Errorf("non-durable pebble %s = %q, want %q", k, specs[0].Options[k], v)
 		}
@@ -62,7 +62,8 @@ func TestPlanCrashtestBadInput(t *testing.T) {
 		{func(r *Crashtest) { r.Shape.RowsPerCommit = 0 }, "--rows-per-commit must be between 1 and 100000, got 0"},
 		{func(r *Crashtest) { r.EngineOpts = []string{"x"} }, `--engine-opt "x" is not key=value`},
 		{func(r *Crashtest) { r.CacheSize, r.CacheSizeGiven = "1KB", true }, "--cache-size"},
-		{func(r *Crashtest) { r.Engines = Engines("null") }, "engine null has no crash test"},
+		{func(r *Crashtest) { r.Engines = Engines("null") }, "engine null has no crash test (it keeps no data, or has no managed server to kill): choose from bbolt, innodb, myrocks, pebble, postgres"},
+		{func(r *Crashtest) { r.Engines, r.Durable = Engines("innodb"), false }, "engine innodb has no crash test"},
 		{func(r *Crashtest) { r.Engines = nil }, "no engine given: use --engine"},
 	} {
 		r := crashRequest("pebble")
@@ -113,7 +114,7 @@ func TestPlanCrashtestVariants(t *testing.T) {
 		t.Fatalf("specs %+v", specs)
 	}
 	if specs[1].Options["compression"] != "zstd" || specs[0].Options["compression"] != "" ||
-		specs[1].Options["memtable_size"] != "8MB" || specs[1].Options["sync"] != crashtest.Durable["pebble"]["sync"] {
+		specs[1].Options["memtable_size"] != "8MB" || specs[1].Options["sync"] != "true" {
 		t.Errorf("pebble options %v, zstd options %v", specs[0].Options, specs[1].Options)
 	}
 	server := func(s crashtest.Spec) string {

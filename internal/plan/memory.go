@@ -50,7 +50,9 @@ func ChooseBudget(m Memory, mp *workload.MemoryPreset, preset string, engines []
 		c.PresetCache = mp.CacheBytes
 	}
 	if m.Limit != "" {
-		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil {
+		// 0 is no limit; one under 16MB is refused where the limit is set
+		// up (launch.SetupMemory).
+		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil && n >= 16<<20 {
 			c.Limit, c.LimitText = n, m.Limit
 		}
 	}
@@ -66,8 +68,10 @@ func ChooseBudget(m Memory, mp *workload.MemoryPreset, preset string, engines []
 	return b, nil
 }
 
-// PlanMemory chooses the budget (ChooseBudget) and applies the memory
-// preset mp, when there is one (ApplyMemoryPreset).
+// PlanMemory chooses the budget (ChooseBudget), applies the memory preset
+// mp, when there is one (ApplyMemoryPreset), and fits every embedded
+// engine's large buffers into --memory-limit when it was given
+// (membudget.FitLimit), or refuses it.
 func PlanMemory(m Memory, mp *workload.MemoryPreset, preset string, engines []string, opts map[string]string) (*MemoryPlan, error) {
 	b, err := ChooseBudget(m, mp, preset, engines, opts)
 	if err != nil {
@@ -75,6 +79,17 @@ func PlanMemory(m Memory, mp *workload.MemoryPreset, preset string, engines []st
 	}
 	p := &MemoryPlan{Budget: b, Limit: m.Limit}
 	p.Preset = ApplyMemoryPreset(mp, engines, opts, p, m.LimitGiven)
+	if m.LimitGiven {
+		// Every large buffer of every engine fits the limit, or the run is
+		// refused before it starts.
+		// 0 is no limit; one under 16MB is refused where the limit is set
+		// up (launch.SetupMemory).
+		if n, err := engineopt.ParseSize("memory-limit", m.Limit); err == nil && n >= 16<<20 {
+			if err := b.FitLimit(n, m.Limit, engines, opts); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -144,15 +159,15 @@ func ApplyMemoryPreset(mp *workload.MemoryPreset, engines []string, opts map[str
 
 // CacheConfig is what run.json's config records about the budget.
 func CacheConfig(b *membudget.Budget) results.CacheConfig {
-	return results.CacheConfig{Bytes: b.Bytes, From: b.From, Overrides: b.Overrides}
+	return results.CacheConfig{Bytes: b.Bytes, From: b.From, Overrides: b.Overrides, Fitted: b.Fitted}
 }
 
 // BudgetServers gives each managed server the run's cache (its own
-// setting, membudget.ServerSetting), unless a --server-opt set it, which
+// setting, managed.CacheSetting), unless a --server-opt set it, which
 // is recorded as the engine's override.
 func BudgetServers(b *membudget.Budget, list []string, settings map[string][]managed.Setting) {
 	for _, e := range list {
-		key := membudget.ServerSetting(e)
+		key := managed.CacheSetting(e)
 		if key == "" {
 			continue
 		}
@@ -167,7 +182,7 @@ func BudgetServers(b *membudget.Budget, list []string, settings map[string][]man
 			}
 		}
 		if !given {
-			settings[e] = append(settings[e], managed.Setting{Key: key, Value: membudget.ServerValue(e, b.Bytes)})
+			settings[e] = append(settings[e], managed.Setting{Key: key, Value: managed.CacheValue(e, b.Bytes)})
 		}
 	}
 }

@@ -118,3 +118,27 @@ func TestPlanServers(t *testing.T) {
 		t.Errorf("--managed innodb without it in --engine: %v, want bad input", err)
 	}
 }
+
+// --memory-limit fits every embedded engine's large buffers into the limit
+// (membudget.FitLimit) and records them for run.json, or refuses it; 0 is
+// no limit and a limit under 16MB is refused where the limit is set up.
+func TestPlanMemoryFitsLimit(t *testing.T) {
+	opts := map[string]string{}
+	p, err := PlanMemory(Memory{Limit: "64MB", LimitGiven: true}, nil, "quick", []string{"pebble", "postgres"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := CacheConfig(p.Budget).Fitted
+	if len(fit) != 2 || fit["pebble.memtable_size"] == 0 || opts["pebble.memtable_size"] == "" {
+		t.Errorf("fitted %v, opts %v", fit, opts)
+	}
+	if _, err := PlanMemory(Memory{Limit: "40MB", LimitGiven: true}, nil, "quick", []string{"pebble"}, map[string]string{}); err == nil {
+		t.Error("40MB: pebble does not fit, want a refusal")
+	}
+	for _, l := range []string{"0", "1MB"} {
+		opts := map[string]string{}
+		if p, err := PlanMemory(Memory{Limit: l, LimitGiven: true}, nil, "quick", []string{"pebble"}, opts); err != nil || p.Budget.Fitted != nil {
+			t.Errorf("--memory-limit %s: %v, fitted %v", l, err, p.Budget.Fitted)
+		}
+	}
+}

@@ -68,6 +68,9 @@ type CacheConfig struct {
 	Bytes     int64             `json:"bytes"`
 	From      string            `json:"from"`
 	Overrides map[string]string `json:"overrides,omitempty"`
+	// Fitted are the large buffers (engine.key -> bytes) --memory-limit
+	// shrank so that the engine fits it.
+	Fitted map[string]int64 `json:"fitted,omitempty"`
 }
 
 // MarshalJSON writes the config as one object with sorted keys, the shape

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 	"rumbench/internal/engine/sql/postgres"
 	"rumbench/internal/testdb"
 )
@@ -68,7 +68,7 @@ func testDB(t *testing.T) *sql.DB {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cfg, err := pgx.ParseConfig(sqleng.DSN("", postgres.EnvDSN, postgres.DefaultDSN))
+	cfg, err := pgx.ParseConfig(dbserver.DSN("", postgres.EnvDSN, postgres.DefaultDSN))
 	if err != nil {
 		t.Fatal(err)
 	}

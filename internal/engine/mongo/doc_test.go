@@ -185,53 +185,6 @@ func TestCompoundKey(t *testing.T) {
 	}
 }
 
-// TestValidateConfig checks that bad settings are refused without
-// connecting (engine.CheckConfig runs before any engine of a run starts).
-func TestValidateConfig(t *testing.T) {
-	cases := []struct {
-		cfg  model.Config
-		want string // "" = valid
-	}{
-		{model.Config{DSN: "mongodb://u@localhost:27017/"}, ""},
-		{model.Config{DSN: "mongodb+srv://u:Sekr3t@cluster0.example.net/"}, ""},
-		{model.Config{DSN: "postgres://u@localhost:5432/"}, "MongoDB URI"},
-		{model.Config{DSN: "root@tcp(localhost:3306)/"}, "MongoDB URI"},
-		{model.Config{DSN: "mongodb://localhost:notaport/"}, "--dsn"},
-		{model.Config{DSN: "mongodb://localhost/", Database: "bad name;"}, "bad --database"},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"w": "majority", "j": "true", "read_concern": "majority"}}, ""},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"w": "2"}}, ""},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"w": "0"}}, "w=0"},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"w": "most"}}, "bad w"},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"j": "yes please"}}, "bad j"},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"read_concern": "strong"}}, "read_concern"},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"hint": "maybe"}}, "hint"},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"drop_database": "maybe"}}, "drop_database"},
-		{model.Config{DSN: "mongodb://localhost/", Options: map[string]string{"synchronous_commit": "off"}}, "no setting"},
-	}
-	d, err := engine.Lookup("mongodb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		_, err := engine.CheckConfig(d, c.cfg)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("%+v: %v", c.cfg, err)
-		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
-			t.Errorf("%+v: error %v, want one mentioning %q", c.cfg, err, c.want)
-		}
-	}
-	// A bad DSN's error never shows its password.
-	_, err = engine.CheckConfig(d, model.Config{DSN: "mongodb://u:Sekr3t@localhost:27017/?authMechanism=NOPE"})
-	if err == nil || strings.Contains(err.Error(), "Sekr3t") {
-		t.Errorf("bad DSN error %v", err)
-	}
-	_, err = engine.CheckConfig(d, model.Config{DSN: "mysql://u:Sekr3t@localhost:3306/"})
-	if err == nil || strings.Contains(err.Error(), "Sekr3t") {
-		t.Errorf("foreign DSN error %v", err)
-	}
-}
-
 // TestUnreachable: a server that isn't there is a one-line error that says
 // so, names the address, and never shows the password.
 func TestUnreachable(t *testing.T) {

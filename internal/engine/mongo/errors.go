@@ -8,7 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/topology"
 
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 	"rumbench/internal/model"
 )
 
@@ -54,13 +54,13 @@ func (d *DB) classify(err error) error {
 	code, hasCode := errCode(err)
 	switch {
 	case code == codeAuthenticationFailed || strings.Contains(msg, "AuthenticationFailed") || strings.Contains(msg, "auth error") || strings.Contains(msg, "Authentication failed"):
-		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("mongodb: authentication failed for user %q at %s: check the user, password and authSource in --dsn or $%s (%s)", user, d.host, EnvDSN, lastCause(msg)), err))
+		return model.SetupError(dbserver.WithMessage(fmt.Sprintf("mongodb: authentication failed for user %q at %s: check the user, password and authSource in --dsn or $%s (%s)", user, d.host, EnvDSN, lastCause(msg)), err))
 	case hasCode && code == codeUnauthorized:
-		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("mongodb: user %q lacks a privilege (%s): grant it a role such as readWrite and dbAdmin on database %s (or dbOwner), plus clusterMonitor for serverStatus", user, lastCause(msg), d.p.name), err))
+		return model.SetupError(dbserver.WithMessage(fmt.Sprintf("mongodb: user %q lacks a privilege (%s): grant it a role such as readWrite and dbAdmin on database %s (or dbOwner), plus clusterMonitor for serverStatus", user, lastCause(msg), d.p.name), err))
 	case isUnreachable(err):
-		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("mongodb: cannot reach the server at %s: start mongod (or FerretDB) there or give its address with --dsn or $%s (e.g. mongodb://user@host:27017/): %s", d.host, EnvDSN, lastCause(msg)), err))
+		return model.SetupError(dbserver.WithMessage(fmt.Sprintf("mongodb: cannot reach the server at %s: start mongod (or FerretDB) there or give its address with --dsn or $%s (e.g. mongodb://user@host:27017/): %s", d.host, EnvDSN, lastCause(msg)), err))
 	}
-	return sqleng.OneLine(fmt.Errorf("mongodb: %w", err))
+	return dbserver.OneLine(fmt.Errorf("mongodb: %w", err))
 }
 
 // isUnreachable reports a failure to reach any server: refused, timed out
@@ -70,7 +70,7 @@ func isUnreachable(err error) bool {
 	if errors.As(err, &sse) || mongo.IsNetworkError(err) {
 		return true
 	}
-	if sqleng.Unreachable(err) {
+	if dbserver.Unreachable(err) {
 		return true
 	}
 	return strings.Contains(err.Error(), "server selection error")

@@ -34,7 +34,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/mongo/driver/connstring"
 
 	"rumbench/internal/engine"
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/catalog"
+	"rumbench/internal/engine/dbserver"
 	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/engineopt"
 	"rumbench/internal/model"
@@ -48,7 +49,7 @@ const EnvDSN = "RUMBENCH_MONGO_DSN"
 
 // CatalogCollection records the schema of every table rumbench created, one
 // document per table: {_id: name, schema: <JSON, as the SQL engines'>}.
-const CatalogCollection = sqleng.CatalogTable
+const CatalogCollection = catalog.Table
 
 // minMajor is the oldest server major version accepted: the driver itself
 // refuses servers older than 4.4 (wire version 9).
@@ -143,7 +144,7 @@ func dsnSecret(dsn string) []string {
 // redact removes every form of the DSN's password from err's message.
 func redact(err error, dsn string) error {
 	for _, s := range dsnSecret(dsn) {
-		err = sqleng.Redact(err, s)
+		err = dbserver.Redact(err, s)
 	}
 	return err
 }
@@ -151,7 +152,7 @@ func redact(err error, dsn string) error {
 // ServerAddress is the first host dsn ("" for $RUMBENCH_MONGO_DSN, else
 // the local server) names; a mongodb+srv URI has none before a DNS lookup.
 func (Driver) ServerAddress(dsn string) (string, string, error) {
-	dsn = sqleng.DSN(dsn, EnvDSN, DefaultDSN)
+	dsn = dbserver.DSN(dsn, EnvDSN, DefaultDSN)
 	if !strings.HasPrefix(dsn, "mongodb://") {
 		return "", "", errors.New("mongodb: --dsn is not a mongodb:// URI")
 	}
@@ -176,7 +177,7 @@ var _ model.ServerAddress = Driver{}
 // mongodb+srv URI in DNS.
 func parseConfig(cfg model.Config, resolve bool) (parsed, error) {
 	var p parsed
-	p.dsn = sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
+	p.dsn = dbserver.DSN(cfg.DSN, EnvDSN, DefaultDSN)
 	if !strings.HasPrefix(p.dsn, "mongodb://") && !strings.HasPrefix(p.dsn, "mongodb+srv://") {
 		return p, fmt.Errorf("mongodb: --dsn must be a MongoDB URI such as mongodb://user@host:27017/ (got one starting %q)", dsnScheme(p.dsn))
 	}
@@ -197,7 +198,7 @@ func parseConfig(cfg model.Config, resolve bool) (parsed, error) {
 	if p.name == "" {
 		p.name = "rumbench"
 	}
-	if err := sqleng.CheckDatabaseName(p.name); err != nil {
+	if err := dbserver.CheckDatabaseName(p.name); err != nil {
 		return p, fmt.Errorf("mongodb: %w", err)
 	}
 	if err := optionTable(&p).Parse(cfg.Options); err != nil {
@@ -305,10 +306,10 @@ type DB struct {
 }
 
 var (
-	_ model.DB               = (*DB)(nil)
-	_ model.ProcessOwner     = (*DB)(nil)
-	_ model.StatsReporter    = (*DB)(nil)
-	_ sqleng.DatabaseDropper = (*DB)(nil)
+	_ model.DB                 = (*DB)(nil)
+	_ model.ProcessOwner       = (*DB)(nil)
+	_ model.StatsReporter      = (*DB)(nil)
+	_ dbserver.DatabaseDropper = (*DB)(nil)
 )
 
 // Open connects, checks the server, creates the database when missing and
@@ -325,7 +326,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	if len(p.cs.Hosts) > 0 {
 		d.host = p.cs.Hosts[0]
 	}
-	d.local = p.cs.Scheme == connstring.SchemeMongoDB && len(p.cs.Hosts) == 1 && sqleng.LocalHost(hostOnly(d.host))
+	d.local = p.cs.Scheme == connstring.SchemeMongoDB && len(p.cs.Hosts) == 1 && dbserver.LocalHost(hostOnly(d.host))
 	if err := d.connect(ctx); err != nil {
 		return nil, redact(err, p.dsn)
 	}
@@ -646,7 +647,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 func (d *DB) putCatalog(ctx context.Context, t *model.Table, built []model.Index) error {
 	rec := *t
 	rec.Indexes = built
-	s, err := sqleng.EncodeSchema(&rec)
+	s, err := catalog.Encode(&rec)
 	if err != nil {
 		return err
 	}
@@ -678,7 +679,7 @@ func (d *DB) Tables(ctx context.Context) ([]*model.Table, error) {
 		if err := cur.Decode(&c); err != nil {
 			return nil, fmt.Errorf("mongodb: read %s: %w", CatalogCollection, err)
 		}
-		t, err := sqleng.DecodeSchema(c.Schema)
+		t, err := catalog.Decode(c.Schema)
 		if err != nil {
 			return nil, err
 		}
@@ -700,7 +701,7 @@ func (d *DB) table(ctx context.Context, name string) (*model.Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mongodb: read %s: %w", CatalogCollection, err)
 	}
-	return sqleng.DecodeSchema(c.Schema)
+	return catalog.Decode(c.Schema)
 }
 
 // Conn returns a worker's handle. The driver pools connections inside the

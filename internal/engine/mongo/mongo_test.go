@@ -13,7 +13,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"rumbench/internal/engine"
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
@@ -165,7 +165,7 @@ func TestOpenCreatesAndDrops(t *testing.T) {
 	} else {
 		t.Logf("server pid %d, data dir %q", pid, dir)
 	}
-	if err := db.(sqleng.DatabaseDropper).DropDatabase(ctx); err != nil {
+	if err := db.(dbserver.DatabaseDropper).DropDatabase(ctx); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

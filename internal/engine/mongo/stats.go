@@ -11,7 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 )
 
 // asInt64 reads a numeric BSON value decoded into bson.M (int32, int64 or
@@ -81,7 +81,7 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	err := d.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status)
 	if err != nil {
 		// serverStatus needs clusterMonitor; the sizes below need less.
-		out["server_status_error"] = sqleng.OneLine(err).Error()
+		out["server_status_error"] = dbserver.OneLine(err).Error()
 	}
 	if wt, ok := status["wiredTiger"].(bson.M); ok {
 		for _, s := range wtStats {
@@ -111,7 +111,7 @@ func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	for _, t := range tables {
 		var cs bson.M
 		if err := d.db.RunCommand(ctx, bson.D{{Key: "collStats", Value: t.Name}}).Decode(&cs); err != nil {
-			colls[t.Name] = map[string]any{"error": sqleng.OneLine(err).Error()}
+			colls[t.Name] = map[string]any{"error": dbserver.OneLine(err).Error()}
 			continue
 		}
 		c := map[string]int64{}

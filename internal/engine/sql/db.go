@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"rumbench/internal/engine/catalog"
 	"rumbench/internal/model"
 )
 
@@ -36,7 +37,7 @@ func New(ctx context.Context, db *stdsql.DB, d Dialect, info model.Info) (*DB, e
 		_, err = db.ExecContext(ctx, d.CatalogDDL())
 	}
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", CatalogTable, err)
+		return nil, fmt.Errorf("create %s: %w", catalog.Table, err)
 	}
 	return &DB{db: db, d: d, info: info}, nil
 }
@@ -59,11 +60,11 @@ func NewWithSessions(ctx context.Context, db *stdsql.DB, d Dialect, info model.I
 // reads "holds no rumbench tables (...)", for the caller to say what).
 func NewReader(ctx context.Context, db *stdsql.DB, d Dialect, info model.Info, sessions SessionOpener) (*DB, error) {
 	var n int64
-	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Quote(CatalogTable)).Scan(&n); err != nil {
-		return nil, model.NoDataError(fmt.Errorf("holds no rumbench tables (no %s table: %s)", CatalogTable, strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])))
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+d.Quote(catalog.Table)).Scan(&n); err != nil {
+		return nil, model.NoDataError(fmt.Errorf("holds no rumbench tables (no %s table: %s)", catalog.Table, strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])))
 	}
 	if n == 0 {
-		return nil, model.NoDataError(fmt.Errorf("holds no rumbench tables (%s is empty)", CatalogTable))
+		return nil, model.NoDataError(fmt.Errorf("holds no rumbench tables (%s is empty)", catalog.Table))
 	}
 	return &DB{db: db, d: d, info: info, sessions: sessions}, nil
 }
@@ -105,7 +106,7 @@ func (db *DB) DropTable(ctx context.Context, t *model.Table) error {
 	if _, err := db.db.ExecContext(ctx, dropTableSQL(db.d, t)); err != nil {
 		return fmt.Errorf("drop table %s: %w", t.Name, err)
 	}
-	q := "DELETE FROM " + db.d.Quote(CatalogTable) + " WHERE name = " + string(db.d.AppendParam(nil, 1))
+	q := "DELETE FROM " + db.d.Quote(catalog.Table) + " WHERE name = " + string(db.d.AppendParam(nil, 1))
 	if _, err := db.db.ExecContext(ctx, q, t.Name); err != nil {
 		return fmt.Errorf("drop table %s: update catalog: %w", t.Name, err)
 	}
@@ -154,52 +155,52 @@ func (db *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 
 // Tables returns the recorded schemas, sorted by name.
 func (db *DB) Tables(ctx context.Context) ([]*model.Table, error) {
-	rows, err := db.db.QueryContext(ctx, "SELECT "+db.d.Quote("schema")+" FROM "+db.d.Quote(CatalogTable)+" ORDER BY name")
+	rows, err := db.db.QueryContext(ctx, "SELECT "+db.d.Quote("schema")+" FROM "+db.d.Quote(catalog.Table)+" ORDER BY name")
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+		return nil, fmt.Errorf("read %s: %w", catalog.Table, err)
 	}
 	defer rows.Close()
 	var out []*model.Table
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+			return nil, fmt.Errorf("read %s: %w", catalog.Table, err)
 		}
-		t, err := decodeSchema(s)
+		t, err := catalog.Decode(s)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+		return nil, fmt.Errorf("read %s: %w", catalog.Table, err)
 	}
 	return out, nil
 }
 
 // table returns the recorded schema of name, or nil when there is none.
 func (db *DB) table(ctx context.Context, name string) (*model.Table, error) {
-	q := "SELECT " + db.d.Quote("schema") + " FROM " + db.d.Quote(CatalogTable) + " WHERE name = " + string(db.d.AppendParam(nil, 1))
+	q := "SELECT " + db.d.Quote("schema") + " FROM " + db.d.Quote(catalog.Table) + " WHERE name = " + string(db.d.AppendParam(nil, 1))
 	var s string
 	err := db.db.QueryRowContext(ctx, q, name).Scan(&s)
 	if errors.Is(err, stdsql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", CatalogTable, err)
+		return nil, fmt.Errorf("read %s: %w", catalog.Table, err)
 	}
-	return decodeSchema(s)
+	return catalog.Decode(s)
 }
 
 func (db *DB) putCatalog(ctx context.Context, t *model.Table, built []model.Index) error {
 	rec := *t
 	rec.Indexes = built
-	s, err := encodeSchema(&rec)
+	s, err := catalog.Encode(&rec)
 	if err != nil {
 		return err
 	}
 	if _, err := db.db.ExecContext(ctx, db.d.CatalogPut(), t.Name, s); err != nil {
-		return fmt.Errorf("record %s in %s: %w", t.Name, CatalogTable, err)
+		return fmt.Errorf("record %s in %s: %w", t.Name, catalog.Table, err)
 	}
 	return nil
 }

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rumbench/internal/engine/catalog"
 	"rumbench/internal/model"
 )
 
@@ -104,9 +105,6 @@ type Dialect interface {
 	// parameter 2 the schema JSON (bound as a string).
 	CatalogPut() string
 }
-
-// CatalogTable is the name of the table that records rumbench's schemas.
-const CatalogTable = "rumbench_catalog"
 
 // IndexName is the SQL name of secondary index i of t. Index names are global
 // to a schema in SQLite and PostgreSQL, so they carry the table name.
@@ -192,7 +190,7 @@ func StdInsert(d Dialect, t *model.Table, rows int) string {
 func StdCatalogPutOnConflict(d Dialect) string {
 	p1 := string(d.AppendParam(nil, 1))
 	p2 := string(d.AppendParam(nil, 2))
-	return "INSERT INTO " + d.Quote(CatalogTable) + " (name, " + d.Quote("schema") + ") VALUES (" +
+	return "INSERT INTO " + d.Quote(catalog.Table) + " (name, " + d.Quote("schema") + ") VALUES (" +
 		p1 + ", " + p2 + ") ON CONFLICT (name) DO UPDATE SET " + d.Quote("schema") + " = excluded." + d.Quote("schema")
 }
 

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"rumbench/internal/model"
@@ -107,26 +106,6 @@ func TestScanText(t *testing.T) {
 type rowValues struct{ pgLike }
 
 func (rowValues) RowValues() bool { return true }
-
-func TestCatalogRoundTrip(t *testing.T) {
-	tbl := testTable()
-	s, err := encodeSchema(tbl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(s, `"type":"time"`) {
-		t.Errorf("schema JSON does not spell out types: %s", s)
-	}
-	got, err := decodeSchema(s)
-	if err != nil || !reflect.DeepEqual(got, tbl) {
-		t.Fatalf("round trip = %+v, %v", got, err)
-	}
-	for _, bad := range []string{`{`, `{"name":"x","columns":[{"name":"a","type":"float"}],"pk":[0]}`, `{"name":"x","columns":[{"name":"a","type":"int"}],"pk":[3]}`} {
-		if _, err := decodeSchema(bad); err == nil {
-			t.Errorf("decodeSchema(%s) succeeded", bad)
-		}
-	}
-}
 
 func TestAsInt(t *testing.T) {
 	for _, v := range []any{int64(-7), int32(-7), -7, []byte("-7"), "-7"} {

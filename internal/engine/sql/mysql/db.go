@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"rumbench/internal/engine/dbserver"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
 )
@@ -37,7 +38,7 @@ func (db *DB) DropDatabase(ctx context.Context) error {
 	}
 	defer a.Close()
 	if _, err := a.ExecContext(ctx, "DROP DATABASE IF EXISTS "+sqleng.QuoteBacktick(db.name)); err != nil {
-		return sqleng.Redact(classify(db.engine, fmt.Errorf("drop database %s: %w", db.name, err), db.cfg, db.name), db.secret)
+		return dbserver.Redact(classify(db.engine, fmt.Errorf("drop database %s: %w", db.name, err), db.cfg, db.name), db.secret)
 	}
 	return nil
 }
@@ -264,7 +265,7 @@ func (db *DB) ServerProcess(ctx context.Context) (int, string, error) {
 	if !filepath.IsAbs(pidFile) {
 		pidFile = filepath.Join(dir, pidFile)
 	}
-	pid, err := sqleng.ServerPid(pidFile, "mariadbd", "mysqld")
+	pid, err := dbserver.ServerPid(pidFile, "mariadbd", "mysqld")
 	if err != nil {
 		return 0, dir, fmt.Errorf("%s: %w", db.engine, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"rumbench/internal/engine/catalog"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
 )
@@ -113,13 +114,13 @@ func (d Dialect) IndexHint(t *model.Table, idx int) string {
 // CatalogDDL: the catalog is always InnoDB (it is tiny and transactional
 // everywhere, and needs no plugin).
 func (d Dialect) CatalogDDL() string {
-	return "CREATE TABLE IF NOT EXISTS " + d.Quote(sqleng.CatalogTable) +
+	return "CREATE TABLE IF NOT EXISTS " + d.Quote(catalog.Table) +
 		" (name VARCHAR(64) NOT NULL PRIMARY KEY, " + d.Quote("schema") + " LONGTEXT NOT NULL) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
 }
 
 func (d Dialect) CatalogPut() string {
 	s := d.Quote("schema")
-	return "INSERT INTO " + d.Quote(sqleng.CatalogTable) + " (name, " + s + ") VALUES (?, ?) ON DUPLICATE KEY UPDATE " + s + " = VALUES(" + s + ")"
+	return "INSERT INTO " + d.Quote(catalog.Table) + " (name, " + s + ") VALUES (?, ?) ON DUPLICATE KEY UPDATE " + s + " = VALUES(" + s + ")"
 }
 
 // DeleteOldest is DELETE ... WHERE pk >= bound ORDER BY pk LIMIT n: one

@@ -29,6 +29,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engine/catalog"
+	"rumbench/internal/engine/dbserver"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/engineopt"
@@ -138,12 +140,12 @@ type DB struct {
 }
 
 var (
-	_ model.DB               = (*DB)(nil)
-	_ model.ProcessOwner     = (*DB)(nil)
-	_ model.Maintainer       = (*DB)(nil)
-	_ model.Quiescer         = (*DB)(nil)
-	_ model.StatsReporter    = (*DB)(nil)
-	_ sqleng.DatabaseDropper = (*DB)(nil)
+	_ model.DB                 = (*DB)(nil)
+	_ model.ProcessOwner       = (*DB)(nil)
+	_ model.Maintainer         = (*DB)(nil)
+	_ model.Quiescer           = (*DB)(nil)
+	_ model.StatsReporter      = (*DB)(nil)
+	_ dbserver.DatabaseDropper = (*DB)(nil)
 )
 
 // discard silences the driver's own logging (it prints connection errors
@@ -253,7 +255,7 @@ func orUnknown(s string) string {
 // ServerAddress is the address dsn ("" for $RUMBENCH_MYSQL_DSN, else the
 // local server) reaches.
 func (d Driver) ServerAddress(dsn string) (string, string, error) {
-	dsn = sqleng.DSN(dsn, EnvDSN, DefaultDSN)
+	dsn = dbserver.DSN(dsn, EnvDSN, DefaultDSN)
 	if strings.Contains(dsn, "://") {
 		return "", "", fmt.Errorf("%s: bad --dsn", d.name)
 	}
@@ -281,22 +283,22 @@ func (d Driver) ConnectionRoom(ctx context.Context, cfg model.Config) (int, stri
 	}
 	addr := mc.Net + "(" + mc.Addr + ")"
 	if err := greeting(ctx, d.name, mc); err != nil {
-		return 0, "", sqleng.Redact(err, mc.Passwd)
+		return 0, "", dbserver.Redact(err, mc.Passwd)
 	}
 	conn, err := mysql.NewConnector(mc)
 	if err != nil {
-		return 0, "", sqleng.Redact(fmt.Errorf("%s: %w", d.name, err), mc.Passwd)
+		return 0, "", dbserver.Redact(fmt.Errorf("%s: %w", d.name, err), mc.Passwd)
 	}
 	db := stdsql.OpenDB(conn)
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	var limit, used int
 	if err := db.QueryRowContext(ctx, "SELECT @@max_connections").Scan(&limit); err != nil {
-		return 0, "", sqleng.Redact(classify(d.name, err, mc, p.name), mc.Passwd)
+		return 0, "", dbserver.Redact(classify(d.name, err, mc, p.name), mc.Passwd)
 	}
 	var name string
 	if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Threads_connected'").Scan(&name, &used); err != nil {
-		return 0, "", sqleng.Redact(classify(d.name, err, mc, p.name), mc.Passwd)
+		return 0, "", dbserver.Redact(classify(d.name, err, mc, p.name), mc.Passwd)
 	}
 	used-- // this connection
 	return max(limit-used, 0), fmt.Sprintf("%s at %s: max_connections %d, %d in use", d.name, addr, limit, used), nil
@@ -308,7 +310,7 @@ var _ model.ConnectionRoom = Driver{}
 // values; it connects to nothing.
 func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
 	var p parsed
-	dsn := sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
+	dsn := dbserver.DSN(cfg.DSN, EnvDSN, DefaultDSN)
 	if strings.Contains(dsn, "://") {
 		return p, fmt.Errorf("%s: --dsn looks like a URL; give a go-sql-driver DSN such as user:password@tcp(host:3306)/ or user@unix(/run/mysqld/mysqld.sock)/", d.name)
 	}
@@ -316,7 +318,7 @@ func (d Driver) parseConfig(cfg model.Config) (parsed, error) {
 	if p.name == "" {
 		p.name = "rumbench"
 	}
-	if err := sqleng.CheckDatabaseName(p.name); err != nil {
+	if err := dbserver.CheckDatabaseName(p.name); err != nil {
 		return p, fmt.Errorf("%s: %w", d.name, err)
 	}
 	var err error
@@ -363,18 +365,18 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	// same value still found its row).
 	mc.ClientFoundRows = true
 	mc.InterpolateParams = !prepare
-	local := mc.Net == "unix" || sqleng.LocalHost(mc.Addr)
+	local := mc.Net == "unix" || dbserver.LocalHost(mc.Addr)
 	db := &DB{cfg: mc, name: name, engine: d.engineName, local: local, dropOnCl: dropOnClose, secret: secret, installPlugin: installPlugin}
 	version, settings, err := db.ensureDatabase(ctx, d.name, cfg.ReadOnly)
 	if err != nil {
-		return nil, sqleng.Redact(err, secret)
+		return nil, dbserver.Redact(err, secret)
 	}
 
 	work := mc.Clone()
 	work.DBName = name
 	conn, err := mysql.NewConnector(work)
 	if err != nil {
-		return nil, sqleng.Redact(fmt.Errorf("%s: %w", d.name, err), secret)
+		return nil, dbserver.Redact(fmt.Errorf("%s: %w", d.name, err), secret)
 	}
 	sdb := stdsql.OpenDB(conn)
 	// The pool serves schema changes (index builds run one per client at
@@ -403,7 +405,7 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	sessions := func(ctx context.Context) (sqleng.Session, error) {
 		s, err := openSession(ctx, work, !prepare, p.blocking)
 		if err != nil {
-			return nil, sqleng.Redact(classify(d.name, err, mc, name), secret)
+			return nil, dbserver.Redact(classify(d.name, err, mc, name), secret)
 		}
 		return s, nil
 	}
@@ -412,7 +414,7 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		inner, err := sqleng.NewReader(ctx, sdb, dialect, info, sessions)
 		if err != nil {
 			sdb.Close()
-			return nil, sqleng.Redact(fmt.Errorf("%s: database %s at %s %w: give the --database a run used", d.name, name, settings["address"], err), secret)
+			return nil, dbserver.Redact(fmt.Errorf("%s: database %s at %s %w: give the --database a run used", d.name, name, settings["address"], err), secret)
 		}
 		db.DB = inner
 		return db, nil
@@ -420,7 +422,7 @@ func (d Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	inner, err := sqleng.NewWithSessions(ctx, sdb, dialect, info, sessions)
 	if err != nil {
 		sdb.Close()
-		return nil, sqleng.Redact(classify(d.name, fmt.Errorf("%s: %w", d.name, err), mc, name), secret)
+		return nil, dbserver.Redact(classify(d.name, fmt.Errorf("%s: %w", d.name, err), mc, name), secret)
 	}
 	db.DB = inner
 	return db, nil
@@ -500,7 +502,7 @@ func greeting(ctx context.Context, eng string, cfg *mysql.Config) error {
 		if ctx.Err() != nil && context.Cause(ctx) == context.DeadlineExceeded {
 			err = fmt.Errorf("no answer in %s", timeout)
 		}
-		return model.SetupError(fmt.Errorf("%s: cannot reach the server at %s (%v): start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/)", eng, addr, sqleng.LastLine(err), EnvDSN))
+		return model.SetupError(fmt.Errorf("%s: cannot reach the server at %s (%v): start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/)", eng, addr, dbserver.LastLine(err), EnvDSN))
 	}
 	defer c.Close()
 	if dl, ok := ctx.Deadline(); ok {
@@ -615,14 +617,14 @@ func readSettings(ctx context.Context, a *stdsql.DB, engineName string) (map[str
 // checkOurs refuses an existing database that holds tables but no rumbench
 // catalog: it is someone else's.
 func (db *DB) checkOurs(ctx context.Context, a *stdsql.DB, eng string) error {
-	var tables, catalog int
+	var tables, hasCatalog int
 	err := a.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(SUM(TABLE_NAME = ?), 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?",
-		sqleng.CatalogTable, db.name).Scan(&tables, &catalog)
+		catalog.Table, db.name).Scan(&tables, &hasCatalog)
 	if err != nil {
 		return classify(eng, fmt.Errorf("inspect database %s: %w", db.name, err), db.cfg, db.name)
 	}
-	if catalog == 0 && tables > 0 {
-		return model.SetupError(fmt.Errorf("%s: database %s at %s(%s) exists and was not created by rumbench (%d tables, no %s): choose another --database", eng, db.name, db.cfg.Net, db.cfg.Addr, tables, sqleng.CatalogTable))
+	if hasCatalog == 0 && tables > 0 {
+		return model.SetupError(fmt.Errorf("%s: database %s at %s(%s) exists and was not created by rumbench (%d tables, no %s): choose another --database", eng, db.name, db.cfg.Net, db.cfg.Addr, tables, catalog.Table))
 	}
 	return nil
 }
@@ -646,7 +648,7 @@ func classify(eng string, err error, cfg *mysql.Config, dbName string) error {
 	if errors.Is(err, mysql.ErrInvalidConn) {
 		return model.SetupError(fmt.Errorf("%s: the server at %s closed the connection (%v): check that --dsn or $%s names a MariaDB server, and its log", eng, addr, err, EnvDSN))
 	}
-	if sqleng.Unreachable(err) {
+	if dbserver.Unreachable(err) {
 		return model.SetupError(fmt.Errorf("%s: cannot reach the server at %s: start MariaDB there or give its address with --dsn or $%s (e.g. root@tcp(127.0.0.1:3306)/): %w", eng, addr, EnvDSN, err))
 	}
 	return fmt.Errorf("%s: %w", eng, err)

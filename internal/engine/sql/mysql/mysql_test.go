@@ -10,7 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"rumbench/internal/engine"
-	sqleng "rumbench/internal/engine/sql"
+	"rumbench/internal/engine/dbserver"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
@@ -22,7 +22,7 @@ import (
 // started with the ROCKSDB plugin loaded. They skip when the server is
 // unreachable, unless CI or RUMBENCH_REQUIRE_SERVERS is set.
 
-func dsn() string { return sqleng.DSN("", EnvDSN, DefaultDSN) }
+func dsn() string { return dbserver.DSN("", EnvDSN, DefaultDSN) }
 
 func admin(t *testing.T) *stdsql.DB {
 	t.Helper()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"rumbench/internal/engine/catalog"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
 )
@@ -103,7 +104,7 @@ func (d Dialect) writeCols(b *strings.Builder, t *model.Table, cols []int) {
 func (Dialect) IndexHint(*model.Table, int) string { return "" }
 
 func (d Dialect) CatalogDDL() string {
-	return "CREATE TABLE IF NOT EXISTS " + d.Quote(sqleng.CatalogTable) +
+	return "CREATE TABLE IF NOT EXISTS " + d.Quote(catalog.Table) +
 		" (name text PRIMARY KEY, " + d.Quote("schema") + " text NOT NULL)"
 }
 

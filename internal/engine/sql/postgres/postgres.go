@@ -29,6 +29,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engine/catalog"
+	"rumbench/internal/engine/dbserver"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/engine/sql/blockconn"
 	"rumbench/internal/engineopt"
@@ -90,12 +92,12 @@ type DB struct {
 }
 
 var (
-	_ model.DB               = (*DB)(nil)
-	_ model.ProcessOwner     = (*DB)(nil)
-	_ model.Maintainer       = (*DB)(nil)
-	_ model.Quiescer         = (*DB)(nil)
-	_ model.StatsReporter    = (*DB)(nil)
-	_ sqleng.DatabaseDropper = (*DB)(nil)
+	_ model.DB                 = (*DB)(nil)
+	_ model.ProcessOwner       = (*DB)(nil)
+	_ model.Maintainer         = (*DB)(nil)
+	_ model.Quiescer           = (*DB)(nil)
+	_ model.StatsReporter      = (*DB)(nil)
+	_ dbserver.DatabaseDropper = (*DB)(nil)
 )
 
 // settingNames are the server settings recorded in run.json.
@@ -120,7 +122,7 @@ type parsed struct {
 // ServerAddress is the address dsn ("" for $RUMBENCH_PG_DSN, else the
 // local server) reaches: host:port, or the Unix socket's path.
 func (Driver) ServerAddress(dsn string) (string, string, error) {
-	cfg, err := pgx.ParseConfig(sqleng.DSN(dsn, EnvDSN, DefaultDSN))
+	cfg, err := pgx.ParseConfig(dbserver.DSN(dsn, EnvDSN, DefaultDSN))
 	if err != nil {
 		return "", "", errors.New("postgres: bad --dsn")
 	}
@@ -142,7 +144,7 @@ func (Driver) ConnectionRoom(ctx context.Context, cfg model.Config) (int, string
 	}
 	c, err := pgx.ConnectConfig(ctx, p.admin)
 	if err != nil {
-		return 0, "", sqleng.Redact(classify(err, p.admin, p.name), p.admin.Password)
+		return 0, "", dbserver.Redact(classify(err, p.admin, p.name), p.admin.Password)
 	}
 	defer c.Close(context.WithoutCancel(ctx))
 	var limit, reserved, used int
@@ -169,7 +171,7 @@ var _ model.ConnectionRoom = Driver{}
 // values; it connects to nothing.
 func parseConfig(cfg model.Config) (parsed, error) {
 	var p parsed
-	dsn := sqleng.DSN(cfg.DSN, EnvDSN, DefaultDSN)
+	dsn := dbserver.DSN(cfg.DSN, EnvDSN, DefaultDSN)
 	if strings.Contains(dsn, "@tcp(") || strings.Contains(dsn, "@unix(") {
 		return p, fmt.Errorf("postgres: --dsn looks like a MySQL DSN; give a PostgreSQL URL such as postgres://user@host:5432/")
 	}
@@ -177,7 +179,7 @@ func parseConfig(cfg model.Config) (parsed, error) {
 	if p.name == "" {
 		p.name = "rumbench"
 	}
-	if err := sqleng.CheckDatabaseName(p.name); err != nil {
+	if err := dbserver.CheckDatabaseName(p.name); err != nil {
 		return p, fmt.Errorf("postgres: %w", err)
 	}
 	var err error
@@ -220,10 +222,10 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		// one can't drop the database one is connected to.
 		admin.Database = "postgres"
 	}
-	d := &DB{admin: admin, name: name, dropOnCl: dropOnClose, secret: secret, local: sqleng.LocalHost(admin.Host)}
+	d := &DB{admin: admin, name: name, dropOnCl: dropOnClose, secret: secret, local: dbserver.LocalHost(admin.Host)}
 	version, err := d.ensureDatabase(ctx, cfg.ReadOnly)
 	if err != nil {
-		return nil, sqleng.Redact(err, secret)
+		return nil, dbserver.Redact(err, secret)
 	}
 
 	work := admin.Copy()
@@ -250,7 +252,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	sdb.SetMaxIdleConns(64)
 	fail := func(err error) (model.DB, error) {
 		sdb.Close()
-		return nil, sqleng.Redact(err, secret)
+		return nil, dbserver.Redact(err, secret)
 	}
 	settings := map[string]string{"server_version": version, "database": name, "host": admin.Host + ":" + strconv.Itoa(int(admin.Port))}
 	rows, err := sdb.QueryContext(ctx, "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY($1)", settingNames)
@@ -279,7 +281,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 	sessions := func(ctx context.Context) (sqleng.Session, error) {
 		s, err := openSession(ctx, work, blocking)
 		if err != nil {
-			return nil, sqleng.Redact(classify(err, work, name), secret)
+			return nil, dbserver.Redact(classify(err, work, name), secret)
 		}
 		return s, nil
 	}
@@ -359,17 +361,17 @@ func (d *DB) checkOurs(ctx context.Context) error {
 		return classify(err, cfg, d.name)
 	}
 	defer c.Close(context.WithoutCancel(ctx))
-	var catalog bool
+	var hasCatalog bool
 	var tables int
 	err = c.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL,
 		(SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		 WHERE c.relkind IN ('r', 'p', 'v', 'm') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%')`,
-		sqleng.CatalogTable).Scan(&catalog, &tables)
+		catalog.Table).Scan(&hasCatalog, &tables)
 	if err != nil {
 		return fmt.Errorf("postgres: inspect database %s: %w", d.name, err)
 	}
-	if !catalog && tables > 0 {
-		return model.SetupError(fmt.Errorf("postgres: database %s at %s exists and was not created by rumbench (%d tables, no %s): choose another --database", d.name, address(cfg), tables, sqleng.CatalogTable))
+	if !hasCatalog && tables > 0 {
+		return model.SetupError(fmt.Errorf("postgres: database %s at %s exists and was not created by rumbench (%d tables, no %s): choose another --database", d.name, address(cfg), tables, catalog.Table))
 	}
 	return nil
 }
@@ -398,12 +400,12 @@ func classify(err error, cfg *pgx.ConnConfig, dbName string) error {
 		case pe.Code == "3D000":
 			return model.SetupError(fmt.Errorf("postgres: the database named in --dsn does not exist (%s): use an existing one such as /postgres", pe.Message))
 		}
-		return sqleng.OneLine(err)
+		return dbserver.OneLine(err)
 	}
-	if sqleng.Unreachable(err) {
-		return model.SetupError(sqleng.WithMessage(fmt.Sprintf("postgres: cannot reach the server at %s: start PostgreSQL there or give its address with --dsn or $%s (e.g. postgres://user@host:5432/): %s", addr, EnvDSN, sqleng.LastLine(err)), err))
+	if dbserver.Unreachable(err) {
+		return model.SetupError(dbserver.WithMessage(fmt.Sprintf("postgres: cannot reach the server at %s: start PostgreSQL there or give its address with --dsn or $%s (e.g. postgres://user@host:5432/): %s", addr, EnvDSN, dbserver.LastLine(err)), err))
 	}
-	return sqleng.OneLine(err)
+	return dbserver.OneLine(err)
 }
 
 // Close closes the pool and, with drop_database=true, drops the database.
@@ -425,7 +427,7 @@ func (d *DB) DropDatabase(ctx context.Context) error {
 	}
 	c, err := pgx.ConnectConfig(ctx, d.admin)
 	if err != nil {
-		return sqleng.Redact(classify(err, d.admin, d.name), d.secret)
+		return dbserver.Redact(classify(err, d.admin, d.name), d.secret)
 	}
 	defer c.Close(context.WithoutCancel(ctx))
 	var num int
@@ -437,7 +439,7 @@ func (d *DB) DropDatabase(ctx context.Context) error {
 		q += " WITH (FORCE)"
 	}
 	if _, err := c.Exec(ctx, q); err != nil {
-		return sqleng.Redact(classify(fmt.Errorf("drop database %s: %w", d.name, err), d.admin, d.name), d.secret)
+		return dbserver.Redact(classify(fmt.Errorf("drop database %s: %w", d.name, err), d.admin, d.name), d.secret)
 	}
 	return nil
 }
@@ -573,7 +575,7 @@ func (d *DB) ServerProcess(ctx context.Context) (int, string, error) {
 	if err := d.SQL().QueryRowContext(ctx, "SHOW data_directory").Scan(&dir); err != nil {
 		return 0, "", fmt.Errorf("postgres: SHOW data_directory (needs superuser or pg_read_all_settings): %w", err)
 	}
-	pid, err := sqleng.ServerPid(filepath.Join(dir, "postmaster.pid"), "postgres", "postmaster")
+	pid, err := dbserver.ServerPid(filepath.Join(dir, "postmaster.pid"), "postgres", "postmaster")
 	if err != nil {
 		return 0, dir, fmt.Errorf("postgres: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/engine/dbserver"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/enginetest"
 	"rumbench/internal/model"
@@ -21,7 +22,7 @@ import (
 // user allowed to create databases and roles. They skip when it is
 // unreachable, unless CI or RUMBENCH_REQUIRE_SERVERS is set.
 
-func dsn() string { return sqleng.DSN("", EnvDSN, DefaultDSN) }
+func dsn() string { return dbserver.DSN("", EnvDSN, DefaultDSN) }
 
 // target is the local server with a database of this process's own,
 // base with testdb's suffix.
@@ -122,7 +123,7 @@ func TestOpenCreatesAndDrops(t *testing.T) {
 	if err := db.(model.Maintainer).Maintain(ctx); err != nil {
 		t.Errorf("Maintain: %v", err)
 	}
-	if err := db.(sqleng.DatabaseDropper).DropDatabase(ctx); err != nil {
+	if err := db.(dbserver.DatabaseDropper).DropDatabase(ctx); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

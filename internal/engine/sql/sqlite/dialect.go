@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"rumbench/internal/engine/catalog"
 	sqleng "rumbench/internal/engine/sql"
 	"rumbench/internal/model"
 )
@@ -72,7 +73,7 @@ func (d Dialect) IndexHint(t *model.Table, idx int) string {
 }
 
 func (d Dialect) CatalogDDL() string {
-	return "CREATE TABLE IF NOT EXISTS " + d.Quote(sqleng.CatalogTable) +
+	return "CREATE TABLE IF NOT EXISTS " + d.Quote(catalog.Table) +
 		" (name TEXT PRIMARY KEY NOT NULL, " + d.Quote("schema") + " TEXT NOT NULL)"
 }
 

@@ -1,4 +1,7 @@
-package sql
+// Package catalog is the record in which the engines that keep a catalog
+// table or collection (the SQL engines and mongodb) store the schema of
+// each table rumbench created.
+package catalog
 
 import (
 	"encoding/json"
@@ -6,6 +9,9 @@ import (
 
 	"rumbench/internal/model"
 )
+
+// Table is the name of the catalog table (collection, for mongodb).
+const Table = "rumbench_catalog"
 
 // The catalog stores each table's schema as JSON with types spelled out, so
 // a data dir stays readable if model.Type's numbering ever changes.
@@ -29,8 +35,9 @@ type catalogTable struct {
 	Indexes []catalogIndex  `json:"indexes,omitempty"`
 }
 
-// encodeSchema renders t, with t.Indexes taken as the built indexes.
-func encodeSchema(t *model.Table) (string, error) {
+// Encode renders t as the catalog's JSON, with t.Indexes taken as the
+// built indexes.
+func Encode(t *model.Table) (string, error) {
 	ct := catalogTable{Name: t.Name, PK: t.PK}
 	for _, c := range t.Columns {
 		ct.Columns = append(ct.Columns, catalogColumn{Name: c.Name, Type: c.Type.String(), MaxLen: c.MaxLen})
@@ -45,7 +52,8 @@ func encodeSchema(t *model.Table) (string, error) {
 	return string(b), nil
 }
 
-func decodeSchema(s string) (*model.Table, error) {
+// Decode parses a schema written by Encode.
+func Decode(s string) (*model.Table, error) {
 	var ct catalogTable
 	if err := json.Unmarshal([]byte(s), &ct); err != nil {
 		return nil, fmt.Errorf("decode catalog schema: %w", err)
@@ -73,11 +81,3 @@ func decodeSchema(s string) (*model.Table, error) {
 	}
 	return t, nil
 }
-
-// EncodeSchema renders t as the catalog's JSON (t.Indexes taken as built),
-// for server engines outside this package (mongodb) that keep the same
-// catalog record.
-func EncodeSchema(t *model.Table) (string, error) { return encodeSchema(t) }
-
-// DecodeSchema parses a schema written by EncodeSchema.
-func DecodeSchema(s string) (*model.Table, error) { return decodeSchema(s) }

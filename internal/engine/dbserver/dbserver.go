@@ -1,4 +1,8 @@
-package sql
+// Package dbserver holds the helpers shared by the engines that talk to a
+// database server (postgres, innodb and myrocks, mongodb): the DSN they
+// use, database names, one-line errors without secrets, whether a server
+// is local, its pid, and whether it was reached at all.
+package dbserver
 
 import (
 	"context"
@@ -11,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// Helpers shared by the server engines (postgres, mysql).
 
 // DatabaseDropper is implemented by server engines: it drops the database
 // rumbench created (tests, and the drop_database engine option).
