@@ -10,6 +10,7 @@ import (
 	"time"
 
 	_ "rumbench/internal/engine/all"
+	"rumbench/internal/model"
 	"rumbench/internal/profile"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
@@ -28,7 +29,7 @@ func TestProfileEmbedded(t *testing.T) {
 	}
 	c := ibench.Config{Clients: 2, Rows: 300000, Indexes: 1, PadMin: 10, PadMax: 20, PadRandomPct: 50, Seed: 7, Steps: []string{ibench.StepLoad}}
 	res, err := runner.Run(context.Background(), runner.Options{
-		Engines: []string{"pebble"}, Out: t.TempDir(), DataDir: t.TempDir(),
+		Variants: []model.Variant{runner.BareVariant("pebble", nil)}, Out: t.TempDir(), DataDir: t.TempDir(),
 		Interval: 200 * time.Millisecond, Seed: 7, Config: c,
 		NewWorkload: func() (workload.Workload, error) { return ibench.New(c) },
 		Observers:   []runner.ObserverFactory{profile.Factory(os.Stderr), sysmetrics.Factory(nil)},
