@@ -177,17 +177,13 @@ func PlanRun(r *Run) (*RunPlan, error) {
 	}
 	chosen := r.Engines
 	var child []model.Variant
+	labelledChild := false
 	if r.Child != nil {
 		chosen = []Engine{{Label: r.Child.Engine, Name: r.Child.Engine}}
 		for _, e := range r.Engines {
 			if e.label() == r.Child.Engine {
 				chosen = []Engine{e}
-				if Labelled(r.Engines) {
-					// Scoped before the memory plan adds its settings,
-					// as a labelled variant's child has always run.
-					p.runnerOpts = variantView(p.EngineOpts, e, labels(r.Engines))
-					child = resolveVariants(chosen, p.EngineOpts, r.ServerOpts, labels(r.Engines))
-				}
+				labelledChild = Labelled(r.Engines)
 			}
 		}
 		if r.Child.DataDir != "" {
@@ -198,6 +194,13 @@ func PlanRun(r *Run) (*RunPlan, error) {
 	p.Engines = names(chosen)
 	if p.Memory, err = PlanMemory(r.Memory, wr.Memory, r.Preset, uniqueNames(chosen), p.EngineOpts); err != nil {
 		return nil, bad(err)
+	}
+	if labelledChild {
+		// Scoped after the memory plan added its settings (the cache
+		// the budget gives the engine), as a bare child's are: the
+		// variant's child runs with the same cache as its parent planned.
+		p.runnerOpts = variantView(p.EngineOpts, chosen[0], labels(r.Engines))
+		child = resolveVariants(chosen, p.EngineOpts, r.ServerOpts, labels(r.Engines))
 	}
 	p.Variants = child
 	if p.Variants == nil {

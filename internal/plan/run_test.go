@@ -217,3 +217,25 @@ func TestRunBadCacheSize(t *testing.T) {
 		t.Errorf("--cache-size 64MB: %+v, %v", p, err)
 	}
 }
+
+// A labelled variant's child process (--memory-limit) runs with the cache
+// the budget gives its engine, as a bare engine's child does: the variant
+// is resolved after the memory plan added its settings.
+func TestLabelledChildGetsTheBudget(t *testing.T) {
+	for _, engines := range [][]Engine{Engines("pebble", "sqlite"), {{Label: "a", Name: "pebble"}, {Label: "b", Name: "pebble"}}} {
+		r := request(t, "ibench")
+		r.Engines = engines
+		r.Memory = Memory{CacheSize: "32MB", CacheSizeGiven: true}
+		if len(engines) == 2 && engines[0].Label == "a" {
+			r.EngineOpts = []string{"b.compression=zstd"}
+		}
+		r.Child = &Child{Engine: engines[0].label()}
+		p, err := PlanRun(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Variants) != 1 || p.Variants[0].Options["cache_size"] != "33554432" && p.Variants[0].Options["cache_size"] != "32MB" {
+			t.Errorf("child of %s: variants %+v, want cache_size from the budget (32MB)", engines[0].label(), p.Variants)
+		}
+	}
+}
