@@ -3,6 +3,7 @@ package ibench
 import (
 	"fmt"
 	"rumbench/internal/ratesearch"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,6 +128,14 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 		QueryRate:     f.queryRate,
 		Settings:      f.search,
 		WarmupSeconds: c.Warmup.Seconds(),
+	}
+	// Recorded in run.json only when they matter: the insert benchmark's
+	// own spacing is fixed, and the search's settings belong to l.max.
+	if cfg.Arrivals == "fixed" {
+		cfg.Arrivals = ""
+	}
+	if !slices.Contains(cfg.Steps, StepMax) {
+		cfg.Settings = ratesearch.Settings{}
 	}
 	if !f.maintain {
 		var steps []string

@@ -101,6 +101,13 @@ func (f *flagValues) configure(com workload.Common) (*workload.Configured, error
 	if cfg.Mix, err = ParseMix(f.mix); err != nil {
 		return nil, err
 	}
+	// Recorded in run.json only when they matter.
+	if cfg.Arrivals == "fixed" {
+		cfg.Arrivals = ""
+	}
+	if !cfg.RateSearch {
+		cfg.Settings = ratesearch.Settings{}
+	}
 	cfg.MixText = cfg.Mix.String()
 	cfg.Seed = com.Seed
 	if _, err := New(cfg); err != nil {
