@@ -1,28 +1,18 @@
 package main
 
 import (
-	"cmp"
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/cliconfig"
-	"rumbench/internal/launch"
+	"rumbench/internal/execute"
 	"rumbench/internal/managed"
 	"rumbench/internal/plan"
-	"rumbench/internal/report"
-	"rumbench/internal/results"
 	"rumbench/internal/runner"
-	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	_ "rumbench/internal/workload/all"
 )
@@ -245,147 +235,18 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		}
 		return writeRunJob(cmd, &f.kube, p.Engines, f.out, &f.mem)
 	}
-	if !childMode {
-		if err := checkRunHistory(cmd.Context(), &f.history); err != nil {
-			return err
-		}
-	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("rumbench-results", time.Now().Format("20060102-150405"))
-	}
-	repeat := f.repeat
-	if childMode {
-		repeat = 1 // the parent runs the repetitions; --out is this one's
-	}
-	// Where the run (or the current repetition) writes its bundles.
-	runOut := out
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills at once
-	}()
-
-	stdout := cmd.OutOrStdout()
-	var servers *plan.Servers
-	if !childMode {
-		servers, err = plan.PlanServers(managed.Request{
+	return newExecutor(cmd, ms, f.history).Run(execute.RunJob{
+		Workload: d, Plan: p, DSN: f.dsn, Engines: f.engines, Preset: f.preset, Out: f.out, Repeat: f.repeat,
+		Managed: managed.Request{
 			Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs, KeepData: f.managed.keepData,
-		}, p.Variants, p.DataDir, f.dsn, p.Budget(), ms, stdout)
-		if err != nil {
-			return err
-		}
-	}
-	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
-	if ms.Ctl != nil {
-		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
-			return &runner.BadInputError{Err: err}
-		}
-		iso := newIsolator(ms, stdout, cmd.ErrOrStderr())
-		engineOf := map[string]string{}
-		for _, v := range p.Variants {
-			engineOf[cmp.Or(v.Label, v.Name)] = v.Name
-		}
-		// label is the variant's (its engine's name for a bare one).
-		isolate = func(ctx context.Context, label, dataDir string) (bool, error) {
-			extra := []string{"--out", runOut}
-			if dataDir != "" {
-				extra = append(extra, "--data-dir", dataDir)
-			}
-			return iso.RunVariant(ctx, label, engineOf[label], filepath.Join(runOut, label), dataDir, extra...)
-		}
-	}
-	ro := p.Options(out, ms, servers.Recorded())
-	ro.StartServer, ro.Isolate = servers.Starter(), isolate
-	ro.Observers = observers()
-	ro.Live, ro.Log = stdout, stdout
-	if f.quiet {
-		ro.Live, ro.Log = io.Discard, cmd.ErrOrStderr()
-	}
-	if ro.Shard, err = f.shard.options(cmd, d.Name); err != nil {
-		return err
-	}
-	// Refuse bad input (engines, settings, --dsn, --out) before printing
-	// anything; Run checks again.
-	for _, dir := range plan.RepeatDirs(out, repeat) {
-		ro.Out = dir
-		if err := runner.Check(&ro); err != nil {
-			return err
-		}
-	}
-	if !childMode && ro.Shard == nil {
-		// Two variants that end up the same once open are refused
-		// before anything is measured (exit 2).
-		if err := runner.CheckDistinctSettings(ctx, &ro); err != nil {
-			return err
-		}
-	}
-	if !childMode && !f.replaceReport {
-		// An --out reused for other engines or variants would have its
-		// report replaced by one of this run alone.
-		if _, err := os.Stat(filepath.Join(out, "report.html")); err == nil {
-			return &runner.BadInputError{Err: fmt.Errorf("--out %s already holds a report (report.html) of earlier runs, which this run would replace: give a new --out, or --replace-report to write over it", out)}
-		}
-	}
-	if !childMode {
-		// A server without room for the run's connections is refused
-		// before anything is created (exit 2), not part way through.
-		if err := runner.CheckConnectionRoom(ctx, &ro); err != nil {
-			return err
-		}
-	}
-	if childMode {
-		// The parent prints the banner and the report.
-		_, err := runner.Run(ctx, ro)
-		return err
-	}
-	banner := stdout
-	if f.quiet {
-		banner = cmd.ErrOrStderr()
-	}
-	fmt.Fprintf(banner, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
-		d.Name, f.preset, strings.Join(f.engines, ","), p.Workload.Banner, out)
-	if repeat > 1 {
-		// What this many repetitions can show, before they run.
-		fmt.Fprintln(banner, report.RepeatCaveat(repeat))
-		runErr := plan.RunRepeated(ctx, &ro, repeat, out, &runOut, stdout, func() (*report.Report, error) {
-			return report.RepeatReport(stdout, out, f.quiet)
-		})
-		return recordRunHistory(f.history, results.RepDirs(out), runErr, stdout)
-	}
-	res, runErr := runner.Run(ctx, ro)
-	var bundles []*results.Bundle
-	for _, r := range res {
-		b, err := results.Read(r.Dir)
-		if err != nil {
-			continue
-		}
-		bundles = append(bundles, b)
-	}
-	if len(bundles) > 0 {
-		// The report is a view of results already saved: failing to draw
-		// it must not fail the run.
-		rep, err := printRunReport(stdout, d, bundles, out, f.quiet)
-		if err != nil {
-			fmt.Fprintf(stdout, "rumbench: could not write the report: %v\n", err)
-		}
-		fmt.Fprintf(stdout, "\nresults: %s\n", out)
-		if rep != nil {
-			// The verdict last: what a reader acts on.
-			fmt.Fprintln(stdout)
-			rep.WriteVerdict(stdout)
-		}
-	}
-	var dirs []string
-	for _, r := range res {
-		dirs = append(dirs, r.Dir)
-	}
-	return recordRunHistory(f.history, dirs, runErr, stdout)
+		},
+		Quiet: f.quiet, ReplaceReport: f.replaceReport,
+		Shard: func() (*runner.ShardOptions, error) { return f.shard.options(cmd, d.Name) },
+	})
 }
 
 // intervalHelp lists --interval's default per workload and preset, from the
@@ -406,42 +267,6 @@ func intervalHelp() string {
 	}
 	return h + ")"
 }
-
-// printRunReport prints the end-of-run view: the workload's own when it has
-// one, else a summary per engine and the comparison report (with HTML);
-// with quiet only the summary tables. It returns the report whose verdict
-// ends the output.
-func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string, quiet bool) (*report.Report, error) {
-	if d.Report != nil {
-		if err := d.Report(w, bundles, out); err != nil {
-			return nil, err
-		}
-		return report.BundlesReport(bundles)
-	}
-	if !quiet {
-		for _, b := range bundles {
-			report.StepSummary(w, b)
-		}
-	}
-	return report.RunReport(w, bundles, filepath.Join(out, "report.html"), quiet)
-}
-
-// metricsLog says each system-metrics message once per run: every engine
-// and sweep cell of this process shares it, and engines' child processes
-// write their stderr through its filter (childStderr).
-var metricsLog = sysmetrics.NewOnceLog(os.Stderr)
-
-// observers returns the step observers every run uses (system metrics).
-// Unavailable counters and warnings (the output on the data dir's device)
-// are explained once per run on stderr and in each step's
-// metrics.null_reasons.
-func observers() []runner.ObserverFactory {
-	return []runner.ObserverFactory{sysmetrics.FactoryLog(metricsLog)}
-}
-
-// childStderr is where engines' child processes write their stderr: the
-// metrics lines this run said already are left out.
-func childStderr(w io.Writer) io.Writer { return metricsLog.Filter(w) }
 
 // newWorkloadsCmd returns `rumbench workloads`: the registered workloads.
 func newWorkloadsCmd() *cobra.Command {
