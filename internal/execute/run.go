@@ -178,21 +178,20 @@ func (e *Executor) run(j RunJob) error {
 	return e.recordHistory(dirs, runErr)
 }
 
-// printRunReport prints the end-of-run view: the workload's own when it has
-// one, else a summary per engine and the comparison report (with HTML);
-// with quiet only the summary tables. It returns the report whose verdict
-// ends the output.
+// printRunReport prints the end-of-run view, the same for every workload:
+// a summary per engine and the comparison report, whose warnings (a busy
+// host) come first, with quiet only its summary tables, and report.html;
+// then the workload's own tables when it has them. It returns the report
+// whose verdict ends the output.
 func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string, quiet bool) (*report.Report, error) {
-	if d.Report != nil {
-		if err := d.Report(w, bundles, out); err != nil {
-			return nil, err
-		}
-		return report.BundlesReport(bundles)
-	}
 	if !quiet {
 		for _, b := range bundles {
 			report.StepSummary(w, b)
 		}
 	}
-	return report.RunReport(w, bundles, filepath.Join(out, "report.html"), quiet)
+	rep, err := report.RunReport(w, bundles, filepath.Join(out, "report.html"), quiet)
+	if err != nil || d.Report == nil {
+		return rep, err
+	}
+	return rep, d.Report(w, bundles, out)
 }
