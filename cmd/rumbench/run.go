@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"rumbench/internal/cliconfig"
 	"rumbench/internal/execute"
@@ -76,7 +75,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.workload, "workload", "", "workload to run (same as \"rumbench run NAME\"): "+strings.Join(workload.Names(), ", "))
 	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\"); LABEL=ENGINE runs a variant of an engine under a label of its own, so one engine can run twice with different settings (--engine none=pebble,zstd=pebble --engine-opt zstd.compression=zstd)")
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
-	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+intervalHelp())
+	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+workload.IntervalHelp())
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
 	pf.StringVar(&common.steady, "steady-state", "", "warm each time-bounded step (query steps, l.i1/l.i2 with --churn-seconds, LinkBench requests, hot-row cells) up until its main rate is steady, then measure it for its own length: METRIC:dev=P%[,slope=P%],window=D[,ramp=D],max=D with METRIC rate (the main rate), wkb (KB written per operation), wamp (bytes written per logical byte inserted) or size (on-disk size; slope= bounds its growth), e.g. rate:dev=10%,window=60s,max=2h (docs/metrics.md, Steady state); run.json records per step whether and when it was reached")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
@@ -135,18 +134,7 @@ func explainFlagError(err error, chosen string) error {
 	if !ok {
 		return err
 	}
-	var owners []string
-	for _, w := range workload.Names() {
-		if w == chosen {
-			continue
-		}
-		d, _ := workload.Lookup(w)
-		fs := pflag.NewFlagSet(w, pflag.ContinueOnError)
-		d.Flags(fs)
-		if fs.Lookup(name) != nil {
-			owners = append(owners, w)
-		}
-	}
+	owners := workload.FlagOwners(name, chosen)
 	if len(owners) == 0 {
 		return err
 	}
@@ -249,25 +237,6 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 	})
 }
 
-// intervalHelp lists --interval's default per workload and preset, from the
-// presets themselves: the presets that set their own, and the rest's.
-func intervalHelp() string {
-	var own []string
-	for _, n := range workload.Names() {
-		d, _ := workload.Lookup(n)
-		for _, p := range d.Presets {
-			if p.RunInterval() != workload.DefaultInterval {
-				own = append(own, fmt.Sprintf("%s %s %s", n, p.Name, p.RunInterval()))
-			}
-		}
-	}
-	h := fmt.Sprintf("(default %s", workload.DefaultInterval)
-	if len(own) > 0 {
-		h += "; from --preset: " + strings.Join(own, ", ")
-	}
-	return h + ")"
-}
-
 // newWorkloadsCmd returns `rumbench workloads`: the registered workloads.
 func newWorkloadsCmd() *cobra.Command {
 	return &cobra.Command{
@@ -276,17 +245,7 @@ func newWorkloadsCmd() *cobra.Command {
 		Args:  argsNone,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			for _, n := range workload.Names() {
-				d, _ := workload.Lookup(n)
-				def := ""
-				if n == defaultWorkload {
-					def = " (default)"
-				}
-				fmt.Fprintf(w, "%s%s: %s\n", n, def, d.Description)
-				for _, p := range d.Presets {
-					fmt.Fprintf(w, "    --preset %-10s %s\n", p.Name, p.Description)
-				}
-			}
+			workload.List(w, defaultWorkload)
 			fmt.Fprintln(w, "\n`rumbench run NAME --help` lists a workload's own flags.")
 			return nil
 		},
