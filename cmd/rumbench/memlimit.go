@@ -66,14 +66,14 @@ func setupMemory(m *memFlags) (*launch.Memory, error) {
 	return ms, nil
 }
 
-// newExecutor is the executor of this invocation's run or sweep, with
-// ms from setupMemory and --history (none: "").
-func newExecutor(cmd *cobra.Command, ms *launch.Memory, history string) *execute.Executor {
+// newExecutor is the executor of this invocation's run or sweep: an
+// engine's child's with --child-engine; history is --history (none: "").
+func newExecutor(cmd *cobra.Command, m *memFlags, history string) *execute.Executor {
 	var h execute.History
 	if history != "" {
 		h = &runHistory{target: history}
 	}
-	return execute.New(ms, invocation, cmd.OutOrStdout(), cmd.ErrOrStderr(), exitBadInput, h)
+	return execute.New(m.childEngine != "", invocation, cmd.OutOrStdout(), cmd.ErrOrStderr(), exitBadInput, h)
 }
 
 // runHistory is --history of run and sweep.

@@ -223,12 +223,16 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		}
 		return writeRunJob(cmd, &f.kube, p.Engines, f.out, &f.mem)
 	}
+	ex := newExecutor(cmd, &f.mem, f.history)
+	if err := ex.CheckHistory(cmd.Context()); err != nil {
+		return err
+	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
-	return newExecutor(cmd, ms, f.history).Run(execute.RunJob{
-		Workload: d, Plan: p, DSN: f.dsn, Engines: f.engines, Preset: f.preset, Out: f.out, Repeat: f.repeat,
+	return ex.Run(execute.RunJob{
+		Workload: d, Plan: p, Memory: ms, DSN: f.dsn, Engines: f.engines, Preset: f.preset, Out: f.out, Repeat: f.repeat,
 		Managed: managed.Request{
 			Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs, KeepData: f.managed.keepData,
 		},

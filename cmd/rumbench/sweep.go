@@ -184,8 +184,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 			return bad(err)
 		}
 	}
-	return newExecutor(cmd, ms, f.history).Sweep(execute.SweepJob{
-		Plan: p, Spec: spec, Out: f.out, Cell: cell, Steps: f.ibench.Steps, Verbose: f.verbose,
+	return newExecutor(cmd, &f.mem, f.history).Sweep(execute.SweepJob{
+		Plan: p, Spec: spec, Memory: ms, Out: f.out, Cell: cell, Steps: f.ibench.Steps, Verbose: f.verbose,
 		CompareTo: f.compareTo, Cooldown: f.cooldown, Repeat: f.repeat,
 		ChildCell: f.mem.childCell, ChildEngine: f.mem.childEngine, ChildRep: f.childRep,
 	})

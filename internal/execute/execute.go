@@ -29,12 +29,12 @@ type History interface {
 	Record(dirs []string, runErr error, w io.Writer) error
 }
 
-// Executor runs a planned run or sweep. Mem says how engines are limited
-// and whether this process is an engine's child (Mem.Child), whose parent
+// Executor runs a planned run or sweep. Child says whether this process is
+// an engine's child process (--memory-limit: --child-engine), whose parent
 // prints the banner, the report and the interruption, owns the servers and
 // records the history.
 type Executor struct {
-	Mem *launch.Memory
+	Child bool
 	// Invocation is the command line rumbench was started with: an
 	// engine's child process is started with it.
 	Invocation     []string
@@ -49,14 +49,12 @@ type Executor struct {
 	metrics *sysmetrics.OnceLog
 }
 
-// New returns an executor for this invocation; ms is launch.SetupMemory's.
-func New(ms *launch.Memory, invocation []string, stdout, stderr io.Writer, badInputExit int, h History) *Executor {
-	return &Executor{Mem: ms, Invocation: invocation, Stdout: stdout, Stderr: stderr, BadInputExit: badInputExit, History: h,
+// New returns the executor of this invocation, an engine's child process's
+// when child is set.
+func New(child bool, invocation []string, stdout, stderr io.Writer, badInputExit int, h History) *Executor {
+	return &Executor{Child: child, Invocation: invocation, Stdout: stdout, Stderr: stderr, BadInputExit: badInputExit, History: h,
 		metrics: sysmetrics.NewOnceLog(os.Stderr)}
 }
-
-// Child reports whether this process is an engine's child process.
-func (e *Executor) Child() bool { return e.Mem != nil && e.Mem.Child }
 
 // ChildError is the error of an engine's child process: its parent reports
 // an interruption, so the child does not say it again.
@@ -73,15 +71,15 @@ func InChild(err error) bool {
 
 // done is the end of Run or Sweep: a child's error is marked as one.
 func (e *Executor) done(err error) error {
-	if err != nil && e.Child() {
+	if err != nil && e.Child {
 		return &ChildError{Err: err}
 	}
 	return err
 }
 
-// checkHistory opens the history before anything runs (the parent only).
-func (e *Executor) checkHistory(ctx context.Context) error {
-	if e.History == nil || e.Child() {
+// CheckHistory opens the history before anything runs (the parent only).
+func (e *Executor) CheckHistory(ctx context.Context) error {
+	if e.History == nil || e.Child {
 		return nil
 	}
 	return e.History.Check(ctx)
@@ -103,10 +101,11 @@ func (e *Executor) observers() []runner.ObserverFactory {
 	return []runner.ObserverFactory{sysmetrics.FactoryLog(e.metrics)}
 }
 
-// isolator runs engines in child processes of this invocation; their
-// stderr leaves out the metrics lines this invocation said already.
-func (e *Executor) isolator() *launch.Isolator {
-	return &launch.Isolator{Mem: e.Mem, Invocation: e.Invocation, Stdout: e.Stdout, Stderr: e.metrics.Filter(e.Stderr), BadInputExit: e.BadInputExit}
+// isolator runs engines in child processes of this invocation, limited by
+// ms; their stderr leaves out the metrics lines this invocation said
+// already.
+func (e *Executor) isolator(ms *launch.Memory) *launch.Isolator {
+	return &launch.Isolator{Mem: ms, Invocation: e.Invocation, Stdout: e.Stdout, Stderr: e.metrics.Filter(e.Stderr), BadInputExit: e.BadInputExit}
 }
 
 // signals returns a context that the first SIGINT or SIGTERM cancels. It
@@ -131,7 +130,7 @@ func (e *Executor) signals() (context.Context, func()) {
 					cancel()
 					continue
 				}
-				if !e.Child() {
+				if !e.Child {
 					fmt.Fprintln(e.Stderr, "rumbench: already stopping: removing the servers and temporary data it started, then saving the results")
 				}
 			}

@@ -23,6 +23,8 @@ import (
 type RunJob struct {
 	Workload *workload.Definition
 	Plan     *plan.RunPlan
+	// Memory is launch.SetupMemory's (after CheckHistory).
+	Memory *launch.Memory
 	// Managed is the --managed request (its servers are the parent's).
 	Managed managed.Request
 	DSN     string
@@ -45,16 +47,13 @@ type RunJob struct {
 func (e *Executor) Run(j RunJob) error { return e.done(e.run(j)) }
 
 func (e *Executor) run(j RunJob) error {
-	p, ms, stdout := j.Plan, e.Mem, e.Stdout
-	if err := e.checkHistory(context.Background()); err != nil {
-		return err
-	}
+	p, ms, stdout := j.Plan, j.Memory, e.Stdout
 	out := j.Out
 	if out == "" {
 		out = filepath.Join("rumbench-results", time.Now().Format("20060102-150405"))
 	}
 	repeat := j.Repeat
-	if e.Child() {
+	if e.Child {
 		repeat = 1 // the parent runs the repetitions; --out is this one's
 	}
 	// Where the run (or the current repetition) writes its bundles.
@@ -63,7 +62,7 @@ func (e *Executor) run(j RunJob) error {
 	defer stop()
 
 	var servers *plan.Servers
-	if !e.Child() {
+	if !e.Child {
 		var err error
 		servers, err = plan.PlanServers(j.Managed, p.Variants, p.DataDir, j.DSN, p.Budget(), ms, stdout)
 		if err != nil {
@@ -75,7 +74,7 @@ func (e *Executor) run(j RunJob) error {
 		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
 			return &runner.BadInputError{Err: err}
 		}
-		iso := e.isolator()
+		iso := e.isolator(ms)
 		engineOf := map[string]string{}
 		for _, v := range p.Variants {
 			engineOf[cmp.Or(v.Label, v.Name)] = v.Name
@@ -110,7 +109,7 @@ func (e *Executor) run(j RunJob) error {
 			return err
 		}
 	}
-	if e.Child() {
+	if e.Child {
 		// The parent checked the run and prints the banner and the report.
 		_, err := runner.Run(ctx, ro)
 		return err

@@ -20,7 +20,9 @@ import (
 type SweepJob struct {
 	Plan *plan.SweepPlan
 	Spec *sweep.Spec
-	Out  string
+	// Memory is launch.SetupMemory's.
+	Memory *launch.Memory
+	Out    string
 	// Cell is the one cell to run (--cell), -1 for all.
 	Cell int
 	// Steps are the steps each cell runs, for the banner.
@@ -44,9 +46,9 @@ func (e *Executor) Sweep(j SweepJob) error { return e.done(e.sweep(j)) }
 
 func (e *Executor) sweep(j SweepJob) (retErr error) {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
-	p, spec, ms, stdout := j.Plan, j.Spec, e.Mem, e.Stdout
+	p, spec, ms, stdout := j.Plan, j.Spec, j.Memory, e.Stdout
 	var servers *plan.Servers
-	if !e.Child() {
+	if !e.Child {
 		// A child runs one embedded variant; the parent owns the servers.
 		var err error
 		if servers, err = p.Servers(ms, stdout); err != nil {
@@ -77,12 +79,12 @@ func (e *Executor) sweep(j SweepJob) (retErr error) {
 	if err := runner.CheckEngines(&probe); err != nil {
 		return err
 	}
-	if err := e.checkHistory(context.Background()); err != nil {
+	if err := e.CheckHistory(context.Background()); err != nil {
 		return err
 	}
 	ctx, stop := e.signals()
 	defer stop()
-	if e.Child() {
+	if e.Child {
 		// One engine of one cell, in the parent's cgroup.
 		for _, c := range spec.Cells() {
 			if c.Name() == j.ChildCell {
@@ -107,7 +109,7 @@ func (e *Executor) sweep(j SweepJob) (retErr error) {
 		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
 			return bad(err)
 		}
-		iso = e.isolator()
+		iso = e.isolator(ms)
 	}
 	if j.CompareTo != "" && !sweep.IsSweep(j.CompareTo) {
 		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", j.CompareTo, sweep.SpecFile))
