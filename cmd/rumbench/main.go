@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rumbench/internal/execute"
 	"rumbench/internal/runner"
 )
 
@@ -69,7 +70,7 @@ func runWith(args []string, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	case errors.Is(err, runner.ErrInterrupted) || errors.Is(err, context.Canceled):
-		if childMode {
+		if execute.InChild(err) {
 			return exitInterrupted // the parent says it
 		}
 		fmt.Fprintln(stderr, "rumbench: interrupted; results gathered so far are saved")

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/execute"
 	"rumbench/internal/launch"
 	"rumbench/internal/model"
 )
@@ -13,9 +15,6 @@ import (
 // invocation is the command line rumbench was started with (after the
 // --workload rewrite): an engine's child process is started with it.
 var invocation []string
-
-// childMode is set in an engine's child process: the parent reports.
-var childMode bool
 
 // memFlags are --memory-limit, --drop-caches and the hidden flags that make
 // a process an engine's child.
@@ -55,7 +54,7 @@ func addMemFlags(fl *pflag.FlagSet, m *memFlags, sweep bool) {
 }
 
 // setupMemory resolves the memory flags (launch.SetupMemory); a refusal
-// is one line (bad input). It marks an engine's child process.
+// is one line (bad input); ms.Child marks an engine's child process.
 func setupMemory(m *memFlags) (*launch.Memory, error) {
 	ms, err := launch.SetupMemory(launch.MemoryRequest{
 		Limit: m.limit, DropCaches: m.dropCaches, PerEngine: m.perEngine, Pod: m.pod,
@@ -64,13 +63,25 @@ func setupMemory(m *memFlags) (*launch.Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	childMode = ms.Child
 	return ms, nil
 }
 
-// newIsolator runs engines in child processes of this invocation.
-func newIsolator(ms *launch.Memory, stdout, stderr io.Writer) *launch.Isolator {
-	return &launch.Isolator{Mem: ms, Invocation: invocation, Stdout: stdout, Stderr: childStderr(stderr), BadInputExit: exitBadInput}
+// newExecutor is the executor of this invocation's run or sweep: an
+// engine's child's with --child-engine; history is --history (none: "").
+func newExecutor(cmd *cobra.Command, m *memFlags, history string) *execute.Executor {
+	var h execute.History
+	if history != "" {
+		h = &runHistory{target: history}
+	}
+	return execute.New(m.childEngine != "", invocation, cmd.OutOrStdout(), cmd.ErrOrStderr(), exitBadInput, h)
+}
+
+// runHistory is --history of run and sweep.
+type runHistory struct{ target string }
+
+func (h *runHistory) Check(ctx context.Context) error { return checkRunHistory(ctx, &h.target) }
+func (h *runHistory) Record(dirs []string, runErr error, w io.Writer) error {
+	return recordRunHistory(h.target, dirs, runErr, w)
 }
 
 // newCgroupExecCmd is the hidden `rumbench cgroup-exec CGROUP PROG ARGV0

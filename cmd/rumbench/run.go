@@ -1,27 +1,17 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"rumbench/internal/cliconfig"
-	"rumbench/internal/launch"
+	"rumbench/internal/execute"
 	"rumbench/internal/managed"
 	"rumbench/internal/plan"
-	"rumbench/internal/report"
-	"rumbench/internal/results"
 	"rumbench/internal/runner"
-	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	_ "rumbench/internal/workload/all"
 )
@@ -85,7 +75,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	pf.StringVar(&common.workload, "workload", "", "workload to run (same as \"rumbench run NAME\"): "+strings.Join(workload.Names(), ", "))
 	pf.StringSliceVar(&common.engines, "engine", []string{"pebble", "sqlite"}, "engines to run, in order (comma list; see \"rumbench engines\"); LABEL=ENGINE runs a variant of an engine under a label of its own, so one engine can run twice with different settings (--engine none=pebble,zstd=pebble --engine-opt zstd.compression=zstd)")
 	pf.StringVar(&common.preset, "preset", "quick", "size preset of the workload (see its --help): quick (seconds per step), small (minutes), reference (the published shape), iobound (ibench: indexes 5x the engine cache in a memory cgroup; root)")
-	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+intervalHelp())
+	pf.DurationVar(&common.interval, "interval", 0, "length of a measurement interval (one live line and one log record each) "+workload.IntervalHelp())
 	pf.Float64Var(&common.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of the per-interval rates each step reports beside the average: 99 gives IPS.99 (the rate 99% of intervals met); 95 with --interval 10s gives the published ipsP95 from 10-second samples")
 	pf.StringVar(&common.steady, "steady-state", "", "warm each time-bounded step (query steps, l.i1/l.i2 with --churn-seconds, LinkBench requests, hot-row cells) up until its main rate is steady, then measure it for its own length: METRIC:dev=P%[,slope=P%],window=D[,ramp=D],max=D with METRIC rate (the main rate), wkb (KB written per operation), wamp (bytes written per logical byte inserted) or size (on-disk size; slope= bounds its growth), e.g. rate:dev=10%,window=60s,max=2h (docs/metrics.md, Steady state); run.json records per step whether and when it was reached")
 	pf.DurationVar(&common.warmup, "warmup", 0, "run each time-bounded step (the insert benchmark's query steps) this long before measuring it: those intervals are logged with \"warmup\": true and left out of every figure")
@@ -144,18 +134,7 @@ func explainFlagError(err error, chosen string) error {
 	if !ok {
 		return err
 	}
-	var owners []string
-	for _, w := range workload.Names() {
-		if w == chosen {
-			continue
-		}
-		d, _ := workload.Lookup(w)
-		fs := pflag.NewFlagSet(w, pflag.ContinueOnError)
-		d.Flags(fs)
-		if fs.Lookup(name) != nil {
-			owners = append(owners, w)
-		}
-	}
+	owners := workload.FlagOwners(name, chosen)
 	if len(owners) == 0 {
 		return err
 	}
@@ -244,203 +223,23 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		}
 		return writeRunJob(cmd, &f.kube, p.Engines, f.out, &f.mem)
 	}
-	if !childMode {
-		if err := checkRunHistory(cmd.Context(), &f.history); err != nil {
-			return err
-		}
+	ex := newExecutor(cmd, &f.mem, f.history)
+	if err := ex.CheckHistory(cmd.Context()); err != nil {
+		return err
 	}
 	ms, err := setupMemory(&f.mem)
 	if err != nil {
 		return &runner.BadInputError{Err: err}
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("rumbench-results", time.Now().Format("20060102-150405"))
-	}
-	repeat := f.repeat
-	if childMode {
-		repeat = 1 // the parent runs the repetitions; --out is this one's
-	}
-	// Where the run (or the current repetition) writes its bundles.
-	runOut := out
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills at once
-	}()
-
-	stdout := cmd.OutOrStdout()
-	var servers *plan.Servers
-	if !childMode {
-		servers, err = plan.PlanServers(managed.Request{
+	return ex.Run(execute.RunJob{
+		Workload: d, Plan: p, Memory: ms, DSN: f.dsn, Engines: f.engines, Preset: f.preset, Out: f.out, Repeat: f.repeat,
+		Managed: managed.Request{
 			Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs, KeepData: f.managed.keepData,
-		}, p.Variants, p.DataDir, f.dsn, p.Budget(), ms, stdout)
-		if err != nil {
-			return err
-		}
-	}
-	var isolate func(ctx context.Context, engine, dataDir string) (bool, error)
-	if ms.Ctl != nil {
-		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
-			return &runner.BadInputError{Err: err}
-		}
-		iso := newIsolator(ms, stdout, cmd.ErrOrStderr())
-		engineOf := map[string]string{}
-		for _, v := range p.Variants {
-			engineOf[v.Label] = v.Engine
-		}
-		// label is the variant's (its engine's name for a bare one).
-		isolate = func(ctx context.Context, label, dataDir string) (bool, error) {
-			extra := []string{"--out", runOut}
-			if dataDir != "" {
-				extra = append(extra, "--data-dir", dataDir)
-			}
-			return iso.RunVariant(ctx, label, engineOf[label], filepath.Join(runOut, label), dataDir, extra...)
-		}
-	}
-	ro := p.Options(out, ms, servers.Recorded())
-	ro.StartServer, ro.Isolate = servers.Starter(), isolate
-	ro.Observers = observers()
-	ro.Live, ro.Log = stdout, stdout
-	if f.quiet {
-		ro.Live, ro.Log = io.Discard, cmd.ErrOrStderr()
-	}
-	if ro.Shard, err = f.shard.options(cmd, d.Name); err != nil {
-		return err
-	}
-	// Refuse bad input (engines, settings, --dsn, --out) before printing
-	// anything; Run checks again.
-	for _, dir := range plan.RepeatDirs(out, repeat) {
-		ro.Out = dir
-		if err := runner.Check(&ro); err != nil {
-			return err
-		}
-	}
-	if !childMode && ro.Shard == nil {
-		// Two variants that end up the same once open are refused
-		// before anything is measured (exit 2).
-		if err := runner.CheckDistinctSettings(ctx, &ro); err != nil {
-			return err
-		}
-	}
-	if !childMode && !f.replaceReport {
-		// An --out reused for other engines or variants would have its
-		// report replaced by one of this run alone.
-		if _, err := os.Stat(filepath.Join(out, "report.html")); err == nil {
-			return &runner.BadInputError{Err: fmt.Errorf("--out %s already holds a report (report.html) of earlier runs, which this run would replace: give a new --out, or --replace-report to write over it", out)}
-		}
-	}
-	if !childMode {
-		// A server without room for the run's connections is refused
-		// before anything is created (exit 2), not part way through.
-		if err := runner.CheckConnectionRoom(ctx, &ro); err != nil {
-			return err
-		}
-	}
-	if childMode {
-		// The parent prints the banner and the report.
-		_, err := runner.Run(ctx, ro)
-		return err
-	}
-	banner := stdout
-	if f.quiet {
-		banner = cmd.ErrOrStderr()
-	}
-	fmt.Fprintf(banner, "rumbench run: workload %s, preset %s, engines %s, %s; results in %s\n",
-		d.Name, f.preset, strings.Join(f.engines, ","), p.Workload.Banner, out)
-	if repeat > 1 {
-		// What this many repetitions can show, before they run.
-		fmt.Fprintln(banner, report.RepeatCaveat(repeat))
-		runErr := plan.RunRepeated(ctx, &ro, repeat, out, &runOut, stdout, func() (*report.Report, error) {
-			return report.RepeatReport(stdout, out, f.quiet)
-		})
-		return recordRunHistory(f.history, results.RepDirs(out), runErr, stdout)
-	}
-	res, runErr := runner.Run(ctx, ro)
-	var bundles []*results.Bundle
-	for _, r := range res {
-		b, err := results.Read(r.Dir)
-		if err != nil {
-			continue
-		}
-		bundles = append(bundles, b)
-	}
-	if len(bundles) > 0 {
-		// The report is a view of results already saved: failing to draw
-		// it must not fail the run.
-		rep, err := printRunReport(stdout, d, bundles, out, f.quiet)
-		if err != nil {
-			fmt.Fprintf(stdout, "rumbench: could not write the report: %v\n", err)
-		}
-		fmt.Fprintf(stdout, "\nresults: %s\n", out)
-		if rep != nil {
-			// The verdict last: what a reader acts on.
-			fmt.Fprintln(stdout)
-			rep.WriteVerdict(stdout)
-		}
-	}
-	var dirs []string
-	for _, r := range res {
-		dirs = append(dirs, r.Dir)
-	}
-	return recordRunHistory(f.history, dirs, runErr, stdout)
+		},
+		Quiet: f.quiet, ReplaceReport: f.replaceReport,
+		Shard: func() (*runner.ShardOptions, error) { return f.shard.options(cmd, d.Name) },
+	})
 }
-
-// intervalHelp lists --interval's default per workload and preset, from the
-// presets themselves: the presets that set their own, and the rest's.
-func intervalHelp() string {
-	var own []string
-	for _, n := range workload.Names() {
-		d, _ := workload.Lookup(n)
-		for _, p := range d.Presets {
-			if p.RunInterval() != workload.DefaultInterval {
-				own = append(own, fmt.Sprintf("%s %s %s", n, p.Name, p.RunInterval()))
-			}
-		}
-	}
-	h := fmt.Sprintf("(default %s", workload.DefaultInterval)
-	if len(own) > 0 {
-		h += "; from --preset: " + strings.Join(own, ", ")
-	}
-	return h + ")"
-}
-
-// printRunReport prints the end-of-run view: the workload's own when it has
-// one, else a summary per engine and the comparison report (with HTML);
-// with quiet only the summary tables. It returns the report whose verdict
-// ends the output.
-func printRunReport(w io.Writer, d *workload.Definition, bundles []*results.Bundle, out string, quiet bool) (*report.Report, error) {
-	if d.Report != nil {
-		if err := d.Report(w, bundles, out); err != nil {
-			return nil, err
-		}
-		return report.BundlesReport(bundles)
-	}
-	if !quiet {
-		for _, b := range bundles {
-			report.StepSummary(w, b)
-		}
-	}
-	return report.RunReport(w, bundles, filepath.Join(out, "report.html"), quiet)
-}
-
-// metricsLog says each system-metrics message once per run: every engine
-// and sweep cell of this process shares it, and engines' child processes
-// write their stderr through its filter (childStderr).
-var metricsLog = sysmetrics.NewOnceLog(os.Stderr)
-
-// observers returns the step observers every run uses (system metrics).
-// Unavailable counters and warnings (the output on the data dir's device)
-// are explained once per run on stderr and in each step's
-// metrics.null_reasons.
-func observers() []runner.ObserverFactory {
-	return []runner.ObserverFactory{sysmetrics.FactoryLog(metricsLog)}
-}
-
-// childStderr is where engines' child processes write their stderr: the
-// metrics lines this run said already are left out.
-func childStderr(w io.Writer) io.Writer { return metricsLog.Filter(w) }
 
 // newWorkloadsCmd returns `rumbench workloads`: the registered workloads.
 func newWorkloadsCmd() *cobra.Command {
@@ -450,17 +249,7 @@ func newWorkloadsCmd() *cobra.Command {
 		Args:  argsNone,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			for _, n := range workload.Names() {
-				d, _ := workload.Lookup(n)
-				def := ""
-				if n == defaultWorkload {
-					def = " (default)"
-				}
-				fmt.Fprintf(w, "%s%s: %s\n", n, def, d.Description)
-				for _, p := range d.Presets {
-					fmt.Fprintf(w, "    --preset %-10s %s\n", p.Name, p.Description)
-				}
-			}
+			workload.List(w, defaultWorkload)
 			fmt.Fprintln(w, "\n`rumbench run NAME --help` lists a workload's own flags.")
 			return nil
 		},

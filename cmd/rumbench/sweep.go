@@ -1,27 +1,19 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/execute"
 	"rumbench/internal/launch"
 	"rumbench/internal/managed"
 	"rumbench/internal/plan"
-	"rumbench/internal/report"
-	"rumbench/internal/results"
 	"rumbench/internal/runner"
-	"rumbench/internal/sweep"
 	"rumbench/internal/workload/ibench"
 )
 
@@ -150,7 +142,7 @@ func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
 	return req, nil
 }
 
-func runSweep(cmd *cobra.Command, f *sweepFlags) (retErr error) {
+func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 	bad := func(err error) error { return &runner.BadInputError{Err: err} }
 	fl := cmd.Flags()
 	req, err := sweepRequest(fl, f)
@@ -192,145 +184,11 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) (retErr error) {
 			return bad(err)
 		}
 	}
-	stdout := cmd.OutOrStdout()
-	var servers *plan.Servers
-	if !childMode {
-		// A child runs one embedded variant; the parent owns the servers.
-		if servers, err = p.Servers(ms, stdout); err != nil {
-			return err
-		}
-	}
-	// One server per managed variant, for all its cells: stopped once the
-	// cells are run, or on the way out.
-	pool := servers.Pool()
-	defer func() {
-		if err := pool.Close(); err != nil && retErr == nil {
-			retErr = err
-		}
-	}()
-	// engine is a variant's label: its engine's name for a bare one.
-	options := func(c sweep.Cell, engine, dir string) runner.Options {
-		o := p.CellOptions(c, engine, dir)
-		o.Live, o.Log = io.Discard, io.Discard
-		if f.verbose {
-			o.Live, o.Log = stdout, stdout
-		}
-		o.Observers = observers()
-		o.MemoryCgroup, o.DropCaches = ms.ChildStats(), ms.Drop
-		o.StartServer = pool.Starter()
-		return o
-	}
-	probe := p.Probe(f.out)
-	if err := runner.CheckEngines(&probe); err != nil {
-		return err
-	}
-	if !childMode {
-		if err := checkRunHistory(cmd.Context(), &f.history); err != nil {
-			return err
-		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if !childMode && sweepHasWork(spec, f.out, cell) {
-		// Two variants that end up the same once open are refused before
-		// anything runs; a managed variant's server, started to read it
-		// back, then serves its cells. (A rerun with nothing left to run
-		// starts no server.)
-		probe.StartServer, probe.Log = pool.Starter(), stdout
-		if err := runner.CheckDistinctSettings(ctx, &probe); err != nil {
-			return err
-		}
-	}
-	if childMode {
-		// One engine of one cell, in the parent's cgroup.
-		for _, c := range spec.Cells() {
-			if c.Name() == f.mem.childCell {
-				_, err := runner.Run(ctx, options(c, f.mem.childEngine, filepath.Dir(spec.RunDir(f.out, c, f.mem.childEngine, f.childRep))))
-				return err
-			}
-		}
-		return bad(fmt.Errorf("--child-cell %s is not a cell of this sweep", f.mem.childCell))
-	}
-	var iso *launch.Isolator
-	if ms.Ctl != nil {
-		if err := launch.CheckLimitable(p.Engines, servers.Manages); err != nil {
-			return bad(err)
-		}
-		iso = newIsolator(ms, stdout, cmd.ErrOrStderr())
-	}
-	if f.compareTo != "" && !sweep.IsSweep(f.compareTo) {
-		return bad(fmt.Errorf("--compare-to %s is not a sweep directory (it holds no %s)", f.compareTo, sweep.SpecFile))
-	}
-	ran := false
-	runCell := func(ctx context.Context, c sweep.Cell, engine, dir string) error {
-		if ran {
-			if err := runner.Cooldown(ctx, f.cooldown, stdout); err != nil {
-				return err
-			}
-		}
-		ran = true
-		// The runner writes Out/<engine>.
-		o := options(c, engine, filepath.Dir(dir))
-		if iso != nil {
-			o.Isolate = func(ctx context.Context, engine, _ string) (bool, error) {
-				args := []string{"--child-cell", c.Name()}
-				if rep := filepath.Base(filepath.Dir(dir)); spec.Reps() > 1 {
-					args = append(args, "--child-rep", strings.TrimPrefix(rep, results.RepPrefix))
-				}
-				return iso.RunVariant(ctx, engine, spec.EngineOf(engine), dir, "", args...)
-			}
-		}
-		_, err := runner.Run(ctx, o)
-		return err
-	}
-	if cell >= 0 {
-		c := spec.Cells()[cell]
-		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, steps %v; results in %s\n", cell, len(spec.Cells()), c.Name(), len(spec.Engines), f.ibench.Steps, f.out)
-		err = sweep.RunCell(ctx, spec, f.out, cell, runCell, stdout)
-		err = closePool(pool, err)
-		if ctx.Err() != nil {
-			fmt.Fprintln(stdout, "sweep cell interrupted: rerun the same command to resume it")
-			return runner.ErrInterrupted
-		}
-		if err == nil {
-			fmt.Fprintf(stdout, "cell %d (%s) is finished; the matrices of the cells present: rumbench sweep collect %s\n", cell, c.Name(), f.out)
-		}
-		return recordRunHistory(f.history, []string{f.out}, err, stdout)
-	}
-	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, steps %v; results in %s\n", len(spec.Cells()), len(spec.Engines), f.ibench.Steps, f.out)
-	if f.repeat > 1 {
-		fmt.Fprintln(stdout, report.RepeatCaveat(f.repeat))
-	}
-	err = sweep.Run(ctx, spec, f.out, runCell, stdout)
-	err = closePool(pool, err)
-	if ctx.Err() != nil {
-		fmt.Fprintln(stdout, "sweep interrupted: rerun the same command to resume")
-		return runner.ErrInterrupted
-	}
-	printSweepReport(stdout, f.out, spec, f.compareTo)
-	// Every cell present, those of an earlier, resumed invocation too: a
-	// cell recorded before is the same run again.
-	return recordRunHistory(f.history, []string{f.out}, err, stdout)
-}
-
-// sweepHasWork reports whether the sweep in out (cell, or every cell when
-// cell is -1) has a run not finished yet.
-func sweepHasWork(spec *sweep.Spec, out string, cell int) bool {
-	for _, st := range sweep.Status(spec, out) {
-		if (cell < 0 || st.Index == cell) && len(st.Missing) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// closePool stops the sweep's managed servers once its runs are over, and
-// returns the runs' error, else the servers'.
-func closePool(pool *plan.ServerPool, runErr error) error {
-	if err := pool.Close(); err != nil && runErr == nil {
-		return err
-	}
-	return runErr
+	return newExecutor(cmd, &f.mem, f.history).Sweep(execute.SweepJob{
+		Plan: p, Spec: spec, Memory: ms, Out: f.out, Cell: cell, Steps: f.ibench.Steps, Verbose: f.verbose,
+		CompareTo: f.compareTo, Cooldown: f.cooldown, Repeat: f.repeat,
+		ChildCell: f.mem.childCell, ChildEngine: f.mem.childEngine, ChildRep: f.childRep,
+	})
 }
 
 // joinInts renders a comma list as the flag takes it.
