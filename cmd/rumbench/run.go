@@ -41,6 +41,7 @@ type commonFlags struct {
 	repeat     int
 	cooldown   time.Duration
 	stepPause  time.Duration
+	profile    bool
 	quiet      bool
 	// replaceReport lets a run write over a report.html already in --out.
 	replaceReport bool
@@ -90,6 +91,7 @@ workload's own flags; --workload NAME is the same as ` + "`run NAME`" + `.
 	addMemFlags(pf, &common.mem, false)
 	addRepeatFlag(pf, &common.repeat)
 	addCooldownFlag(pf, &common.cooldown)
+	pf.BoolVar(&common.profile, "profile", false, "record where each step's CPU went: the client's Go CPU profile and perf's cpu-clock stacks of the measured processes (the server's, or this process for an embedded engine), as <out>/<label>/profiles/<step>.{client,server}.pb.gz for go tool pprof, drawn as flame graphs in report.html; perf runs outside the measured processes and its CPU is recorded apart (docs/metrics.md, Profiles)")
 	pf.DurationVar(&common.stepPause, "step-pause", 0, "pause this long between two steps of a run, after a step's end-of-step flush and before the next step starts (outside its window), so tools that sample once a second (iostat, pidstat; scripts/audit.sh) can give whole samples to one step; recorded in run.json's config (step_pause_s)")
 	pf.BoolVar(&common.quiet, "quiet", false, "print only the summary tables and the verdict at the end: no interval lines, no per-step tables (progress notes and warnings go to stderr; the bundles and report.html are written as always)")
 	addKubeFlags(pf, &common.kube, "run")
@@ -224,6 +226,7 @@ func runWorkload(cmd *cobra.Command, d *workload.Definition, configure workload.
 		return writeRunJob(cmd, &f.kube, p.Engines, f.out, &f.mem)
 	}
 	ex := newExecutor(cmd, &f.mem, f.history)
+	ex.Profile = f.profile
 	if err := ex.CheckHistory(cmd.Context()); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"rumbench/internal/launch"
+	"rumbench/internal/profile"
 	"rumbench/internal/runner"
 	"rumbench/internal/sysmetrics"
 )
@@ -43,6 +44,8 @@ type Executor struct {
 	BadInputExit int
 	// History, when set, records the runs (the parent's only).
 	History History
+	// Profile records each step's profiles (--profile).
+	Profile bool
 	// metrics says each system-metrics message once per invocation: every
 	// engine and sweep cell shares it, and engines' child processes write
 	// their stderr through its filter.
@@ -98,6 +101,10 @@ func (e *Executor) recordHistory(dirs []string, runErr error) error {
 // are explained once per invocation on stderr and in each step's
 // metrics.null_reasons.
 func (e *Executor) observers() []runner.ObserverFactory {
+	if e.Profile {
+		// First, so perf records before the sampler's first sample.
+		return []runner.ObserverFactory{profile.Factory(e.Stderr), sysmetrics.FactoryLog(e.metrics)}
+	}
 	return []runner.ObserverFactory{sysmetrics.FactoryLog(e.metrics)}
 }
 

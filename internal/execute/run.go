@@ -1,7 +1,6 @@
 package execute
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -77,7 +76,7 @@ func (e *Executor) run(j RunJob) error {
 		iso := e.isolator(ms)
 		engineOf := map[string]string{}
 		for _, v := range p.Variants {
-			engineOf[cmp.Or(v.Label, v.Name)] = v.Name
+			engineOf[v.Label] = v.Engine
 		}
 		// label is the variant's (its engine's name for a bare one).
 		isolate = func(ctx context.Context, label, dataDir string) (bool, error) {
