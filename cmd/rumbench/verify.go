@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"rumbench/internal/verify/sequence"
+	"rumbench/internal/verify/verifycli"
 )
 
 func newVerifyCmd() *cobra.Command {
-	r := &sequence.Request{}
+	r := &verifycli.Request{}
 	cmd := &cobra.Command{
 		Use:   "verify",
 		Short: "Check that every secondary index matches the primary key rows",
@@ -27,8 +27,8 @@ check).`,
 		Example: "  rumbench verify --engine pebble --data-dir /data/rb/pebble\n  rumbench verify --engine pebble --data-dir /data/rb/zstd   # the variant zstd=pebble of a run with --data-dir /data/rb\n  rumbench verify --engine innodb --managed --data-dir /data/rb/innodb\n  rumbench verify --engine sqlite --data-dir /data/rb/sqlite --workload linkbench",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := sequence.Run(context.Background(), r, cmd.OutOrStdout())
-			var failed *sequence.FailedError
+			err := verifycli.Run(context.Background(), r, cmd.OutOrStdout())
+			var failed *verifycli.FailedError
 			if errors.As(err, &failed) {
 				return &exitError{code: exitFailure, err: failed.Err}
 			}

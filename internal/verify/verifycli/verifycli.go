@@ -1,10 +1,10 @@
-// Package sequence carries out `rumbench verify`: plan the request, start
+// Package verifycli carries out `rumbench verify`: plan the request, start
 // the kept managed server when asked, open the engine's data read-only,
 // check every index against the primary key (package verify) and the
 // workload's own invariants, and print the result. It is apart from
 // package verify because the planning it starts from (package plan)
 // imports verify, through crashtest.
-package sequence
+package verifycli
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package sequence
+package verifycli
 
 import (
 	"context"
