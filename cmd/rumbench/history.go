@@ -105,13 +105,7 @@ bundle ` + "`rumbench merge`" + ` makes of the shards.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			s, err := render.Open(ctx, f.target, true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return render.Add(ctx, s, args, label, cmd.OutOrStdout())
+			return render.AddTo(cmd.Context(), f.target, args, label, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&label, "label", "", "record the runs under this label instead of their own (their variant's label, else their engine's name)")
@@ -124,21 +118,11 @@ func newHistoryListCmd(f *historyFlags) *cobra.Command {
 		Short: "List recorded runs, oldest first",
 		Args:  argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
 			flt, err := f.filter.filter(time.Now())
 			if err != nil {
 				return err
 			}
-			s, err := render.Open(ctx, f.target, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			runs, err := s.Runs(ctx, flt)
-			if err != nil {
-				return err
-			}
-			return render.List(cmd.OutOrStdout(), runs, s.Where())
+			return render.List(cmd.Context(), f.target, flt, cmd.OutOrStdout())
 		},
 	}
 	f.filter.add(cmd.Flags())
@@ -351,13 +335,7 @@ recorded with them: the history keeps each run's figures, not its bundle.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			s, err := render.Open(ctx, f.target, false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			return render.Compare(ctx, s, args, cmd.OutOrStdout())
+			return render.Compare(cmd.Context(), f.target, args, cmd.OutOrStdout())
 		},
 	}
 	return cmd

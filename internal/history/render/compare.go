@@ -6,15 +6,20 @@ import (
 	"io"
 	"strings"
 
-	"rumbench/internal/history"
 	"rumbench/internal/report"
 	"rumbench/internal/runner"
 )
 
 // Compare reports set against set as `rumbench report` does: each of sets
-// is a run key recorded in s (a prefix of it) or a comma list of them,
-// whose bundles are read from the directories recorded with them.
-func Compare(ctx context.Context, s *history.Store, sets []string, w io.Writer) error {
+// is a run key recorded in the history given (a prefix of it) or a comma
+// list of them, whose bundles are read from the directories recorded with
+// them.
+func Compare(ctx context.Context, given string, sets []string, w io.Writer) error {
+	s, err := Open(ctx, given, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	var groups [][]*report.Bundle
 	for _, arg := range sets {
 		var g []*report.Bundle

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,8 +11,22 @@ import (
 	"rumbench/internal/history"
 )
 
-// List prints the recorded runs, oldest first; where names the store.
-func List(w io.Writer, runs []*history.Run, where string) error {
+// List prints the runs flt selects from the history given, oldest first.
+func List(ctx context.Context, given string, flt history.Filter, w io.Writer) error {
+	s, err := Open(ctx, given, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	runs, err := s.Runs(ctx, flt)
+	if err != nil {
+		return err
+	}
+	return printRuns(w, runs, s.Where())
+}
+
+// printRuns prints runs, a row each; where names the store.
+func printRuns(w io.Writer, runs []*history.Run, where string) error {
 	if len(runs) == 0 {
 		fmt.Fprintf(w, "no recorded runs match (history %s)\n", where)
 		return nil

@@ -66,6 +66,17 @@ func Series(ctx context.Context, given string, flt history.Filter) (ss []*histor
 	return ss, s.Where(), err
 }
 
+// AddTo records the bundles under dirs in the history given, creating it
+// when it does not exist, and says what it did.
+func AddTo(ctx context.Context, given string, dirs []string, label string, w io.Writer) error {
+	s, err := Open(ctx, given, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return Add(ctx, s, dirs, label, w)
+}
+
 // Add records the bundles under dirs and says what it did.
 func Add(ctx context.Context, s *history.Store, dirs []string, label string, w io.Writer) error {
 	added, err := s.AddDirs(ctx, dirs, label)
