@@ -1,11 +1,8 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"rumbench/internal/crashtest"
+	"rumbench/internal/crashtest/crashcli"
 	"rumbench/internal/plan"
-	"rumbench/internal/runner"
 )
 
 func newCrashtestCmd() *cobra.Command {
@@ -45,58 +42,22 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 		Example: "  rumbench crashtest --engine pebble,sqlite,bbolt,rocksdb,wiredtiger\n  rumbench crashtest --engine postgres,innodb --kill-after 5s",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("find the rumbench binary for the child process: %w", err)
-			}
-			variants, err := plan.ParseEngines(engines)
-			if err != nil {
-				return err
-			}
-			specs, err := plan.PlanCrashtest(&plan.Crashtest{
-				Engines: variants, EngineOpts: engineOpts, ServerOpts: serverOpts,
+			specs, err := crashcli.Plan(engines, plan.Crashtest{
+				EngineOpts: engineOpts, ServerOpts: serverOpts,
 				CacheSize: cacheSize, CacheSizeGiven: cmd.Flags().Changed("cache-size"),
-				KillAfter: killAfter, Durable: durable, Shape: shape, Exe: exe, Log: cmd.OutOrStdout(),
+				KillAfter: killAfter, Durable: durable, Shape: shape, Log: cmd.OutOrStdout(),
 			})
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			w := cmd.OutOrStdout()
-			var results []*crashtest.Result
-			failed := 0
-			for _, s := range specs {
-				dir, cleanup, err := plan.CrashDir(dataDir, cmp.Or(s.Label, s.Engine), len(specs) > 1)
-				if err != nil {
-					return err
-				}
-				s.DataDir = dir
-				res, err := crashtest.Run(ctx, s)
-				cleanup()
-				if err != nil {
-					if ctx.Err() != nil {
-						return runner.ErrInterrupted
-					}
-					return fmt.Errorf("crashtest %s: %w", s.Engine, err)
-				}
-				results = append(results, res)
-				if !asJSON {
-					fmt.Fprintln(w, res.Line())
-				}
-				if !res.OK() {
-					failed++
-				}
+			err = crashcli.Run(ctx, specs, dataDir, asJSON, cmd.OutOrStdout())
+			var failed *crashcli.FailedError
+			if errors.As(err, &failed) {
+				return &exitError{code: exitFailure, err: err}
 			}
-			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				enc.Encode(results)
-			}
-			if failed > 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("crashtest: %d of %d engines lost acknowledged rows or have inconsistent indexes", failed, len(results))}
-			}
-			return nil
+			return err
 		},
 	}
 	fl := cmd.Flags()

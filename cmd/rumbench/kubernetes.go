@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"path"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 	"rumbench/internal/launch/kube"
 	"rumbench/internal/plan"
 	"rumbench/internal/runner"
-	"rumbench/internal/units"
 	"rumbench/internal/version"
 )
 
@@ -81,26 +79,16 @@ func podArgs(cmd *cobra.Command, k *kubeFlags, skip []string, extra ...string) [
 
 // writeJob writes the manifest and says how to start it and read it.
 func writeJob(cmd *cobra.Command, j *kube.Job, file, next string) error {
-	w := cmd.OutOrStdout()
 	if err := j.Check(); err != nil {
 		return &runner.BadInputError{Err: err}
 	}
-	if dsn, _ := cmd.Flags().GetString("dsn"); j.DSNSecret == "" && dsnHasPassword(dsn) {
+	if dsn, _ := cmd.Flags().GetString("dsn"); j.DSNSecret == "" && kube.DSNHasPassword(dsn) {
 		return &runner.BadInputError{Err: errors.New("--dsn holds a password, which the manifest would carry in plain text: put the DSN in a Secret (key \"dsn\") and give --dsn-secret NAME instead")}
 	}
 	if err := j.WriteFile(file); err != nil {
 		return err
 	}
-	mem := "no memory limit"
-	if j.MemoryBytes > 0 {
-		mem = fmt.Sprintf("%s memory each", units.WholeMiB(j.MemoryBytes, "MiB"))
-	}
-	dir := kube.VolumeDir(j.MountPath)
-	if dir == "" {
-		dir = "its root"
-	}
-	fmt.Fprintf(w, "rumbench: wrote Job %s to %s: %d indexes, %d at a time, %s, results on PVC %s (directory %s) at %s\n", j.Name, file, j.Completions, j.Parallelism, mem, j.PVC, dir, j.MountPath)
-	fmt.Fprintf(w, "start it:  kubectl apply -f %s\nwatch it:  kubectl get job %s -w\n%s\n", file, j.Name, next)
+	j.Describe(cmd.OutOrStdout(), file, next)
 	return nil
 }
 
@@ -187,42 +175,4 @@ func checkKubeFlags(fl *pflag.FlagSet, k *kubeFlags) error {
 		}
 	}
 	return nil
-}
-
-// dsnHasPassword reports whether a server address carries a password: a
-// URL's user:password@, a MySQL user:password@tcp(...), or password=...
-func dsnHasPassword(dsn string) bool {
-	if u, err := url.Parse(dsn); err == nil && strings.Contains(dsn, "://") {
-		if u.User != nil {
-			if _, ok := u.User.Password(); ok {
-				return true
-			}
-		}
-		for k := range u.Query() { // postgres://u@h/db?password=...
-			if isPasswordKey(k) {
-				return true
-			}
-		}
-		return false
-	}
-	// MySQL's user:pass@tcp(host)/db
-	if at := strings.LastIndex(dsn, "@"); at > 0 && strings.Contains(dsn[:at], ":") {
-		return true
-	}
-	// key=value DSNs: "host=h user=u password=p"
-	for _, f := range strings.Fields(dsn) {
-		if k, _, ok := strings.Cut(f, "="); ok && isPasswordKey(k) {
-			return true
-		}
-	}
-	return false
-}
-
-// isPasswordKey reports whether a DSN parameter carries a secret.
-func isPasswordKey(k string) bool {
-	switch strings.ToLower(strings.TrimSpace(k)) {
-	case "password", "passwd", "sslpassword":
-		return true
-	}
-	return false
 }

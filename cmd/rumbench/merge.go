@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"rumbench/internal/merge"
-	"rumbench/internal/results"
 	"rumbench/internal/runner"
 )
 
@@ -42,39 +39,11 @@ lists the shards in merged_from. Every shard of the run must be given.`,
 			if out == "" {
 				return bad(fmt.Errorf("--out is required: the directory the merged bundle is written to"))
 			}
-			found, err := merge.Find(args)
+			j, err := merge.Prepare(args, out)
 			if err != nil {
 				return bad(err)
 			}
-			var engines []string
-			for e := range found {
-				engines = append(engines, e)
-			}
-			sort.Strings(engines)
-			if err := merge.CheckOut(out, engines); err != nil {
-				return bad(err)
-			}
-			ordered := map[string][]*results.Bundle{}
-			for _, e := range engines {
-				shards, err := merge.Check(found[e])
-				if err != nil {
-					return bad(err)
-				}
-				ordered[e] = shards
-			}
-			w := cmd.OutOrStdout()
-			for _, e := range engines {
-				dir := filepath.Join(out, e)
-				warnings, err := merge.Write(dir, ordered[e])
-				if err != nil {
-					return fmt.Errorf("merge %s: %w", e, err)
-				}
-				for _, warn := range warnings {
-					fmt.Fprintf(cmd.ErrOrStderr(), "rumbench merge: warning: %s: %s\n", e, warn)
-				}
-				fmt.Fprintf(w, "rumbench merge: %s: %d shards of run %s merged into %s\n", e, len(ordered[e]), ordered[e][0].Run.Shard.RunID, dir)
-			}
-			return nil
+			return j.Write(cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory of the merged bundle (one subdirectory per engine, or label, as a run's --out)")

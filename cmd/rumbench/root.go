@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	_ "rumbench/internal/engine/all"
+	"rumbench/internal/flagnum"
+	"rumbench/internal/nearname"
 	"rumbench/internal/runner"
 	"rumbench/internal/version"
 )
@@ -106,60 +107,24 @@ func suggestFlag(c *cobra.Command, err error) error {
 	return err
 }
 
-// nearFlags are the names of c's flags within an edit distance of 2 of
-// name, closest first; failing that, those name is the start of.
+// nearFlags are the names of c's visible flags that name is a near miss
+// of (nearname.Near).
 func nearFlags(c *cobra.Command, name string) []string {
-	type cand struct {
-		name string
-		d    int
-	}
-	var near, prefix []cand
+	var names []string
 	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		if d := editDistance(name, f.Name); d <= 2 {
-			near = append(near, cand{f.Name, d})
-		} else if len(name) >= 3 && strings.HasPrefix(f.Name, name) {
-			prefix = append(prefix, cand{f.Name, d})
+		if !f.Hidden {
+			names = append(names, f.Name)
 		}
 	})
-	if len(near) == 0 {
-		near = prefix
-	}
-	sort.SliceStable(near, func(i, j int) bool {
-		if near[i].d != near[j].d {
-			return near[i].d < near[j].d
-		}
-		return near[i].name < near[j].name
-	})
-	var out []string
-	for i, n := range near {
-		if i == 3 {
-			break
-		}
-		out = append(out, n.name)
-	}
-	return out
+	return nearname.Near(name, names)
 }
 
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+// wrapNumericFlags gives every numeric flag of cmd and its subcommands
+// readable errors and the 1e6 form (flagnum.Wrap).
+func wrapNumericFlags(cmd *cobra.Command) {
+	flagnum.Wrap(cmd.Flags())
+	flagnum.Wrap(cmd.PersistentFlags())
+	for _, c := range cmd.Commands() {
+		wrapNumericFlags(c)
 	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -1,4 +1,6 @@
-package main
+// Package flagnum gives numeric command-line flags readable errors and
+// lets integer flags take a power-of-ten form (1e6).
+package flagnum
 
 import (
 	"errors"
@@ -6,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -64,20 +65,15 @@ func powerOfTen(s string) (string, bool) {
 	return strconv.FormatFloat(f, 'f', 0, 64), true
 }
 
-// wrapNumericFlags gives every numeric flag of cmd and its subcommands the
-// readable errors of numValue. Types and defaults, hence the help, stay.
-func wrapNumericFlags(cmd *cobra.Command) {
-	wrap := func(f *pflag.Flag) {
+// Wrap gives every numeric flag of fs the readable errors of numValue.
+// Types and defaults, hence the help, stay.
+func Wrap(fs *pflag.FlagSet) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		switch f.Value.Type() {
 		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
 			f.Value = &numValue{Value: f.Value, integer: true}
 		case "float32", "float64":
 			f.Value = &numValue{Value: f.Value}
 		}
-	}
-	cmd.Flags().VisitAll(wrap)
-	cmd.PersistentFlags().VisitAll(wrap)
-	for _, c := range cmd.Commands() {
-		wrapNumericFlags(c)
-	}
+	})
 }

@@ -1,4 +1,4 @@
-package main
+package kube
 
 import "testing"
 
@@ -18,8 +18,8 @@ func TestDSNHasPassword(t *testing.T) {
 		"mongodb://u:p@127.0.0.1:27017/?authSource=db": true,
 		"": false,
 	} {
-		if got := dsnHasPassword(dsn); got != want {
-			t.Errorf("dsnHasPassword(%q) = %v, want %v", dsn, got, want)
+		if got := DSNHasPassword(dsn); got != want {
+			t.Errorf("DSNHasPassword(%q) = %v, want %v", dsn, got, want)
 		}
 	}
 }
