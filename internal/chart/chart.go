@@ -76,7 +76,7 @@ func (t Ticks) Ticks(min, max float64) []plot.Tick {
 // both axes' ticks labelled by label.
 func NewPlot(title, xlabel, ylabel string, label func(float64) string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
+	p.Title.Text = wrap(title, titleChars)
 	p.Title.TextStyle.Font = font.From(sans, 12)
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
@@ -110,7 +110,10 @@ func Render(p *plot.Plot, w, h vg.Length, entries []LegendEntry) (svg string, er
 	}
 	c := vgsvg.New(w, h+legH)
 	dc := draw.New(c)
-	p.Draw(draw.Crop(dc, 0, 0, legH, 0))
+	// A margin on the left: a browser's sans-serif can be wider than the
+	// font the tick labels were measured in, and would lose their first
+	// letters at the edge.
+	p.Draw(draw.Crop(dc, leftMargin, 0, legH, 0))
 	if len(entries) > 0 {
 		leg := plot.NewLegend()
 		leg.TextStyle.Font = font.From(sans, 10)
@@ -222,4 +225,33 @@ func Lines(title, xlabel, ylabel string, xticks []float64, series []Series, labe
 		return nil, err
 	}
 	return &Chart{Title: title, SVG: svg}, nil
+}
+
+// titleChars is about how many characters of a 12 pt title fit a chart's
+// width; a longer title is wrapped at spaces rather than clipped at both
+// ends.
+const titleChars = 95
+
+// leftMargin is the room kept left of the plot, pt.
+const leftMargin = 10
+
+// wrap breaks s into lines of at most n characters at spaces.
+func wrap(s string, n int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(line))+1+len([]rune(w)) > n {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -79,8 +79,25 @@ func labelRuns(runs []*Run) {
 		if r.Bundle.Run.Engine.Note != "" {
 			r.Label += " ‡"
 		}
+		r.setShort()
 	}
 }
+
+// setShort names the run for charts, narrow tables and the verdict.
+func (r *Run) setShort() {
+	r.Short = r.Label
+	if textWidth(r.Label) > maxShortLabel {
+		r.Short = r.Bundle.Run.VariantLabel()
+		if r.Bundle.Run.Engine.Note != "" {
+			r.Short += " ‡"
+		}
+	}
+}
+
+// maxShortLabel is the longest label charts, narrow tables and the verdict
+// print whole; a longer one is named there by its variant's label and run
+// number, and given whole in the runs table.
+const maxShortLabel = 28
 
 // serverOptPrefix marks a managed server's setting as given
 // (model.ServerOptPrefix).

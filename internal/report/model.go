@@ -57,8 +57,13 @@ type Stall struct {
 // Run is one bundle in the report.
 type Run struct {
 	// Num is the run's 1-based number: what --base takes.
-	Num    int
-	Label  string
+	Num   int
+	Label string
+	// Short names the run in charts, narrow tables and the verdict: its
+	// Label, or its variant's label alone when the Label (with the
+	// settings that tell it apart) is too long for them; the runs table
+	// gives the whole Label beside the run's number.
+	Short  string
 	Bundle *Bundle
 	// Reps are the run's repetitions (--repeat), in the order they ran;
 	// Bundle is the first. Empty for a single run.

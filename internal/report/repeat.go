@@ -19,7 +19,7 @@ func (row *Row) repStats(step string) {
 	samples := stats.Samples{}
 	var rates []float64
 	for _, b := range row.Run.Reps {
-		rr := buildRow(&Run{Num: row.Run.Num, Label: row.Run.Label, Bundle: b}, step)
+		rr := buildRow(&Run{Num: row.Run.Num, Label: row.Run.Label, Short: row.Run.Short, Bundle: b}, step)
 		if rr.Status != StatusOK {
 			continue
 		}
@@ -57,7 +57,7 @@ func (row *Row) repStats(step string) {
 	sort.SliceStable(order, func(i, j int) bool { return rates[order[i]] < rates[order[j]] })
 	med := row.Reps[order[(len(order)-1)/2]]
 	if med != row.B {
-		m := buildRow(&Run{Num: row.Run.Num, Label: row.Run.Label, Bundle: med}, step)
+		m := buildRow(&Run{Num: row.Run.Num, Label: row.Run.Label, Short: row.Run.Short, Bundle: med}, step)
 		row.B, row.Stalls, row.Target, row.Error = med, m.Stalls, m.Target, m.Error
 		row.Status = m.Status
 	}

@@ -105,7 +105,15 @@ func (sr *StepReport) has(key string) bool {
 	return false
 }
 
-func runName(r *Run) string { return fmt.Sprintf("#%d %s", r.Num, r.Label) }
+func runName(r *Run) string { return fmt.Sprintf("#%d %s", r.Num, r.shortName()) }
+
+// shortName is Short, or Label where a run was made without labelRuns.
+func (r *Run) shortName() string {
+	if r.Short != "" {
+		return r.Short
+	}
+	return r.Label
+}
 
 // stallCell is the stalls column: stalled intervals and their seconds.
 func stallCell(st *Stall) string {

@@ -56,7 +56,7 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 	for _, row := range sr.Rows {
 		v := row.Values[figure.RateAvg]
 		if row.Status == StatusNotRun || !v.OK {
-			missing = append(missing, row.Run.Label)
+			missing = append(missing, row.Run.shortName())
 			continue
 		}
 		rs = append(rs, ran{row, v.V})
@@ -73,12 +73,12 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 	rate := figure.Must(figure.RateAvg).Format
 	var b strings.Builder
 	if len(rs) == 1 {
-		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.Label, rate(lead.v), unit)
+		fmt.Fprintf(&b, "%s %s %s", lead.row.Run.shortName(), rate(lead.v), unit)
 		if len(r.Runs) > 1 {
 			b.WriteString(" (the only run that ran it)")
 		}
 	} else {
-		fmt.Fprintf(&b, "%s ran ", lead.row.Run.Label)
+		fmt.Fprintf(&b, "%s ran ", lead.row.Run.shortName())
 		for i, o := range rs[1:] {
 			if i > 0 {
 				b.WriteString(", ")
@@ -90,14 +90,14 @@ func (r *Report) stepVerdict(sr *StepReport) string {
 			case "?":
 				t += "?"
 			}
-			b.WriteString(t + " faster than " + o.row.Run.Label)
+			b.WriteString(t + " faster than " + o.row.Run.shortName())
 		}
 		fmt.Fprintf(&b, " (%s vs %s %s)", rate(lead.v), rate(rs[1].v), unit)
 	}
 	var incomplete []string
 	for _, o := range rs {
 		if o.row.Status == StatusIncomplete {
-			incomplete = append(incomplete, o.row.Run.Label)
+			incomplete = append(incomplete, o.row.Run.shortName())
 		}
 	}
 	if len(incomplete) > 0 {
@@ -129,7 +129,7 @@ func oneActionVerdict(sr *StepReport, several bool) string {
 		if o := st.Ops[st.MainOp]; o == nil || o.Done() > 1 {
 			return ""
 		}
-		parts = append(parts, fmt.Sprintf("%s %s s", row.Run.Label, units.Num(st.Seconds)))
+		parts = append(parts, fmt.Sprintf("%s %s s", row.Run.shortName(), units.Num(st.Seconds)))
 	}
 	if len(parts) == 0 {
 		return ""
