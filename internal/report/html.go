@@ -93,6 +93,13 @@ func (r *Report) HTML(w io.Writer) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		pc, err := r.probesChart(sr)
+		if err != nil {
+			return 0, err
+		}
+		if pc != nil {
+			cs = append(cs, *pc)
+		}
 		fl, notes := r.flameCharts(sr)
 		cs = append(cs, fl...)
 		for _, c := range cs {
