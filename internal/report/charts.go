@@ -102,8 +102,19 @@ func (r *Report) series(sr *StepReport, i int, spec measure.OpSpec) []IntervalPo
 // the windows its stall rule judges, each holding whole batches, so that
 // it does not zig-zag between 0 and twice its target at short intervals.
 func (r *Report) rateSeries(sr *StepReport, i int, spec measure.OpSpec) []IntervalPoint {
-	pts := r.series(sr, i, spec)
+	pts := dropShortTail(r.series(sr, i, spec))
 	return groupPoints(pts, stallRule(sr.Rows[i].B.Steps[sr.Name], spec.Name).Group)
+}
+
+// dropShortTail leaves out a step's last interval when it is too short to
+// judge (the partial one before the step's end): its rate is a few
+// operations over a few milliseconds and would draw a drop the engine did
+// not make. The interval log and every figure keep it.
+func dropShortTail(pts []IntervalPoint) []IntervalPoint {
+	if n := len(pts); n > 1 && pts[n-1].Short {
+		return pts[:n-1]
+	}
+	return pts
 }
 
 // repSeries is one repetition's per-interval rate of an operation, grouped
@@ -115,7 +126,7 @@ func repSeries(b *Bundle, step string, spec measure.OpSpec) []IntervalPoint {
 	}
 	ivs := stepIntervals(b.Intervals, step)
 	rule := stallRule(s, spec.Name)
-	return groupPoints(opSeries(ivs, spec, rule, nominalInterval(s, ivs)), rule.Group)
+	return groupPoints(dropShortTail(opSeries(ivs, spec, rule, nominalInterval(s, ivs))), rule.Group)
 }
 
 // groupPoints merges each run of group consecutive points into one: the

@@ -16,6 +16,9 @@ type IntervalPoint struct {
 	MaxMs   float64
 	Present bool // the operation ran in this interval
 	Stalled bool
+	// Short: the interval is too short to judge (usually the step's last,
+	// partial one): its rate is left out of rate charts.
+	Short bool
 }
 
 // stepIntervals returns the interval records of one step, in order.
@@ -80,8 +83,9 @@ func opSeries(ivs []results.IntervalRecord, spec measure.OpSpec, rule measure.St
 			p.P99Ms = float64(o.P99) / 1000
 			p.MaxMs = float64(o.Max) / 1000
 		}
+		p.Short = !measure.Judged(iv.Seconds, nominal, i == 0)
 		pts = append(pts, p)
-		if measure.Judged(iv.Seconds, nominal, i == 0) {
+		if !p.Short {
 			judged = append(judged, i)
 			rates = append(rates, p.Rate)
 		}

@@ -38,6 +38,12 @@ type livePrinter struct {
 	// printedAt and activeAt are the step times of the last line printed
 	// and of the end of the last interval in which an operation completed.
 	printedAt, activeAt float64
+	// seen marks the operations that completed in the step so far: each
+	// keeps its column from then on (0 in an interval where it did not
+	// complete), so columns do not come and go; total is each one's done
+	// count, for the operations shown by their average so far.
+	seen  []bool
+	total []int64
 }
 
 // rateFigure is the catalogue's rate figure, whose format the live line's
@@ -59,6 +65,7 @@ func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc resu
 	return &livePrinter{
 		w: w, engine: engine, step: step, ops: ops, desc: desc, main: main,
 		rules: rules, nominal: nominal.Seconds(), rates: make([][]float64, len(ops)),
+		seen: make([]bool, len(ops)), total: make([]int64, len(ops)),
 	}
 }
 
@@ -70,6 +77,12 @@ func (p *livePrinter) observe(iv *measure.Interval) {
 	}
 	p.elapsed += iv.Seconds
 	p.done += iv.Ops[p.main].Done(p.ops[p.main].Unit)
+	for i, o := range iv.Ops {
+		if o != nil && o.Ops > 0 {
+			p.seen[i] = true
+			p.total[i] += o.Done(p.ops[i].Unit)
+		}
+	}
 	if anyDone(iv) {
 		p.activeAt = p.elapsed
 	}
@@ -110,20 +123,32 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 	for i, spec := range p.ops {
 		op := measure.Op(i)
 		o := iv.Ops[op]
-		if o == nil || o.Ops == 0 || spec.ResponseOf != "" {
+		ran := o != nil && o.Ops > 0
+		if spec.ResponseOf != "" || !ran && (iv.Warmup || !p.seen[op]) {
 			continue
 		}
-		if shown < 0 || op == p.main {
+		if ran && (shown < 0 || op == p.main) {
 			shown = op
 		}
 		unit := "rows/s"
 		if spec.Unit == measure.UnitOps {
 			unit = "/s"
 		}
+		if !spec.Judged() && spec.Role == measure.RoleNone {
+			// Done in lumps (a table's whole index build at once): the
+			// rate so far, as the step's summary will give it, not the
+			// one interval's burst.
+			rate := 0.0
+			if p.elapsed > 0 {
+				rate = float64(p.total[op]) / p.elapsed
+			}
+			fmt.Fprintf(b, "  %s %9s %s so far", spec.Name, rateFigure.Fixed(rate), unit)
+			continue
+		}
 		// The interval's rate, printed as the catalogue prints a rate in
 		// the run's terminal views (whole), right-aligned in 9 columns.
 		fmt.Fprintf(b, "  %s %9s %s", spec.Name, rateFigure.Fixed(iv.Rate(op)), unit)
-		if o.Errors > 0 {
+		if ran && o.Errors > 0 {
 			fmt.Fprintf(b, " (%d err)", o.Errors)
 		}
 	}

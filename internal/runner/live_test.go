@@ -67,3 +67,71 @@ func TestLiveJudgedStepPrintsQuietIntervals(t *testing.T) {
 		t.Fatalf("%d lines, want one per interval:\n%s", len(lines), strings.Join(lines, "\n"))
 	}
 }
+
+// TestLiveLinesAgreeWithTheSummary (issue 48 item 6): an index build done in
+// one lump shows its rate so far (rows over the step's time, as the
+// summary), not that interval's burst; an operation that stops completing
+// for an interval keeps its column at 0 instead of leaving the line.
+func TestLiveLinesAgreeWithTheSummary(t *testing.T) {
+	ops := measure.Ops{
+		{Name: "insert", Unit: measure.UnitRows, Role: measure.RoleWrite, Short: "i"},
+		{Name: "delete", Unit: measure.UnitRows, Role: measure.RoleWrite, Short: "d"},
+		{Name: "query", Unit: measure.UnitOps, Role: measure.RoleRead, Short: "q"},
+		{Name: "index", Unit: measure.UnitRows, Role: measure.RoleNone, Short: "x"},
+	}
+	run := func(step, main string, record func(i int, rec *measure.Recorder)) []string {
+		var out bytes.Buffer
+		const iv = 200 * time.Millisecond
+		live := newLivePrinter(&out, "eng", step, ops, results.StepDesc{MainOp: main}, iv)
+		clock := measure.NewClock(iv, ops, func(v *measure.Interval) {
+			rec := results.EncodeInterval(step, v)
+			live.observe(v)
+			live.print(v, rec)
+		})
+		rec := clock.Recorder()
+		t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		clock.StartAt(t0)
+		for i := 0; i < 10; i++ {
+			record(i, rec)
+			clock.Tick(t0.Add(time.Duration(i+1) * iv))
+		}
+		clock.StopAt(t0.Add(10 * iv))
+		return strings.Split(strings.TrimSpace(out.String()), "\n")
+	}
+	// 2,000,000 rows indexed at 1.0 s of a 2 s step: 1M rows/s so far at
+	// 1 s, where the interval's own rate would be 10M rows/s.
+	lines := run("l.x", "index", func(i int, rec *measure.Recorder) {
+		if i == 4 {
+			rec.Record(ops.Must("index"), 2_000_000, time.Second, false)
+		}
+	})
+	var saw bool
+	for _, l := range lines {
+		if strings.Contains(l, "index") {
+			saw = true
+			if !strings.Contains(l, "2000000 rows/s so far") {
+				t.Errorf("index line %q: want the rate so far", l)
+			}
+			if strings.Contains(l, "10000000") {
+				t.Errorf("index line %q shows the interval's burst", l)
+			}
+		}
+	}
+	if !saw {
+		t.Fatalf("no index line:\n%s", strings.Join(lines, "\n"))
+	}
+	// Queries every interval, deletes in every other one: the delete
+	// column stays once it appeared.
+	lines = run("qr100", "query", func(i int, rec *measure.Recorder) {
+		rec.Record(ops.Must("query"), 10, time.Millisecond, false)
+		rec.Record(ops.Must("insert"), 50, time.Millisecond, false)
+		if i%2 == 0 {
+			rec.Record(ops.Must("delete"), 50, time.Millisecond, false)
+		}
+	})
+	for _, l := range lines[1:] {
+		if !strings.Contains(l, "delete") || !strings.Contains(l, "insert") {
+			t.Errorf("a column went missing: %q", l)
+		}
+	}
+}
