@@ -122,7 +122,10 @@ func TestSteadyStateSampledMetrics(t *testing.T) {
 		t.Run(metric, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "r")
-			_, stderr, code := rb(t, "run", "linkbench", "--engine", "pebble", "--nodes", "2000", "--request-seconds", "1",
+			// sync=true: each commit reaches the device, whose bytes the
+			// wkb and wamp rules watch (with pebble's default, the kernel
+			// may write nothing back for a whole 1 s window).
+			_, stderr, code := rb(t, "run", "linkbench", "--engine", "pebble", "--engine-opt", "sync=true", "--nodes", "2000", "--request-seconds", "1",
 				"--interval", "200ms", "--steady-state", metric+":dev=99%,window=1s,max=4s", "--out", out)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
