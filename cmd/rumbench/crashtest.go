@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rumbench/internal/cli/crashcli"
 	"rumbench/internal/crashtest"
-	"rumbench/internal/crashtest/crashcli"
 	"rumbench/internal/plan"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rumbench/internal/cli/historycli"
 	"rumbench/internal/history"
-	"rumbench/internal/history/render"
 	"rumbench/internal/runner"
 )
 
@@ -58,7 +58,7 @@ func (f *historyFlags) series(ctx context.Context) (ss []*history.Series, where 
 	if err != nil {
 		return nil, "", err
 	}
-	return render.Series(ctx, f.target, flt)
+	return historycli.Series(ctx, f.target, flt)
 }
 
 func newHistoryCmd() *cobra.Command {
@@ -105,7 +105,7 @@ bundle ` + "`rumbench merge`" + ` makes of the shards.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return render.AddTo(cmd.Context(), f.target, args, label, cmd.OutOrStdout())
+			return historycli.AddTo(cmd.Context(), f.target, args, label, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&label, "label", "", "record the runs under this label instead of their own (their variant's label, else their engine's name)")
@@ -122,7 +122,7 @@ func newHistoryListCmd(f *historyFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return render.List(cmd.Context(), f.target, flt, cmd.OutOrStdout())
+			return historycli.List(cmd.Context(), f.target, flt, cmd.OutOrStdout())
 		},
 	}
 	f.filter.add(cmd.Flags())
@@ -170,7 +170,7 @@ func newHistoryShowCmd(f *historyFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return render.Show(cmd.OutOrStdout(), ss, where, render.Figures(figures), o, htmlPath)
+			return historycli.Show(cmd.OutOrStdout(), ss, where, historycli.Figures(figures), o, htmlPath)
 		},
 	}
 	f.filter.add(cmd.Flags())
@@ -207,7 +207,7 @@ and each metric's direction.`,
 			if err != nil {
 				return err
 			}
-			return render.Export(cmd.OutOrStdout(), ss, render.Figures(figures), out, config)
+			return historycli.Export(cmd.OutOrStdout(), ss, historycli.Figures(figures), out, config)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "otava", "export format: otava")
@@ -246,8 +246,8 @@ listed as well.`,
 			if err != nil {
 				return err
 			}
-			err = render.Check(cmd.OutOrStdout(), ss, render.Figures(figures), o)
-			var reg *render.RegressionError
+			err = historycli.Check(cmd.OutOrStdout(), ss, historycli.Figures(figures), o)
+			var reg *historycli.RegressionError
 			if errors.As(err, &reg) {
 				return &exitError{code: exitFailure, err: err}
 			}
@@ -263,15 +263,15 @@ listed as well.`,
 const defaultHistoryHelp = "$XDG_DATA_HOME/rumbench/history.db (else ~/.local/share/rumbench/history.db)"
 
 // checkRunHistory resolves run's --history and opens it before the run
-// (render.CheckRunTarget).
+// (historycli.CheckRunTarget).
 func checkRunHistory(ctx context.Context, target *string) error {
-	return render.CheckRunTarget(ctx, target)
+	return historycli.CheckRunTarget(ctx, target)
 }
 
 // recordRunHistory records a finished run's bundles in --history
-// (render.RecordRun).
+// (historycli.RecordRun).
 func recordRunHistory(target string, dirs []string, runErr error, w io.Writer) error {
-	return render.RecordRun(target, dirs, runErr, w)
+	return historycli.RecordRun(target, dirs, runErr, w)
 }
 
 func newHistoryCalibrateCmd(f *historyFlags) *cobra.Command {
@@ -305,7 +305,7 @@ keep the rate under the false alarms you accept (docs/history.md).`,
 			if err != nil {
 				return err
 			}
-			render.Calibration(cmd.OutOrStdout(), history.Calibrate(ss, render.Figures(figures), o, shuffles), o, shuffles)
+			historycli.Calibration(cmd.OutOrStdout(), history.Calibrate(ss, historycli.Figures(figures), o, shuffles), o, shuffles)
 			return nil
 		},
 	}
@@ -335,7 +335,7 @@ recorded with them: the history keeps each run's figures, not its bundle.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return render.Compare(cmd.Context(), f.target, args, cmd.OutOrStdout())
+			return historycli.Compare(cmd.Context(), f.target, args, cmd.OutOrStdout())
 		},
 	}
 	return cmd

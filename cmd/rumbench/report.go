@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"rumbench/internal/report/reportcli"
+	"rumbench/internal/cli/reportcli"
 	"rumbench/internal/runner"
 )
 

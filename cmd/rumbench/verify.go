@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"rumbench/internal/verify/verifycli"
+	"rumbench/internal/cli/verifycli"
 )
 
 func newVerifyCmd() *cobra.Command {

@@ -4,7 +4,7 @@
 // Otava export and the comparison of recorded runs. Figures are printed
 // and judged as the figure catalogue says; cmd/rumbench keeps the flags.
 // Errors that are the user's input are runner.BadInputError (exit 2).
-package render
+package historycli
 
 import (
 	"context"

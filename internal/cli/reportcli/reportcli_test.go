@@ -9,7 +9,7 @@ import (
 	"rumbench/internal/runner"
 )
 
-var run1 = filepath.Join("..", "testdata", "run1")
+var run1 = filepath.Join("..", "..", "report", "testdata", "run1")
 
 func TestRefusalsAreBadInput(t *testing.T) {
 	for want, o := range map[string]Options{
