@@ -669,3 +669,83 @@ func TestReadFloorReplaysTheCalls(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkReadOps is the read floor's read-only operations as Go
+// benchmarks, for profiles and -benchmem: per engine (FLOOR_KV_ENGINES,
+// default pebble) and operation, "kv" runs the operation through the kv
+// layer and "bare" replays its recorded store calls, cycling over the
+// phase's operations (FLOOR_READ_ROWS default 100000 here). Run:
+//
+//	go test -run '^$' -bench 'BenchmarkReadOps/pebble/get_link_list' -benchmem ./internal/floorbench
+func BenchmarkReadOps(b *testing.B) {
+	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble") {
+		b.Run(eng, func(b *testing.B) {
+			if _, err := engine.Lookup(eng); err != nil {
+				b.Skip(err)
+			}
+			ctx := context.Background()
+			f := newFixture(envInt("FLOOR_READ_ROWS", 100000), envInt("FLOOR_READ_NODES", 10000), 1)
+			var ops []floorOp
+			for _, o := range f.ops(1) {
+				if o.reps > 1 {
+					ops = append(ops, o)
+				}
+			}
+			tr := &tracer{}
+			var raw kv.Store
+			db, err := engine.Open(kv.WithStoreWrapper(ctx, func(s kv.Store) kv.Store { raw = s; return s }), eng, model.Config{DataDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			f.load(b, db)
+			recDB, err := engine.Open(kv.WithStoreWrapper(ctx, tr.wrap), eng, model.Config{DataDir: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.load(b, recDB)
+			rc, err := recDB.Conn(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			traces := make([][][]tOp, len(ops))
+			for k, o := range ops {
+				traces[k] = make([][]tOp, o.n)
+				for i := range o.n {
+					tr.startOp(&traces[k][i])
+					if err := o.do(f, rc, i); err != nil {
+						b.Fatal(err)
+					}
+					tr.stop()
+				}
+			}
+			rc.Close()
+			recDB.Close()
+			c, err := db.Conn(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			p := newPlayer(raw)
+			defer p.close()
+			for k, o := range ops {
+				b.Run(o.name+"/kv", func(b *testing.B) {
+					b.ReportAllocs()
+					for i := range b.N {
+						if err := o.do(f, c, i%o.n); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.Run(o.name+"/bare", func(b *testing.B) {
+					b.ReportAllocs()
+					for i := range b.N {
+						if err := p.play(traces[k][i%o.n]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		})
+	}
+}
