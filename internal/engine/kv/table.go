@@ -25,8 +25,8 @@ type indexState struct {
 	types []model.Type // types of proj
 	// lead is how many of proj's first columns are Ints (or Times): their
 	// encodings lie at fixed offsets, decodeKey reads them without parsing.
-	lead int
-	built bool         // false while CreateIndexes fills it
+	lead  int
+	built bool // false while CreateIndexes fills it
 	// unique: no two entries share the values of cols (see unique.go).
 	unique bool
 	start  []byte // table id | index id
