@@ -674,7 +674,8 @@ func TestReadFloorReplaysTheCalls(t *testing.T) {
 // benchmarks, for profiles and -benchmem: per engine (FLOOR_KV_ENGINES,
 // default pebble) and operation, "kv" runs the operation through the kv
 // layer and "bare" replays its recorded store calls, cycling over the
-// phase's operations (FLOOR_READ_ROWS default 100000 here). Run:
+// phase's operations (FLOOR_READ_ROWS default 100000 here); cpu-ns/op is
+// the process's CPU per operation. Run:
 //
 //	go test -run '^$' -bench 'BenchmarkReadOps/pebble/get_link_list' -benchmem ./internal/floorbench
 func BenchmarkReadOps(b *testing.B) {
@@ -731,19 +732,23 @@ func BenchmarkReadOps(b *testing.B) {
 			for k, o := range ops {
 				b.Run(o.name+"/kv", func(b *testing.B) {
 					b.ReportAllocs()
+					cpu0 := cpuNow()
 					for i := range b.N {
 						if err := o.do(f, c, i%o.n); err != nil {
 							b.Fatal(err)
 						}
 					}
+					b.ReportMetric((cpuNow()-cpu0)*1e3/float64(b.N), "cpu-ns/op")
 				})
 				b.Run(o.name+"/bare", func(b *testing.B) {
 					b.ReportAllocs()
+					cpu0 := cpuNow()
 					for i := range b.N {
 						if err := p.play(traces[k][i%o.n]); err != nil {
 							b.Fatal(err)
 						}
 					}
+					b.ReportMetric((cpuNow()-cpu0)*1e3/float64(b.N), "cpu-ns/op")
 				})
 			}
 		})
