@@ -24,7 +24,8 @@ import (
 // (qr100), a count of 10,000 index entries, the deleter's oldest-row
 // delete (DeleteOldest of 50 rows: its scan, its reads and deletes), a
 // hot-row update in a transaction, and LinkBench's request types
-// (get_link_list a bounded reverse scan of a node's links, get_node,
+// (get_link_list a bounded reverse scan of a node's links, of 1 to 15
+// links or, get_link_list_hub, of one of 10 nodes with 2,000, get_node,
 // count_link, multiget_link, update_node, add_link, update_link,
 // delete_link, add_node, delete_node) as the LinkBench requester makes
 // them.
@@ -73,6 +74,8 @@ const (
 	delRows   = 50    // rows per DeleteOldest
 	countRows = 10000 // entries per count
 	hotRows   = 16
+	hubs      = 10 // LinkBench nodes with hubLinks links each
+	hubLinks  = 2000
 )
 
 // fixture holds the tables and every buffer the operations use, so the
@@ -226,6 +229,18 @@ func (f *fixture) load(tb testing.TB, db model.DB) {
 			r[linkbench.LinkData].Bytes = data(uint64(id1)<<8|uint64(k), 6+int(k%10))
 			add(f.link, r)
 			counts[[2]int64{id1, lt}]++
+		}
+		flush(f.link)
+	}
+	// The hubs: nodes -1 to -hubs (ids no other operation draws), each with
+	// hubLinks visible links of type 1, as LinkBench's most linked nodes.
+	for h := int64(1); h <= hubs; h++ {
+		for k := range int64(hubLinks) {
+			r := make(model.Row, len(f.link.Columns))
+			r[linkbench.LinkID1].Int, r[linkbench.LinkID2].Int, r[linkbench.LinkType].Int = -h, 1+k, 1
+			r[linkbench.LinkVisibility].Int, r[linkbench.LinkTime].Int = linkbench.Visible, 1700000000+k
+			r[linkbench.LinkData].Bytes = data(uint64(h)<<32|uint64(k), 6+int(k%10))
+			add(f.link, r)
 		}
 		flush(f.link)
 	}
@@ -383,6 +398,13 @@ func (f *fixture) ops(scale int) []floorOp {
 			lo, hi := f.lbSpec.Lower, f.lbSpec.Upper
 			lo[0].Int, lo[1].Int, lo[2].Int, lo[3].Int = id1, lt, linkbench.Visible, 0
 			hi[0].Int, hi[1].Int, hi[2].Int, hi[3].Int = id1, lt, linkbench.Visible, math.MaxInt64
+			_, err := c.Scan(ctx, f.link, f.lbSpec, f.countFn)
+			return err
+		}},
+		{"get_link_list_hub", n(50), 4, func(f *fixture, c model.Conn, i int) error {
+			lo, hi := f.lbSpec.Lower, f.lbSpec.Upper
+			lo[0].Int, lo[1].Int, lo[2].Int, lo[3].Int = -1-int64(i%hubs), 1, linkbench.Visible, 0
+			hi[0].Int, hi[1].Int, hi[2].Int, hi[3].Int = -1-int64(i%hubs), 1, linkbench.Visible, math.MaxInt64
 			_, err := c.Scan(ctx, f.link, f.lbSpec, f.countFn)
 			return err
 		}},
