@@ -247,12 +247,10 @@ func (ix *indexState) decodeProj(key []byte, out model.Row, scratch []byte) ([]b
 	}
 	out = out[:len(ix.types)]
 	src := key[prefixLen:]
-	lead := src[:keyenc.IntLen*ix.lead]
-	dst := out[:ix.lead]
-	for i := range dst {
-		dst[i].Int = int64(binary.BigEndian.Uint64(lead[i*keyenc.IntLen:]) ^ (1 << 63))
+	for i := range out[:ix.lead] {
+		out[i].Int = int64(binary.BigEndian.Uint64(src) ^ (1 << 63))
+		src = src[keyenc.IntLen:]
 	}
-	src = src[len(lead):]
 	for i := ix.lead; i < len(ix.types); i++ {
 		var err error
 		if ix.types[i] == model.String {
