@@ -142,6 +142,7 @@ func (c *conn) scan(ctx context.Context, r Reader, st *tableState, t *model.Tabl
 		c.proj = make(model.Row, len(ix.proj))
 	}
 	out := c.proj[:len(ix.proj)]
+	ix.clearProj(out)
 	n := 0
 	var ok bool
 	if spec.Desc {
@@ -150,7 +151,7 @@ func (c *conn) scan(ctx context.Context, r Reader, st *tableState, t *model.Tabl
 		ok = it.First()
 	}
 	for ok {
-		if c.scratch, err = ix.decodeKey(it.Key(), out, false, c.scratch[:0]); err != nil {
+		if c.scratch, err = ix.decodeProj(it.Key(), out, c.scratch[:0]); err != nil {
 			it.Close()
 			return n, fmt.Errorf("scan %s: %w", t.Name, err)
 		}

@@ -23,7 +23,10 @@ type indexState struct {
 	cols  []int        // index columns
 	proj  []int        // covering projection: cols, then PK columns not in cols
 	types []model.Type // types of proj
-	built bool         // false while CreateIndexes fills it
+	// lead is how many of proj's first columns are Ints (or Times): their
+	// encodings lie at fixed offsets, decodeKey reads them without parsing.
+	lead  int
+	built bool // false while CreateIndexes fills it
 	// unique: no two entries share the values of cols (see unique.go).
 	unique bool
 	start  []byte // table id | index id
@@ -48,6 +51,9 @@ func newIndexState(tableID uint32, id byte, name string, cols []int, proj []int,
 	ix := indexState{name: name, id: id, cols: cols, proj: proj, built: built}
 	for _, c := range proj {
 		ix.types = append(ix.types, t.Columns[c].Type)
+	}
+	for ix.lead < len(ix.types) && ix.types[ix.lead] != model.String {
+		ix.lead++
 	}
 	ix.start = append(tablePrefix(nil, tableID), id)
 	ix.end, _ = keyenc.PrefixEnd(nil, ix.start)
@@ -188,19 +194,33 @@ func (st *tableState) decodeValue(val []byte, row model.Row) error {
 // decodeKey decodes the columns of an index (or PK) key into out, one value
 // per ix.proj entry, or into the positions of a full row when full is set.
 // Strings alias key unless they hold 0x00 bytes, which are unescaped into
-// scratch; the grown scratch is returned.
+// scratch; the grown scratch is returned. It runs once per entry of every
+// scan, so the leading Int columns (all of them in most indexes) are read
+// at their fixed offsets after one length check.
 func (ix *indexState) decodeKey(key []byte, out model.Row, full bool, scratch []byte) ([]byte, error) {
-	if len(key) < prefixLen {
+	if len(key) < prefixLen+keyenc.IntLen*ix.lead {
 		return scratch, fmt.Errorf("index %s: key of %d bytes is too short", ix.name, len(key))
 	}
 	src := key[prefixLen:]
-	for i, typ := range ix.types {
+	lead := src[:keyenc.IntLen*ix.lead]
+	if full {
+		for i, c := range ix.proj[:ix.lead] {
+			out[c] = model.Value{Int: int64(binary.BigEndian.Uint64(lead[i*keyenc.IntLen:]) ^ (1 << 63))}
+		}
+	} else {
+		dst := out[:ix.lead]
+		for i := range dst {
+			dst[i] = model.Value{Int: int64(binary.BigEndian.Uint64(lead[i*keyenc.IntLen:]) ^ (1 << 63))}
+		}
+	}
+	src = src[len(lead):]
+	for i := ix.lead; i < len(ix.types); i++ {
 		pos := i
 		if full {
 			pos = ix.proj[i]
 		}
 		var err error
-		if typ == model.String {
+		if ix.types[i] == model.String {
 			var s []byte
 			s, src, scratch, err = keyenc.DecodeString(scratch, src)
 			out[pos] = model.Value{Bytes: s}
@@ -214,4 +234,38 @@ func (ix *indexState) decodeKey(key []byte, out model.Row, full bool, scratch []
 		}
 	}
 	return scratch, nil
+}
+
+// decodeProj is decodeKey into the projection out (len(ix.proj) values),
+// for scans: of an Int column it writes only Int, so out's Int columns must
+// hold no Bytes (clearProj, once per scan). Strings alias key unless they
+// hold 0x00 bytes, which are unescaped into scratch; the grown scratch is
+// returned.
+func (ix *indexState) decodeProj(key []byte, out model.Row, scratch []byte) ([]byte, error) {
+	if len(key) < prefixLen+keyenc.IntLen*ix.lead {
+		return scratch, fmt.Errorf("index %s: key of %d bytes is too short", ix.name, len(key))
+	}
+	out = out[:len(ix.types)]
+	src := key[prefixLen:]
+	for i := range out[:ix.lead] {
+		out[i].Int = int64(binary.BigEndian.Uint64(src) ^ (1 << 63))
+		src = src[keyenc.IntLen:]
+	}
+	for i := ix.lead; i < len(ix.types); i++ {
+		var err error
+		if ix.types[i] == model.String {
+			out[i].Bytes, src, scratch, err = keyenc.DecodeString(scratch, src)
+		} else {
+			out[i].Int, src, err = keyenc.DecodeInt(src)
+		}
+		if err != nil {
+			return scratch, fmt.Errorf("index %s: column %d: %w", ix.name, i, err)
+		}
+	}
+	return scratch, nil
+}
+
+// clearProj readies out (len(ix.proj) values) for decodeProj.
+func (ix *indexState) clearProj(out model.Row) {
+	clear(out)
 }
