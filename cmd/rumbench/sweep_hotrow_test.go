@@ -66,6 +66,27 @@ func TestSweepHotrow(t *testing.T) {
 	}
 }
 
+// `rumbench sweep linkbench`: requesters × nodes, each cell a run of its
+// own, and its requests/s matrix.
+func TestSweepLinkbench(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	args := []string{"sweep", "linkbench", "--engine", "pebble", "--requesters", "1,2", "--nodes", "200", "--request-seconds", "0.3",
+		"--interval", "100ms", "--out", out}
+	var so, se bytes.Buffer
+	if code := runWith(args, &so, &se); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, so.String(), se.String())
+	}
+	got := strings.Join(strings.Fields(so.String()), " ")
+	for _, want := range []string{"run 2/2 r2-n200 pebble done", "## requests/s by nodes × requesters, engine pebble", "| nodes \\ requesters | 1 | 2 |"} {
+		if !strings.Contains(got, strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("sweep output lacks %q:\n%s", want, so.String())
+		}
+	}
+	if strings.Contains(got, "| 200 | not run") || strings.Contains(got, "| 200 | n/a") {
+		t.Errorf("a cell has no figure:\n%s", so.String())
+	}
+}
+
 // A workload without a Sweeper is refused with one line; so are axes the
 // workload cannot run.
 func TestSweepRefusesUnsweepable(t *testing.T) {
@@ -73,7 +94,8 @@ func TestSweepRefusesUnsweepable(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sweep", "linkbench", "--engine", "pebble", "--out", "x"}, "workload linkbench cannot be swept"},
+		// ping: the toy workload of toy_workload_test.go, without a Sweeper.
+		{[]string{"sweep", "ping", "--engine", "pebble", "--out", "x"}, "workload ping cannot be swept"},
 		{[]string{"sweep", "hotrow", "--tables", "0", "--out", "x"}, "--tables values must be at least 1, got 0"},
 		{[]string{"sweep", "hotrow", "--tables", "4", "--clients", "1,2", "--out", "x"}, "no cell to run"},
 	} {

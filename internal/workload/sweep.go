@@ -111,3 +111,41 @@ func SweeperOf(name string) (Sweeper, error) {
 	}
 	return d.Sweeper, nil
 }
+
+// SweepRunFlags is a Sweeper's SweepFlags made of the workload's run flags
+// (flags: its Definition.Flags): it declares into fs every run flag but
+// those the axes set (runFlag: the run flag of each axis, by axis name),
+// and configures a cell as `rumbench run NAME --FLAG V` of its values
+// would, so a cell's run is the run's configuration, checks included.
+// Cells are configured one at a time.
+func SweepRunFlags(fs *pflag.FlagSet, flags func(*pflag.FlagSet) Configurer, runFlag map[string]string) CellConfigurer {
+	own := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	configure := flags(own)
+	set := map[string]bool{}
+	for _, f := range runFlag {
+		set[f] = true
+	}
+	own.VisitAll(func(f *pflag.Flag) {
+		if !set[f.Name] && fs.Lookup(f.Name) == nil {
+			fs.AddFlag(f)
+		}
+	})
+	return func(c Common, at Point) (*Configured, error) {
+		for axis, name := range runFlag {
+			f := own.Lookup(name)
+			v := strconv.Itoa(at[axis])
+			var err error
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				err = sv.Replace([]string{v})
+			} else {
+				err = f.Value.Set(v)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("--%s %s: %w", axis, v, err)
+			}
+		}
+		changed := c.Changed
+		c.Changed = func(name string) bool { return set[name] || changed(name) }
+		return configure(c)
+	}
+}

@@ -1,8 +1,6 @@
 package hotrow
 
 import (
-	"fmt"
-
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/figure"
@@ -30,32 +28,16 @@ func (sweeper) SweepAxes() []workload.Axis {
 	}
 }
 
-// SweepFlags declares the run's own flags but its axes (--tables and
-// --concurrency are the sweep's --tables and --clients); a cell's
-// configuration is the run's of --tables T --concurrency C.
+// SweepFlags are the run's flags but its axes (--tables and --concurrency
+// are the sweep's --tables and --clients); a cell's configuration is the
+// run's of --tables T --concurrency C.
 func (sweeper) SweepFlags(fl *pflag.FlagSet) workload.CellConfigurer {
-	def := DefaultConfig()
-	h := &flagValues{}
-	pd := func(v func(p Preset) string) string {
-		return workload.PresetDefaults(PresetOrder, func(n string) string { return v(Presets[n]) })
-	}
-	fl.Int64Var(&h.rows, "rows", 0, "rows per table "+pd(func(p Preset) string { return fmt.Sprint(p.Rows) }))
-	fl.Float64Var(&h.cellSeconds, "cell-seconds", 0, "length of each cell's updates, seconds "+pd(func(p Preset) string { return fmt.Sprint(p.CellSeconds) }))
-	fl.IntVar(&h.hotRows, "hot-rows", def.HotRows, "hot rows per table, chosen uniformly from the table by --seed; each update picks one (--distribution hot only)")
-	fl.StringVar(&h.distribution, "distribution", def.Distribution, "which row an update picks: hot (one of --hot-rows per table), uniform (any row), zipf:θ (θ > 0 over the whole table, e.g. zipf:0.99)")
-	fl.StringVar(&h.clientsSpan, "clients-span", def.ClientsSpan, "table (client i updates table i mod T) or all (every client updates every table in turn)")
-	fl.IntVar(&h.rowsPerTx, "rows-per-tx", 1, "hot rows one transaction updates (BEGIN, one update per row, COMMIT); at most --hot-rows; 1 is one autocommit update")
-	fl.IntVar(&h.maxRetries, "max-retries", def.MaxRetries, "retries of an update after a deadlock, lock wait timeout, serialization failure or busy error, with backoff")
+	cell := workload.SweepRunFlags(fl, addFlags, map[string]string{AxisTables: "tables", AxisClients: "concurrency"})
 	return func(c workload.Common, at workload.Point) (*workload.Configured, error) {
-		t, n := at[AxisTables], at[AxisClients]
-		if n < t {
+		if at[AxisClients] < at[AxisTables] {
 			return nil, nil
 		}
-		cell := *h
-		cell.tables, cell.concurrency = []int{t}, []int{n}
-		changed := c.Changed
-		c.Changed = func(name string) bool { return name == "tables" || name == "concurrency" || changed(name) }
-		return cell.configure(c)
+		return cell(c, at)
 	}
 }
 
