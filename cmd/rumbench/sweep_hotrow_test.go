@@ -37,6 +37,10 @@ func TestSweepHotrow(t *testing.T) {
 			t.Errorf("a cell of 1 table has no figure: %q", line)
 		}
 	}
+	// report.html leads with the matrices' summary chart.
+	if html, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(html), "updates/s by clients, engine pebble") {
+		t.Errorf("report.html lacks the summary chart (%v)", err)
+	}
 	raw, err := os.ReadFile(filepath.Join(out, "t2-c2", "pebble", "run.json"))
 	if err != nil {
 		t.Fatal(err)

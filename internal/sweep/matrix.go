@@ -391,7 +391,7 @@ func CompareMarkdown(w io.Writer, dir string, s *Spec, baseDir string) error {
 // line per engine.
 func SummaryCharts(dir string, s *Spec) ([]chart.Chart, error) {
 	if s.Workload != "" {
-		return nil, nil
+		return workloadCharts(dir, s)
 	}
 	step := s.MatrixStep()
 	var xs []float64

@@ -2,11 +2,14 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 
+	"rumbench/internal/chart"
 	"rumbench/internal/table"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 )
 
@@ -110,4 +113,73 @@ func (s *Spec) axis(name string) *Axis {
 		}
 	}
 	return nil
+}
+
+// workloadCharts draw a workload's first matrix as the sweep's summary: per
+// variant (and value of a further axis), its figure against the columns'
+// axis, one line per value of the rows' axis; a skipped or missing cell is
+// a gap.
+func workloadCharts(dir string, s *Spec) ([]chart.Chart, error) {
+	sw, err := workload.SweeperOf(s.Workload)
+	if err != nil {
+		return nil, nil
+	}
+	ms := sw.SweepMatrices()
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	m := ms[0]
+	rows, cols := s.axis(m.Rows), s.axis(m.Columns)
+	if rows == nil || cols == nil {
+		return nil, nil
+	}
+	var others []Axis
+	for _, a := range s.Axes {
+		if a.Name != m.Rows && a.Name != m.Columns {
+			others = append(others, a)
+		}
+	}
+	var xs []float64
+	for _, c := range cols.Values {
+		xs = append(xs, float64(c))
+	}
+	var out []chart.Chart
+	for _, fixed := range (&Spec{Axes: others}).grid() {
+		for _, e := range s.Engines {
+			var series []chart.Series
+			for _, r := range rows.Values {
+				sr := chart.Series{Name: fmt.Sprintf("%s %d", m.Rows, r), X: xs}
+				for _, c := range cols.Values {
+					at := workload.Point{m.Rows: r, m.Columns: c}
+					for k, v := range fixed {
+						at[k] = v
+					}
+					y := math.NaN()
+					if cell := s.CellAt(at); !slices.Contains(s.Skip, cell.Name()) {
+						f := readFiguresOf(filepath.Join(dir, cell.Name(), e), m.Step(at), []string{m.Figure})
+						if v := f.values[m.Figure]; v.OK {
+							y = v.V
+						}
+					}
+					sr.Y, sr.Lo, sr.Hi = append(sr.Y, y), append(sr.Lo, math.NaN()), append(sr.Hi, math.NaN())
+				}
+				series = append(series, sr)
+			}
+			title := fmt.Sprintf("%s by %s, %s %s", m.Title, m.Columns, s.RowHeader(), e)
+			for _, a := range others {
+				title += fmt.Sprintf(", %s %d", a.Name, fixed[a.Name])
+			}
+			if s.Reps() > 1 {
+				title += fmt.Sprintf(": medians of %d runs", s.Reps())
+			}
+			ch, err := chart.Lines(title, m.Columns, m.Title, xs, series, units.Eng)
+			if err != nil {
+				return nil, err
+			}
+			if ch != nil {
+				out = append(out, *ch)
+			}
+		}
+	}
+	return out, nil
 }
