@@ -54,6 +54,24 @@ type Spec struct {
 	Skip     []string `json:"skip,omitempty"`
 }
 
+// MarshalJSON writes sweep.json: the insert benchmark's as it always was;
+// another workload's without the insert benchmark's axes and settings.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type plain Spec
+	if s.Workload == "" {
+		return json.Marshal(plain(s))
+	}
+	return json.Marshal(struct {
+		Engines  []string          `json:"engines"`
+		Workload string            `json:"workload"`
+		Axes     []Axis            `json:"axes"`
+		Skip     []string          `json:"skip,omitempty"`
+		Shared   map[string]any    `json:"shared,omitempty"`
+		Repeat   int               `json:"repeat,omitempty"`
+		Variants map[string]string `json:"variants,omitempty"`
+	}{s.Engines, s.Workload, s.Axes, s.Skip, s.Shared, s.Repeat, s.Variants})
+}
+
 // Axis is one of a workload's axes and its values (workload.Axis).
 type Axis struct {
 	Name   string `json:"name"`
