@@ -14,6 +14,7 @@ import (
 	"rumbench/internal/managed"
 	"rumbench/internal/plan"
 	"rumbench/internal/runner"
+	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
 
@@ -43,6 +44,11 @@ type sweepFlags struct {
 	cell       string
 	kube       kubeFlags
 	history    string
+	// Of `rumbench sweep NAME` (a workload's Sweeper): the workload, its
+	// axes' values by axis name and its cells' configurer.
+	workload string
+	axes     map[string]*[]int
+	cellOf   workload.CellConfigurer
 }
 
 func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
@@ -88,6 +94,14 @@ those missing.`,
 			if err := managedArgs(cmd, &f.managed, args); err != nil {
 				return err
 			}
+			if len(args) > 0 {
+				// A workload without a sweep of its own: one line.
+				if _, err := workload.Lookup(args[0]); err == nil {
+					if _, err := workload.SweeperOf(args[0]); err != nil {
+						return &runner.BadInputError{Err: err}
+					}
+				}
+			}
 			return argsNone(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
@@ -120,6 +134,11 @@ those missing.`,
 	fl.IntVar(&f.childRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
 	_ = fl.MarkHidden("child-rep")
 	cmd.AddCommand(newSweepCollectCmd())
+	for _, name := range workload.Names() {
+		if d, _ := workload.Lookup(name); d.Sweeper != nil && name != "ibench" {
+			cmd.AddCommand(newWorkloadSweepCmd(d, &sweepFlags{}))
+		}
+	}
 	return cmd
 }
 
@@ -131,10 +150,19 @@ func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
 	}
 	req := &plan.Sweep{
 		Given: fl.Changed, Out: f.out, Engines: variants, Indexes: f.indexes, PadSizes: f.padSizes,
+		Workload: f.workload, Cell: f.cellOf,
 		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
 		EngineOpts: f.engineOpts, Vary: f.vary, VaryServer: f.varyServer, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
 		Managed: managed.Request{Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs},
 		Memory:  plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
+	}
+	if f.workload != "" {
+		req.Axes = map[string][]int{}
+		for name, v := range f.axes {
+			if fl.Changed(name) {
+				req.Axes[name] = *v
+			}
+		}
 	}
 	if f.mem.childEngine != "" || f.mem.childData != "" {
 		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}

@@ -18,11 +18,21 @@ import (
 	"rumbench/internal/workload/ibench"
 )
 
-// Sweep is a request to run the insert benchmark over a grid of cells
-// (`rumbench sweep`), free of flags: Given says which settings were given
-// explicitly (by flag name), so the preset yields to them.
+// Sweep is a request to run a workload over a grid of cells (`rumbench
+// sweep`), free of flags: Given says which settings were given explicitly
+// (by flag name), so the preset yields to them.
 type Sweep struct {
 	Given func(name string) bool
+
+	// Workload is the workload swept: "" is the insert benchmark, whose
+	// grid is Indexes × PadSizes × Clients and settings IBench, as
+	// sweep.json has always described it. Another is swept through its
+	// workload.Sweeper (PlanWorkloadSweep): Axes are the values of its
+	// axes given, by axis name (an axis not given takes its default), and
+	// Cell its configurer (workload.Sweeper's SweepFlags).
+	Workload string
+	Axes     map[string][]int
+	Cell     workload.CellConfigurer
 
 	Out      string
 	Engines  []Engine
@@ -80,6 +90,13 @@ type SweepPlan struct {
 	// servers are the managed servers' engines and the settings scoped to
 	// no label; nil without --managed.
 	servers *managed.Plan
+	// Of a workload's sweep (Request.Workload): its axes and their values,
+	// the cells it skips, and each cell's configuration by cell name
+	// (first: the first cell's, which the probe and sweep.json take).
+	axes  []sweep.Axis
+	skip  []string
+	cells map[string]*workload.Configured
+	first *workload.Configured
 }
 
 // Check refuses the settings a sweep cannot start with that need nothing
@@ -98,6 +115,9 @@ func (r *Sweep) Check() error {
 // interval and index counts for what was not given, the engines' settings
 // and the memory policy. Errors are the user's input.
 func PlanSweep(r *Sweep) (*SweepPlan, error) {
+	if r.Workload != "" {
+		return planWorkloadSweep(r)
+	}
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
@@ -110,29 +130,10 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	if err != nil {
 		return nil, bad(err)
 	}
-	if err := checkRatePercentile(r.RatePercentile); err != nil {
-		return nil, bad(err)
-	}
-	if p.EngineOpts, err = ParseEngineOpts(r.EngineOpts); err != nil {
-		return nil, bad(err)
-	}
-	if r.Managed.KeepData {
-		return nil, bad(errors.New("--keep-data: a sweep removes its managed servers at the end (each served many runs, in a database per cell); keep one with `rumbench run --managed --data-dir D --keep-data`"))
-	}
-	if p.servers, err = managedPlan(r.Managed, r.Engines, "", r.DSN); err != nil {
-		return nil, err
-	}
-	vs := &VarySettings{EngineOpts: p.EngineOpts, ServerOpts: append([]string(nil), r.Managed.ServerOpts...),
-		Installs: append([]string(nil), r.Managed.Installs...), Servers: p.servers}
-	es, err := ExpandVary(r.Engines, Vary{Engine: r.Vary, Server: r.VaryServer}, vs)
+	es, err := p.planVariants()
 	if err != nil {
 		return nil, err
 	}
-	p.ServerOpts, p.Installs = vs.ServerOpts, vs.Installs
-	if err := checkDistinct(es, p.EngineOpts, p.ServerOpts, p.Installs); err != nil {
-		return nil, err
-	}
-	p.Engines = names(es)
 	if err := p.resolvePreset(preset); err != nil {
 		return nil, bad(err)
 	}
@@ -160,6 +161,38 @@ func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	// cell's run is given.
 	p.Variants = resolveVariants(es, p.EngineOpts, p.ServerOpts, labels(es))
 	return p, nil
+}
+
+// planVariants checks the settings of every sweep's variants and expands
+// them (--vary, --vary-server): the engines' settings, the managed
+// servers, the variants' engines.
+func (p *SweepPlan) planVariants() ([]Engine, error) {
+	r := p.Request
+	var err error
+	if err := checkRatePercentile(r.RatePercentile); err != nil {
+		return nil, bad(err)
+	}
+	if p.EngineOpts, err = ParseEngineOpts(r.EngineOpts); err != nil {
+		return nil, bad(err)
+	}
+	if r.Managed.KeepData {
+		return nil, bad(errors.New("--keep-data: a sweep removes its managed servers at the end (each served many runs, in a database per cell); keep one with `rumbench run --managed --data-dir D --keep-data`"))
+	}
+	if p.servers, err = managedPlan(r.Managed, r.Engines, "", r.DSN); err != nil {
+		return nil, err
+	}
+	vs := &VarySettings{EngineOpts: p.EngineOpts, ServerOpts: append([]string(nil), r.Managed.ServerOpts...),
+		Installs: append([]string(nil), r.Managed.Installs...), Servers: p.servers}
+	es, err := ExpandVary(r.Engines, Vary{Engine: r.Vary, Server: r.VaryServer}, vs)
+	if err != nil {
+		return nil, err
+	}
+	p.ServerOpts, p.Installs = vs.ServerOpts, vs.Installs
+	if err := checkDistinct(es, p.EngineOpts, p.ServerOpts, p.Installs); err != nil {
+		return nil, err
+	}
+	p.Engines = names(es)
+	return es, nil
 }
 
 // resolvePreset fills in what the preset decides for the settings not
@@ -196,6 +229,9 @@ func SweepIndexes(p ibench.Preset) []int {
 // runs.
 func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 	r := p.Request
+	if r.Workload != "" {
+		return p.workloadSpec(ms)
+	}
 	spec := &sweep.Spec{
 		Engines: variantLabels(p.Variants), Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
 		Shared: map[string]any{"rows": p.Rows, "churn_rows": p.Churn, "query_seconds": p.QS, "rows_per_commit": r.IBench.RowsPerCommit,
@@ -243,7 +279,28 @@ func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 // CellConfig is the insert benchmark's configuration of a cell: one table
 // per client, recorded in run.json as the run command does.
 func (p *SweepPlan) CellConfig(c sweep.Cell) ibench.Config {
-	return p.Request.IBench.CellConfig(p.Rows, p.Churn, p.QS, p.Request.Seed, c.Clients, c.Indexes, c.Pad)
+	return p.cell(c).Config.(ibench.Config)
+}
+
+// cell is the workload's configuration of cell c's run, made by its
+// workload.Sweeper: of the insert benchmark, at c's index count, pad size
+// and clients.
+func (p *SweepPlan) cell(c sweep.Cell) *workload.Configured {
+	r := p.Request
+	if r.Workload != "" {
+		if cfg := p.cells[c.Name()]; cfg != nil {
+			return cfg
+		}
+		return p.first // the probe's
+	}
+	at := workload.Point{ibench.AxisIndexes: c.Indexes, ibench.AxisPadSizes: c.Pad, ibench.AxisClients: c.Clients}
+	// The insert benchmark's configurer fails only on an unknown preset,
+	// which PlanSweep refused.
+	cfg, err := r.IBench.Configurer()(workload.Common{Preset: r.Preset, Seed: r.Seed, Changed: r.Given}, at)
+	if err != nil {
+		panic(err)
+	}
+	return cfg
 }
 
 // Budget is the sweep's cache budget.
@@ -285,18 +342,17 @@ func (p *SweepPlan) Servers(ms *launch.Memory, log io.Writer) (*Servers, error) 
 // memory cgroups.
 func (p *SweepPlan) CellOptions(c sweep.Cell, label, dir string) runner.Options {
 	r := p.Request
-	cfg := p.CellConfig(c)
+	cfg := p.cell(c)
 	// The runner sees one variant, not the others' labels.
 	v := p.variant(label)
 	o := runner.Options{
 		Variants: []model.Variant{v}, Out: dir, EngineOpts: v.Options, DSN: r.DSN, Database: CellDatabase(r.Database, c),
 		Interval: p.Interval, Seed: r.Seed, RatePercentile: r.RatePercentile, OpTimeout: runner.DefaultOpTimeout,
-		Config: &results.RunConfig{Workload: "ibench", Preset: r.Preset, WorkloadConfig: cfg, Engines: entries([]model.Variant{v}),
+		Config: &results.RunConfig{Workload: p.workloadName(), Preset: r.Preset, WorkloadConfig: cfg.Config, Engines: entries([]model.Variant{v}),
 			EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile, SweepCell: c.Name(),
 			CooldownS: r.Cooldown.Seconds()},
-		Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
-			"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
-		NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
+		Sizes:       cfg.Sizes,
+		NewWorkload: cfg.New,
 		Cache:       p.Memory.Budget,
 	}
 	if r.Child != nil {

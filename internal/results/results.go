@@ -5,7 +5,6 @@
 package results
 
 import (
-	"fmt"
 	"time"
 
 	"rumbench/internal/measure"
@@ -552,66 +551,6 @@ type IntervalRecord struct {
 	Ops     map[string]OpRecord `json:"ops"`
 	// System holds raw system-metric deltas for the interval, when sampled.
 	System map[string]any `json:"system,omitempty"`
-}
-
-// SetLegacyRates fills the insert benchmark's version 1 fields (inserted,
-// deleted, queries, updates, ips_*, dps_*, qps_*) from the operations of
-// those names, so readers of version 1 fields keep working; *_99 only when
-// the step's rate percentile is 99.
-func (s *Step) SetLegacyRates() {
-	get := func(name string) (done int64, avg, p99 float64) {
-		o, ok := s.Ops[name]
-		if !ok {
-			return 0, 0, 0
-		}
-		if o.RateAvg != nil {
-			avg = *o.RateAvg
-		}
-		if o.RatePct != nil && s.RatePercentile == 99 {
-			p99 = *o.RatePct
-		}
-		return o.Done(), avg, p99
-	}
-	s.Inserted, s.IPSAvg, s.IPS99 = get("insert")
-	s.Deleted, s.DPSAvg, s.DPS99 = get("delete")
-	s.Queries, s.QPSAvg, s.QPS99 = get("query")
-	s.Updates, _, _ = get("update")
-}
-
-// SetLegacyPerOp fills the insert benchmark's version 1 metric fields
-// (cpu_us_per_insert, wkb_per_insert, ..., cpu_us_per_query, rkb_per_query)
-// from PerOp["insert"] and PerOp["query"]; why says, for each that stays
-// null, why it does not apply.
-func (m *Metrics) SetLegacyPerOp(mainOp string) {
-	if m.NullReasons == nil {
-		m.NullReasons = map[string]string{}
-	}
-	set := func(dst **float64, name string, v *float64, op string) {
-		*dst = v
-		if v == nil {
-			if _, known := m.NullReasons[name]; !known {
-				if mainOp == op {
-					m.NullReasons[name] = "not measured (see null_reasons of the totals)"
-				} else {
-					m.NullReasons[name] = fmt.Sprintf("%s is not this step's main operation (%s): see per_op", op, mainOp)
-				}
-			}
-		}
-	}
-	ins, q := m.PerOp["insert"], m.PerOp["query"]
-	if ins == nil {
-		ins = &OpCost{}
-	}
-	if q == nil {
-		q = &OpCost{}
-	}
-	set(&m.CPUUsPerInsert, "cpu_us_per_insert", ins.CPUUs, "insert")
-	set(&m.CSPerInsert, "cs_per_insert", ins.CS, "insert")
-	set(&m.ReadsPerInsert, "reads_per_insert", ins.Reads, "insert")
-	set(&m.RKBPerInsert, "rkb_per_insert", ins.RKB, "insert")
-	m.WKBPerInsert = ins.WKB
-	set(&m.CPUUsPerQuery, "cpu_us_per_query", q.CPUUs, "query")
-	set(&m.RKBPerQuery, "rkb_per_query", q.RKB, "query")
 }
 
 // VariantLabel is the run's variant label: Label, else the engine's name

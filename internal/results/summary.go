@@ -84,27 +84,3 @@ func opSummary(spec measure.OpSpec, count, rows, errs int64, hist *hdr.Histogram
 	}
 	return o
 }
-
-// PromoteDetails copies the rate-limit results a step reports in Details to
-// the summary's top-level fields, where reports and users look for them.
-func (s *Step) PromoteDetails() {
-	num := func(k string) (float64, bool) { return Number(s.Details[k]) }
-	if v, ok := num("ips_target"); ok {
-		s.IPSTarget = &v
-		if pct, ok := num("target_met_pct"); ok && v > 0 {
-			// Judged on the summary's own ips_avg (rows / step seconds
-			// up to the clock's stop), so the two never disagree; the
-			// workload's own figure, taken when its workers finished, can
-			// be a little earlier on a loaded machine.
-			met := s.IPSAvg >= v*pct/100
-			s.Details["target_met"] = met
-			s.Details["ips_pct_of_target"] = units.RoundHalfUp(s.IPSAvg/v*1000, 0) / 10
-		}
-	}
-	if v, ok := s.Details["target_met"].(bool); ok {
-		s.TargetMet = &v
-	}
-	if v, ok := num("rows_per_query"); ok {
-		s.RowsPerQuery = &v
-	}
-}

@@ -1,6 +1,22 @@
+// The version 1 compatibility layer: the insert benchmark's fields of
+// schema version 1 (a step's inserted, deleted, queries, updates, ips_*,
+// dps_*, qps_*; ips_target, target_met and rows_per_query promoted from its
+// details; its metrics' cpu_us_per_insert, wkb_per_insert, ...,
+// cpu_us_per_query, rkb_per_query). Version 2 bundles still carry them, so
+// readers of version 1 fields keep working: they are written here and
+// nowhere else (SetLegacyRates, SetLegacyPerOp, PromoteDetails), and read
+// back into the version 2 shape from a version 1 bundle here too
+// (upgradeV1). Version 2 code reads a step's operations (Ops, PerOp) and
+// its target through internal/figure.
+
 package results
 
-import "rumbench/internal/measure"
+import (
+	"fmt"
+
+	"rumbench/internal/measure"
+	"rumbench/internal/units"
+)
 
 // v1Ops is the fixed operation set of schema version 1 bundles, written
 // before workloads named their own operations.
@@ -111,3 +127,89 @@ func upgradeStepV1(s *Step, querySeconds float64) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// Writing: the version 1 fields a step still carries.
+
+// SetLegacyRates fills the insert benchmark's version 1 fields (inserted,
+// deleted, queries, updates, ips_*, dps_*, qps_*) from the operations of
+// those names, so readers of version 1 fields keep working; *_99 only when
+// the step's rate percentile is 99.
+func (s *Step) SetLegacyRates() {
+	get := func(name string) (done int64, avg, p99 float64) {
+		o, ok := s.Ops[name]
+		if !ok {
+			return 0, 0, 0
+		}
+		if o.RateAvg != nil {
+			avg = *o.RateAvg
+		}
+		if o.RatePct != nil && s.RatePercentile == 99 {
+			p99 = *o.RatePct
+		}
+		return o.Done(), avg, p99
+	}
+	s.Inserted, s.IPSAvg, s.IPS99 = get("insert")
+	s.Deleted, s.DPSAvg, s.DPS99 = get("delete")
+	s.Queries, s.QPSAvg, s.QPS99 = get("query")
+	s.Updates, _, _ = get("update")
+}
+
+// SetLegacyPerOp fills the insert benchmark's version 1 metric fields
+// (cpu_us_per_insert, wkb_per_insert, ..., cpu_us_per_query, rkb_per_query)
+// from PerOp["insert"] and PerOp["query"]; why says, for each that stays
+// null, why it does not apply.
+func (m *Metrics) SetLegacyPerOp(mainOp string) {
+	if m.NullReasons == nil {
+		m.NullReasons = map[string]string{}
+	}
+	set := func(dst **float64, name string, v *float64, op string) {
+		*dst = v
+		if v == nil {
+			if _, known := m.NullReasons[name]; !known {
+				if mainOp == op {
+					m.NullReasons[name] = "not measured (see null_reasons of the totals)"
+				} else {
+					m.NullReasons[name] = fmt.Sprintf("%s is not this step's main operation (%s): see per_op", op, mainOp)
+				}
+			}
+		}
+	}
+	ins, q := m.PerOp["insert"], m.PerOp["query"]
+	if ins == nil {
+		ins = &OpCost{}
+	}
+	if q == nil {
+		q = &OpCost{}
+	}
+	set(&m.CPUUsPerInsert, "cpu_us_per_insert", ins.CPUUs, "insert")
+	set(&m.CSPerInsert, "cs_per_insert", ins.CS, "insert")
+	set(&m.ReadsPerInsert, "reads_per_insert", ins.Reads, "insert")
+	set(&m.RKBPerInsert, "rkb_per_insert", ins.RKB, "insert")
+	m.WKBPerInsert = ins.WKB
+	set(&m.CPUUsPerQuery, "cpu_us_per_query", q.CPUUs, "query")
+	set(&m.RKBPerQuery, "rkb_per_query", q.RKB, "query")
+}
+
+// PromoteDetails copies the rate-limit results a step reports in Details to
+// the summary's top-level fields, where reports and users look for them.
+func (s *Step) PromoteDetails() {
+	num := func(k string) (float64, bool) { return Number(s.Details[k]) }
+	if v, ok := num("ips_target"); ok {
+		s.IPSTarget = &v
+		if pct, ok := num("target_met_pct"); ok && v > 0 {
+			// Judged on the summary's own ips_avg (rows / step seconds
+			// up to the clock's stop), so the two never disagree; the
+			// workload's own figure, taken when its workers finished, can
+			// be a little earlier on a loaded machine.
+			met := s.IPSAvg >= v*pct/100
+			s.Details["target_met"] = met
+			s.Details["ips_pct_of_target"] = units.RoundHalfUp(s.IPSAvg/v*1000, 0) / 10
+		}
+	}
+	if v, ok := s.Details["target_met"].(bool); ok {
+		s.TargetMet = &v
+	}
+	if v, ok := num("rows_per_query"); ok {
+		s.RowsPerQuery = &v
+	}
+}

@@ -62,14 +62,17 @@ func (f cellFigures) text(key string) string { return f.values[key].Text(figure.
 // readFigures reads one engine's figures of a cell, dir = <cell>/<engine>;
 // in a repeated sweep the medians over <cell>/rep-*/<engine> of the
 // repetitions that completed the step.
-func readFigures(dir, step string) cellFigures {
+func readFigures(dir, step string) cellFigures { return readFiguresOf(dir, step, matrixKeys) }
+
+// readFiguresOf is readFigures of the figures keys.
+func readFiguresOf(dir, step string, keys []string) cellFigures {
 	reps := results.RepDirs(filepath.Dir(dir))
 	if len(reps) == 0 {
-		return readRun(dir, step)
+		return readRun(dir, step, keys)
 	}
 	var all, done []cellFigures
 	for _, r := range reps {
-		f := readRun(filepath.Join(r, filepath.Base(dir)), step)
+		f := readRun(filepath.Join(r, filepath.Base(dir)), step, keys)
 		all = append(all, f)
 		if f.ok {
 			done = append(done, f)
@@ -88,7 +91,7 @@ func readFigures(dir, step string) cellFigures {
 	samples := stats.Samples{}
 	for _, f := range done {
 		out.slaMissed = out.slaMissed || f.slaMissed
-		for _, k := range matrixKeys {
+		for _, k := range keys {
 			if v := f.values[k]; v.OK {
 				samples.Add(k, v.V)
 			}
@@ -96,7 +99,7 @@ func readFigures(dir, step string) cellFigures {
 	}
 	out.stats = samples.Stats()
 	out.values = map[string]figure.Value{}
-	for _, k := range matrixKeys {
+	for _, k := range keys {
 		if st := out.stats[k]; st != nil {
 			out.values[k] = figure.Known(st.Median)
 		}
@@ -125,7 +128,7 @@ const notRun = "not run"
 
 // readRun reads the figures of one bundle's step: the main operation's
 // rate and per-operation costs (the matrices compare the load itself).
-func readRun(dir, step string) cellFigures {
+func readRun(dir, step string, keys []string) cellFigures {
 	b, err := results.Read(dir)
 	if err != nil {
 		return cellFigures{status: notRun}
@@ -141,7 +144,7 @@ func readRun(dir, step string) cellFigures {
 		f.status = "incomplete"
 	}
 	src := figure.OfOp(s, s.MainOp)
-	for _, k := range matrixKeys {
+	for _, k := range keys {
 		f.values[k] = figure.Get(k, src)
 	}
 	return f
@@ -176,6 +179,9 @@ func (s *Spec) MatrixStep() string {
 // and client count: ipsAvg-ipsP-disk-live-PSS by index count, the same relative
 // to 0 indexes, and reads and KB written per inserted row.
 func Tables(dir string, s *Spec) []table.Table {
+	if s.Workload != "" {
+		return workloadTables(dir, s)
+	}
 	step := s.MatrixStep()
 	var out []table.Table
 	for _, c := range s.Clients {
@@ -255,8 +261,16 @@ func Tables(dir string, s *Spec) []table.Table {
 // Markdown writes the sweep's matrices.
 func Markdown(w io.Writer, dir string, s *Spec) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# rumbench sweep: %s\n\nengines %s × indexes %s × pad sizes %s × clients %s; steps %s\n\n",
-		dir, strings.Join(s.Engines, ","), ints(s.Indexes), ints(s.PadSizes), ints(s.Clients), strings.Join(s.Steps, ","))
+	if s.Workload != "" {
+		fmt.Fprintf(&b, "# rumbench sweep %s: %s\n\n%ss %s", s.Workload, dir, s.RowHeader(), strings.Join(s.Engines, ","))
+		for _, a := range s.Axes {
+			fmt.Fprintf(&b, " × %s %s", a.Name, ints(a.Values))
+		}
+		b.WriteString("\n\n")
+	} else {
+		fmt.Fprintf(&b, "# rumbench sweep: %s\n\nengines %s × indexes %s × pad sizes %s × clients %s; steps %s\n\n",
+			dir, strings.Join(s.Engines, ","), ints(s.Indexes), ints(s.PadSizes), ints(s.Clients), strings.Join(s.Steps, ","))
+	}
 	if line := memoryLine(s); line != "" {
 		b.WriteString(line + "\n\n")
 	}
@@ -301,6 +315,9 @@ func ints(v []int) string {
 // disk, live and PSS ratios, the ratio of the relative-to-0-indexes figures, and
 // of r/i and wKB/i. A cell either sweep lacks shows why.
 func CompareTables(dir string, s *Spec, baseDir string) []table.Table {
+	if s.Workload != "" {
+		return workloadMatrices(dir, s, baseDir)
+	}
 	step := s.MatrixStep()
 	var out []table.Table
 	for _, c := range s.Clients {
@@ -373,6 +390,9 @@ func CompareMarkdown(w io.Writer, dir string, s *Spec, baseDir string) error {
 // (ipsAvg of the matrix step) against the number of secondary indexes, one
 // line per engine.
 func SummaryCharts(dir string, s *Spec) ([]chart.Chart, error) {
+	if s.Workload != "" {
+		return workloadCharts(dir, s)
+	}
 	step := s.MatrixStep()
 	var xs []float64
 	for _, k := range s.Indexes {

@@ -1,6 +1,7 @@
-// Package sweep runs the insert benchmark over a grid of engines × number of
-// secondary indexes × row size × clients, one full run per cell, resumably,
-// and reads the grid back for the published matrix tables.
+// Package sweep runs a workload over a grid of variants × the workload's
+// axes (workload.Sweeper: the insert benchmark's secondary indexes × row
+// size × clients, the hot-row sweep's tables × clients), one full run per
+// cell, resumably, and reads the grid back for the matrix tables.
 package sweep
 
 import (
@@ -12,11 +13,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"rumbench/internal/results"
+	"rumbench/internal/workload"
 )
 
 // SpecFile is the sweep's description in its output directory.
@@ -42,6 +45,89 @@ type Spec struct {
 	// runs labelled variants (--engine LABEL=ENGINE, --vary); nil when
 	// Engines are engine names.
 	Variants map[string]string `json:"variants,omitempty"`
+	// Workload is the workload swept when it is not the insert benchmark,
+	// whose sweep.json has always been without it (Indexes, PadSizes and
+	// Clients are its axes); Axes are then that workload's axes
+	// (workload.Sweeper) and Skip the cells of their grid it does not run.
+	Workload string   `json:"workload,omitempty"`
+	Axes     []Axis   `json:"axes,omitempty"`
+	Skip     []string `json:"skip,omitempty"`
+}
+
+// MarshalJSON writes sweep.json: the insert benchmark's as it always was;
+// another workload's without the insert benchmark's axes and settings.
+func (s Spec) MarshalJSON() ([]byte, error) {
+	type plain Spec
+	if s.Workload == "" {
+		return json.Marshal(plain(s))
+	}
+	return json.Marshal(struct {
+		Engines  []string          `json:"engines"`
+		Workload string            `json:"workload"`
+		Axes     []Axis            `json:"axes"`
+		Skip     []string          `json:"skip,omitempty"`
+		Shared   map[string]any    `json:"shared,omitempty"`
+		Repeat   int               `json:"repeat,omitempty"`
+		Variants map[string]string `json:"variants,omitempty"`
+	}{s.Engines, s.Workload, s.Axes, s.Skip, s.Shared, s.Repeat, s.Variants})
+}
+
+// Axis is one of a workload's axes and its values (workload.Axis).
+type Axis struct {
+	Name   string `json:"name"`
+	Prefix string `json:"prefix"`
+	Values []int  `json:"values"`
+}
+
+// WorkloadName is the workload the sweep runs.
+func (s *Spec) WorkloadName() string {
+	if s.Workload == "" {
+		return "ibench"
+	}
+	return s.Workload
+}
+
+// At is the cell's axis values of a workload's sweep (Axes), by axis name.
+func (s *Spec) At(c Cell) workload.Point {
+	p := workload.Point{}
+	for i, part := range strings.Split(c.name, "-") {
+		if i < len(s.Axes) {
+			p[s.Axes[i].Name], _ = strconv.Atoi(strings.TrimPrefix(part, s.Axes[i].Prefix))
+		}
+	}
+	return p
+}
+
+// CellAt is the cell of a workload's sweep at p.
+func (s *Spec) CellAt(p workload.Point) Cell {
+	return Cell{name: workload.CellName(s.workloadAxes(), p)}
+}
+
+func (s *Spec) workloadAxes() []workload.Axis {
+	out := make([]workload.Axis, len(s.Axes))
+	for i, a := range s.Axes {
+		out[i] = workload.Axis{Name: a.Name, Prefix: a.Prefix}
+	}
+	return out
+}
+
+// grid is every point of a workload's axes, the last axis slowest.
+func (s *Spec) grid() []workload.Point {
+	out := []workload.Point{{}}
+	for _, a := range s.Axes {
+		var next []workload.Point
+		for _, v := range a.Values {
+			for _, p := range out {
+				q := workload.Point{a.Name: v}
+				for k, x := range p {
+					q[k] = x
+				}
+				next = append(next, q)
+			}
+		}
+		out = next
+	}
+	return out
 }
 
 // EngineOf is the engine of the variant labelled label (label itself when
@@ -65,18 +151,36 @@ func (s *Spec) RunDir(out string, c Cell, engine string, k int) string {
 	return filepath.Join(results.RepDir(filepath.Join(out, c.Name()), k), engine)
 }
 
-// Cell is one point of the grid (engines are run inside it).
+// Cell is one point of the grid (engines are run inside it): of the
+// insert benchmark's, its index count, row size and clients; of another
+// workload's, its name over the spec's Axes (Spec.At reads it).
 type Cell struct {
 	Indexes, Pad, Clients int
+	name                  string
 }
 
-// Name is the cell's directory name, e.g. x3-pad256-c1.
-func (c Cell) Name() string { return fmt.Sprintf("x%d-pad%d-c%d", c.Indexes, c.Pad, c.Clients) }
+// Name is the cell's directory name, e.g. x3-pad256-c1 (t4-c16 of the
+// hot-row sweep).
+func (c Cell) Name() string {
+	if c.name != "" {
+		return c.name
+	}
+	return fmt.Sprintf("x%d-pad%d-c%d", c.Indexes, c.Pad, c.Clients)
+}
 
 // Cells lists the grid's cells: clients, then row size, then index count
-// vary slowest to fastest, so one matrix's cells run together.
+// vary slowest to fastest, so one matrix's cells run together (of a
+// workload's Axes, the last slowest), without the cells Skip lists.
 func (s *Spec) Cells() []Cell {
 	var out []Cell
+	if s.Workload != "" {
+		for _, p := range s.grid() {
+			if c := s.CellAt(p); !slices.Contains(s.Skip, c.Name()) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
 	for _, c := range s.Clients {
 		for _, p := range s.PadSizes {
 			for _, k := range s.Indexes {
@@ -89,6 +193,20 @@ func (s *Spec) Cells() []Cell {
 
 // Validate checks the axes.
 func (s *Spec) Validate() error {
+	if s.Workload != "" {
+		if len(s.Engines) == 0 {
+			return errors.New("no engine given: use --engine")
+		}
+		for _, a := range s.Axes {
+			if len(a.Values) == 0 {
+				return fmt.Errorf("--%s is empty: give a comma list, e.g. --%s 1,2", a.Name, a.Name)
+			}
+		}
+		if len(s.Cells()) == 0 {
+			return fmt.Errorf("no cell to run: the %s sweep skips every cell of this grid", s.Workload)
+		}
+		return nil
+	}
 	switch {
 	case len(s.Engines) == 0:
 		return errors.New("no engine given: use --engine")

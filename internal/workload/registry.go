@@ -46,6 +46,9 @@ type Definition struct {
 	// prints after the generic step tables (markdown), one row per run
 	// named by labels[i].
 	Table TableFunc
+	// Sweeper, when set, lets `rumbench sweep NAME` run the workload over
+	// a grid of cells (tables × clients × variants).
+	Sweeper Sweeper
 }
 
 // TableFunc prints a workload's summary table of runs.

@@ -38,6 +38,7 @@ cells (both concurrency 1..64).`,
 		Flags:   addFlags,
 		Report:  printReport,
 		Table:   ReportTable,
+		Sweeper: sweeper{},
 	})
 }
 

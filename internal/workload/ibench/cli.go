@@ -19,6 +19,7 @@ func init() {
 	}
 	workload.Register(&workload.Definition{
 		Name:        "ibench",
+		Sweeper:     sweeper{},
 		Description: "the insert benchmark: PK-order load, index build, insert+delete churn, queries under paced writes (docs/design.md#steps)",
 		Long: `The insert benchmark (the default workload). Steps: l.i0 loads --rows rows per
 client in PK order (100 per transaction), l.x builds --indexes secondary

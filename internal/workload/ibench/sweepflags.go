@@ -54,6 +54,61 @@ func (p Preset) Sizes(changed func(string) bool, rows, churn int64, qs float64) 
 	return rows, churn, qs
 }
 
+// Sweep axes of the insert benchmark (`rumbench sweep`): the flags, and
+// the keys of a cell's workload.Point.
+const (
+	AxisIndexes  = "indexes"
+	AxisPadSizes = "pad-sizes"
+	AxisClients  = "clients"
+)
+
+// sweeper runs the insert benchmark in `rumbench sweep`. Its grid and
+// matrices are the ones sweep.json has always described (its indexes,
+// pad_sizes and clients; the published matrices of internal/sweep), so
+// a sweep resumes and reads back as before.
+type sweeper struct{}
+
+// SweepAxes are the grid's axes in the order of a cell's name
+// (x3-pad256-c1); --pad-sizes also takes sizes such as 10KB, and
+// --indexes defaults from the preset (0..3, or 0,3 for iobound).
+func (sweeper) SweepAxes() []workload.Axis {
+	return []workload.Axis{
+		{Name: AxisIndexes, Prefix: "x", Min: 0, Default: []int{0, 1, 2, 3}, Usage: "numbers of secondary indexes (comma list of 0..3)"},
+		{Name: AxisPadSizes, Prefix: "pad", Min: 0, Default: []int{20}, Usage: "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)"},
+		{Name: AxisClients, Prefix: "c", Min: 1, Default: []int{1}, Usage: "client counts (comma list), each client with its own table"},
+	}
+}
+
+func (sweeper) SweepFlags(fl *pflag.FlagSet) workload.CellConfigurer {
+	v := &SweepValues{}
+	AddSweepFlags(fl, v)
+	return v.Configurer()
+}
+
+// SweepMatrices: none of the generic kind; the insert benchmark's are the
+// published matrices internal/sweep draws from its sweep.json.
+func (sweeper) SweepMatrices() []workload.SweepMatrix { return nil }
+
+// Configurer makes a cell's configuration from v: the sizes resolved from
+// the preset (Sizes) for those not given, one table per client, the
+// cell's indexes and a fixed pad size.
+func (v *SweepValues) Configurer() workload.CellConfigurer {
+	return func(c workload.Common, at workload.Point) (*workload.Configured, error) {
+		preset, err := LookupPreset(c.Preset)
+		if err != nil {
+			return nil, err
+		}
+		rows, churn, qs := preset.Sizes(c.Changed, v.Rows, v.ChurnRows, v.QuerySeconds)
+		cfg := v.CellConfig(rows, churn, qs, c.Seed, at[AxisClients], at[AxisIndexes], at[AxisPadSizes])
+		return &workload.Configured{
+			Config: cfg,
+			Sizes: map[string]any{"clients": cfg.Clients, "rows": cfg.Rows, "churn_rows": cfg.ChurnRows, "indexes": cfg.Indexes,
+				"pad_min": cfg.PadMin, "pad_max": cfg.PadMax},
+			New: func() (workload.Workload, error) { return New(cfg) },
+		}, nil
+	}
+}
+
 // CellConfig is the configuration of one sweep cell's run: clients, each
 // with its own table, indexes and a fixed pad size, with the sizes
 // resolved (Sizes).

@@ -36,6 +36,7 @@ After a run, rumbench verify --workload linkbench checks counts against links.`,
 		Report:  printReport,
 		Verify:  verifyCounts,
 		Table:   Table,
+		Sweeper: sweeper{},
 	})
 }
 

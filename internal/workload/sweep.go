@@ -1,0 +1,151 @@
+package workload
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Sweeper is implemented by a workload `rumbench sweep` can run: a grid of
+// cells over the workload's axes (integers, such as tables and clients) ×
+// the variants, each cell a full run of the workload. The sweep core (plan,
+// execute, internal/sweep) knows the grid only through it.
+type Sweeper interface {
+	// SweepAxes are the grid's axes, in the order of a cell's name
+	// (t4-c16: tables, then clients); the last varies slowest.
+	SweepAxes() []Axis
+	// SweepFlags declares the settings every run of the sweep shares (not
+	// the axes, which the sweep declares from SweepAxes) into fs, and
+	// returns how a cell's configuration is made from them once parsed.
+	SweepFlags(fs *pflag.FlagSet) CellConfigurer
+	// SweepMatrices are what the sweep's matrices show.
+	SweepMatrices() []SweepMatrix
+}
+
+// Axis is one dimension of a sweep's grid: a flag taking a comma list of
+// integers.
+type Axis struct {
+	// Name is the flag and the key in sweep.json ("tables").
+	Name string
+	// Prefix heads the axis's value in a cell's name ("t" of t4-c16).
+	Prefix string
+	// Usage is the flag's help; Default its values when not given.
+	Usage   string
+	Default []int
+	// Min is the smallest value allowed.
+	Min int
+}
+
+// Point is a cell of a sweep: each axis's value, by axis name.
+type Point map[string]int
+
+// CellName is the name of the cell at p over axes, e.g. t4-c16.
+func CellName(axes []Axis, p Point) string {
+	parts := make([]string, len(axes))
+	for i, a := range axes {
+		parts[i] = a.Prefix + strconv.Itoa(p[a.Name])
+	}
+	return strings.Join(parts, "-")
+}
+
+// CheckAxis refuses an axis's values the sweep cannot run: none, one
+// below the axis's minimum, or one listed twice.
+func (a Axis) CheckAxis(values []int) error {
+	if len(values) == 0 {
+		return fmt.Errorf("--%s is empty: give a comma list, e.g. --%s 1,2", a.Name, a.Name)
+	}
+	seen := map[int]bool{}
+	for _, v := range values {
+		if v < a.Min {
+			return fmt.Errorf("--%s values must be at least %d, got %d", a.Name, a.Min, v)
+		}
+		if seen[v] {
+			return fmt.Errorf("--%s lists %d twice", a.Name, v)
+		}
+		seen[v] = true
+	}
+	return nil
+}
+
+// CellConfigurer makes the configuration of one cell's run from the
+// settings every run shares (c) and the cell's axis values (at). A nil
+// Configured and nil error: the workload does not run that cell (the
+// hot-row sweep's cells with fewer clients than tables), and the matrices
+// show it skipped. Errors are the user's input.
+type CellConfigurer func(c Common, at Point) (*Configured, error)
+
+// SweepMatrix is one matrix of a sweep's report: per variant, a table of
+// a figure of each cell's run, one axis down and another across (each
+// further axis's value a table of its own).
+type SweepMatrix struct {
+	// Title heads the table ("updates/s").
+	Title string
+	// Figure is the catalogued figure shown (internal/figure's key), of
+	// the step's main operation.
+	Figure string
+	// Rows and Columns name the axes down and across.
+	Rows, Columns string
+	// Step is the step of a cell's run the figure comes from.
+	Step func(at Point) string
+	// Note explains the matrix under it.
+	Note string
+}
+
+// SweeperOf is the workload's Sweeper, or an error saying it cannot be
+// swept and which workloads can.
+func SweeperOf(name string) (Sweeper, error) {
+	d, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if d.Sweeper == nil {
+		var can []string
+		for _, n := range Names() {
+			if x, _ := Lookup(n); x.Sweeper != nil {
+				can = append(can, n)
+			}
+		}
+		return nil, fmt.Errorf("workload %s cannot be swept (it offers no sweep axes): sweep one of %s, or run it with `rumbench run %s`", name, strings.Join(can, ", "), name)
+	}
+	return d.Sweeper, nil
+}
+
+// SweepRunFlags is a Sweeper's SweepFlags made of the workload's run flags
+// (flags: its Definition.Flags): it declares into fs every run flag but
+// those the axes set (runFlag: the run flag of each axis, by axis name),
+// and configures a cell as `rumbench run NAME --FLAG V` of its values
+// would, so a cell's run is the run's configuration, checks included.
+// Cells are configured one at a time.
+func SweepRunFlags(fs *pflag.FlagSet, flags func(*pflag.FlagSet) Configurer, runFlag map[string]string) CellConfigurer {
+	own := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	configure := flags(own)
+	set := map[string]bool{}
+	for _, f := range runFlag {
+		set[f] = true
+	}
+	own.VisitAll(func(f *pflag.Flag) {
+		if !set[f.Name] && fs.Lookup(f.Name) == nil {
+			fs.AddFlag(f)
+		}
+	})
+	return func(c Common, at Point) (*Configured, error) {
+		for axis, name := range runFlag {
+			f := own.Lookup(name)
+			v := strconv.Itoa(at[axis])
+			var err error
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				err = sv.Replace([]string{v})
+			} else {
+				err = f.Value.Set(v)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("--%s %s: %w", axis, v, err)
+			}
+		}
+		changed := c.Changed
+		c.Changed = func(name string) bool { return set[name] || changed(name) }
+		return configure(c)
+	}
+}
