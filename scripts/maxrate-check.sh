@@ -4,14 +4,14 @@
 # runs one probe at 0.9x and one at 1.5x the median found rate by the same
 # rule; it prints each found rate, the spread, and the two verdicts.
 #
-# Usage: scripts/maxrate-check.sh [ENGINE ...]   (default: pebble sqlite postgres)
+# Usage: [PROBE_SECONDS=10] scripts/maxrate-check.sh [ENGINE ...]   (default: pebble sqlite postgres; probes of 3 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x ./rumbench ] || go build -o rumbench ./cmd/rumbench
 engines=("$@")
 [ ${#engines[@]} -gt 0 ] || engines=(pebble sqlite postgres)
 out=${OUT:-$(mktemp -d /tmp/rumbench-maxrate.XXXXXX)}
-args=(--rows 200000 --clients 2 --probe-seconds 3 --settle-seconds 1 --max-seconds 300 --quiet)
+args=(--rows 200000 --clients 2 --probe-seconds "${PROBE_SECONDS:-3}" --settle-seconds 1 --max-seconds 600 --quiet)
 rate() { jq -r '.details.sustained_rate' "$1/$2/steps/l.max.json"; }
 for e in "${engines[@]}"; do
 	found=()
