@@ -257,10 +257,19 @@ func (r *Recorder) convertPerf(path string) (samples int, scope string, err erro
 	return len(prof.Sample), scope, f.Close()
 }
 
-// Close implements runner.Observer: a perf still running is stopped.
+// Close implements runner.Observer: a perf still running (a step that
+// ended without its StepEnd: an interrupted run) is stopped, and its files
+// in /dev/shm are removed.
 func (r *Recorder) Close() error {
 	if r.perfPid != 0 && alive(r.perfPid) {
 		syscall.Kill(r.perfPid, syscall.SIGINT)
+		for deadline := time.Now().Add(5 * time.Second); alive(r.perfPid) && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if r.perfData != "" {
+		os.Remove(r.perfData)
+		os.Remove(r.perfData + ".log")
 	}
 	return nil
 }
