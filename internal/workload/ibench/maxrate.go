@@ -34,12 +34,24 @@ func (b *Bench) maxRate(ctx context.Context, env *workload.Env) error {
 		}
 		qc, b.qconns = b.qconns, nil
 	}
-	defer qc.close()
+	defer func() { qc.close() }() // the last probe's connections
 	b.settle()
 	cfg, rule := b.cfg.Settings.Config(DefaultSearchStart), b.cfg.Settings.Rule()
 	var mu sync.Mutex
 	inserted := int64(0)
+	first := true
 	res, err := ratesearch.Find(ctx, cfg, rule, func(ctx context.Context, target float64) (ratesearch.Probe, error) {
+		if !first {
+			// A session whose context ended is not used again (its I/O
+			// was interrupted): each probe runs on fresh connections,
+			// opened before its time starts.
+			qc.close()
+			if err := b.querySetup(ctx, env); err != nil {
+				return ratesearch.Probe{}, err
+			}
+			qc, b.qconns = b.qconns, nil
+		}
+		first = false
 		p, n, err := b.probe(ctx, env, qc, target, bs)
 		mu.Lock()
 		inserted += n

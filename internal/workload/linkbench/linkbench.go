@@ -335,7 +335,16 @@ func (b *Bench) loadRange(ctx context.Context, env *workload.Env, lo, hi int64) 
 // sustained rate and every probe.
 func (b *Bench) searchRate(ctx context.Context, env *workload.Env, reqs []*requester) error {
 	set := b.cfg.Settings
+	first := true
 	res, err := ratesearch.Find(ctx, set.Config(DefaultSearchStart), set.Rule(), func(ctx context.Context, target float64) (ratesearch.Probe, error) {
+		if !first {
+			for _, q := range reqs {
+				if err := q.reconnect(ctx, env.DB); err != nil {
+					return ratesearch.Probe{}, err
+				}
+			}
+		}
+		first = false
 		start := time.Now()
 		until := measure.FixedDeadline(set.End(start))
 		_, windows := set.Windows(start, len(reqs))

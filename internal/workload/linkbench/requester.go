@@ -114,6 +114,24 @@ func (b *Bench) newRequester(ctx context.Context, env *workload.Env, i int) (*re
 
 func (q *requester) close() { q.conn.Close() }
 
+// reconnect gives the requester a new connection: a session whose context
+// ended is not used again (its I/O was interrupted), so each probe of a
+// search runs on fresh connections, opened before its clock time starts.
+func (q *requester) reconnect(ctx context.Context, db model.DB) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("reconnect requester: %w", err)
+	}
+	tr, ok := conn.(model.Transactor)
+	if !ok {
+		conn.Close()
+		return fmt.Errorf("engine %s has no multi-operation transactions, which linkbench needs", db.Info().Name)
+	}
+	q.conn.Close()
+	q.conn, q.tr = conn, tr
+	return nil
+}
+
 // cumulative turns a mix into cumulative percentages.
 func cumulative(m Mix) (c [len(Mix{})]float64) {
 	var s float64
