@@ -7,6 +7,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/pflag"
+
+	"rumbench/internal/measure"
 )
 
 // Defaults of a workload's search.
@@ -137,6 +139,18 @@ func (w *Window) Record(done time.Time, lat time.Duration, n int64) {
 	w.hist.RecordValue(max(lat.Microseconds(), 1))
 	if i := int(done.Sub(w.from) / time.Second); i < len(w.perSec) {
 		w.perSec[i] += n
+	}
+}
+
+// RecordSkipped counts the slots [slot-skipped, slot) of s that the
+// backlog rule skipped at now: no operation, the wait they had so far. A
+// nil window records nothing.
+func (w *Window) RecordSkipped(s *measure.Schedule, slot, skipped int64, now time.Time) {
+	if w == nil {
+		return
+	}
+	for i := slot - skipped; i < slot; i++ {
+		w.Record(now, now.Sub(s.At(i)), 0)
 	}
 }
 

@@ -362,11 +362,7 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 		now := time.Now()
 		slot, at, skipped, ok := s.Next(now)
 		recordSkipped(rec, opInsertResponse, s, slot, skipped, now)
-		if st.probe != nil {
-			for i := slot - skipped; i < slot; i++ {
-				st.probe.Record(now, now.Sub(s.At(i)), 0)
-			}
-		}
+		st.probe.RecordSkipped(s, slot, skipped, now)
 		if !ok {
 			return nil
 		}

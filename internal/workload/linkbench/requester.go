@@ -182,11 +182,7 @@ func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time,
 			now := time.Now()
 			slot, at, skipped, ok := sched.Next(now)
 			q.st.missed += skipped
-			if w != nil {
-				for i := slot - skipped; i < slot; i++ {
-					w.Record(now, now.Sub(sched.At(i)), 0)
-				}
-			}
+			w.RecordSkipped(sched, slot, skipped, now)
 			if !ok {
 				break
 			}
