@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"rumbench/internal/enginetest"
-	"rumbench/internal/ratesearch"
+	"rumbench/internal/results"
 	"rumbench/internal/testdb"
 )
 
@@ -32,8 +32,8 @@ func TestMaxRateOnServer(t *testing.T) {
 	}
 	var st struct {
 		Details struct {
-			Sustained float64           `json:"sustained_rate"`
-			Search    ratesearch.Result `json:"search"`
+			Sustained float64        `json:"sustained_rate"`
+			Search    results.Search `json:"search"`
 		} `json:"details"`
 		Error string `json:"error"`
 	}

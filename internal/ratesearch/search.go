@@ -8,21 +8,9 @@ package ratesearch
 import (
 	"context"
 	"fmt"
+	"rumbench/internal/results"
 	"time"
 )
-
-// Probe is one run at a target rate and the rule's verdict on it.
-type Probe struct {
-	Target   float64 `json:"target"`
-	Achieved float64 `json:"achieved"`
-	// P99Us is the probe's p99 response time (from the intended start), µs.
-	P99Us int64 `json:"p99_us"`
-	// Stalled counts the probe's stalled intervals.
-	Stalled int     `json:"stalled"`
-	Seconds float64 `json:"seconds"`
-	Pass    bool    `json:"pass"`
-	Why     string  `json:"why,omitempty"`
-}
 
 // Rule judges a probe: it passes when the achieved rate is at least
 // MinShare of the target, no interval stalled, and, with an SLO, its p99
@@ -37,7 +25,7 @@ type Rule struct {
 const DefaultMinShare = 0.95
 
 // Judge sets p.Pass and p.Why.
-func (r Rule) Judge(p *Probe) {
+func (r Rule) Judge(p *results.SearchProbe) {
 	share := r.MinShare
 	if share <= 0 {
 		share = DefaultMinShare
@@ -72,29 +60,15 @@ type Config struct {
 	Only float64
 }
 
-// Result is what the search found. Sustained is the highest target that
-// passed (0: none did); Upper the lowest that failed (0: none did, so the
-// bracket has no upper end and Sustained is a lower bound).
-type Result struct {
-	Sustained float64 `json:"sustained_rate"`
-	Lower     float64 `json:"lower"`
-	Upper     float64 `json:"upper"`
-	Probes    []Probe `json:"probes"`
-	// Done says whether the bracket reached the precision; Why says why
-	// not (probes or time ran out, nothing passed).
-	Done bool   `json:"done"`
-	Why  string `json:"why,omitempty"`
-}
-
 // Run probes one target rate; the search judges its result with the rule.
-type Run func(ctx context.Context, target float64) (Probe, error)
+type Run func(ctx context.Context, target float64) (results.SearchProbe, error)
 
 // Find searches: it doubles the target from cfg.Start while probes pass
 // (halving instead while the first ones fail), then bisects between the
 // highest pass and the lowest failure.
-func Find(ctx context.Context, cfg Config, rule Rule, run Run) (Result, error) {
+func Find(ctx context.Context, cfg Config, rule Rule, run Run) (results.Search, error) {
 	if cfg.Start <= 0 {
-		return Result{}, fmt.Errorf("ratesearch: start rate must be positive, got %g", cfg.Start)
+		return results.Search{}, fmt.Errorf("ratesearch: start rate must be positive, got %g", cfg.Start)
 	}
 	if cfg.Precision <= 0 {
 		cfg.Precision = 0.05
@@ -102,7 +76,7 @@ func Find(ctx context.Context, cfg Config, rule Rule, run Run) (Result, error) {
 	if cfg.MaxProbes <= 0 {
 		cfg.MaxProbes = 40
 	}
-	var res Result
+	var res results.Search
 	if cfg.Only > 0 {
 		p, err := run(ctx, cfg.Only)
 		if err != nil {
@@ -110,7 +84,7 @@ func Find(ctx context.Context, cfg Config, rule Rule, run Run) (Result, error) {
 		}
 		p.Target = cfg.Only
 		rule.Judge(&p)
-		res.Probes, res.Done = []Probe{p}, true
+		res.Probes, res.Done = []results.SearchProbe{p}, true
 		if p.Pass {
 			res.Sustained, res.Lower = cfg.Only, cfg.Only
 		} else {
@@ -143,7 +117,7 @@ func Find(ctx context.Context, cfg Config, rule Rule, run Run) (Result, error) {
 		}
 		return false, ""
 	}
-	finish := func() (Result, error) {
+	finish := func() (results.Search, error) {
 		res.Sustained = res.Lower
 		switch {
 		case res.Lower == 0:

@@ -3,6 +3,7 @@ package ratesearch
 import (
 	"context"
 	"math"
+	"rumbench/internal/results"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +13,10 @@ import (
 // (achieving the target) and falls short above it (achieving only cap),
 // with a p99 that grows as the target nears cap.
 func capacity(capRate float64) Run {
-	return func(_ context.Context, target float64) (Probe, error) {
+	return func(_ context.Context, target float64) (results.SearchProbe, error) {
 		a := math.Min(target, capRate)
 		p99 := int64(1000 + 50000*target/capRate) // 1.05 ms at 0, 51 ms at capacity
-		return Probe{Achieved: a, P99Us: p99, Seconds: 10}, nil
+		return results.SearchProbe{Achieved: a, P99Us: p99, Seconds: 10}, nil
 	}
 }
 
@@ -55,7 +56,7 @@ func TestSLOBounds(t *testing.T) {
 
 // TestStallFails: a probe with a stalled interval fails even at its rate.
 func TestStallFails(t *testing.T) {
-	var p = Probe{Target: 100, Achieved: 100, Stalled: 1}
+	var p = results.SearchProbe{Target: 100, Achieved: 100, Stalled: 1}
 	Rule{}.Judge(&p)
 	if p.Pass || !strings.Contains(p.Why, "stalled") {
 		t.Errorf("%+v", p)
@@ -65,7 +66,7 @@ func TestStallFails(t *testing.T) {
 // TestNothingPasses and limits: an engine that keeps nothing ends with no
 // sustained rate and says so; probes running out end with the bracket.
 func TestNothingPassesAndLimits(t *testing.T) {
-	r, err := Find(context.Background(), Config{Start: 100}, Rule{}, func(context.Context, float64) (Probe, error) { return Probe{}, nil })
+	r, err := Find(context.Background(), Config{Start: 100}, Rule{}, func(context.Context, float64) (results.SearchProbe, error) { return results.SearchProbe{}, nil })
 	if err != nil || r.Sustained != 0 || r.Why != "no probe passed" {
 		t.Errorf("nothing passes: %+v %v", r, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/measure"
+	"rumbench/internal/results"
 )
 
 // Defaults of a workload's search.
@@ -157,7 +158,7 @@ func (w *Window) RecordSkipped(s *measure.Schedule, slot, skipped int64, now tim
 // Measure is the probe at target from its workers' windows: the achieved
 // rate over the window, the p99 response time, and the whole seconds below
 // StallShare of the target.
-func (s Settings) Measure(target float64, ws []*Window) Probe {
+func (s Settings) Measure(target float64, ws []*Window) results.SearchProbe {
 	h := hdr.New(1, int64(time.Hour/time.Microsecond), 3)
 	perSec := make([]int64, int(math.Ceil(s.probe())))
 	var n int64
@@ -168,7 +169,7 @@ func (s Settings) Measure(target float64, ws []*Window) Probe {
 			n += v
 		}
 	}
-	p := Probe{Achieved: float64(n) / s.probe(), P99Us: h.ValueAtQuantile(99), Seconds: s.settle() + s.probe()}
+	p := results.SearchProbe{Achieved: float64(n) / s.probe(), P99Us: h.ValueAtQuantile(99), Seconds: s.settle() + s.probe()}
 	for i := 0; i < int(s.probe()); i++ {
 		if float64(perSec[i]) < StallShare*target {
 			p.Stalled++

@@ -3,8 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-
-	"rumbench/internal/ratesearch"
+	"rumbench/internal/results"
 )
 
 // probesChart draws a search step's probes (l.max, LinkBench --request-rate
@@ -41,14 +40,14 @@ func (r *Report) probesChart(sr *StepReport) (*Chart, error) {
 }
 
 // searchOf reads a step's details.search, as stored (JSON) or in memory.
-func searchOf(v any) (ratesearch.Result, bool) {
-	if res, ok := v.(ratesearch.Result); ok {
+func searchOf(v any) (results.Search, bool) {
+	if res, ok := v.(results.Search); ok {
 		return res, true
 	}
 	b, err := json.Marshal(v)
 	if err != nil || v == nil {
-		return ratesearch.Result{}, false
+		return results.Search{}, false
 	}
-	var res ratesearch.Result
+	var res results.Search
 	return res, json.Unmarshal(b, &res) == nil
 }

@@ -2,15 +2,14 @@ package report
 
 import (
 	"encoding/json"
+	"rumbench/internal/results"
 	"testing"
-
-	"rumbench/internal/ratesearch"
 )
 
 // TestSearchOf: a step's details.search reads the same from memory and
 // from a stored bundle's JSON; anything else is no search.
 func TestSearchOf(t *testing.T) {
-	res := ratesearch.Result{Sustained: 7500, Lower: 7500, Upper: 7812.5, Probes: []ratesearch.Probe{{Target: 5000, Achieved: 5000, Pass: true}, {Target: 10000, Achieved: 8675}}}
+	res := results.Search{Sustained: 7500, Lower: 7500, Upper: 7812.5, Probes: []results.SearchProbe{{Target: 5000, Achieved: 5000, Pass: true}, {Target: 10000, Achieved: 8675}}}
 	b, _ := json.Marshal(map[string]any{"search": res})
 	var stored map[string]any
 	if err := json.Unmarshal(b, &stored); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"rumbench/internal/measure"
 	"rumbench/internal/ratesearch"
+	"rumbench/internal/results"
 	"rumbench/internal/workload"
 )
 
@@ -40,14 +41,14 @@ func (b *Bench) maxRate(ctx context.Context, env *workload.Env) error {
 	var mu sync.Mutex
 	inserted := int64(0)
 	first := true
-	res, err := ratesearch.Find(ctx, cfg, rule, func(ctx context.Context, target float64) (ratesearch.Probe, error) {
+	res, err := ratesearch.Find(ctx, cfg, rule, func(ctx context.Context, target float64) (results.SearchProbe, error) {
 		if !first {
 			// A session whose context ended is not used again (its I/O
 			// was interrupted): each probe runs on fresh connections,
 			// opened before its time starts.
 			qc.close()
 			if err := b.querySetup(ctx, env); err != nil {
-				return ratesearch.Probe{}, err
+				return results.SearchProbe{}, err
 			}
 			qc, b.qconns = b.qconns, nil
 		}
@@ -79,7 +80,7 @@ func (b *Bench) maxRate(ctx context.Context, env *workload.Env) error {
 // rows committed per second (achieved), the writers' p99 response time,
 // and its stalled seconds (below half the target). It returns the rows
 // inserted too.
-func (b *Bench) probe(ctx context.Context, env *workload.Env, qc *queryConns, target float64, bs int) (ratesearch.Probe, int64, error) {
+func (b *Bench) probe(ctx context.Context, env *workload.Env, qc *queryConns, target float64, bs int) (results.SearchProbe, int64, error) {
 	set := b.cfg.Settings
 	rate := target / float64(len(b.clients))
 	start := time.Now()
@@ -91,7 +92,7 @@ func (b *Bench) probe(ctx context.Context, env *workload.Env, qc *queryConns, ta
 		n += s.inserted
 	}
 	if err != nil {
-		return ratesearch.Probe{}, n, fmt.Errorf("probe at %.0f rows/s: %w", target, err)
+		return results.SearchProbe{}, n, fmt.Errorf("probe at %.0f rows/s: %w", target, err)
 	}
 	return set.Measure(target, windows), n, nil
 }

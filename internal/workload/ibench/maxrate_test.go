@@ -8,6 +8,7 @@ import (
 
 	"rumbench/internal/model"
 	"rumbench/internal/ratesearch"
+	"rumbench/internal/results"
 )
 
 // capDB is a test double of an engine with a known write capacity: its
@@ -61,7 +62,7 @@ func TestMaxRateFindsCapacity(t *testing.T) {
 	runStep(t, eng, b, StepIndex)
 	const capacity = 4000.0
 	s := runStep(t, &capDB{DB: eng, capacity: capacity}, b, StepMax)
-	res, ok := s.Details["search"].(ratesearch.Result)
+	res, ok := s.Details["search"].(results.Search)
 	if !ok {
 		t.Fatalf("details.search is %T", s.Details["search"])
 	}

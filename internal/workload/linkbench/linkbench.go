@@ -10,6 +10,7 @@ import (
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/ratesearch"
+	"rumbench/internal/results"
 	"rumbench/internal/units"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/retry"
@@ -336,11 +337,11 @@ func (b *Bench) loadRange(ctx context.Context, env *workload.Env, lo, hi int64) 
 func (b *Bench) searchRate(ctx context.Context, env *workload.Env, reqs []*requester) error {
 	set := b.cfg.Settings
 	first := true
-	res, err := ratesearch.Find(ctx, set.Config(DefaultSearchStart), set.Rule(), func(ctx context.Context, target float64) (ratesearch.Probe, error) {
+	res, err := ratesearch.Find(ctx, set.Config(DefaultSearchStart), set.Rule(), func(ctx context.Context, target float64) (results.SearchProbe, error) {
 		if !first {
 			for _, q := range reqs {
 				if err := q.reconnect(ctx, env.DB); err != nil {
-					return ratesearch.Probe{}, err
+					return results.SearchProbe{}, err
 				}
 			}
 		}
@@ -353,7 +354,7 @@ func (b *Bench) searchRate(ctx context.Context, env *workload.Env, reqs []*reque
 			return reqs[i].run(ctx, &stop, start, until, target/float64(len(reqs)), windows[i])
 		})
 		if err != nil {
-			return ratesearch.Probe{}, fmt.Errorf("probe at %.0f requests/s: %w", target, err)
+			return results.SearchProbe{}, fmt.Errorf("probe at %.0f requests/s: %w", target, err)
 		}
 		p := set.Measure(target, windows)
 		env.Logf("probe %.0f requests/s: achieved %.0f, p99 %d µs, %d stalled s", target, p.Achieved, p.P99Us, p.Stalled)
