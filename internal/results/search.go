@@ -21,13 +21,12 @@ type SearchProbe struct {
 // passed (0: none did); Upper the lowest that failed (0: none did, so the
 // bracket has no upper end and Sustained is a lower bound).
 type Search struct {
-	Sustained float64 `json:"sustained_rate"`
-	Lower     float64 `json:"lower"`
-	Upper     float64 `json:"upper"`
+	Sustained float64       `json:"sustained_rate"`
+	Lower     float64       `json:"lower"`
+	Upper     float64       `json:"upper"`
 	Probes    []SearchProbe `json:"probes"`
 	// Done says whether the bracket reached the precision; Why says why
 	// not (probes or time ran out, nothing passed).
 	Done bool   `json:"done"`
 	Why  string `json:"why,omitempty"`
 }
-
