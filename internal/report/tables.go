@@ -645,7 +645,7 @@ var Legend = []string{
 	"CPU/x: CPU µs (user+sys) of the measured processes per unit of the heading operation x (i: inserted row, q: query, u: update); wKB/x, rKB/x: KB written / read by storage per unit; r/x: storage reads per unit. Every figure divides the step's whole cost by that operation's count.",
 	"disk(GB): on-disk footprint at step end, the data dir's allocated bytes with logs and preallocated files (a managed server's private data dir; a server rumbench does not manage: its database's dir only, or n/a). live(GB): the engine's own live size (docs/metrics.md); space amplification divides it. PSS(GB): memory at step end. All 10^9 bytes. max(ms): largest latency of the step's main operation.",
 	"stalls(n,s): stalls (runs of consecutive stalled intervals) of the heading operation and their total seconds; a stalled interval has a rate below 50% of the step median, or no progress (docs/metrics.md: one rule for tables, charts and the live line).",
-	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a query step whose writer missed its rate target.",
+	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a rate that missed its target: a query step's writers', or queries and requests paced by --query-rate and --request-rate.",
 	"Relative tables divide each figure by the base run's (--base N, 1-based run number; default 1).",
 }
 
