@@ -117,15 +117,7 @@ func TestMergeTargets(t *testing.T) {
 // with them reads back the same, once.
 func TestReadTargetsOfOldAndNewBundles(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, StepsDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(name string, v any) {
-		b, _ := json.Marshal(v)
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := bundleFileWriter(t, dir)
 	write(RunFile, map[string]any{"schema_version": SchemaVersion, "steps": []string{"qr100", "qp100", "l.i0"}})
 	// Version 2 before Targets: ips_avg 187.2 of 200 recorded as met
 	// (a workload of its day); the reader keeps the verdict.
