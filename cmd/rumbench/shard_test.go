@@ -292,6 +292,11 @@ func TestShardedRunMatchesOneProcess(t *testing.T) {
 			if q.IPSTarget == nil || *q.IPSTarget != 600 {
 				t.Fatalf("qp100 ips_target = %v, want 600 (6 clients x 100 rows/s)", q.IPSTarget)
 			}
+			// The shards' targets added up, judged on the merged rate.
+			if len(q.Targets) != 1 || q.Targets[0].Op != "insert" || q.Targets[0].Rate != 600 || q.Targets[0].Achieved != q.IPSAvg ||
+				q.Targets[0].Met != (q.IPSAvg >= 570) || q.Targets[0].Met != *q.TargetMet {
+				t.Fatalf("qp100 targets %+v, want the writers' 600 rows/s judged on ips_avg %v", q.Targets, q.IPSAvg)
+			}
 			if q.Queries == 0 || q.Inserted == 0 {
 				t.Fatalf("qp100: %d queries, %d rows inserted", q.Queries, q.Inserted)
 			}

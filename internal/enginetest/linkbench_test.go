@@ -2,13 +2,16 @@ package enginetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"rumbench/internal/engine"
+	"rumbench/internal/figure"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/model/modeltest"
+	"rumbench/internal/units"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/linkbench"
 )
@@ -54,6 +57,29 @@ func TestLinkBenchPaced(t *testing.T) {
 	missed, _ := st.Details[linkbench.DetailMissed].(float64)
 	if done := float64(req.Count) + missed; done < 380 || done > 402 {
 		t.Errorf("%d requests + %v missed slots in 2 s at 2 × 100/s, want 400", req.Count, missed)
+	}
+	// The step recorded its requests' target (2 × 100/s), judged on their
+	// average rate as written to the bundle and read back; a request
+	// target has no version 1 (writers') fields.
+	if len(st.Targets) != 1 {
+		t.Fatalf("targets %+v, want the requests'", st.Targets)
+	}
+	tg := st.Targets[0]
+	pct := units.RoundHalfUp(*req.RateAvg/200*1000, 0) / 10
+	if tg.Op != linkbench.OpRequest || tg.Who != "requests" || tg.Unit != measure.UnitOps || tg.Rate != 200 ||
+		tg.Achieved != *req.RateAvg || tg.PctOf == nil || *tg.PctOf != pct || tg.Met != (*req.RateAvg >= 190) {
+		t.Errorf("target %+v (pct %v), want requests at 200/s, achieved %v (%v%%)", tg, tg.PctOf, *req.RateAvg, pct)
+	}
+	if st.IPSTarget != nil || st.TargetMet != nil {
+		t.Errorf("a request target wrote ips_target %v, target_met %v", st.IPSTarget, st.TargetMet)
+	}
+	word := "ok"
+	if !tg.Met {
+		word = "MISSED"
+	}
+	want := fmt.Sprintf("%s: %.1f%% of their 200 requests/s target (ok at 95%%)", word, pct)
+	if v := figure.TargetsOf(st); len(v) != 1 || v[0].Label() != "requests' SLA" || v[0].Line() != want {
+		t.Errorf("verdict %+v, want requests' SLA %s", v, want)
 	}
 }
 

@@ -134,3 +134,15 @@ func Direction(keys ...string) Better {
 	}
 	return d
 }
+
+// Plural is an operation's name in the plural (query → queries), as a
+// summary heads its count and a target names its unit (queries/s).
+func Plural(op string) string {
+	switch {
+	case strings.HasSuffix(op, "y"):
+		return strings.TrimSuffix(op, "y") + "ies"
+	case strings.HasSuffix(op, "s"), strings.HasSuffix(op, "x"):
+		return op + "es"
+	}
+	return op + "s"
+}

@@ -170,6 +170,9 @@ func mergeStep(run *results.Run, shards []*results.Bundle, name string, additive
 		sum.Details[DetailStartSpreadMs] = hi - lo
 	}
 	sum.PromoteDetails()
+	// The shards' targets add up (each paced its own clients' share) and
+	// are judged on the merged rates.
+	sum.JudgeTargets(results.MergeTargets(parts), run.Ops)
 	sum.Metrics = mergeMetrics(sum, parts, have, metricsFrom)
 	return sum, recs, nil
 }

@@ -94,9 +94,10 @@ type Row struct {
 	Values map[string]Value
 	Ratios map[string]Value
 	Stalls map[string]*Stall
-	// Target is the step's writers' SLA verdict (rate-limited query
-	// steps; not Set otherwise).
-	Target figure.Target
+	// Targets are the step's verdicts on its paced operations' rate
+	// targets (the insert benchmark's writers' SLA, ...; none for a step
+	// that paced nothing).
+	Targets figure.Targets
 	// MainOp is the operation whose latency p99/max show; RateOp the one
 	// whose rate, per-operation figures and stalls the table shows (the
 	// main operation, except in version 1 bundles: see results.Step);
@@ -401,7 +402,7 @@ func buildRow(run *Run, name string) *Row {
 	ops := run.Bundle.Run.Ops
 	src := figure.SourceOf(s, ops, raw)
 	row.MainOp, row.RateOp, row.WriteOp = src.MainOp, src.RateOp, src.WriteOp
-	row.Target = figure.TargetFrom(raw)
+	row.Targets = figure.TargetsOf(s)
 	for op, st := range s.Stalls {
 		if st != nil {
 			row.Stalls[op] = &Stall{Count: st.Count, Seconds: st.Seconds, LongestS: st.LongestS, Source: "step"}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"rumbench/internal/figure"
+	"rumbench/internal/results"
 	"rumbench/internal/stats"
 	"rumbench/internal/table"
 	"rumbench/internal/units"
@@ -110,11 +111,13 @@ func (r *Report) CSV(w io.Writer) error {
 			for _, k := range keys {
 				rec = append(rec, csvNum(row.Values[k]))
 			}
-			tm := ""
-			if row.Target.Set {
-				tm = strconv.FormatBool(row.Target.Met)
+			// ips_target, target_met: the writers' target, as version 1
+			// reports wrote it (the JSON has every target).
+			tm, rate := "", Value{}
+			if t, ok := row.Targets.Of(results.LegacyTargetOp); ok {
+				tm, rate = strconv.FormatBool(t.Met), t.Rate
 			}
-			rec = append(rec, csvNum(row.Target.Rate), tm)
+			rec = append(rec, csvNum(rate), tm)
 			if st := row.Stalls[row.RateOp]; st != nil {
 				rec = append(rec, strconv.Itoa(st.Count), csvNum(figure.Known(st.Seconds)), csvNum(figure.Known(st.LongestS)))
 			} else {
@@ -174,6 +177,7 @@ type jsonRow struct {
 	Stalls    map[string]*Stall    `json:"stalls"`
 	IPSTarget jsonValue            `json:"ips_target"`
 	TargetMet *bool                `json:"target_met"`
+	Targets   []jsonTarget         `json:"targets,omitempty"`
 	// Repeated runs: each value over the repetitions (values holds the
 	// medians), and the test against the base run's repetitions.
 	Stats      map[string]*stats.Stat       `json:"stats,omitempty"`
@@ -219,8 +223,12 @@ func (r *Report) JSON(w io.Writer) error {
 		for _, row := range sr.Rows {
 			jr := jsonRow{Run: row.Run.Num, Label: row.Run.Label, Status: row.Status, Error: row.Error,
 				MainOp: row.MainOp, RateOp: row.RateOp, WriteOp: row.WriteOp, Values: map[string]jsonValue{}, VsBase: map[string]jsonValue{},
-				Stalls: row.Stalls, IPSTarget: jsonValue(row.Target.Rate), TargetMet: targetMet(row.Target),
+				Stalls: row.Stalls, Targets: jsonTargets(row.Targets),
 				Stats: row.Stats, VsBaseTest: row.Cmp}
+			if t, ok := row.Targets.Of(results.LegacyTargetOp); ok {
+				// The writers' target under its version 1 keys.
+				jr.IPSTarget, jr.TargetMet = jsonValue(t.Rate), &t.Met
+			}
 			if row.Stats != nil {
 				jr.MedianRep = row.B.Dir
 			}
@@ -249,10 +257,21 @@ func unitMap() map[string]string {
 	return m
 }
 
-// targetMet is a step's target verdict as JSON: null without a target.
-func targetMet(t figure.Target) *bool {
-	if !t.Set {
-		return nil
+// jsonTarget is one paced operation's target and verdict.
+type jsonTarget struct {
+	Op       string    `json:"op"`
+	Who      string    `json:"who"`
+	Unit     string    `json:"unit"`
+	Rate     jsonValue `json:"rate"`
+	Achieved jsonValue `json:"achieved"`
+	PctOf    jsonValue `json:"pct_of_target"`
+	Met      bool      `json:"met"`
+}
+
+func jsonTargets(ts figure.Targets) []jsonTarget {
+	var out []jsonTarget
+	for _, t := range ts {
+		out = append(out, jsonTarget{Op: t.Op, Who: t.Who, Unit: t.UnitLabel(), Rate: jsonValue(t.Rate), Achieved: jsonValue(t.Achieved), PctOf: jsonValue(t.PctOf), Met: t.Met})
 	}
-	return &t.Met
+	return out
 }

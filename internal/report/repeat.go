@@ -58,7 +58,7 @@ func (row *Row) repStats(step string) {
 	med := row.Reps[order[(len(order)-1)/2]]
 	if med != row.B {
 		m := buildRow(&Run{Num: row.Run.Num, Label: row.Run.Label, Short: row.Run.Short, Bundle: med}, step)
-		row.B, row.Stalls, row.Target, row.Error = med, m.Stalls, m.Target, m.Error
+		row.B, row.Stalls, row.Targets, row.Error = med, m.Stalls, m.Targets, m.Error
 		row.Status = m.Status
 	}
 }

@@ -5,11 +5,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"rumbench/internal/figure"
+	"rumbench/internal/measure"
 	"rumbench/internal/results"
 )
 
@@ -270,8 +274,16 @@ func TestWritersSLA(t *testing.T) {
 			sqlite = b.Bundle
 		}
 	}
-	sqlite.Steps["qr100"].Details = map[string]any{"ips_pct_of_target": 78.4}
-	pebble.Steps["qp100"].Details = map[string]any{"ips_pct_of_target": 99.5}
+	// run1's steps recorded no share of the target (read back from the
+	// version 1 fields): give them one.
+	share := func(b *results.Bundle, step string, pct float64) {
+		if ts := b.Steps[step].Targets; len(ts) != 1 || ts[0].Op != "insert" || ts[0].PctOf != nil {
+			t.Fatalf("%s %s: targets %+v, want the writers' as recorded", b.Run.Engine.Name, step, ts)
+		}
+		b.Steps[step].Targets[0].PctOf = &pct
+	}
+	share(sqlite, "qr100", 78.4)
+	share(pebble, "qp100", 99.5)
 	var ps, ss bytes.Buffer
 	StepSummary(&ps, pebble)
 	StepSummary(&ss, sqlite)
@@ -299,5 +311,92 @@ func TestWritersSLA(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d cells marked SLA✗, want 1 (sqlite's qr100): %v", n, tt.Rows)
+	}
+}
+
+// TestPacedQueriesTarget: a step that paced two operations (the writers,
+// and the queries under --query-rate) shows each verdict by its operation:
+// a column per kind in the run's summary, ! on the missed operation's rate
+// and the shortfall under the step's table, SLA✗ with the queries' note in
+// the throughput summary, and both targets in the JSON.
+func TestPacedQueriesTarget(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pebble *results.Bundle
+	for _, b := range bs {
+		if b.Run.Engine.Name == "pebble" {
+			pebble = b.Bundle
+		}
+	}
+	s := pebble.Steps["qp100"]
+	qps := *s.Ops["query"].RateAvg
+	pct := 0.1
+	s.Targets = append(s.Targets, results.Target{Op: "query", Who: "queries", Unit: measure.UnitOps, Rate: qps * 1000, Achieved: qps, PctOf: &pct, MetAtPct: 95})
+
+	var ps bytes.Buffer
+	StepSummary(&ps, pebble)
+	if !strings.Contains(ps.String(), "queries' SLA") || !strings.Contains(ps.String(), "MISSED 0.1%") ||
+		!strings.Contains(ps.String(), "queries' SLA: the paced operation's rate in % of its target; ok at 95% or more, else MISSED.") {
+		t.Errorf("pebble's summary lacks the queries' verdict:\n%s", ps.String())
+	}
+	rep, err := Build(bs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sr *StepReport
+	for _, x := range rep.Steps {
+		if x.Name == "qp100" {
+			sr = x
+		}
+	}
+	abs := rep.StepTables(sr)[0]
+	qcol := slices.Index(abs.Headers, "QPS.av(q/s)")
+	icol := slices.Index(abs.Headers, "IPS.av(rows/s)")
+	if qcol < 0 || icol < 0 || !strings.HasSuffix(abs.Rows[0][qcol], "!") || strings.HasSuffix(abs.Rows[0][icol], "!") {
+		t.Errorf("qp100 row %q: want ! on the queries' rate only", abs.Rows[0])
+	}
+	want := fmt.Sprintf("! #1 pebble missed its query rate target of %s q/s: %s q/s (-99.9%%)", figure.Must(figure.RateAvg).Format(qps*1000), figure.Must(figure.RateAvg).Format(qps))
+	if !slices.Contains(abs.Notes, want) {
+		t.Errorf("qp100 notes %q lack %q", abs.Notes, want)
+	}
+	tt := rep.ThroughputTable()
+	if !strings.HasSuffix(tt.Rows[0][len(tt.Rows[0])-1], "SLA✗") {
+		t.Errorf("pebble's qp100 cell %q: want SLA✗", tt.Rows[0])
+	}
+	queries := "SLA✗: the step's paced queries reached less than 95% of their target rate (queries' SLA; the step's table says by how much)."
+	if !slices.Contains(tt.Notes, queries) || !strings.Contains(strings.Join(tt.Notes, " "), "the query step's paced writers inserted less than 95%") {
+		t.Errorf("throughput notes %q: want the writers' (sqlite's qr100) and the queries'", tt.Notes)
+	}
+	var js bytes.Buffer
+	if err := rep.JSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Steps []struct {
+			Step string
+			Rows []struct {
+				IPSTarget *float64 `json:"ips_target"`
+				Targets   []struct {
+					Op, Who, Unit string
+					Rate          float64
+					Met           bool
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range doc.Steps {
+		if st.Step != "qp100" {
+			continue
+		}
+		r := st.Rows[0]
+		if r.IPSTarget == nil || *r.IPSTarget != 200 || len(r.Targets) != 2 || r.Targets[0].Op != "insert" || !r.Targets[0].Met ||
+			r.Targets[1].Op != "query" || r.Targets[1].Unit != "queries/s" || r.Targets[1].Rate != qps*1000 || r.Targets[1].Met {
+			t.Errorf("qp100 JSON row: ips_target %v, targets %+v", r.IPSTarget, r.Targets)
+		}
 	}
 }

@@ -48,19 +48,19 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := []string{"step", "status", "secs", "main"}
 	for _, spec := range shown {
-		head = append(head, plural(spec.Name), figure.Header(figure.RateAvg, spec, pct))
+		head = append(head, figure.Plural(spec.Name), figure.Header(figure.RateAvg, spec, pct))
 		if heads[spec.Name] {
 			head = append(head, figure.Header(figure.RatePct, spec, pct))
 		}
 	}
 	head = append(head, figure.Header(figure.P99Ms, measure.OpSpec{}, pct), figure.Header(figure.MaxMs, measure.OpSpec{}, pct), "errors")
-	sla := false
-	for _, s := range b.Steps {
-		sla = sla || figure.TargetOf(s).Set
+	// A verdict column per kind of paced target (the writers' SLA, ...).
+	var targets []figure.Targets
+	for _, name := range b.StepNames() {
+		targets = append(targets, figure.TargetsOf(b.Steps[name]))
 	}
-	if sla {
-		head = append(head, figure.TargetHeader)
-	}
+	labels := figure.Labels(targets...)
+	head = append(head, labels...)
 	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
 	for _, name := range b.StepNames() {
 		s := b.Steps[name]
@@ -87,8 +87,13 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 		}
 		lat := s.Latency[s.MainOp]
 		line = append(line, figure.Must(figure.P99Ms).Fixed(float64(lat.P99)/1000), figure.Must(figure.MaxMs).Fixed(float64(lat.Max)/1000), fmt.Sprint(s.Errors))
-		if sla {
-			line = append(line, figure.TargetOf(s).Cell())
+		for _, l := range labels {
+			t, ok := figure.TargetsOf(s).WithLabel(l)
+			if !ok {
+				line = append(line, "")
+				continue
+			}
+			line = append(line, t.Cell())
 		}
 		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
 	}
@@ -99,8 +104,8 @@ func StepSummary(w io.Writer, b *results.Bundle) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "main: the operation each step is judged by; p99/max: its latency per operation (per transaction for writes), ms.")
-	if sla {
-		fmt.Fprintln(w, "writers' SLA: a query step's paced writers' insert rate in % of their target; ok at 95% or more, else MISSED (the query rate was bought by starving the writes).")
+	for _, l := range labels {
+		fmt.Fprintln(w, figure.SummaryNote(l))
 	}
 	for _, name := range b.StepNames() {
 		if n := engineRetries(b.Steps[name]); n > 0 {
@@ -116,17 +121,6 @@ func fixedOr(key string, v *float64) string {
 		return ""
 	}
 	return figure.Must(key).Fixed(*v)
-}
-
-// plural names a count of an operation: inserts, queries, indexes.
-func plural(s string) string {
-	switch {
-	case strings.HasSuffix(s, "y"):
-		return strings.TrimSuffix(s, "y") + "ies"
-	case strings.HasSuffix(s, "s"), strings.HasSuffix(s, "x"):
-		return s + "es"
-	}
-	return s + "s"
 }
 
 // engineRetries is a step's engine_retries detail (0 when absent).

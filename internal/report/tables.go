@@ -144,10 +144,6 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		// a single run's p99 is in the summary and the charts.
 		cols = append(cols[:len(cols)-1:len(cols)-1], stepColumn(figure.P99Ms, sr.Rate, sr.Percentile, false), cols[len(cols)-1])
 	}
-	targetKey := figure.RateAvg
-	if sr.Kind == KindQuery && sr.Write.Name != "" {
-		targetKey = figure.WriteRateAvg
-	}
 	abs := Table{Title: fmt.Sprintf("%s (%s step)", sr.Name, sr.Kind)}
 	rel := Table{Title: fmt.Sprintf("%s relative to base %s (run / base)", sr.Name, runName(r.Runs[r.Base]))}
 	abs.Headers = []string{"run", "status"}
@@ -171,7 +167,7 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 		rel.Headers = append(rel.Headers, "n")
 		rel.Right = append(rel.Right, true)
 	}
-	noted, missed, tooFew := false, false, false
+	noted, tooFew := false, false
 	for _, row := range sr.Rows {
 		a := []string{runName(row.Run), row.Status}
 		l := []string{runName(row.Run), row.Status}
@@ -183,9 +179,8 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 			}
 			v, rv := row.Values[c.Key], row.Ratios[c.Key]
 			t := v.Text(figure.Must(c.Key).Format)
-			if c.Key == targetKey && row.Target.Missed() {
+			if missedRate(sr, row, c.Key) {
 				t += "!"
-				missed = true
 			}
 			if c.Key == figure.RateAvg && v.OK {
 				noted = true
@@ -234,10 +229,13 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	if noted && sr.Rate.Note != "" {
 		abs.Notes = append(abs.Notes, sr.Rate.Note)
 	}
-	if missed {
-		for _, row := range sr.Rows {
-			if row.Target.Missed() {
-				abs.Notes = append(abs.Notes, missedNote(row, sr))
+	for _, row := range sr.Rows {
+		if row.Status == StatusNotRun {
+			continue
+		}
+		for _, t := range row.Targets {
+			if t.Missed() {
+				abs.Notes = append(abs.Notes, missedNote(row, sr, t))
 			}
 		}
 	}
@@ -330,13 +328,46 @@ func (r *Report) ratesTable(sr *StepReport) (Table, bool) {
 	return t, any
 }
 
-func missedNote(row *Row, sr *StepReport) string {
-	w, key := sr.Rate, figure.RateAvg
-	if sr.Kind == KindQuery && sr.Write.Name != "" {
-		w, key = sr.Write, figure.WriteRateAvg
+// targetColumn is the column of sr's table that shows paced operation op's
+// rate ("" when none does): a query step's writers' inserts beside its
+// queries, else the heading operation's.
+func targetColumn(sr *StepReport, op string) string {
+	switch {
+	case sr.Kind == KindQuery && sr.Write.Name != "" && op == sr.Write.Name:
+		return figure.WriteRateAvg
+	case op == sr.Rate.Name:
+		return figure.RateAvg
 	}
-	v := row.Values[key]
-	target := row.Target.Rate
+	return ""
+}
+
+// missedRate reports whether column key of row shows the rate of an
+// operation that missed its target (marked with a trailing !).
+func missedRate(sr *StepReport, row *Row, key string) bool {
+	for _, t := range row.Targets {
+		if t.Missed() && targetColumn(sr, t.Op) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// missedNote says by how much row missed target t, in the units of the
+// column that shows its rate.
+func missedNote(row *Row, sr *StepReport, t figure.Target) string {
+	key := targetColumn(sr, t.Op)
+	var w measure.OpSpec
+	var v Value
+	switch key {
+	case figure.WriteRateAvg:
+		w, v = sr.Write, row.Values[key]
+	case figure.RateAvg:
+		w, v = sr.Rate, row.Values[key]
+	default:
+		// Paced, but not a column of the table: the rate it reached.
+		key, w, v = figure.RateAvg, measure.OpSpec{Name: t.Op, Unit: t.Unit}, t.Achieved
+	}
+	target := t.Rate
 	if !target.OK || target.V == 0 || !v.OK {
 		return fmt.Sprintf("! %s missed its %s rate target", runName(row.Run), w.Name)
 	}
@@ -535,7 +566,7 @@ func (r *Report) ThroughputTable() Table {
 		t.Headers = append(t.Headers, h)
 		t.Right = append(t.Right, true)
 	}
-	missed := false
+	var missedNotes []string
 	for i, run := range r.Runs {
 		line := []string{runName(run)}
 		for _, sr := range r.Steps {
@@ -543,9 +574,13 @@ func (r *Report) ThroughputTable() Table {
 			if secs, ok := actionSeconds(sr.Rows[i], sr); ok && oneAction(sr) && sr.Rows[i].Status != StatusNotRun {
 				c = units.Num(secs)
 			}
-			if sr.Rows[i].Target.Missed() && sr.Rows[i].Status != StatusNotRun {
+			if sr.Rows[i].Targets.Missed() && sr.Rows[i].Status != StatusNotRun {
 				c += figure.MissedMark
-				missed = true
+				for _, t := range sr.Rows[i].Targets {
+					if n := figure.MissedNote(t); t.Missed() && !slices.Contains(missedNotes, n) {
+						missedNotes = append(missedNotes, n)
+					}
+				}
 			}
 			line = append(line, c)
 		}
@@ -558,9 +593,7 @@ func (r *Report) ThroughputTable() Table {
 		}
 		t.Rows = append(t.Rows, line)
 	}
-	if missed {
-		t.Notes = append(t.Notes, "SLA✗: the query step's paced writers inserted less than 95% of their target rate: its query rate was bought by starving the writes (the insert benchmark's SLA; the step's table says by how much).")
-	}
+	t.Notes = append(t.Notes, missedNotes...)
 	t.Notes = append(t.Notes, r.Caveats...)
 	return t
 }
@@ -612,7 +645,7 @@ var Legend = []string{
 	"CPU/x: CPU µs (user+sys) of the measured processes per unit of the heading operation x (i: inserted row, q: query, u: update); wKB/x, rKB/x: KB written / read by storage per unit; r/x: storage reads per unit. Every figure divides the step's whole cost by that operation's count.",
 	"disk(GB): on-disk footprint at step end, the data dir's allocated bytes with logs and preallocated files (a managed server's private data dir; a server rumbench does not manage: its database's dir only, or n/a). live(GB): the engine's own live size (docs/metrics.md); space amplification divides it. PSS(GB): memory at step end. All 10^9 bytes. max(ms): largest latency of the step's main operation.",
 	"stalls(n,s): stalls (runs of consecutive stalled intervals) of the heading operation and their total seconds; a stalled interval has a rate below 50% of the step median, or no progress (docs/metrics.md: one rule for tables, charts and the live line).",
-	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a query step whose writer missed its rate target.",
+	"n/a: not measured in that run (e.g. system metrics unavailable); —: step not run. A trailing ! marks a rate that missed its target: a query step's writers', or queries and requests paced by --query-rate and --request-rate.",
 	"Relative tables divide each figure by the base run's (--base N, 1-based run number; default 1).",
 }
 

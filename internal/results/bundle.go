@@ -253,6 +253,9 @@ func Read(dir string) (*Bundle, error) {
 	if b.Run.SchemaVersion == 1 {
 		upgradeV1(b)
 	}
+	for _, s := range b.Steps {
+		upgradeTarget(s)
+	}
 	f, err := os.Open(filepath.Join(dir, IntervalsFile))
 	if err == nil {
 		defer f.Close()

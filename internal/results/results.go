@@ -214,12 +214,21 @@ type Step struct {
 	QPSAvg float64 `json:"qps_avg,omitempty"`
 	QPS99  float64 `json:"qps_99,omitempty"`
 
-	// Rate-limited steps (qr*/qp*): the writers' total target rate, whether
-	// ips_avg reached 95% of it, and rows found per query. Also in Details
-	// with the missed slots and backlog policy.
+	// The insert benchmark's version 1 fields of its rate-limited steps
+	// (qr*/qp*): the writers' total target rate and whether ips_avg reached
+	// 95% of it (written from Targets by SetLegacyTarget), and rows found
+	// per query. Also in Details with the missed slots and backlog policy.
 	IPSTarget    *float64 `json:"ips_target,omitempty"`
 	TargetMet    *bool    `json:"target_met,omitempty"`
 	RowsPerQuery *float64 `json:"rows_per_query,omitempty"`
+	// Targets are the rate targets of the operations the step paced and
+	// the verdicts on them (Target), in the order its workload declared
+	// them; a step may pace several operations (the insert benchmark's
+	// writers, and its queries under --query-rate). Absent when the step
+	// paced nothing. Every view reads a step's targets here: a bundle
+	// written before them gets its writers' target from the version 1
+	// fields when it is read (upgradeTarget).
+	Targets []Target `json:"targets,omitempty"`
 
 	// Latency per operation type, µs.
 	Latency map[string]measure.Latency `json:"latency"`

@@ -13,15 +13,7 @@ import (
 // follows it; the engine's size stays the live size.
 func TestReadMapsLegacySizeBytes(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, StepsDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	write := func(name string, v any) {
-		b, _ := json.Marshal(v)
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := bundleFileWriter(t, dir)
 	write(RunFile, map[string]any{"schema_version": SchemaVersion, "steps": []string{"l.i0", "l.x"}})
 	write(filepath.Join(StepsDir, "l.i0.json"), map[string]any{"step": "l.i0", "engine_size_bytes": 9174063,
 		"metrics": map[string]any{"size_bytes": 516775936, "space_amp": 41.01, "space_amp_source": "data_dir"}})
@@ -41,5 +33,20 @@ func TestReadMapsLegacySizeBytes(t *testing.T) {
 	x := b.Steps["l.x"].Metrics
 	if x.DiskBytes != nil || x.NullReasons["disk_bytes"] != "no data dir" || x.NullReasons["size_bytes"] != "" {
 		t.Errorf("null legacy size: disk %v, reasons %v", x.DiskBytes, x.NullReasons)
+	}
+}
+
+// bundleFileWriter writes files of a hand-made bundle in dir (its steps
+// directory made): write(name, v) stores v as JSON at dir/name.
+func bundleFileWriter(t *testing.T, dir string) func(name string, v any) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, StepsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func(name string, v any) {
+		b, _ := json.Marshal(v)
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

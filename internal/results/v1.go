@@ -4,10 +4,11 @@
 // details; its metrics' cpu_us_per_insert, wkb_per_insert, ...,
 // cpu_us_per_query, rkb_per_query). Version 2 bundles still carry them, so
 // readers of version 1 fields keep working: they are written here and
-// nowhere else (SetLegacyRates, SetLegacyPerOp, PromoteDetails), and read
-// back into the version 2 shape from a version 1 bundle here too
-// (upgradeV1). Version 2 code reads a step's operations (Ops, PerOp) and
-// its target through internal/figure.
+// nowhere else (SetLegacyRates, SetLegacyPerOp, SetLegacyTarget,
+// PromoteDetails), and read back into the version 2 shape from a version 1
+// bundle here too (upgradeV1, upgradeTarget). Version 2 code reads a step's
+// operations (Ops, PerOp) and its targets (Targets) through
+// internal/figure.
 
 package results
 
@@ -15,7 +16,6 @@ import (
 	"fmt"
 
 	"rumbench/internal/measure"
-	"rumbench/internal/units"
 )
 
 // v1Ops is the fixed operation set of schema version 1 bundles, written
@@ -190,26 +190,63 @@ func (m *Metrics) SetLegacyPerOp(mainOp string) {
 	set(&m.RKBPerQuery, "rkb_per_query", q.RKB, "query")
 }
 
-// PromoteDetails copies the rate-limit results a step reports in Details to
-// the summary's top-level fields, where reports and users look for them.
+// PromoteDetails copies rows found per query, which a query step reports
+// in Details, to the summary's top-level field, where reports and users
+// look for it.
 func (s *Step) PromoteDetails() {
-	num := func(k string) (float64, bool) { return Number(s.Details[k]) }
-	if v, ok := num("ips_target"); ok {
-		s.IPSTarget = &v
-		if pct, ok := num("target_met_pct"); ok && v > 0 {
-			// Judged on the summary's own ips_avg (rows / step seconds
-			// up to the clock's stop), so the two never disagree; the
-			// workload's own figure, taken when its workers finished, can
-			// be a little earlier on a loaded machine.
-			met := s.IPSAvg >= v*pct/100
-			s.Details["target_met"] = met
-			s.Details["ips_pct_of_target"] = units.RoundHalfUp(s.IPSAvg/v*1000, 0) / 10
-		}
-	}
-	if v, ok := s.Details["target_met"].(bool); ok {
-		s.TargetMet = &v
-	}
-	if v, ok := num("rows_per_query"); ok {
+	if v, ok := Number(s.Details["rows_per_query"]); ok {
 		s.RowsPerQuery = &v
 	}
+}
+
+// LegacyTargetOp is the operation whose target the version 1 fields hold:
+// the insert benchmark's paced writers' inserts.
+const LegacyTargetOp = "insert"
+
+// SetLegacyTarget writes the writers' target (that of the insert
+// operation) into the version 1 fields, as the step summary carried it
+// before Targets: ips_target and target_met, and in Details ips_target,
+// target_met, target_met_pct and ips_pct_of_target (docs/design.md). A step
+// without an insert target carries none of them.
+func (s *Step) SetLegacyTarget() {
+	s.IPSTarget, s.TargetMet = nil, nil
+	for _, t := range s.Targets {
+		if t.Op != LegacyTargetOp {
+			continue
+		}
+		rate, met := t.Rate, t.Met
+		s.IPSTarget, s.TargetMet = &rate, &met
+		if s.Details == nil {
+			s.Details = map[string]any{}
+		}
+		s.Details["ips_target"] = rate
+		s.Details["target_met"] = met
+		s.Details["target_met_pct"] = t.MetAtPct
+		if t.PctOf != nil {
+			s.Details["ips_pct_of_target"] = *t.PctOf
+		}
+	}
+}
+
+// Reading: the one fallback for a step written before Targets.
+
+// upgradeTarget gives a step written before Targets (version 1 bundles, and
+// version 2 ones until then) its writers' target from the version 1 fields,
+// as their verdict was recorded: the target rate, target_met, and the share
+// reached when the step's details hold it.
+func upgradeTarget(s *Step) {
+	if len(s.Targets) > 0 || s.TargetMet == nil {
+		return
+	}
+	t := Target{Op: LegacyTargetOp, Who: "writers", Unit: measure.UnitRows, Achieved: s.IPSAvg, MetAtPct: TargetMetPct, Met: *s.TargetMet}
+	if s.IPSTarget != nil {
+		t.Rate = *s.IPSTarget
+	}
+	if v, ok := Number(s.Details["ips_pct_of_target"]); ok {
+		t.PctOf = &v
+	}
+	if v, ok := Number(s.Details["target_met_pct"]); ok {
+		t.MetAtPct = v
+	}
+	s.Targets = []Target{t}
 }

@@ -145,7 +145,7 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		// amplification's logical bytes included.
 		env.Details[results.DetailLogicalBytesInserted] = s.LogicalBytes() - loggedFrom
 	}
-	sum := r.summarize(ctx, s.Name, desc, clock, env.Details, err)
+	sum := r.summarize(ctx, s.Name, desc, clock, env, err)
 	if sum.SteadyState != nil && series != nil {
 		sum.SteadyState.Source = series.source
 	}
@@ -175,9 +175,10 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 }
 
 // summarize is the step's summary from its stopped clock, its outcome (err)
-// and the details its workload reported; a step of paced writers ends with
-// a line on whether they kept their target.
-func (r *engineRun) summarize(ctx context.Context, step string, desc results.StepDesc, clock *measure.Clock, details map[string]any, err error) *results.Step {
+// and what its workload reported (details, paced operations' targets); a
+// step that paced operations ends with a line per target on whether it was
+// kept.
+func (r *engineRun) summarize(ctx context.Context, step string, desc results.StepDesc, clock *measure.Clock, env *workload.Env, err error) *results.Step {
 	o := r.o
 	sum := results.Summarize(step, desc, clock, o.ratePercentile())
 	sum.Complete = err == nil
@@ -188,13 +189,16 @@ func (r *engineRun) summarize(ctx context.Context, step string, desc results.Ste
 			sum.Error = "interrupted"
 		}
 	}
-	if len(details) > 0 {
-		sum.Details = details
+	if len(env.Details) > 0 {
+		sum.Details = env.Details
 		sum.PromoteDetails()
-		if sum.TargetMet != nil && o.Live != nil && sum.Complete {
-			// The step's end line: whether its paced writers kept their
-			// target (the insert benchmark's SLA, ≥ 95%).
-			fmt.Fprintf(o.Live, "%-8s %-6s %s %s\n", r.name, step, figure.TargetHeader, figure.TargetOf(sum).Line())
+	}
+	sum.JudgeTargets(env.Targets, clock.Ops())
+	if o.Live != nil && sum.Complete {
+		// The step's end line per paced operation: whether it kept its
+		// target (≥ 95%; the insert benchmark's writers' SLA).
+		for _, t := range figure.TargetsOf(sum) {
+			fmt.Fprintf(o.Live, "%-8s %-6s %s %s\n", r.name, step, t.Label(), t.Line())
 		}
 	}
 	return sum

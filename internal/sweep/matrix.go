@@ -27,9 +27,10 @@ type cellFigures struct {
 	values            map[string]figure.Value
 	status, stepShown string
 	percentile        float64
-	// slaMissed: the step's paced writers missed their SLA (a query step
-	// shown as the matrix step; in a repeated sweep, any repetition).
-	slaMissed bool
+	// missed are the rate targets the step missed (a query step's
+	// writers' SLA, shown as the matrix step; in a repeated sweep, any
+	// repetition's).
+	missed figure.Targets
 	// dbDir: the disk figure is the run's database directory on a server
 	// it shares (results.DiskDatabaseDir), not a data dir of its own.
 	dbDir bool
@@ -88,9 +89,10 @@ func readFiguresOf(dir, step string, keys []string) cellFigures {
 		return all[0]
 	}
 	out := done[0]
+	out.missed = nil
 	samples := stats.Samples{}
 	for _, f := range done {
-		out.slaMissed = out.slaMissed || f.slaMissed
+		out.missed = append(out.missed, f.missed...)
 		for _, k := range keys {
 			if v := f.values[k]; v.OK {
 				samples.Add(k, v.V)
@@ -138,7 +140,7 @@ func readRun(dir, step string, keys []string) cellFigures {
 		return cellFigures{status: notRun}
 	}
 	f := cellFigures{ok: s.Complete, status: "ok", stepShown: step, percentile: s.RatePercentile,
-		slaMissed: figure.TargetOf(s).Missed(), values: map[string]figure.Value{},
+		missed: figure.TargetsOf(s).MissedOnes(), values: map[string]figure.Value{},
 		dbDir: s.Metrics != nil && s.Metrics.DiskSource == results.DiskDatabaseDir}
 	if !s.Complete {
 		f.status = "incomplete"
@@ -197,7 +199,8 @@ func Tables(dir string, s *Spec) []table.Table {
 			rel := table.Table{Title: "relative to 0 indexes: ipsAvg ratio, " + where, Headers: head, Right: right}
 			rpi := table.Table{Title: "storage reads per inserted row (r/i), " + where, Headers: head, Right: right}
 			wpi := table.Table{Title: "KB written per inserted row (wKB/i), " + where, Headers: head, Right: right}
-			pct, slaNote, dbDir := 0.0, false, false
+			pct, dbDir := 0.0, false
+			var missed figure.Targets
 			for _, e := range s.Engines {
 				a, r, ri, wi := []string{e}, []string{e}, []string{e}, []string{e}
 				base := readFigures(filepath.Join(dir, Cell{Indexes: 0, Pad: p, Clients: c}.Name(), e), step)
@@ -218,9 +221,9 @@ func Tables(dir string, s *Spec) []table.Table {
 					if !f.ok {
 						cell += " (incomplete)"
 					}
-					if f.slaMissed {
+					if len(f.missed) > 0 {
 						cell += figure.MissedMark
-						slaNote = true
+						missed = append(missed, f.missed...)
 					}
 					dbDir = dbDir || f.dbDir
 					a = append(a, cell)
@@ -245,9 +248,7 @@ func Tables(dir string, s *Spec) []table.Table {
 			}
 			abs.Notes = []string{fmt.Sprintf("ipsAvg: inserted rows/s over the step; ipsP: the rate %s%% of intervals met (--rate-percentile); disk: on-disk footprint at step end (%s); live: the engine's own live size (docs/metrics.md); PSS: memory of the measured processes.", units.Plain(pct), disk)}
 			rel.Notes = []string{"ipsAvg at N indexes / ipsAvg at 0 indexes, same " + s.RowHeader() + ": how much each secondary index costs the load."}
-			if slaNote {
-				abs.Notes = append(abs.Notes, "SLA✗: the step's paced writers inserted less than 95% of their target rate (a query step's writers' SLA).")
-			}
+			abs.Notes = append(abs.Notes, figure.MatrixNotes(missed)...)
 			if s.Reps() > 1 {
 				abs.Notes = append(abs.Notes, repsNote(s))
 				rel.Notes = append(rel.Notes, repsNote(s))

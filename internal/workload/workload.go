@@ -128,6 +128,17 @@ type Env struct {
 	Details map[string]any
 	// Logf prints a progress note (not an interval line).
 	Logf func(format string, args ...any)
+	// Targets are the rate targets of the operations the step paces
+	// (Pace); the runner judges them on the step's summary.
+	Targets []results.Target
+}
+
+// Pace declares that the step paces operation op on a schedule at rate
+// (op's unit per second, all its clients together); who names the paced
+// workers in the plural ("writers", "requests"), as views say it. Its
+// verdict (met at 95%) is made on the step's summary, once.
+func (e *Env) Pace(op, who string, rate float64) {
+	e.Targets = append(e.Targets, results.PacedOp(op, who, rate))
 }
 
 // Details keys through which a step reports the logical size of its data,

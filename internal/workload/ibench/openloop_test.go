@@ -9,6 +9,7 @@ import (
 
 	"rumbench/internal/model"
 	"rumbench/internal/results"
+	"rumbench/internal/units"
 )
 
 // stallDB is a test double for one stall only: the first query (a Get or a
@@ -95,6 +96,17 @@ func TestPacedQueriesMeasureFromIntendedStart(t *testing.T) {
 			}
 			if s.Details["query_rate_target"] != 400.0 || s.Details["query_target_count"] == nil {
 				t.Errorf("details %v: want query_rate_target 400 and query_target_count", s.Details)
+			}
+			// Two paced operations, two targets: the writers' (2 × 100
+			// rows/s) and the queries' (2 × 200/s), each judged on its
+			// own average rate.
+			if len(s.Targets) != 2 || s.Targets[0].Op != OpInsert || s.Targets[0].Rate != 200 || s.Targets[0].Achieved != s.IPSAvg {
+				t.Fatalf("targets %+v, want the writers' then the queries'", s.Targets)
+			}
+			qt := s.Targets[1]
+			if qt.Op != OpQuery || qt.Who != "queries" || qt.Rate != 400 || qt.Achieved != *q.RateAvg || qt.Met != (*q.RateAvg >= 380) ||
+				*qt.PctOf != units.RoundHalfUp(*q.RateAvg/400*1000, 0)/10 {
+				t.Errorf("query target %+v (pct %v), want 400/s judged on %v", qt, *qt.PctOf, *q.RateAvg)
 			}
 		})
 	}
