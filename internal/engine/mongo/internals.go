@@ -9,7 +9,16 @@ import (
 	"rumbench/internal/model"
 )
 
-var _ model.InternalsReporter = (*DB)(nil)
+var (
+	_ model.InternalsReporter         = (*DB)(nil)
+	_ model.IntervalInternalsReporter = (*DB)(nil)
+)
+
+// IntervalInternals implements model.IntervalInternalsReporter: Internals
+// is one serverStatus.
+func (d *DB) IntervalInternals(ctx context.Context) (model.Internals, error) {
+	return d.Internals(ctx)
+}
 
 // wtInternals are the serverStatus().wiredTiger counters kept as raw
 // internals (cumulative since the server started), under rumbench's key.
