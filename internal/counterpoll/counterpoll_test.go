@@ -82,27 +82,40 @@ func TestNewWhich(t *testing.T) {
 	}
 }
 
-// TestStops: a failed read, or one slower than a tenth of the interval,
-// stops the reads for the step, saying why; the next step starts again.
+// TestStops: a failed read leaves its interval without figures, and the
+// next read covers both; three failed or slow reads in a row stop the
+// reads for the step, saying why; the next step starts again.
 func TestStops(t *testing.T) {
-	f := &fakeEngine{kind: model.Embedded, counters: []map[string]float64{{"log_kb": 1}, {"log_kb": 2}, {"log_kb": 3}, {"log_kb": 4}}}
-	p := New(f, 100*time.Millisecond)
-	p.Start(context.Background())
+	f := &fakeEngine{kind: model.Embedded, counters: []map[string]float64{{"log_kb": 1}, {"log_kb": 2}, {"log_kb": 4}, {"log_kb": 8}, {"log_kb": 16}, {"log_kb": 32}}}
+	p := New(f, 40*time.Millisecond) // 20 ms allowed per read
+	ctx := context.Background()
+	p.Start(ctx)
 	f.err = errors.New("engine is closed")
-	if d, _ := p.Tick(context.Background()); d != nil || !strings.Contains(p.Off(), "engine is closed") {
-		t.Errorf("after a failed read: %v, off %q", d, p.Off())
+	if d, _ := p.Tick(ctx); d != nil || p.Off() != "" {
+		t.Errorf("after one failed read: %v, off %q", d, p.Off())
 	}
 	f.err = nil
-	if d, _ := p.Tick(context.Background()); d != nil || f.reads != 1 {
-		t.Errorf("read again after reads stopped: %v, %d reads", d, f.reads)
+	if d, _ := p.Tick(ctx); d["log_kb"] != 1 {
+		t.Errorf("the read after a failed one: %v, want log_kb 1 (from the last good read)", d)
 	}
-	p.Start(context.Background())
-	f.delay = 20 * time.Millisecond
-	d, _ := p.Tick(context.Background())
-	if d["log_kb"] != 1 || !strings.Contains(p.Off(), "more than the 10ms allowed") {
-		t.Errorf("a slow read: %v (its figures are kept), off %q", d, p.Off())
+	f.delay = 30 * time.Millisecond
+	for i := 0; i < 2; i++ {
+		if d, _ := p.Tick(ctx); d == nil || p.Off() != "" {
+			t.Errorf("slow read %d: %v (its figures are kept), off %q", i+1, d, p.Off())
+		}
 	}
-	if d, _ := p.Tick(context.Background()); d != nil {
-		t.Errorf("read again after a slow read: %v", d)
+	f.err = errors.New("engine is closed")
+	p.Tick(ctx)
+	if !strings.Contains(p.Off(), "3 reads") || !strings.Contains(p.Off(), "engine is closed") {
+		t.Errorf("after three bad reads in a row: off %q", p.Off())
+	}
+	f.err, f.delay = nil, 0
+	reads := f.reads
+	if d, _ := p.Tick(ctx); d != nil || f.reads != reads {
+		t.Errorf("read again after reads stopped: %v", d)
+	}
+	p.Start(ctx)
+	if d, _ := p.Tick(ctx); p.Off() != "" || d["log_kb"] != 16 {
+		t.Errorf("the next step: %v, off %q", d, p.Off())
 	}
 }
