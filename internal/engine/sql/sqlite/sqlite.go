@@ -288,10 +288,12 @@ type DB struct {
 	vfsErr error
 }
 
-// Close closes every connection, then the counting VFS they used.
+// Close closes every connection, then the counting VFS they used. A
+// connection still open (a Conn not closed) keeps the VFS registered: it
+// still calls it.
 func (db *DB) Close() error {
 	err := db.DB.Close()
-	if db.vfs != nil {
+	if _, open, _ := db.budget.read(); db.vfs != nil && open == 0 {
 		db.vfs.free()
 		db.vfs = nil
 	}
