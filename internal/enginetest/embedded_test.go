@@ -92,3 +92,17 @@ func TestInternalsEmbedded(t *testing.T) {
 		model.InternalLogKB: {Lo: 0.03, Hi: 2}, model.InternalCacheMiss: {Lo: 0, Hi: 1}, model.InternalStallS: {Lo: 0, Hi: 1},
 	}, map[string]Bounds{"wal_bytes_in": {Lo: 30, Hi: 2048}})
 }
+
+// TestInternalsSQLite: SQLite's own counters over a load through the
+// runner: every row is logged in the WAL (each commit appends the pages it
+// changed, 4 KB each, so from 0.03 KB per row up to a few pages per row),
+// and a WAL frame is a page the cache wrote.
+func TestInternalsSQLite(t *testing.T) {
+	s := Internals(t, Target{Engine: "sqlite", DataDir: t.TempDir()}, map[string]Bounds{
+		model.InternalLogKB: {Lo: 0.03, Hi: 20}, model.InternalCacheMiss: {Lo: 0, Hi: 5}, model.InternalBgWriteKB: {Lo: 0, Hi: 20},
+	}, map[string]Bounds{"cache_write": {Lo: 0.005, Hi: 5}, "cache_hit": {Lo: 0.1, Hi: 1000}})
+	m := s.Metrics
+	if frames, bytes := m.EngineCounters["cache_write"], m.EngineCounters["wal_write_bytes"]; bytes < frames*(4096+24) {
+		t.Errorf("WAL bytes written %g, fewer than cache_write %g frames of 4096 + 24 bytes", bytes, frames)
+	}
+}

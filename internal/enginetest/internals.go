@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
@@ -57,5 +58,35 @@ func Internals(t *testing.T, tg Target, perInsert, rawPerInsert map[string]Bound
 			t.Errorf("engine_counters.%s = %g: %g per inserted row, want in [%g, %g]", name, got, v, bd.Lo, bd.Hi)
 		}
 	}
+	checkIntervalInternals(t, tg, b, s)
 	return s
+}
+
+// checkIntervalInternals: an embedded engine's counters are read at every
+// interval (counterpoll), and the log they show over the step's intervals
+// adds up to the step's, less what the engine wrote after the clock
+// stopped (the end-of-step flush).
+func checkIntervalInternals(t *testing.T, tg Target, b *results.Bundle, s *results.Step) {
+	t.Helper()
+	if tg.DSN != "" {
+		return
+	}
+	var logKB, span float64
+	n := 0
+	for _, iv := range b.Intervals {
+		if iv.Step != s.Step || iv.Internals == nil {
+			continue
+		}
+		n++
+		logKB += iv.Internals[model.InternalLogKB]
+		span += iv.InternalsSeconds
+	}
+	step := s.Metrics.Internals[model.InternalLogKB]
+	t.Logf("%d intervals with internals over %.3f s: log %g KB, the step's %g KB", n, span, logKB, step)
+	if n == 0 {
+		t.Fatal("no interval carries the engine's counters")
+	}
+	if logKB > step*1.0001 || logKB < step*0.5 {
+		t.Errorf("the intervals' log_kb adds up to %g, the step's is %g", logKB, step)
+	}
 }

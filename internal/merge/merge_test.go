@@ -154,3 +154,27 @@ func TestFindByLabel(t *testing.T) {
 		t.Fatalf("merged bundle: %+v, %v", got, err)
 	}
 }
+
+// TestMergedIntervalInternals: a merged interval takes the engine's
+// counters of the shard the step's server metrics come from (never a sum:
+// each shard read the same server's counters).
+func TestMergedIntervalInternals(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	server := serverProcessSet + " (postgres)"
+	bundle := func(i int, secs, logKB float64) *results.Bundle {
+		b := shardBundle(i)
+		b.Run.Steps = []string{"l.i0"}
+		b.Steps = map[string]*results.Step{"l.i0": {Step: "l.i0", Complete: true, Interval: 1, Started: t0, Seconds: secs,
+			Metrics: &results.Metrics{ProcessSet: server}}}
+		b.Intervals = []results.IntervalRecord{{Step: "l.i0", Index: 0, StartMs: t0.UnixMilli(), Seconds: 1,
+			Internals: map[string]float64{"log_kb": logKB}, InternalsSeconds: 1.01}}
+		return b
+	}
+	_, recs, err := mergeStep(&results.Run{}, []*results.Bundle{bundle(0, 1.0, 10), bundle(1, 1.2, 12)}, "l.i0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) == 0 || recs[0].Internals["log_kb"] != 12 || recs[0].InternalsSeconds != 1.01 {
+		t.Fatalf("merged interval 0: %+v, want shard 1's log_kb 12 over 1.01 s", recs)
+	}
+}

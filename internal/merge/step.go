@@ -24,6 +24,10 @@ type mergedInterval struct {
 	warmup  bool
 	ops     map[string]*measure.OpInterval
 	system  map[string]any
+	// The engine's counters per interval, like system, from the shard
+	// the step's metrics come from.
+	internals  map[string]float64
+	internalsS float64
 }
 
 // mergeStep adds up the shards' intervals of step by index and
@@ -61,6 +65,7 @@ func mergeStep(run *results.Run, shards []*results.Bundle, name string, additive
 			mi.warmup = mi.warmup || rec.Warmup
 			if b == metricsFrom {
 				mi.system = rec.System
+				mi.internals, mi.internalsS = rec.Internals, rec.InternalsSeconds
 			}
 			for op, r := range rec.Ops {
 				o := mi.ops[op]
@@ -96,6 +101,7 @@ func mergeStep(run *results.Run, shards []*results.Bundle, name string, additive
 			// the lengths before it).
 			rec.StartMs = mi.startMs
 			rec.System = mi.system
+			rec.Internals, rec.InternalsSeconds = mi.internals, mi.internalsS
 		}
 		recs = append(recs, rec)
 	})

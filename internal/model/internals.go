@@ -43,3 +43,12 @@ type Internals struct {
 type InternalsReporter interface {
 	Internals(ctx context.Context) (Internals, error)
 }
+
+// IntervalInternalsReporter is implemented by server engines whose counters
+// can be read at every interval of a step: one round trip, no waiting for
+// the server to flush them (so they may lag the server by up to its own
+// reporting delay). An embedded engine's InternalsReporter is read per
+// interval as it is: its counters are in the process.
+type IntervalInternalsReporter interface {
+	IntervalInternals(ctx context.Context) (Internals, error)
+}

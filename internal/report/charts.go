@@ -38,7 +38,8 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 // stepCharts draws a step's interval charts: the throughput of each
 // operation with a rate (the step's own operations, in the workload's
 // order) with stalled intervals shaded and crossed, then the main
-// operation's p99 and max latency.
+// operation's p99 and max latency, then the engine's own log and
+// background writes per interval when the runs recorded them.
 func (r *Report) stepCharts(sr *StepReport) ([]Chart, error) {
 	var out []Chart
 	for _, spec := range r.chartOps(sr) {
@@ -50,12 +51,14 @@ func (r *Report) stepCharts(sr *StepReport) ([]Chart, error) {
 			out = append(out, *c)
 		}
 	}
-	c, err := r.latencyChart(sr)
-	if err != nil {
-		return nil, err
-	}
-	if c != nil {
-		out = append(out, *c)
+	for _, draw := range []func(*StepReport) (*Chart, error){r.latencyChart, r.internalsChart} {
+		c, err := draw(sr)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			out = append(out, *c)
+		}
 	}
 	return out, nil
 }

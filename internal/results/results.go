@@ -560,6 +560,11 @@ type IntervalRecord struct {
 	Ops     map[string]OpRecord `json:"ops"`
 	// System holds raw system-metric deltas for the interval, when sampled.
 	System map[string]any `json:"system,omitempty"`
+	// Internals are what the engine's own counters (the common names of
+	// Metrics.Internals) grew by between the read at the previous tick and
+	// the read at this one, InternalsSeconds apart (docs/metrics.md).
+	Internals        map[string]float64 `json:"internals,omitempty"`
+	InternalsSeconds float64            `json:"internals_s,omitempty"`
 }
 
 // VariantLabel is the run's variant label: Label, else the engine's name

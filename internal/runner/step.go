@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"rumbench/internal/counterpoll"
 	"rumbench/internal/diskfull"
 	"rumbench/internal/figure"
 	"rumbench/internal/measure"
@@ -47,6 +48,8 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		loggedFrom = s.LogicalBytes()
 	}
 	var encoder results.IntervalEncoder
+	// The engine's counters per interval, read on the clock's thread.
+	poll := counterpoll.New(r.db, nominal)
 	clock := measure.NewClock(nominal, r.ops, func(iv *measure.Interval) {
 		dog.observe(iv)
 		if iv.Warmup && s.LogicalBytes != nil {
@@ -65,6 +68,9 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		}
 		if series != nil {
 			series.observe(iv, rec.System)
+		}
+		if poll != nil {
+			rec.Internals, rec.InternalsSeconds = poll.Tick(context.WithoutCancel(ctx))
 		}
 		if err := bw.AppendInterval(rec); err != nil {
 			// Measuring on without a place to keep the figures is
@@ -105,6 +111,9 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	// The engine's own counters are read outside the measured window, so
 	// the reads cost the step nothing.
 	internals0, haveInternals := r.readInternals(ctx)
+	if poll != nil {
+		poll.Start(ctx)
+	}
 	for _, ob := range observers {
 		ob.StepStart(s.Name, desc)
 	}
@@ -134,6 +143,9 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	}
 	for _, ob := range observers {
 		ob.StepStop(clock, bw.BytesWritten()-bundleBefore)
+	}
+	if poll != nil && poll.Off() != "" {
+		fmt.Fprintf(o.Log, "[%s %s] %s\n", name, s.Name, poll.Off())
 	}
 	var internals1 model.Internals
 	if haveInternals {

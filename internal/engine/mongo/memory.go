@@ -16,8 +16,8 @@ var _ model.MemoryReporter = (*DB)(nil)
 // server without WiredTiger statistics (FerretDB, in-memory engines)
 // reports no cache of its own.
 func (d *DB) Memory(ctx context.Context) (model.Memory, error) {
-	var status bson.M
-	if err := d.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status); err != nil {
+	status, err := d.serverStatus(ctx)
+	if err != nil {
 		return model.Memory{}, fmt.Errorf("mongodb: serverStatus: %w", err)
 	}
 	if wt, ok := status["wiredTiger"].(bson.M); ok {

@@ -425,8 +425,7 @@ func (d *DB) connect(ctx context.Context) error {
 	if d.p.rc != nil {
 		settings["read_concern"] = d.p.rc.Level
 	}
-	var status bson.M
-	if err := admin.RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status); err == nil {
+	if status, err := d.serverStatus(ctx); err == nil {
 		if se, ok := status["storageEngine"].(bson.M); ok {
 			if n, ok := se["name"].(string); ok {
 				settings["storage_engine"] = n

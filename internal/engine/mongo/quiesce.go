@@ -35,8 +35,7 @@ func (d *DB) Quiesce(ctx context.Context) ([]model.QuiesceWait, error) {
 	}
 	var refused string
 	w, err := model.WaitIdle(ctx, quiesceWhat, quiesceUntil, func(ctx context.Context) (bool, string, error) {
-		var status bson.M
-		err := d.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status)
+		status, err := d.serverStatus(ctx)
 		var ce mongo.CommandError
 		if errors.As(err, &ce) {
 			refused = fmt.Sprintf("skipped: the server refused serverStatus (%s; it needs the clusterMonitor role)", ce.Message)

@@ -1,6 +1,7 @@
 package mongo
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -77,8 +78,7 @@ var wtStats = []struct{ section, name, key string }{
 // the data, storage and index sizes (collStats).
 func (d *DB) Stats(ctx context.Context) (map[string]any, error) {
 	out := map[string]any{}
-	var status bson.M
-	err := d.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status)
+	status, err := d.serverStatus(ctx)
 	if err != nil {
 		// serverStatus needs clusterMonitor; the sizes below need less.
 		out["server_status_error"] = dbserver.OneLine(err).Error()
@@ -135,8 +135,7 @@ func (d *DB) ServerProcess(ctx context.Context) (int, string, error) {
 		return 0, "", fmt.Errorf("mongodb: server %s is not on this host: its processes can't be measured from here", d.host)
 	}
 	pid := 0
-	var status bson.M
-	if err := d.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Decode(&status); err == nil {
+	if status, err := d.serverStatus(ctx); err == nil {
 		if p, ok := asInt64(status["pid"]); ok && p > 0 && isServerProcess(int(p)) {
 			pid = int(p)
 		}
@@ -215,4 +214,22 @@ func (d *DB) dataDir(ctx context.Context, pid int) string {
 		}
 	}
 	return ""
+}
+
+// serverStatus runs serverStatus and decodes it with every nested document
+// a bson.M (the driver would make them bson.D when decoding into a bson.M,
+// and the sections, wiredTiger.cache and the like, are read as maps). The
+// error is the command's, unwrapped, so callers can tell a refusal.
+func (d *DB) serverStatus(ctx context.Context) (bson.M, error) {
+	raw, err := d.client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+	if err != nil {
+		return nil, err
+	}
+	dec := bson.NewDecoder(bson.NewDocumentReader(bytes.NewReader(raw)))
+	dec.DefaultDocumentM()
+	var status bson.M
+	if err := dec.Decode(&status); err != nil {
+		return nil, fmt.Errorf("decode serverStatus: %w", err)
+	}
+	return status, nil
 }

@@ -9,7 +9,16 @@ import (
 	"rumbench/internal/model"
 )
 
-var _ model.InternalsReporter = (*DB)(nil)
+var (
+	_ model.InternalsReporter         = (*DB)(nil)
+	_ model.IntervalInternalsReporter = (*DB)(nil)
+)
+
+// IntervalInternals implements model.IntervalInternalsReporter: Internals
+// is one SHOW GLOBAL STATUS, current as the server counts.
+func (db *DB) IntervalInternals(ctx context.Context) (model.Internals, error) {
+	return db.Internals(ctx)
+}
 
 // internalsStatus are the SHOW GLOBAL STATUS counters each storage engine's
 // internals are read from (cumulative since the server started).

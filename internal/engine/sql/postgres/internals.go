@@ -73,6 +73,13 @@ func (d *DB) Internals(ctx context.Context) (model.Internals, error) {
 		"pg_stat_user_tables.autovacuum_count", "pg_stat_user_tables.vacuum_count"); err != nil {
 		return model.Internals{}, err
 	}
+	return model.Internals{Raw: raw, Common: commonOf(raw, blockSize), Scope: internalsScope}, nil
+}
+
+const internalsScope = "server: pg_stat_wal and pg_stat_bgwriter count every database of the server; pg_statio_user_tables and pg_stat_user_tables this database's tables"
+
+// commonOf maps the raw counters to the common names.
+func commonOf(raw map[string]float64, blockSize float64) map[string]float64 {
 	common := map[string]float64{}
 	if v, ok := raw["pg_stat_wal.wal_bytes"]; ok {
 		common[model.InternalLogKB] = v / 1024
@@ -82,8 +89,35 @@ func (d *DB) Internals(ctx context.Context) (model.Internals, error) {
 	}
 	common[model.InternalBgWriteKB] = (raw["pg_stat_bgwriter.buffers_checkpoint"] + raw["pg_stat_bgwriter.buffers_clean"]) * blockSize / 1024
 	common[model.InternalCacheMiss] = raw["pg_statio_user_tables.heap_blks_read"] + raw["pg_statio_user_tables.idx_blks_read"]
-	return model.Internals{Raw: raw, Common: common,
-		Scope: "server: pg_stat_wal and pg_stat_bgwriter count every database of the server; pg_statio_user_tables and pg_stat_user_tables this database's tables"}, nil
+	return common
+}
+
+var _ model.IntervalInternalsReporter = (*DB)(nil)
+
+// IntervalInternals implements model.IntervalInternalsReporter: the
+// counters of Internals that feed the common names, in one query and
+// without making backends flush, so they are what the backends have
+// reported so far (a busy backend reports at most once a second, the
+// checkpointer when a checkpoint ends).
+func (d *DB) IntervalInternals(ctx context.Context) (model.Internals, error) {
+	var walBytes, walFPI sql.NullFloat64
+	var ckpt, clean, heapRead, idxRead, blockSize float64
+	err := d.SQL().QueryRowContext(ctx, `SELECT w.wal_bytes::float8, w.wal_fpi::float8, b.buffers_checkpoint::float8, b.buffers_clean::float8,
+		coalesce((SELECT sum(heap_blks_read) FROM pg_statio_user_tables), 0)::float8,
+		coalesce((SELECT sum(idx_blks_read) FROM pg_statio_user_tables), 0)::float8,
+		current_setting('block_size')::float8
+		FROM pg_stat_bgwriter b LEFT JOIN pg_stat_wal w ON true`).Scan(&walBytes, &walFPI, &ckpt, &clean, &heapRead, &idxRead, &blockSize)
+	if err != nil {
+		return model.Internals{}, fmt.Errorf("postgres: read counters: %w", err)
+	}
+	raw := map[string]float64{
+		"pg_stat_bgwriter.buffers_checkpoint": ckpt, "pg_stat_bgwriter.buffers_clean": clean,
+		"pg_statio_user_tables.heap_blks_read": heapRead, "pg_statio_user_tables.idx_blks_read": idxRead,
+	}
+	if walBytes.Valid {
+		raw["pg_stat_wal.wal_bytes"], raw["pg_stat_wal.wal_fpi"] = walBytes.Float64, walFPI.Float64
+	}
+	return model.Internals{Raw: raw, Common: commonOf(raw, blockSize), Scope: internalsScope}, nil
 }
 
 // flushPoolStats makes every idle connection of the pool flush its pending

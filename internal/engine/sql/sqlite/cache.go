@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -33,9 +34,12 @@ type cacheBudget struct {
 
 	setMu sync.Mutex // one rebalance at a time, in the order asked
 
-	mu    sync.Mutex // guards conns and err; never held while waiting for a conn
+	mu    sync.Mutex // guards conns, err and closed; never held while waiting for a conn
 	conns []*budgetConn
 	err   error // the last failure to set or read a share
+	// closed: the sqlite3_db_status counters of the connections that
+	// have closed (see status).
+	closed [len(dbStatusOps)]int64
 }
 
 // budgetConn is a go-sqlite3 connection counted in a budget. Embedding the
@@ -47,6 +51,10 @@ type budgetConn struct {
 	use sync.Mutex
 	// kib is the cache_size SQLite reported after its share was set.
 	kib atomic.Int64
+	// handle is the connection's sqlite3*, nil when it could not be had;
+	// status its sqlite3_db_status counters so far (guarded by b.mu).
+	handle unsafe.Pointer
+	status [len(dbStatusOps)]int64
 }
 
 // add counts a new connection in and rebalances.
@@ -114,6 +122,7 @@ func (c *budgetConn) setShare(kib int64) error {
 // Close takes the connection out of the budget (the others grow) and
 // closes it.
 func (c *budgetConn) Close() error {
+	c.b.retire(c)
 	c.b.remove(c)
 	c.use.Lock()
 	defer c.use.Unlock()

@@ -263,6 +263,8 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, fmt.Errorf("sqlite: unexpected driver connection %T", conn)
 	}
 	bc := &budgetConn{SQLiteConn: sc, b: c.budget}
+	// Without the handle the connection works; its counters are not read.
+	bc.handle, _ = dbHandle(sc)
 	if err := c.budget.add(bc); err != nil {
 		conn.Close()
 		return nil, err
@@ -280,6 +282,22 @@ type DB struct {
 	ckptBytes   int64
 	ckpt        ckptStats
 	budget      *cacheBudget
+	// vfs counts SQLite's file IO; nil (vfsErr says why) when it could
+	// not be registered.
+	vfs    *countingVFS
+	vfsErr error
+}
+
+// Close closes every connection, then the counting VFS they used. A
+// connection still open (a Conn not closed) keeps the VFS registered: it
+// still calls it.
+func (db *DB) Close() error {
+	err := db.DB.Close()
+	if _, open, _ := db.budget.read(); db.vfs != nil && open == 0 {
+		db.vfs.free()
+		db.vfs = nil
+	}
+	return err
 }
 
 var (
@@ -346,9 +364,18 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 			return nil, err
 		}
 	}
+	// Every file SQLite opens goes through a VFS that counts its IO
+	// (internals.go); without it the engine runs, uncounted.
+	vfs, vfsErr := newCountingVFS()
+	if vfs != nil {
+		c.dsn += "&vfs=" + vfs.name
+	}
 	sdb := stdsql.OpenDB(c)
 	fail := func(err error) (model.DB, error) {
 		sdb.Close()
+		if vfs != nil {
+			vfs.free()
+		}
 		return nil, err
 	}
 	// The first connection creates the file with the page size and journal
@@ -394,7 +421,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		return fail(fmt.Errorf("sqlite: %w", err))
 	}
 	return &DB{
-		DB: inner, path: path, journalMode: s.journalMode, budget: c.budget,
+		DB: inner, path: path, journalMode: s.journalMode, budget: c.budget, vfs: vfs, vfsErr: vfsErr,
 		wl:       newWriteLock(time.Duration(s.busyMS) * time.Millisecond),
 		ckptMode: s.ckptMode, ckptBytes: s.ckptBytes,
 	}, nil
