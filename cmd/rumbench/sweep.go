@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,11 +18,7 @@ import (
 )
 
 type sweepFlags struct {
-	ibench     ibench.SweepValues
 	engines    []string
-	indexes    []int
-	padSizes   []string
-	clients    []int
 	preset     string
 	interval   time.Duration
 	ratePct    float64
@@ -44,11 +39,30 @@ type sweepFlags struct {
 	cell       string
 	kube       kubeFlags
 	history    string
-	// Of `rumbench sweep NAME` (a workload's Sweeper): the workload, its
-	// axes' values by axis name and its cells' configurer.
+	// The workload swept (its Sweeper), its axes' names and its cells'
+	// configurer.
 	workload string
-	axes     map[string]*[]int
+	axes     []string
 	cellOf   workload.CellConfigurer
+}
+
+// addSweepAxes declares the flags of d's sweep axes and its shared
+// settings (workload.Sweeper).
+func addSweepAxes(fl *pflag.FlagSet, d *workload.Definition, f *sweepFlags) {
+	f.workload = d.Name
+	for _, a := range d.Sweeper.SweepAxes() {
+		if a.Parse != nil {
+			def := make([]string, len(a.Default))
+			for i, v := range a.Default {
+				def[i] = strconv.Itoa(v)
+			}
+			fl.StringSlice(a.Name, def, a.Usage)
+		} else {
+			fl.IntSlice(a.Name, a.Default, a.Usage)
+		}
+		f.axes = append(f.axes, a.Name)
+	}
+	f.cellOf = d.Sweeper.SweepFlags(fl)
 }
 
 func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
@@ -107,11 +121,12 @@ those missing.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
 	}
 	fl := cmd.Flags()
+	def, err := workload.Lookup(defaultWorkload)
+	if err != nil {
+		panic(err) // the default workload is linked in by workload/all
+	}
+	addSweepAxes(fl, def, f)
 	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
-	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+ibench.PresetDefault(func(p ibench.Preset) string { return joinInts(plan.SweepIndexes(p)) }))
-	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
-	ibench.AddSweepFlags(fl, &f.ibench)
-	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
 	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
 	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
 	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
@@ -135,7 +150,7 @@ those missing.`,
 	_ = fl.MarkHidden("child-rep")
 	cmd.AddCommand(newSweepCollectCmd())
 	for _, name := range workload.Names() {
-		if d, _ := workload.Lookup(name); d.Sweeper != nil && name != "ibench" {
+		if d, _ := workload.Lookup(name); d.Sweeper != nil && name != defaultWorkload {
 			cmd.AddCommand(newWorkloadSweepCmd(d, &sweepFlags{}))
 		}
 	}
@@ -149,19 +164,14 @@ func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
 		return nil, err
 	}
 	req := &plan.Sweep{
-		Given: fl.Changed, Out: f.out, Engines: variants, Indexes: f.indexes, PadSizes: f.padSizes,
-		Workload: f.workload, Cell: f.cellOf,
-		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
+		Given: fl.Changed, Out: f.out, Engines: variants, Workload: f.workload, Cell: f.cellOf, Axes: map[string][]string{}, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
 		EngineOpts: f.engineOpts, Vary: f.vary, VaryServer: f.varyServer, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
 		Managed: managed.Request{Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs},
 		Memory:  plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
 	}
-	if f.workload != "" {
-		req.Axes = map[string][]int{}
-		for name, v := range f.axes {
-			if fl.Changed(name) {
-				req.Axes[name] = *v
-			}
+	for _, name := range f.axes {
+		if fl.Changed(name) {
+			req.Axes[name] = fl.Lookup(name).Value.(pflag.SliceValue).GetSlice()
 		}
 	}
 	if f.mem.childEngine != "" || f.mem.childData != "" {
@@ -213,17 +223,8 @@ func runSweep(cmd *cobra.Command, f *sweepFlags) error {
 		}
 	}
 	return newExecutor(cmd, &f.mem, f.history).Sweep(execute.SweepJob{
-		Plan: p, Spec: spec, Memory: ms, Out: f.out, Cell: cell, Steps: f.ibench.Steps, Verbose: f.verbose,
+		Plan: p, Spec: spec, Memory: ms, Out: f.out, Cell: cell, Verbose: f.verbose,
 		CompareTo: f.compareTo, Cooldown: f.cooldown, Repeat: f.repeat,
 		ChildCell: f.mem.childCell, ChildEngine: f.mem.childEngine, ChildRep: f.childRep,
 	})
-}
-
-// joinInts renders a comma list as the flag takes it.
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
 }

@@ -20,7 +20,6 @@ func newWorkloadSweepCmd(d *workload.Definition, f *sweepFlags) *cobra.Command {
 	for _, a := range sw.SweepAxes() {
 		axes = append(axes, "--"+a.Name)
 	}
-	f.workload = d.Name
 	cmd := &cobra.Command{
 		Use:   d.Name,
 		Short: fmt.Sprintf("Run %s over variants × %s, one run per cell, and print its matrices", d.Name, strings.Join(axes, " × ")),
@@ -39,13 +38,7 @@ workload's matrices per variant.`, d.Name, strings.Join(axes, " × ")),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
 	}
 	fl := cmd.Flags()
-	f.axes = map[string]*[]int{}
-	for _, a := range sw.SweepAxes() {
-		v := new([]int)
-		fl.IntSliceVar(v, a.Name, a.Default, a.Usage)
-		f.axes[a.Name] = v
-	}
-	f.cellOf = sw.SweepFlags(fl)
+	addSweepAxes(fl, d, f)
 	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
 	fl.StringVar(&f.preset, "preset", d.Presets[0].Name, "size preset of every run: "+strings.Join(d.PresetNames(), ", "))
 	fl.DurationVar(&f.interval, "interval", 0, "measurement interval (default: the preset's)")

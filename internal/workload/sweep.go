@@ -34,8 +34,14 @@ type Axis struct {
 	// Usage is the flag's help; Default its values when not given.
 	Usage   string
 	Default []int
-	// Min is the smallest value allowed.
-	Min int
+	// Min is the smallest value allowed; Max, when above Min, the largest.
+	Min, Max int
+	// Parse, when set, reads one value of the flag as given (10KB): the
+	// flag then takes strings, not integers.
+	Parse func(string) (int, error)
+	// ByPreset, when set, is the axis's values without the flag for each
+	// preset, in place of Default.
+	ByPreset func(preset string) []int
 }
 
 // Point is a cell of a sweep: each axis's value, by axis name.
@@ -58,6 +64,9 @@ func (a Axis) CheckAxis(values []int) error {
 	}
 	seen := map[int]bool{}
 	for _, v := range values {
+		if a.Max > a.Min && (v < a.Min || v > a.Max) {
+			return fmt.Errorf("--%s values must be between %d and %d, got %d", a.Name, a.Min, a.Max, v)
+		}
 		if v < a.Min {
 			return fmt.Errorf("--%s values must be at least %d, got %d", a.Name, a.Min, v)
 		}
@@ -67,6 +76,32 @@ func (a Axis) CheckAxis(values []int) error {
 		seen[v] = true
 	}
 	return nil
+}
+
+// Values are the axis's values: given (flag values as given, each read
+// by Parse, else an integer), else the preset's, else Default.
+func (a Axis) Values(given []string, isGiven bool, preset string) ([]int, error) {
+	if !isGiven {
+		if a.ByPreset != nil {
+			return a.ByPreset(preset), nil
+		}
+		return a.Default, nil
+	}
+	out := make([]int, 0, len(given))
+	for _, g := range given {
+		var v int
+		var err error
+		if a.Parse != nil {
+			v, err = a.Parse(g)
+		} else if v, err = strconv.Atoi(strings.TrimSpace(g)); err != nil {
+			err = fmt.Errorf("--%s %q: want an integer", a.Name, g)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // CellConfigurer makes the configuration of one cell's run from the
