@@ -147,6 +147,23 @@ func SweeperOf(name string) (Sweeper, error) {
 	return d.Sweeper, nil
 }
 
+// SweepHelp is the help of `rumbench sweep NAME` of d (its Sweeper's
+// axes named): the one-line summary, the text and an example.
+func (d *Definition) SweepHelp() (short, long, example string) {
+	var axes []string
+	for _, a := range d.Sweeper.SweepAxes() {
+		axes = append(axes, "--"+a.Name)
+	}
+	grid := strings.Join(axes, " × ")
+	short = fmt.Sprintf("Run %s over variants × %s, one run per cell, and print its matrices", d.Name, grid)
+	long = fmt.Sprintf(`Run the %s workload once per cell of a grid: every variant (--engine, --vary)
+× %s, each cell a full run into <out>/<cell>/<variant>/. One progress line
+per run with the sweep's ETA; a rerun with the same flags skips the finished
+runs. At the end, and with `+"`rumbench sweep collect <out>`"+`, it prints the
+workload's matrices per variant.`, d.Name, grid)
+	return short, long, fmt.Sprintf("  rumbench sweep %s --engine pebble,sqlite --out sweep-%s", d.Name, d.Name)
+}
+
 // SweepRunFlags is a Sweeper's SweepFlags made of the workload's run flags
 // (flags: its Definition.Flags): it declares into fs every run flag but
 // those the axes set (runFlag: the run flag of each axis, by axis name),
