@@ -10,11 +10,11 @@ import (
 	"rumbench/internal/workload"
 )
 
-// SweepValues are the insert benchmark's settings of every run of a sweep
+// sweepValues are the insert benchmark's settings of every run of a sweep
 // (`rumbench sweep`): the flags are this package's, declared by
-// AddSweepFlags with the sweep's wording; the grid's own flags (--indexes,
+// addSweepFlags with the sweep's wording; the grid's own flags (--indexes,
 // --clients, --pad-sizes: lists) are the sweep's.
-type SweepValues struct {
+type sweepValues struct {
 	Steps         []string
 	Rows          int64
 	ChurnRows     int64
@@ -23,8 +23,8 @@ type SweepValues struct {
 	PadRandomPct  int
 }
 
-// AddSweepFlags declares the insert benchmark's flags of a sweep into v.
-func AddSweepFlags(fl *pflag.FlagSet, v *SweepValues) {
+// addSweepFlags declares the insert benchmark's flags of a sweep into v.
+func addSweepFlags(fl *pflag.FlagSet, v *sweepValues) {
 	fl.IntVar(&v.PadRandomPct, "pad-random-pct", 50, "percent of the data column that is random characters (the rest compresses)")
 	fl.StringSliceVar(&v.Steps, "steps", []string{StepLoadIndexed}, "insert benchmark steps of every run (see rumbench run --help); the matrices show the first load step")
 	fl.Int64Var(&v.Rows, "rows", 0, "rows per client loaded "+PresetDefault(func(p Preset) string { return fmt.Sprint(p.Rows) }))
@@ -127,9 +127,9 @@ func parsePadSize(v string) (int, error) {
 }
 
 func (sweeper) SweepFlags(fl *pflag.FlagSet) workload.CellConfigurer {
-	v := &SweepValues{}
-	AddSweepFlags(fl, v)
-	return v.Configurer()
+	v := &sweepValues{}
+	addSweepFlags(fl, v)
+	return v.configurer()
 }
 
 // SweepMatrices: none of the generic kind; the insert benchmark's are the
@@ -155,18 +155,18 @@ func (sweeper) SweepBanner(shared map[string]any) string {
 	return fmt.Sprintf("steps %v", shared[sharedSteps])
 }
 
-// Configurer makes a cell's configuration from v: the sizes resolved from
+// configurer makes a cell's configuration from v: the sizes resolved from
 // the preset (Sizes) for those not given, one table per client, the
 // cell's indexes and a fixed pad size; the iobound preset sizes the
 // engines' memory by the cell's rows.
-func (v *SweepValues) Configurer() workload.CellConfigurer {
+func (v *sweepValues) configurer() workload.CellConfigurer {
 	return func(c workload.Common, at workload.Point) (*workload.Configured, error) {
 		preset, err := LookupPreset(c.Preset)
 		if err != nil {
 			return nil, err
 		}
 		rows, churn, qs := preset.Sizes(c.Changed, v.Rows, v.ChurnRows, v.QuerySeconds)
-		cfg := v.CellConfig(rows, churn, qs, c.Seed, at[AxisClients], at[AxisIndexes], at[AxisPadSizes])
+		cfg := v.cellConfig(rows, churn, qs, c.Seed, at[AxisClients], at[AxisIndexes], at[AxisPadSizes])
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -184,10 +184,10 @@ func (v *SweepValues) Configurer() workload.CellConfigurer {
 	}
 }
 
-// CellConfig is the configuration of one sweep cell's run: clients, each
+// cellConfig is the configuration of one sweep cell's run: clients, each
 // with its own table, indexes and a fixed pad size, with the sizes
 // resolved (Sizes).
-func (v *SweepValues) CellConfig(rows, churn int64, qs float64, seed int64, clients, indexes, pad int) Config {
+func (v *sweepValues) cellConfig(rows, churn int64, qs float64, seed int64, clients, indexes, pad int) Config {
 	return Config{Clients: clients, Tables: clients, Rows: rows, ChurnRows: churn, Indexes: indexes, PadMin: pad, PadMax: pad,
 		PadRandomPct: v.PadRandomPct, RowsPerCommit: v.RowsPerCommit, QuerySeconds: qs, Seed: seed, Steps: v.Steps}
 }
