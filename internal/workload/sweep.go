@@ -11,7 +11,9 @@ import (
 // Sweeper is implemented by a workload `rumbench sweep` can run: a grid of
 // cells over the workload's axes (integers, such as tables and clients) ×
 // the variants, each cell a full run of the workload. The sweep core (plan,
-// execute, internal/sweep) knows the grid only through it.
+// execute, internal/sweep) knows the grid only through it, and through
+// the optional SweepRecorder (how sweep.json records the sweep) and
+// SweepReporter (matrices of the workload's own) a Sweeper may implement.
 type Sweeper interface {
 	// SweepAxes are the grid's axes, in the order of a cell's name
 	// (t4-c16: tables, then clients); the last varies slowest.
