@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,17 +40,11 @@ is reported, not a failure. Exit code 0 when every engine kept its promise,
 		Example: "  rumbench crashtest --engine pebble,sqlite,bbolt,rocksdb,wiredtiger\n  rumbench crashtest --engine postgres,innodb --kill-after 5s",
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			specs, err := crashcli.Plan(engines, plan.Crashtest{
+			err := crashcli.PlanAndRun(engines, plan.Crashtest{
 				EngineOpts: engineOpts, ServerOpts: serverOpts,
 				CacheSize: cacheSize, CacheSizeGiven: cmd.Flags().Changed("cache-size"),
 				KillAfter: killAfter, Durable: durable, Shape: shape, Log: cmd.OutOrStdout(),
-			})
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			err = crashcli.Run(ctx, specs, dataDir, asJSON, cmd.OutOrStdout())
+			}, dataDir, asJSON, cmd.OutOrStdout())
 			var failed *crashcli.FailedError
 			if errors.As(err, &failed) {
 				return &exitError{code: exitFailure, err: err}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rumbench/internal/plan"
+	"rumbench/internal/sweep"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
@@ -252,5 +253,6 @@ func resolveSweep(t *testing.T, p string, args ...string) []any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []any{sp.Rows, sp.Churn, sp.QS, sp.Interval, sp.Indexes}
+	cfg := sp.CellConfig(sweep.Cell{}).(ibench.Config)
+	return []any{cfg.Rows, cfg.ChurnRows, cfg.QuerySeconds, sp.Interval, sp.AxisValues(ibench.AxisIndexes)}
 }

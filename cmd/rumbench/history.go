@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,53 +13,20 @@ import (
 	"rumbench/internal/runner"
 )
 
-// historyFlags are the flags every `rumbench history` subcommand shares.
-type historyFlags struct {
-	target string
-	filter filterFlags
-}
-
-// filterFlags select runs.
-type filterFlags struct {
-	label, engine, step, workload, hostClass, since string
-}
-
-func (f *filterFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.label, "label", "", "only runs recorded under this label (the LABEL of --engine LABEL=ENGINE or of history add --label, else the engine's name; list shows it)")
-	fs.StringVar(&f.engine, "engine", "", "only runs of this engine")
-	fs.StringVar(&f.step, "step", "", "only this step (e.g. l.i1), and for list the runs that ran it")
-	fs.StringVar(&f.workload, "workload", "", "only runs of this workload")
-	fs.StringVar(&f.hostClass, "host-class", "", "only runs on this host class (CPU/cores/memory/device, as list shows it)")
-	fs.StringVar(&f.since, "since", "", "only runs started at or after this: a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d)")
-}
-
-func (f *filterFlags) filter(now time.Time) (history.Filter, error) {
-	out := history.Filter{Label: f.label, Engine: f.engine, Step: f.step, Workload: f.workload, HostClass: f.hostClass}
-	if f.since == "" {
-		return out, nil
-	}
-	since, err := history.ParseSince(f.since, now)
-	if err != nil {
-		return out, &runner.BadInputError{Err: err}
-	}
-	out.Since = since
-	return out, nil
+// addFilterFlags adds the flags that select runs.
+func addFilterFlags(fs *pflag.FlagSet, f *historycli.Selection) {
+	fs.StringVar(&f.Label, "label", "", "only runs recorded under this label (the LABEL of --engine LABEL=ENGINE or of history add --label, else the engine's name; list shows it)")
+	fs.StringVar(&f.Engine, "engine", "", "only runs of this engine")
+	fs.StringVar(&f.Step, "step", "", "only this step (e.g. l.i1), and for list the runs that ran it")
+	fs.StringVar(&f.Workload, "workload", "", "only runs of this workload")
+	fs.StringVar(&f.HostClass, "host-class", "", "only runs on this host class (CPU/cores/memory/device, as list shows it)")
+	fs.StringVar(&f.Since, "since", "", "only runs started at or after this: a date (2026-01-31), an RFC 3339 time, or an age (36h, 7d)")
 }
 
 const historyFlagHelp = "the history: a SQLite file, or postgres://user@host:port/database for a shared one (default $XDG_DATA_HOME/rumbench/history.db, else ~/.local/share/rumbench/history.db)"
 
-// series reads the series the filter flags select from the history; where
-// names the store for messages.
-func (f *historyFlags) series(ctx context.Context) (ss []*history.Series, where string, err error) {
-	flt, err := f.filter.filter(time.Now())
-	if err != nil {
-		return nil, "", err
-	}
-	return historycli.Series(ctx, f.target, flt)
-}
-
 func newHistoryCmd() *cobra.Command {
-	f := &historyFlags{}
+	f := &historycli.Selection{}
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Keep every run in a database and compare runs over time: add, list, show, export, check for regressions",
@@ -80,12 +44,12 @@ newest runs of a series hold a regression (docs/history.md).`,
 	// is refused on one line (exit 2), alone it prints the help.
 	cmd.Args = argsNone
 	cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	cmd.PersistentFlags().StringVar(&f.target, "history", "", historyFlagHelp)
+	cmd.PersistentFlags().StringVar(&f.Target, "history", "", historyFlagHelp)
 	cmd.AddCommand(newHistoryAddCmd(f), newHistoryListCmd(f), newHistoryShowCmd(f), newHistoryExportCmd(f), newHistoryCheckCmd(f), newHistoryCalibrateCmd(f), newHistoryCompareCmd(f))
 	return cmd
 }
 
-func newHistoryAddCmd(f *historyFlags) *cobra.Command {
+func newHistoryAddCmd(f *historycli.Selection) *cobra.Command {
 	var label string
 	cmd := &cobra.Command{
 		Use:   "add DIR...",
@@ -105,54 +69,34 @@ bundle ` + "`rumbench merge`" + ` makes of the shards.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return historycli.AddTo(cmd.Context(), f.target, args, label, cmd.OutOrStdout())
+			return historycli.AddTo(cmd.Context(), f.Target, args, label, cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&label, "label", "", "record the runs under this label instead of their own (their variant's label, else their engine's name)")
 	return cmd
 }
 
-func newHistoryListCmd(f *historyFlags) *cobra.Command {
+func newHistoryListCmd(f *historycli.Selection) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List recorded runs, oldest first",
 		Args:  argsNone,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			flt, err := f.filter.filter(time.Now())
-			if err != nil {
-				return err
-			}
-			return historycli.List(cmd.Context(), f.target, flt, cmd.OutOrStdout())
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return f.ListRuns(cmd.Context(), cmd.OutOrStdout()) },
 	}
-	f.filter.add(cmd.Flags())
+	addFilterFlags(cmd.Flags(), f)
 	return cmd
 }
 
-// detectFlags are the change-point detector's settings.
-type detectFlags struct {
-	minEffect  string
-	alpha      float64
-	minSegment int
+// addDetectFlags adds the change-point detector's settings.
+func addDetectFlags(fs *pflag.FlagSet, d *historycli.Detector) {
+	fs.StringVar(&d.MinEffect, "min-effect", "5%", "smallest shift of a figure's mean reported as a change (a percentage, or a fraction: 0.05)")
+	fs.Float64Var(&d.Alpha, "alpha", history.DefaultDetect.Alpha, "significance a change must reach (Student's t-test, Bonferroni-corrected for the splits tried)")
+	fs.IntVar(&d.MinSegment, "min-runs", history.DefaultDetect.MinSegment, "fewest runs on each side of a change")
 }
 
-func (d *detectFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&d.minEffect, "min-effect", "5%", "smallest shift of a figure's mean reported as a change (a percentage, or a fraction: 0.05)")
-	fs.Float64Var(&d.alpha, "alpha", history.DefaultDetect.Alpha, "significance a change must reach (Student's t-test, Bonferroni-corrected for the splits tried)")
-	fs.IntVar(&d.minSegment, "min-runs", history.DefaultDetect.MinSegment, "fewest runs on each side of a change")
-}
-
-func (d *detectFlags) options() (history.DetectOptions, error) {
-	o, err := history.NewDetectOptions(d.minEffect, d.alpha, d.minSegment)
-	if err != nil {
-		return o, &runner.BadInputError{Err: err}
-	}
-	return o, nil
-}
-
-func newHistoryShowCmd(f *historyFlags) *cobra.Command {
+func newHistoryShowCmd(f *historycli.Selection) *cobra.Command {
 	var figures []string
-	var det detectFlags
+	var det historycli.Detector
 	var htmlPath string
 	cmd := &cobra.Command{
 		Use:   "show",
@@ -161,26 +105,17 @@ func newHistoryShowCmd(f *historyFlags) *cobra.Command {
   rumbench history show --engine rocksdb --figure rate_avg,cpu_us_per_op --since 30d`,
 		Args: argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			o, err := det.options()
-			if err != nil {
-				return err
-			}
-			ss, where, err := f.series(ctx)
-			if err != nil {
-				return err
-			}
-			return historycli.Show(cmd.OutOrStdout(), ss, where, historycli.Figures(figures), o, htmlPath)
+			return f.ShowSeries(cmd.Context(), cmd.OutOrStdout(), figures, &det, htmlPath)
 		},
 	}
-	f.filter.add(cmd.Flags())
+	addFilterFlags(cmd.Flags(), f)
 	cmd.Flags().StringVar(&htmlPath, "html", "", "also write the series as an HTML page: a chart per figure over the runs, the level between change points drawn, and the runs' builds")
 	cmd.Flags().StringSliceVar(&figures, "figure", nil, "figures to show (comma list; default "+strings.Join(history.CheckFigures, ",")+")")
-	det.add(cmd.Flags())
+	addDetectFlags(cmd.Flags(), &det)
 	return cmd
 }
 
-func newHistoryExportCmd(f *historyFlags) *cobra.Command {
+func newHistoryExportCmd(f *historycli.Selection) *cobra.Command {
 	var format, out, config string
 	var figures []string
 	cmd := &cobra.Command{
@@ -196,31 +131,20 @@ and each metric's direction.`,
 		Example: `  rumbench history export --format otava --label pebble --out pebble.csv --otava-config otava.yaml`,
 		Args:    argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if format != "otava" {
-				return &runner.BadInputError{Err: fmt.Errorf("--format %q: the export format is otava (Apache Otava's CSV)", format)}
-			}
-			if config != "" && out == "" {
-				return &runner.BadInputError{Err: fmt.Errorf("--otava-config names the CSV file: give --out FILE too")}
-			}
-			ss, _, err := f.series(ctx)
-			if err != nil {
-				return err
-			}
-			return historycli.Export(cmd.OutOrStdout(), ss, historycli.Figures(figures), out, config)
+			return f.ExportSeries(cmd.Context(), cmd.OutOrStdout(), format, figures, out, config)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "otava", "export format: otava")
 	cmd.Flags().StringVar(&out, "out", "", "write the CSV to this file (default standard output)")
 	cmd.Flags().StringVar(&config, "otava-config", "", "also write an Otava configuration (YAML) for the CSV to this file")
 	cmd.Flags().StringSliceVar(&figures, "figure", nil, "figures to export (comma list; default every figure recorded)")
-	f.filter.add(cmd.Flags())
+	addFilterFlags(cmd.Flags(), f)
 	return cmd
 }
 
-func newHistoryCheckCmd(f *historyFlags) *cobra.Command {
+func newHistoryCheckCmd(f *historycli.Selection) *cobra.Command {
 	var figures []string
-	var det detectFlags
+	var det historycli.Detector
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Find change points in every series; exit 1 when a series' newest runs hold a regression",
@@ -237,16 +161,7 @@ listed as well.`,
   rumbench history check --history postgres://bench@db/history --min-effect 3% --since 60d`,
 		Args: argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			o, err := det.options()
-			if err != nil {
-				return err
-			}
-			ss, _, err := f.series(ctx)
-			if err != nil {
-				return err
-			}
-			err = historycli.Check(cmd.OutOrStdout(), ss, historycli.Figures(figures), o)
+			err := f.CheckSeries(cmd.Context(), cmd.OutOrStdout(), figures, &det)
 			var reg *historycli.RegressionError
 			if errors.As(err, &reg) {
 				return &exitError{code: exitFailure, err: err}
@@ -254,29 +169,17 @@ listed as well.`,
 			return err
 		},
 	}
-	f.filter.add(cmd.Flags())
+	addFilterFlags(cmd.Flags(), f)
 	cmd.Flags().StringSliceVar(&figures, "figure", nil, "figures to check (comma list; default "+strings.Join(history.CheckFigures, ",")+")")
-	det.add(cmd.Flags())
+	addDetectFlags(cmd.Flags(), &det)
 	return cmd
 }
 
 const defaultHistoryHelp = "$XDG_DATA_HOME/rumbench/history.db (else ~/.local/share/rumbench/history.db)"
 
-// checkRunHistory resolves run's --history and opens it before the run
-// (historycli.CheckRunTarget).
-func checkRunHistory(ctx context.Context, target *string) error {
-	return historycli.CheckRunTarget(ctx, target)
-}
-
-// recordRunHistory records a finished run's bundles in --history
-// (historycli.RecordRun).
-func recordRunHistory(target string, dirs []string, runErr error, w io.Writer) error {
-	return historycli.RecordRun(target, dirs, runErr, w)
-}
-
-func newHistoryCalibrateCmd(f *historyFlags) *cobra.Command {
+func newHistoryCalibrateCmd(f *historycli.Selection) *cobra.Command {
 	var figures []string
-	var det detectFlags
+	var det historycli.Detector
 	var shuffles int
 	cmd := &cobra.Command{
 		Use:   "calibrate",
@@ -293,30 +196,17 @@ keep the rate under the false alarms you accept (docs/history.md).`,
   rumbench history calibrate --history aa.db`,
 		Args: argsNone,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			o, err := det.options()
-			if err != nil {
-				return err
-			}
-			if shuffles < 0 {
-				return &runner.BadInputError{Err: fmt.Errorf("--shuffles %d must be 0 or more", shuffles)}
-			}
-			ss, _, err := f.series(ctx)
-			if err != nil {
-				return err
-			}
-			historycli.Calibration(cmd.OutOrStdout(), history.Calibrate(ss, historycli.Figures(figures), o, shuffles), o, shuffles)
-			return nil
+			return f.CalibrateSeries(cmd.Context(), cmd.OutOrStdout(), figures, &det, shuffles)
 		},
 	}
-	f.filter.add(cmd.Flags())
+	addFilterFlags(cmd.Flags(), f)
 	cmd.Flags().StringSliceVar(&figures, "figure", nil, "figures to judge (comma list; default "+strings.Join(history.CheckFigures, ",")+")")
 	cmd.Flags().IntVar(&shuffles, "shuffles", 20, "random orders of each series judged beside the order the runs ran")
-	det.add(cmd.Flags())
+	addDetectFlags(cmd.Flags(), &det)
 	return cmd
 }
 
-func newHistoryCompareCmd(f *historyFlags) *cobra.Command {
+func newHistoryCompareCmd(f *historycli.Selection) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW",
 		Short: "Compare two recorded runs, or two sets of runs, with the report's relative tables and significance",
@@ -335,7 +225,7 @@ recorded with them: the history keeps each run's figures, not its bundle.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return historycli.Compare(cmd.Context(), f.target, args, cmd.OutOrStdout())
+			return historycli.Compare(cmd.Context(), f.Target, args, cmd.OutOrStdout())
 		},
 	}
 	return cmd

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rumbench/internal/cli/runcli"
 	"rumbench/internal/execute"
 	"rumbench/internal/runner"
 )
@@ -40,7 +41,7 @@ func run(args []string) int { return runWith(args, os.Stdout, os.Stderr) }
 // runWith runs the CLI with the given output streams and returns its exit
 // code.
 func runWith(args []string, stdout, stderr io.Writer) int {
-	args, err := rewriteWorkloadFlag(args)
+	args, err := runcli.RewriteWorkloadFlag(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "rumbench: %v\n", err)
 		return exitBadInput

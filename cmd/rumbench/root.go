@@ -5,13 +5,15 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
+	"rumbench/internal/cli/flagerr"
+	"rumbench/internal/cli/runcli"
 	_ "rumbench/internal/engine/all"
 	"rumbench/internal/flagnum"
-	"rumbench/internal/nearname"
+	"rumbench/internal/managed"
 	"rumbench/internal/runner"
 	"rumbench/internal/version"
+	"rumbench/internal/workload"
 )
 
 func newRootCmd() *cobra.Command {
@@ -86,37 +88,9 @@ func suggest(cmd *cobra.Command, arg string) string {
 	return ""
 }
 
-// suggestFlag adds to pflag's "unknown flag: --X" the flags of c that X
-// is a near miss of ("; did you mean --engine?"), and to an unknown -v
-// where -v means what.
+// suggestFlag words c's flag error (flagerr.Explain).
 func suggestFlag(c *cobra.Command, err error) error {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
-		name, _, _ = strings.Cut(name, "=")
-		if s := nearFlags(c, name); len(s) > 0 {
-			return fmt.Errorf("%s; did you mean --%s? (see `%s --help`)", msg, strings.Join(s, " or --"), c.CommandPath())
-		}
-		return fmt.Errorf("%s (see `%s --help`)", msg, c.CommandPath())
-	}
-	if strings.HasPrefix(msg, "unknown shorthand flag: 'v'") {
-		return fmt.Errorf("%s: -v is --verbose, for rumbench engines and rumbench sweep; the version is rumbench --version", msg)
-	}
-	if strings.HasPrefix(msg, "unknown shorthand flag:") {
-		return fmt.Errorf("%s (see `%s --help`)", msg, c.CommandPath())
-	}
-	return err
-}
-
-// nearFlags are the names of c's visible flags that name is a near miss
-// of (nearname.Near).
-func nearFlags(c *cobra.Command, name string) []string {
-	var names []string
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if !f.Hidden {
-			names = append(names, f.Name)
-		}
-	})
-	return nearname.Near(name, names)
+	return flagerr.Explain(err, c.Flags(), c.CommandPath())
 }
 
 // wrapNumericFlags gives every numeric flag of cmd and its subcommands
@@ -127,4 +101,35 @@ func wrapNumericFlags(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		wrapNumericFlags(c)
 	}
+}
+
+// runArgs rejects positional arguments, saying how to give --managed its
+// engines when one follows a bare --managed.
+func runArgs(cmd *cobra.Command, f *runcli.Common, args []string) error {
+	if err := managedArgs(cmd, &f.Managed, args); err != nil {
+		return err
+	}
+	if len(args) > 0 && cmd.HasAvailableSubCommands() {
+		// `run NAME`: the subcommands are the workloads.
+		return &runner.BadInputError{Err: fmt.Errorf("unknown workload %q: choose one of %s (`rumbench run NAME`; see `rumbench workloads`)%s", args[0], strings.Join(workload.Names(), ", "), suggest(cmd, args[0]))}
+	}
+	return argsNone(cmd, args)
+}
+
+// managedArgs refuses a positional argument after a bare --managed, saying
+// how to give --managed its engines.
+func managedArgs(cmd *cobra.Command, m *managed.Request, args []string) error {
+	if len(args) > 0 && cmd.Flags().Changed("managed") && contains(m.Engines, managed.All) {
+		return &runner.BadInputError{Err: fmt.Errorf("unexpected argument %q: give --managed its engines with '=' (--managed=%s), or --managed alone for every server engine", args[0], args[0])}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
 }

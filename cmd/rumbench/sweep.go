@@ -1,54 +1,41 @@
 package main
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"rumbench/internal/execute"
-	"rumbench/internal/launch"
-	"rumbench/internal/managed"
+	"rumbench/internal/cli/runcli"
 	"rumbench/internal/plan"
 	"rumbench/internal/runner"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 )
 
+// sweepFlags are the flags of `rumbench sweep` and `sweep NAME`.
 type sweepFlags struct {
-	ibench     ibench.SweepValues
-	engines    []string
-	indexes    []int
-	padSizes   []string
-	clients    []int
-	preset     string
-	interval   time.Duration
-	ratePct    float64
-	seed       int64
-	out        string
-	engineOpts []string
-	vary       []string
-	varyServer []string
-	managed    managedFlags
-	dsn        string
-	database   string
-	verbose    bool
-	mem        memFlags
-	compareTo  string
-	repeat     int
-	cooldown   time.Duration
-	childRep   int
-	cell       string
-	kube       kubeFlags
-	history    string
-	// Of `rumbench sweep NAME` (a workload's Sweeper): the workload, its
-	// axes' values by axis name and its cells' configurer.
-	workload string
-	axes     map[string]*[]int
-	cellOf   workload.CellConfigurer
+	runcli.Sweep
+	out string
+}
+
+// addSweepAxes declares the flags of d's sweep axes and its shared
+// settings (workload.Sweeper).
+func addSweepAxes(fl *pflag.FlagSet, d *workload.Definition, f *sweepFlags) {
+	f.Workload = d.Name
+	for _, a := range d.Sweeper.SweepAxes() {
+		if a.Parse != nil {
+			def := make([]string, len(a.Default))
+			for i, v := range a.Default {
+				def[i] = strconv.Itoa(v)
+			}
+			fl.StringSlice(a.Name, def, a.Usage)
+		} else {
+			fl.IntSlice(a.Name, a.Default, a.Usage)
+		}
+		f.Axes = append(f.Axes, a.Name)
+	}
+	f.CellOf = d.Sweeper.SweepFlags(fl)
 }
 
 func newSweepCmd() *cobra.Command { return newSweepCmdWith(&sweepFlags{}) }
@@ -91,7 +78,7 @@ those missing.`,
       --kubernetes sweep-job.yaml --pvc rumbench-results --parallelism 4
   rumbench sweep collect /results/s1`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if err := managedArgs(cmd, &f.managed, args); err != nil {
+			if err := managedArgs(cmd, &f.Managed, args); err != nil {
 				return err
 			}
 			if len(args) > 0 {
@@ -104,126 +91,44 @@ those missing.`,
 			}
 			return argsNone(cmd, args)
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSweep(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runcli.RunSweep(env(cmd), &f.Sweep, f.out) },
 	}
 	fl := cmd.Flags()
-	fl.StringSliceVar(&f.engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
-	fl.IntSliceVar(&f.indexes, "indexes", nil, "numbers of secondary indexes (comma list of 0..3) "+ibench.PresetDefault(func(p ibench.Preset) string { return joinInts(plan.SweepIndexes(p)) }))
-	fl.StringSliceVar(&f.padSizes, "pad-sizes", []string{"20"}, "sizes of the data column, bytes (comma list; 256, 10KB, 1MB)")
-	ibench.AddSweepFlags(fl, &f.ibench)
-	fl.IntSliceVar(&f.clients, "clients", []int{1}, "client counts (comma list), each client with its own table")
-	fl.StringVar(&f.preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
-	fl.DurationVar(&f.interval, "interval", 0, "measurement interval "+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
-	fl.Float64Var(&f.ratePct, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
-	fl.Int64Var(&f.seed, "seed", 1, "seed of the data generator")
+	def, err := workload.Lookup(defaultWorkload)
+	if err != nil {
+		panic(err) // the default workload is linked in by workload/all
+	}
+	addSweepAxes(fl, def, f)
+	fl.StringSliceVar(&f.Engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
+	fl.StringVar(&f.Preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
+	fl.DurationVar(&f.Interval, "interval", 0, "measurement interval "+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
+	fl.Float64Var(&f.RatePercentile, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
+	fl.Int64Var(&f.Seed, "seed", 1, "seed of the data generator")
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
-	fl.StringVar(&f.history, "history", "", "record the sweep's runs (every cell) in the results history when it ends: a SQLite file, postgres://..., or \"default\" for "+defaultHistoryHelp)
-	fl.StringArrayVar(&f.engineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
-	fl.StringArrayVar(&f.vary, "vary", nil, "KEY=V1,V2,...: run each engine that takes engine setting KEY (ENGINE.KEY or LABEL.KEY for one) once per value, as variants labelled LABEL-KEY-VALUE; repeatable, the variants are the cartesian product (docs/usage.md \"Variants\")")
-	fl.StringArrayVar(&f.varyServer, "vary-server", nil, "KEY=V1,V2,...: as --vary, of a managed server's setting KEY (as --server-opt takes it: innodb.innodb_page_size=8k,16k), each value a variant on a server of its own; needs --managed. Labels: --vary's settings first, then --vary-server's")
-	addManagedFlags(fl, &f.managed, true)
-	fl.StringVar(&f.dsn, "dsn", "", "server address for server engines")
-	fl.StringVar(&f.database, "database", "rumbench", "database a server engine works in: created when missing, kept after the run (rumbench verify reads it); --engine-opt drop_database=true drops it at the end; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
-	fl.BoolVarP(&f.verbose, "verbose", "v", false, "also print each run's interval lines")
-	fl.StringVar(&f.compareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
-	addMemFlags(fl, &f.mem, true)
-	addRepeatFlag(fl, &f.repeat)
-	addCooldownFlag(fl, &f.cooldown)
-	fl.StringVar(&f.cell, "cell", "", "run only this cell: its index (0 to cells-1, in the order the sweep runs them), or \"env\" for $JOB_COMPLETION_INDEX (a pod of an Indexed Job)")
-	addKubeFlags(fl, &f.kube, "sweep")
-	fl.IntVar(&f.childRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
+	fl.StringVar(&f.History, "history", "", "record the sweep's runs (every cell) in the results history when it ends: a SQLite file, postgres://..., or \"default\" for "+defaultHistoryHelp)
+	fl.StringArrayVar(&f.EngineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
+	fl.StringArrayVar(&f.Vary, "vary", nil, "KEY=V1,V2,...: run each engine that takes engine setting KEY (ENGINE.KEY or LABEL.KEY for one) once per value, as variants labelled LABEL-KEY-VALUE; repeatable, the variants are the cartesian product (docs/usage.md \"Variants\")")
+	fl.StringArrayVar(&f.VaryServer, "vary-server", nil, "KEY=V1,V2,...: as --vary, of a managed server's setting KEY (as --server-opt takes it: innodb.innodb_page_size=8k,16k), each value a variant on a server of its own; needs --managed. Labels: --vary's settings first, then --vary-server's")
+	addManagedFlags(fl, &f.Managed, true)
+	fl.StringVar(&f.DSN, "dsn", "", "server address for server engines")
+	fl.StringVar(&f.Database, "database", "rumbench", "database a server engine works in: created when missing, kept after the run (rumbench verify reads it); --engine-opt drop_database=true drops it at the end; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
+	fl.BoolVarP(&f.Verbose, "verbose", "v", false, "also print each run's interval lines")
+	fl.StringVar(&f.CompareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
+	addMemFlags(fl, &f.Memory, true)
+	addRepeatFlag(fl, &f.Repeat)
+	addCooldownFlag(fl, &f.Cooldown)
+	fl.StringVar(&f.Cell, "cell", "", "run only this cell: its index (0 to cells-1, in the order the sweep runs them), or \"env\" for $JOB_COMPLETION_INDEX (a pod of an Indexed Job)")
+	addKubeFlags(fl, &f.Kube, "sweep")
+	fl.IntVar(&f.ChildRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
 	_ = fl.MarkHidden("child-rep")
 	cmd.AddCommand(newSweepCollectCmd())
 	for _, name := range workload.Names() {
-		if d, _ := workload.Lookup(name); d.Sweeper != nil && name != "ibench" {
+		if d, _ := workload.Lookup(name); d.Sweeper != nil && name != defaultWorkload {
 			cmd.AddCommand(newWorkloadSweepCmd(d, &sweepFlags{}))
 		}
 	}
 	return cmd
 }
 
-// sweepRequest is the sweep the flags ask for.
-func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) {
-	variants, err := plan.ParseEngines(f.engines)
-	if err != nil {
-		return nil, err
-	}
-	req := &plan.Sweep{
-		Given: fl.Changed, Out: f.out, Engines: variants, Indexes: f.indexes, PadSizes: f.padSizes,
-		Workload: f.workload, Cell: f.cellOf,
-		Clients: f.clients, IBench: f.ibench, Preset: f.preset, Interval: f.interval, RatePercentile: f.ratePct, Seed: f.seed,
-		EngineOpts: f.engineOpts, Vary: f.vary, VaryServer: f.varyServer, DSN: f.dsn, Database: f.database, Repeat: f.repeat, Cooldown: f.cooldown,
-		Managed: managed.Request{Given: fl.Changed("managed"), Engines: f.managed.engines, ServerOpts: f.managed.serverOpts, Installs: f.managed.installs},
-		Memory:  plan.Memory{CacheSize: f.mem.cacheSize, CacheSizeGiven: fl.Changed("cache-size"), Limit: f.mem.limit, LimitGiven: fl.Changed("memory-limit")},
-	}
-	if f.workload != "" {
-		req.Axes = map[string][]int{}
-		for name, v := range f.axes {
-			if fl.Changed(name) {
-				req.Axes[name] = *v
-			}
-		}
-	}
-	if f.mem.childEngine != "" || f.mem.childData != "" {
-		req.Child = &plan.Child{Engine: f.mem.childEngine, DataDir: f.mem.childData}
-	}
-	return req, nil
-}
-
-func runSweep(cmd *cobra.Command, f *sweepFlags) error {
-	bad := func(err error) error { return &runner.BadInputError{Err: err} }
-	fl := cmd.Flags()
-	req, err := sweepRequest(fl, f)
-	if err != nil {
-		return err
-	}
-	if err := req.Check(); err != nil {
-		return err
-	}
-	if err := checkKubeFlags(fl, &f.kube); err != nil {
-		return err
-	}
-	if f.kube.file != "" && f.cell != "" {
-		return bad(fmt.Errorf("--cell and --kubernetes: the manifest gives each pod its cell; leave --cell out"))
-	}
-	p, err := plan.PlanSweep(req)
-	if err != nil {
-		return err
-	}
-	f.mem.limit, f.mem.perEngine = p.Memory.Limit, p.Memory.PerEngine
-	setup := setupMemory
-	if f.kube.file != "" {
-		setup = podMemory // only a manifest is written: Kubernetes limits the pods
-	}
-	ms, err := setup(&f.mem)
-	if err != nil {
-		return bad(err)
-	}
-	spec, err := p.Spec(ms)
-	if err != nil {
-		return err
-	}
-	if f.kube.file != "" {
-		return writeSweepJob(cmd, &f.kube, f.out, len(spec.Cells()), ms.Limit)
-	}
-	cell := -1
-	if f.cell != "" {
-		if cell, err = launch.CompletionIndex("cell", f.cell, len(spec.Cells())); err != nil {
-			return bad(err)
-		}
-	}
-	return newExecutor(cmd, &f.mem, f.history).Sweep(execute.SweepJob{
-		Plan: p, Spec: spec, Memory: ms, Out: f.out, Cell: cell, Steps: f.ibench.Steps, Verbose: f.verbose,
-		CompareTo: f.compareTo, Cooldown: f.cooldown, Repeat: f.repeat,
-		ChildCell: f.mem.childCell, ChildEngine: f.mem.childEngine, ChildRep: f.childRep,
-	})
-}
-
-// joinInts renders a comma list as the flag takes it.
-func joinInts(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, ",")
-}
+// sweepRequest is the sweep the flags ask for (runcli.Sweep.Request).
+func sweepRequest(fl *pflag.FlagSet, f *sweepFlags) (*plan.Sweep, error) { return f.Request(fl, f.out) }

@@ -25,8 +25,6 @@ type SweepJob struct {
 	Out    string
 	// Cell is the one cell to run (--cell), -1 for all.
 	Cell int
-	// Steps are the steps each cell runs, for the banner.
-	Steps []string
 	// Verbose prints each run's interval lines.
 	Verbose   bool
 	CompareTo string
@@ -138,7 +136,7 @@ func (e *Executor) sweep(j SweepJob) (retErr error) {
 	}
 	if j.Cell >= 0 {
 		c := spec.Cells()[j.Cell]
-		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, %s; results in %s\n", j.Cell, len(spec.Cells()), c.Name(), len(spec.Engines), j.what(spec), j.Out)
+		fmt.Fprintf(stdout, "rumbench sweep: cell %d of %d (%s) × %d engines, %s; results in %s\n", j.Cell, len(spec.Cells()), c.Name(), len(spec.Engines), spec.Banner(), j.Out)
 		err := sweep.RunCell(ctx, spec, j.Out, j.Cell, runCell, stdout)
 		err = closePool(pool, err)
 		if ctx.Err() != nil {
@@ -150,7 +148,7 @@ func (e *Executor) sweep(j SweepJob) (retErr error) {
 		}
 		return e.recordHistory([]string{j.Out}, err)
 	}
-	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, %s; results in %s\n", len(spec.Cells()), len(spec.Engines), j.what(spec), j.Out)
+	fmt.Fprintf(stdout, "rumbench sweep: %d cells × %d engines, %s; results in %s\n", len(spec.Cells()), len(spec.Engines), spec.Banner(), j.Out)
 	if j.Repeat > 1 {
 		fmt.Fprintln(stdout, report.RepeatCaveat(j.Repeat))
 	}
@@ -164,15 +162,6 @@ func (e *Executor) sweep(j SweepJob) (retErr error) {
 	// Every cell present, those of an earlier, resumed invocation too: a
 	// cell recorded before is the same run again.
 	return e.recordHistory([]string{j.Out}, err)
-}
-
-// what the banner says each cell runs: the insert benchmark's steps, or
-// the workload.
-func (j *SweepJob) what(spec *sweep.Spec) string {
-	if spec.Workload != "" {
-		return "workload " + spec.Workload
-	}
-	return fmt.Sprintf("steps %v", j.Steps)
 }
 
 // hasWork reports whether the sweep in out (cell, or every cell when cell

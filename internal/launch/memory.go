@@ -204,3 +204,12 @@ func CheckLimitable(engines []string, isManaged func(string) bool) error {
 	}
 	return nil
 }
+
+// PodMemory is the memory setup of a --kubernetes manifest's pods: the
+// limit (--memory-limit, or the largest a preset sized) checked as a run
+// checks it, but no cgroup made here and no cache dropped, since only a
+// manifest is written and Kubernetes limits the pods.
+func PodMemory(req MemoryRequest) (*Memory, error) {
+	req.Pod, req.DropCaches = true, false
+	return SetupMemory(req)
+}

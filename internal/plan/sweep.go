@@ -2,7 +2,6 @@ package plan
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
 	"rumbench/internal/workload"
-	"rumbench/internal/workload/ibench"
 )
 
 // Sweep is a request to run a workload over a grid of cells (`rumbench
@@ -24,23 +22,16 @@ import (
 type Sweep struct {
 	Given func(name string) bool
 
-	// Workload is the workload swept: "" is the insert benchmark, whose
-	// grid is Indexes × PadSizes × Clients and settings IBench, as
-	// sweep.json has always described it. Another is swept through its
-	// workload.Sweeper (PlanWorkloadSweep): Axes are the values of its
-	// axes given, by axis name (an axis not given takes its default), and
-	// Cell its configurer (workload.Sweeper's SweepFlags).
+	// Workload is the workload swept through its workload.Sweeper: Axes
+	// are the values of its axes given, by axis name, as the flags took
+	// them (an axis not given takes its default), and Cell its configurer
+	// (the Sweeper's SweepFlags).
 	Workload string
-	Axes     map[string][]int
+	Axes     map[string][]string
 	Cell     workload.CellConfigurer
 
-	Out      string
-	Engines  []Engine
-	Indexes  []int
-	PadSizes []string
-	Clients  []int
-	// IBench are the insert benchmark's settings of every run.
-	IBench         ibench.SweepValues
+	Out            string
+	Engines        []Engine
 	Preset         string
 	Interval       time.Duration
 	RatePercentile float64
@@ -72,11 +63,6 @@ type SweepPlan struct {
 	// (resolveVariants).
 	Engines  []string
 	Variants []model.Variant
-	Pads     []int
-	Indexes  []int
-	Rows     int64
-	Churn    int64
-	QS       float64
 	Interval time.Duration
 	// EngineOpts are every engine's settings, the budget's and a memory
 	// preset's included.
@@ -90,13 +76,14 @@ type SweepPlan struct {
 	// servers are the managed servers' engines and the settings scoped to
 	// no label; nil without --managed.
 	servers *managed.Plan
-	// Of a workload's sweep (Request.Workload): its axes and their values,
-	// the cells it skips, and each cell's configuration by cell name
-	// (first: the first cell's, which the probe and sweep.json take).
-	axes  []sweep.Axis
-	skip  []string
-	cells map[string]*workload.Configured
-	first *workload.Configured
+	// The workload's Sweeper, its axes and their values, the cells it
+	// skips, and each cell's configuration by cell name (first: the first
+	// cell's, which the probe and sweep.json take).
+	sweeper workload.Sweeper
+	axes    []sweep.Axis
+	skip    []string
+	cells   map[string]*workload.Configured
+	first   *workload.Configured
 }
 
 // Check refuses the settings a sweep cannot start with that need nothing
@@ -109,58 +96,6 @@ func (r *Sweep) Check() error {
 		return err
 	}
 	return CheckRepeat(r.Repeat)
-}
-
-// PlanSweep checks a sweep request and plans it: the preset's sizes,
-// interval and index counts for what was not given, the engines' settings
-// and the memory policy. Errors are the user's input.
-func PlanSweep(r *Sweep) (*SweepPlan, error) {
-	if r.Workload != "" {
-		return planWorkloadSweep(r)
-	}
-	if err := r.Check(); err != nil {
-		return nil, err
-	}
-	p := &SweepPlan{Request: r}
-	var err error
-	if p.Pads, err = sweep.ParsePadSizes(r.PadSizes); err != nil {
-		return nil, bad(err)
-	}
-	preset, err := ibench.LookupPreset(r.Preset)
-	if err != nil {
-		return nil, bad(err)
-	}
-	es, err := p.planVariants()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.resolvePreset(preset); err != nil {
-		return nil, bad(err)
-	}
-	engines := uniqueNames(es)
-	if r.Child != nil && r.Child.Engine != "" {
-		engines = []string{r.Child.Engine}
-		for _, e := range es {
-			if e.label() == r.Child.Engine {
-				engines = []string{e.Name}
-			}
-		}
-	}
-	var mp *workload.MemoryPreset
-	if preset.IOBound {
-		maxClients := 1
-		for _, c := range r.Clients {
-			maxClients = max(maxClients, c)
-		}
-		mp = ibench.IOBoundMemory(p.Rows, maxClients)
-	}
-	if p.Memory, err = PlanMemory(r.Memory, mp, r.Preset, engines, p.EngineOpts); err != nil {
-		return nil, bad(err)
-	}
-	// Scoped once the memory plan has added its settings: what every
-	// cell's run is given.
-	p.Variants = resolveVariants(es, p.EngineOpts, p.ServerOpts, labels(es))
-	return p, nil
 }
 
 // planVariants checks the settings of every sweep's variants and expands
@@ -195,112 +130,28 @@ func (p *SweepPlan) planVariants() ([]Engine, error) {
 	return es, nil
 }
 
-// resolvePreset fills in what the preset decides for the settings not
-// given: rows, churn rows, query seconds, the interval and index counts.
-func (p *SweepPlan) resolvePreset(preset ibench.Preset) error {
-	r := p.Request
-	p.Rows, p.Churn, p.QS = preset.Sizes(r.Given, r.IBench.Rows, r.IBench.ChurnRows, r.IBench.QuerySeconds)
-	p.Interval = preset.RunInterval()
-	if r.Given("interval") {
-		if r.Interval <= 0 {
-			return fmt.Errorf("--interval must be positive, got %s", r.Interval)
+// CellConfig is the workload's configuration of cell c's run (Config of
+// workload.Configured: ibench.Config for the insert benchmark).
+func (p *SweepPlan) CellConfig(c sweep.Cell) any { return p.cell(c).Config }
+
+// AxisValues are the values the sweep runs of the axis named.
+func (p *SweepPlan) AxisValues(name string) []int {
+	for _, a := range p.axes {
+		if a.Name == name {
+			return a.Values
 		}
-		p.Interval = r.Interval
-	}
-	p.Indexes = r.Indexes
-	if !r.Given("indexes") {
-		p.Indexes = SweepIndexes(preset)
 	}
 	return nil
 }
 
-// SweepIndexes are the index counts a sweep of preset p runs without
-// --indexes: all of 0..3, or for the IO-bound comparison none against all
-// three.
-func SweepIndexes(p ibench.Preset) []int {
-	if p.IOBound {
-		return []int{0, 3}
-	}
-	return []int{0, 1, 2, 3}
-}
-
-// Spec is the sweep's grid and shared settings (sweep.json), with the
-// memory setup ms; every cell's configuration is checked before anything
-// runs.
-func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
-	r := p.Request
-	if r.Workload != "" {
-		return p.workloadSpec(ms)
-	}
-	spec := &sweep.Spec{
-		Engines: variantLabels(p.Variants), Indexes: p.Indexes, PadSizes: p.Pads, PadRandomPct: r.IBench.PadRandomPct, Clients: r.Clients, Steps: r.IBench.Steps,
-		Shared: map[string]any{"rows": p.Rows, "churn_rows": p.Churn, "query_seconds": p.QS, "rows_per_commit": r.IBench.RowsPerCommit,
-			"interval_s": p.Interval.Seconds(), "rate_percentile": r.RatePercentile, "seed": r.Seed, "engine_opts": p.EngineOpts, "preset": r.Preset,
-			"cache_size": CacheConfig(p.Memory.Budget)},
-	}
-	if r.Repeat > 1 {
-		spec.Repeat = r.Repeat
-	}
-	if labelled(p.Variants) {
-		spec.Variants = map[string]string{}
-		for _, v := range p.Variants {
-			spec.Variants[v.Label] = v.Engine
-		}
-	}
-	if p.servers != nil {
-		// A rerun resumes only the same servers.
-		m := map[string]any{"engines": p.servers.Engines, "server_opts": p.ServerOpts}
-		if len(p.Installs) > 0 {
-			m["installs"] = p.Installs
-		}
-		spec.Shared["managed"] = m
-	}
-	if ms.Limit > 0 {
-		spec.Shared["memory_limit"] = ms.Limit
-	}
-	if p.Memory.Preset != nil {
-		spec.Shared["preset_memory"] = p.Memory.Preset
-	}
-	if ms.Drop != nil {
-		spec.Shared["drop_caches"] = true
-	}
-	if err := spec.Validate(); err != nil {
-		return nil, bad(err)
-	}
-	for _, c := range spec.Cells() {
-		cfg := p.CellConfig(c)
-		if err := cfg.Validate(); err != nil {
-			return nil, bad(fmt.Errorf("cell %s: %w", c.Name(), err))
-		}
-	}
-	return spec, nil
-}
-
-// CellConfig is the insert benchmark's configuration of a cell: one table
-// per client, recorded in run.json as the run command does.
-func (p *SweepPlan) CellConfig(c sweep.Cell) ibench.Config {
-	return p.cell(c).Config.(ibench.Config)
-}
-
 // cell is the workload's configuration of cell c's run, made by its
-// workload.Sweeper: of the insert benchmark, at c's index count, pad size
-// and clients.
+// workload.Sweeper (the first cell's for a cell not in the grid: the
+// probe's).
 func (p *SweepPlan) cell(c sweep.Cell) *workload.Configured {
-	r := p.Request
-	if r.Workload != "" {
-		if cfg := p.cells[c.Name()]; cfg != nil {
-			return cfg
-		}
-		return p.first // the probe's
+	if cfg := p.cells[c.Name()]; cfg != nil {
+		return cfg
 	}
-	at := workload.Point{ibench.AxisIndexes: c.Indexes, ibench.AxisPadSizes: c.Pad, ibench.AxisClients: c.Clients}
-	// The insert benchmark's configurer fails only on an unknown preset,
-	// which PlanSweep refused.
-	cfg, err := r.IBench.Configurer()(workload.Common{Preset: r.Preset, Seed: r.Seed, Changed: r.Given}, at)
-	if err != nil {
-		panic(err)
-	}
-	return cfg
+	return p.first
 }
 
 // Budget is the sweep's cache budget.
@@ -348,7 +199,7 @@ func (p *SweepPlan) CellOptions(c sweep.Cell, label, dir string) runner.Options 
 	o := runner.Options{
 		Variants: []model.Variant{v}, Out: dir, EngineOpts: v.Options, DSN: r.DSN, Database: CellDatabase(r.Database, c),
 		Interval: p.Interval, Seed: r.Seed, RatePercentile: r.RatePercentile, OpTimeout: runner.DefaultOpTimeout,
-		Config: &results.RunConfig{Workload: p.workloadName(), Preset: r.Preset, WorkloadConfig: cfg.Config, Engines: entries([]model.Variant{v}),
+		Config: &results.RunConfig{Workload: r.Workload, Preset: r.Preset, WorkloadConfig: cfg.Config, Engines: entries([]model.Variant{v}),
 			EngineOpts: p.EngineOpts, IntervalS: p.Interval.Seconds(), RatePercentile: r.RatePercentile, SweepCell: c.Name(),
 			CooldownS: r.Cooldown.Seconds()},
 		Sizes:       cfg.Sizes,

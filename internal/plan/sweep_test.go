@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -12,23 +13,28 @@ import (
 	"rumbench/internal/launch"
 	"rumbench/internal/runner"
 	"rumbench/internal/sweep"
+	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
+
+	"github.com/spf13/pflag"
 )
 
-// sweepRequest is a sweep at the command's defaults with the settings
-// given named in given.
-func sweepRequest(given ...string) *Sweep {
+// sweepRequest is an insert benchmark sweep at the command's defaults
+// with args given to the workload's sweep flags (and --interval).
+func sweepRequest(args ...string) *Sweep {
+	sw, err := workload.SweeperOf("ibench")
+	if err != nil {
+		panic(err)
+	}
+	fs := pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	cell := sw.SweepFlags(fs)
+	fs.Duration("interval", 0, "")
+	if err := fs.Parse(args); err != nil {
+		panic(err)
+	}
 	return &Sweep{
-		Given: func(n string) bool {
-			for _, g := range given {
-				if g == n {
-					return true
-				}
-			}
-			return false
-		},
-		Out: "s", Engines: Engines("pebble", "sqlite"), PadSizes: []string{"20"}, Clients: []int{1},
-		IBench: ibench.SweepValues{PadRandomPct: 50, Steps: []string{ibench.StepLoadIndexed}}, Preset: "quick", RatePercentile: runner.DefaultRatePercentile, Seed: 1,
+		Given: fs.Changed, Workload: "ibench", Cell: cell, Axes: map[string][]string{},
+		Out: "s", Engines: Engines("pebble", "sqlite"), Preset: "quick", RatePercentile: runner.DefaultRatePercentile, Seed: 1,
 		Database: "rumbench", Repeat: 1,
 	}
 }
@@ -36,8 +42,8 @@ func sweepRequest(given ...string) *Sweep {
 // The plan of the stored sweep writes its cells' config byte for byte, and
 // its grid as sweep.json has it.
 func TestSweepAsStored(t *testing.T) {
-	r := sweepRequest("indexes", "rows", "churn-rows", "query-seconds")
-	r.Indexes, r.IBench.Rows, r.IBench.ChurnRows, r.IBench.QuerySeconds = []int{0, 3}, 5000, 500, 0.5
+	r := sweepRequest("--rows=5000", "--churn-rows=500", "--query-seconds=0.5")
+	r.Axes[ibench.AxisIndexes] = []string{"0", "3"}
 	p, spec := planSpec(t, r)
 	if names := []string{spec.Cells()[0].Name(), spec.Cells()[1].Name()}; len(spec.Cells()) != 2 || names[1] != "x3-pad20-c1" {
 		t.Fatalf("cells %v", names)
@@ -57,9 +63,10 @@ func TestSweepAsStored(t *testing.T) {
 	if o.Database != "rumbench_x3_pad20_c1" || o.EngineOpts["cache_size"] != "268435456" {
 		t.Errorf("cell options: database %q, engine settings %v", o.Database, o.EngineOpts)
 	}
-	shared, _ := json.Marshal(spec.Shared)
-	if s := string(shared); s != `{"cache_size":{"bytes":268435456,"from":"default"},"churn_rows":500,"engine_opts":{"pebble.cache_size":"268435456","sqlite.cache_size":"268435456"},"interval_s":0.2,"preset":"quick","query_seconds":0.5,"rate_percentile":99,"rows":5000,"rows_per_commit":0,"seed":1}` {
-		t.Errorf("sweep.json shared: %s", s)
+	file, _ := json.Marshal(spec)
+	if s := string(file); s != `{"engines":["pebble","sqlite"],"indexes":[0,3],"pad_sizes":[20],"pad_random_pct":50,"clients":[1],"steps":["l.i0x"],`+
+		`"shared":{"cache_size":{"bytes":268435456,"from":"default"},"churn_rows":500,"engine_opts":{"pebble.cache_size":"268435456","sqlite.cache_size":"268435456"},"interval_s":0.2,"preset":"quick","query_seconds":0.5,"rate_percentile":99,"rows":5000,"rows_per_commit":0,"seed":1}}` {
+		t.Errorf("sweep.json: %s", s)
 	}
 }
 
@@ -71,16 +78,22 @@ func TestSweepPreset(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := ibench.Presets["quick"]
-	if p.Rows != q.Rows || p.Churn != q.ChurnRows || p.QS != q.QuerySeconds || p.Interval != q.RunInterval() || !reflect.DeepEqual(p.Indexes, []int{0, 1, 2, 3}) {
-		t.Errorf("quick: %+v", p)
+	cfg := p.CellConfig(sweep.Cell{}).(ibench.Config)
+	if cfg.Rows != q.Rows || cfg.ChurnRows != q.ChurnRows || cfg.QuerySeconds != q.QuerySeconds || p.Interval != q.RunInterval() || !reflect.DeepEqual(p.AxisValues(ibench.AxisIndexes), []int{0, 1, 2, 3}) {
+		t.Errorf("quick: %+v, %+v", p, cfg)
 	}
-	r := sweepRequest("interval")
+	r := sweepRequest("--interval=5s")
 	r.Preset, r.Interval = "iobound", 5*time.Second
+	r.Axes[ibench.AxisClients] = []string{"1", "2"}
 	if p, err = PlanSweep(r); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(p.Indexes, []int{0, 3}) || p.Interval != 5*time.Second || p.Memory.PerEngine["pebble"] == 0 || p.Memory.Limit == "" {
-		t.Errorf("iobound: indexes %v, interval %v, memory %+v", p.Indexes, p.Interval, p.Memory)
+	if !reflect.DeepEqual(p.AxisValues(ibench.AxisIndexes), []int{0, 3}) || p.Interval != 5*time.Second || p.Memory.PerEngine["pebble"] == 0 || p.Memory.Limit == "" {
+		t.Errorf("iobound: indexes %v, interval %v, memory %+v", p.AxisValues(ibench.AxisIndexes), p.Interval, p.Memory)
+	}
+	// The memory preset is sized for the cells' most clients.
+	if want := ibench.IOBoundMemory(ibench.Presets["iobound"].Rows, 2); fmt.Sprint(p.Memory.Preset["pebble.cache_size"]) != fmt.Sprint(want.CacheBytes) {
+		t.Errorf("iobound memory preset %v, want a cache of %d", p.Memory.Preset, want.CacheBytes)
 	}
 }
 
@@ -91,7 +104,8 @@ func TestSweepBadInput(t *testing.T) {
 	}{
 		{func(r *Sweep) { r.Out = "" }, "--out is required"},
 		{func(r *Sweep) { r.Repeat = 0 }, "--repeat must be between 1 and 100"},
-		{func(r *Sweep) { r.PadSizes = []string{"abc"} }, `--pad-sizes "abc"`},
+		{func(r *Sweep) { r.Axes[ibench.AxisPadSizes] = []string{"abc"} }, `--pad-sizes "abc"`},
+		{func(r *Sweep) { r.Axes[ibench.AxisIndexes] = []string{"4"} }, "--indexes values must be between 0 and 3, got 4"},
 		{func(r *Sweep) { r.Preset = "nope" }, `unknown --preset "nope"`},
 		{func(r *Sweep) { r.RatePercentile = 101 }, "--rate-percentile must be above 0 and at most 100, got 101"},
 		{func(r *Sweep) { r.Given = func(n string) bool { return n == "interval" } }, "--interval must be positive, got 0s"},
@@ -103,13 +117,7 @@ func TestSweepBadInput(t *testing.T) {
 		}
 	}
 	// A cell's configuration is checked before anything runs.
-	r := sweepRequest("rows-per-commit")
-	r.IBench.RowsPerCommit = -1
-	p, err := PlanSweep(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Spec(&launch.Memory{}); err == nil || !strings.HasPrefix(err.Error(), "cell x0-pad20-c1: ") {
+	if _, err := PlanSweep(sweepRequest("--rows-per-commit=-1")); err == nil || !strings.HasPrefix(err.Error(), "cell x0-pad20-c1: ") {
 		t.Errorf("a bad cell: %v", err)
 	}
 }

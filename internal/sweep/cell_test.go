@@ -19,7 +19,7 @@ func TestRunCellsAtOnce(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(out, "lost+found"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	spec := &Spec{Engines: []string{"a", "b"}, Indexes: []int{0, 1, 2}, PadSizes: []int{20}, Clients: []int{1, 4}}
+	spec := ibenchSpec([]string{"a", "b"}, []int{0, 1, 2}, []int{20}, []int{1, 4})
 	cells := spec.Cells()
 	var mu sync.Mutex
 	var ran []string
@@ -59,7 +59,7 @@ func TestRunCellsAtOnce(t *testing.T) {
 			t.Errorf("left behind %s", e.Name())
 		}
 	}
-	if got, err := Load(out); err != nil || !reflect.DeepEqual(got.Indexes, spec.Indexes) {
+	if got, err := Load(out); err != nil || !reflect.DeepEqual(got.Axes, spec.Axes) {
 		t.Fatalf("sweep.json: %+v, %v", got, err)
 	}
 	st := Status(spec, out)
@@ -81,8 +81,7 @@ func TestRunCellsAtOnce(t *testing.T) {
 	if err := RunCell(context.Background(), spec, out, len(cells), run, io.Discard); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("cell %d: %v", len(cells), err)
 	}
-	other := *spec
-	other.Indexes = []int{0, 3}
+	other := *ibenchSpec(spec.Engines, []int{0, 3}, []int{20}, []int{1, 4})
 	if err := RunCell(context.Background(), &other, out, 0, run, io.Discard); err == nil || !strings.Contains(err.Error(), "holds a different sweep") {
 		t.Errorf("another sweep: %v", err)
 	}

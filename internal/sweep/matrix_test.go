@@ -21,7 +21,7 @@ func writeCell(t *testing.T, dir string, c Cell, engine string, ipsAvg, ipsPct f
 		t.Fatal(err)
 	}
 	run := map[string]any{"schema_version": results.SchemaVersion, "workload": "ibench", "complete": true, "steps": []string{"l.i0x"},
-		"engine": map[string]any{"name": engine}, "sizes": map[string]any{"indexes": c.Indexes}}
+		"engine": map[string]any{"name": engine}, "sizes": map[string]any{"indexes": cellIndexes(c)}}
 	step := map[string]any{"step": "l.i0x", "main_op": "insert", "complete": true, "rate_percentile": 99, "seconds": 10, "interval_s": 1,
 		"inserted": int64(ipsAvg * 10), "ips_avg": ipsAvg, "ips_99": ipsPct,
 		"ops":               map[string]any{"insert": map[string]any{"unit": "rows", "role": "write", "count": 1, "rows": int64(ipsAvg * 10), "rate_avg": ipsAvg, "rate_pct": ipsPct}},
@@ -39,9 +39,9 @@ func writeCell(t *testing.T, dir string, c Cell, engine string, ipsAvg, ipsPct f
 // Each matrix relative to an earlier sweep: cell by cell this / that, and
 // the relative-to-0 figure as the ratio of the two sweeps' ratios.
 func TestCompareTables(t *testing.T) {
-	spec := &Spec{Engines: []string{"pebble", "sqlite"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+	spec := ibenchSpec([]string{"pebble", "sqlite"}, []int{0, 3}, []int{20}, []int{1})
 	now, before := t.TempDir(), t.TempDir()
-	c0, c3 := Cell{Indexes: 0, Pad: 20, Clients: 1}, Cell{Indexes: 3, Pad: 20, Clients: 1}
+	c0, c3 := ibenchCell(0, 20, 1), ibenchCell(3, 20, 1)
 	// now: pebble 0 idx 1000/s, 3 idx 600/s; before: 500/s and 200/s.
 	writeCell(t, now, c0, "pebble", 1000, 800, 2e9, 1e9, 0.5, 2)
 	writeCell(t, now, c3, "pebble", 600, 300, 3e9, 1e9, 1.5, 4)
@@ -85,11 +85,11 @@ func TestCompareTables(t *testing.T) {
 // The sweep's HTML report opens with the insert-rate-by-indexes chart (one
 // line per engine) and the matrices, before the runs and step sections.
 func TestSweepHTML(t *testing.T) {
-	spec := &Spec{Engines: []string{"pebble", "sqlite"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+	spec := ibenchSpec([]string{"pebble", "sqlite"}, []int{0, 3}, []int{20}, []int{1})
 	dir := t.TempDir()
 	for _, e := range spec.Engines {
-		writeCell(t, dir, Cell{Indexes: 0, Pad: 20, Clients: 1}, e, 1000, 800, 1e9, 1e9, 0, 1)
-		writeCell(t, dir, Cell{Indexes: 3, Pad: 20, Clients: 1}, e, 300, 200, 1e9, 1e9, 1, 2)
+		writeCell(t, dir, ibenchCell(0, 20, 1), e, 1000, 800, 1e9, 1e9, 0, 1)
+		writeCell(t, dir, ibenchCell(3, 20, 1), e, 300, 200, 1e9, 1e9, 1, 2)
 	}
 	path := filepath.Join(t.TempDir(), "r.html")
 	n, err := WriteHTMLFile(path, dir, spec)
@@ -128,11 +128,12 @@ func TestMatrixRowHeader(t *testing.T) {
 		{"an engine beside a variant", []string{"pebble", "zstd"}, map[string]string{"pebble": "pebble", "zstd": "pebble"}, "variant"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			spec := &Spec{Engines: c.engines, Variants: c.variants, Indexes: []int{0, 1}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+			spec := ibenchSpec(c.engines, []int{0, 1}, []int{20}, []int{1})
+			spec.Variants = c.variants
 			dir := t.TempDir()
 			for _, e := range spec.Engines {
-				writeCell(t, dir, Cell{Indexes: 0, Pad: 20, Clients: 1}, e, 1000, 800, 1e9, 1e9, 0, 1)
-				writeCell(t, dir, Cell{Indexes: 1, Pad: 20, Clients: 1}, e, 500, 400, 1e9, 1e9, 1, 2)
+				writeCell(t, dir, ibenchCell(0, 20, 1), e, 1000, 800, 1e9, 1e9, 0, 1)
+				writeCell(t, dir, ibenchCell(1, 20, 1), e, 500, 400, 1e9, 1e9, 1, 2)
 			}
 			other := map[string]string{"engine": "variant", "variant": "engine"}[c.want]
 			var md strings.Builder
@@ -180,9 +181,9 @@ func TestMemoryLine(t *testing.T) {
 // A matrix step whose paced writers missed their target (a sweep of query
 // steps) is marked SLA✗ in its cell, with a note; one that met it is not.
 func TestMatrixMarksMissedSLA(t *testing.T) {
-	spec := &Spec{Engines: []string{"pebble"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}}
+	spec := ibenchSpec([]string{"pebble"}, []int{0, 3}, []int{20}, []int{1})
 	dir := t.TempDir()
-	c0, c3 := Cell{Indexes: 0, Pad: 20, Clients: 1}, Cell{Indexes: 3, Pad: 20, Clients: 1}
+	c0, c3 := ibenchCell(0, 20, 1), ibenchCell(3, 20, 1)
 	writeCell(t, dir, c0, "pebble", 1000, 800, 2e9, 1e9, 0.5, 2)
 	writeCell(t, dir, c3, "pebble", 600, 300, 3e9, 1e9, 1.5, 4)
 	for c, met := range map[Cell]bool{c0: true, c3: false} {
@@ -212,7 +213,8 @@ func TestMatrixMarksMissedSLA(t *testing.T) {
 // that completed the step, and its ratios are marked when too few
 // repetitions were run to tell a difference.
 func TestTablesMediansOverRepetitions(t *testing.T) {
-	spec := &Spec{Engines: []string{"pebble"}, Indexes: []int{0, 3}, PadSizes: []int{20}, Clients: []int{1}, Steps: []string{"l.i0x"}, Repeat: 3}
+	spec := ibenchSpec([]string{"pebble"}, []int{0, 3}, []int{20}, []int{1})
+	spec.Repeat = 3
 	dir := t.TempDir()
 	rep := func(c Cell, k int, ips float64, size int64) {
 		tmp := t.TempDir()
@@ -225,7 +227,7 @@ func TestTablesMediansOverRepetitions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c0, c3 := Cell{Indexes: 0, Pad: 20, Clients: 1}, Cell{Indexes: 3, Pad: 20, Clients: 1}
+	c0, c3 := ibenchCell(0, 20, 1), ibenchCell(3, 20, 1)
 	for k, ips := range []float64{900, 1300, 1000} {
 		rep(c0, k+1, ips, int64(k+1)*1e9)
 		rep(c3, k+1, ips/2, 4e9)

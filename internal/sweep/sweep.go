@@ -25,16 +25,15 @@ import (
 // SpecFile is the sweep's description in its output directory.
 const SpecFile = "sweep.json"
 
-// Spec is what a sweep runs: the axes and the settings every cell shares.
+// Spec is what a sweep runs: the workload, its axes and the settings
+// every cell shares.
 type Spec struct {
-	Engines      []string `json:"engines"`
-	Indexes      []int    `json:"indexes"`
-	PadSizes     []int    `json:"pad_sizes"`
-	PadRandomPct int      `json:"pad_random_pct"`
-	Clients      []int    `json:"clients"`
-	// Steps every cell runs; the first load step (l.i0x or l.i0) is the
-	// one the matrices show.
-	Steps []string `json:"steps"`
+	Engines []string `json:"engines"`
+	// Workload is the workload swept; Axes are its axes
+	// (workload.Sweeper) and Skip the cells of their grid it does not run.
+	Workload string   `json:"workload"`
+	Axes     []Axis   `json:"axes"`
+	Skip     []string `json:"skip,omitempty"`
 	// Shared holds the remaining settings, recorded for the reader.
 	Shared map[string]any `json:"shared,omitempty"`
 	// Repeat is how many times each cell × engine runs (--repeat); with
@@ -45,31 +44,6 @@ type Spec struct {
 	// runs labelled variants (--engine LABEL=ENGINE, --vary); nil when
 	// Engines are engine names.
 	Variants map[string]string `json:"variants,omitempty"`
-	// Workload is the workload swept when it is not the insert benchmark,
-	// whose sweep.json has always been without it (Indexes, PadSizes and
-	// Clients are its axes); Axes are then that workload's axes
-	// (workload.Sweeper) and Skip the cells of their grid it does not run.
-	Workload string   `json:"workload,omitempty"`
-	Axes     []Axis   `json:"axes,omitempty"`
-	Skip     []string `json:"skip,omitempty"`
-}
-
-// MarshalJSON writes sweep.json: the insert benchmark's as it always was;
-// another workload's without the insert benchmark's axes and settings.
-func (s Spec) MarshalJSON() ([]byte, error) {
-	type plain Spec
-	if s.Workload == "" {
-		return json.Marshal(plain(s))
-	}
-	return json.Marshal(struct {
-		Engines  []string          `json:"engines"`
-		Workload string            `json:"workload"`
-		Axes     []Axis            `json:"axes"`
-		Skip     []string          `json:"skip,omitempty"`
-		Shared   map[string]any    `json:"shared,omitempty"`
-		Repeat   int               `json:"repeat,omitempty"`
-		Variants map[string]string `json:"variants,omitempty"`
-	}{s.Engines, s.Workload, s.Axes, s.Skip, s.Shared, s.Repeat, s.Variants})
 }
 
 // Axis is one of a workload's axes and its values (workload.Axis).
@@ -79,15 +53,7 @@ type Axis struct {
 	Values []int  `json:"values"`
 }
 
-// WorkloadName is the workload the sweep runs.
-func (s *Spec) WorkloadName() string {
-	if s.Workload == "" {
-		return "ibench"
-	}
-	return s.Workload
-}
-
-// At is the cell's axis values of a workload's sweep (Axes), by axis name.
+// At is the cell's axis values, by axis name.
 func (s *Spec) At(c Cell) workload.Point {
 	p := workload.Point{}
 	for i, part := range strings.Split(c.name, "-") {
@@ -98,7 +64,7 @@ func (s *Spec) At(c Cell) workload.Point {
 	return p
 }
 
-// CellAt is the cell of a workload's sweep at p.
+// CellAt is the cell at p.
 func (s *Spec) CellAt(p workload.Point) Cell {
 	return Cell{name: workload.CellName(s.workloadAxes(), p)}
 }
@@ -111,7 +77,7 @@ func (s *Spec) workloadAxes() []workload.Axis {
 	return out
 }
 
-// grid is every point of a workload's axes, the last axis slowest.
+// grid is every point of the axes, the last axis slowest.
 func (s *Spec) grid() []workload.Point {
 	out := []workload.Point{{}}
 	for _, a := range s.Axes {
@@ -128,6 +94,20 @@ func (s *Spec) grid() []workload.Point {
 		out = next
 	}
 	return out
+}
+
+// Banner says what every cell runs, for the sweep's first line.
+func (s *Spec) Banner() string {
+	if rec, ok := s.sweeper().(workload.SweepRecorder); ok {
+		return rec.SweepBanner(s.Shared)
+	}
+	return "workload " + s.Workload
+}
+
+// sweeper is the swept workload's Sweeper, nil when it is not registered.
+func (s *Spec) sweeper() workload.Sweeper {
+	sw, _ := workload.SweeperOf(s.Workload)
+	return sw
 }
 
 // EngineOf is the engine of the variant labelled label (label itself when
@@ -151,41 +131,21 @@ func (s *Spec) RunDir(out string, c Cell, engine string, k int) string {
 	return filepath.Join(results.RepDir(filepath.Join(out, c.Name()), k), engine)
 }
 
-// Cell is one point of the grid (engines are run inside it): of the
-// insert benchmark's, its index count, row size and clients; of another
-// workload's, its name over the spec's Axes (Spec.At reads it).
-type Cell struct {
-	Indexes, Pad, Clients int
-	name                  string
-}
+// Cell is one point of the grid (engines are run inside it), named over
+// the spec's Axes (Spec.At reads it).
+type Cell struct{ name string }
 
 // Name is the cell's directory name, e.g. x3-pad256-c1 (t4-c16 of the
 // hot-row sweep).
-func (c Cell) Name() string {
-	if c.name != "" {
-		return c.name
-	}
-	return fmt.Sprintf("x%d-pad%d-c%d", c.Indexes, c.Pad, c.Clients)
-}
+func (c Cell) Name() string { return c.name }
 
-// Cells lists the grid's cells: clients, then row size, then index count
-// vary slowest to fastest, so one matrix's cells run together (of a
-// workload's Axes, the last slowest), without the cells Skip lists.
+// Cells lists the grid's cells, the last axis slowest (so one matrix's
+// cells run together), without the cells Skip lists.
 func (s *Spec) Cells() []Cell {
 	var out []Cell
-	if s.Workload != "" {
-		for _, p := range s.grid() {
-			if c := s.CellAt(p); !slices.Contains(s.Skip, c.Name()) {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	for _, c := range s.Clients {
-		for _, p := range s.PadSizes {
-			for _, k := range s.Indexes {
-				out = append(out, Cell{Indexes: k, Pad: p, Clients: c})
-			}
+	for _, p := range s.grid() {
+		if c := s.CellAt(p); !slices.Contains(s.Skip, c.Name()) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -193,69 +153,18 @@ func (s *Spec) Cells() []Cell {
 
 // Validate checks the axes.
 func (s *Spec) Validate() error {
-	if s.Workload != "" {
-		if len(s.Engines) == 0 {
-			return errors.New("no engine given: use --engine")
-		}
-		for _, a := range s.Axes {
-			if len(a.Values) == 0 {
-				return fmt.Errorf("--%s is empty: give a comma list, e.g. --%s 1,2", a.Name, a.Name)
-			}
-		}
-		if len(s.Cells()) == 0 {
-			return fmt.Errorf("no cell to run: the %s sweep skips every cell of this grid", s.Workload)
-		}
-		return nil
-	}
-	switch {
-	case len(s.Engines) == 0:
+	if len(s.Engines) == 0 {
 		return errors.New("no engine given: use --engine")
-	case len(s.Indexes) == 0:
-		return errors.New("--indexes is empty: give index counts, e.g. --indexes 0,1,2,3")
-	case len(s.PadSizes) == 0:
-		return errors.New("--pad-sizes is empty: give row pad sizes, e.g. --pad-sizes 256,10KB")
-	case len(s.Clients) == 0:
-		return errors.New("--clients is empty: give client counts, e.g. --clients 1,4")
 	}
-	for _, k := range s.Indexes {
-		if k < 0 || k > 3 {
-			return fmt.Errorf("--indexes values must be between 0 and 3, got %d", k)
+	for _, a := range s.Axes {
+		if len(a.Values) == 0 {
+			return fmt.Errorf("--%s is empty: give a comma list, e.g. --%s 1,2", a.Name, a.Name)
 		}
 	}
-	for _, c := range s.Clients {
-		if c < 1 {
-			return fmt.Errorf("--clients values must be at least 1, got %d", c)
-		}
-	}
-	for _, p := range s.PadSizes {
-		if p < 0 {
-			return fmt.Errorf("--pad-sizes values must be 0 or more bytes, got %d", p)
-		}
+	if len(s.Cells()) == 0 {
+		return fmt.Errorf("no cell to run: the %s sweep skips every cell of this grid", s.Workload)
 	}
 	return nil
-}
-
-// ParsePadSizes parses "256,10KB,1MB" (KB, MB are 1024-based).
-func ParsePadSizes(list []string) ([]int, error) {
-	var out []int
-	for _, v := range list {
-		s := strings.ToUpper(strings.TrimSpace(v))
-		mult := 1
-		switch {
-		case strings.HasSuffix(s, "KB"):
-			mult, s = 1<<10, strings.TrimSuffix(s, "KB")
-		case strings.HasSuffix(s, "MB"):
-			mult, s = 1<<20, strings.TrimSuffix(s, "MB")
-		case strings.HasSuffix(s, "B"):
-			s = strings.TrimSuffix(s, "B")
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("--pad-sizes %q: want sizes such as 256, 10KB or 1MB", v)
-		}
-		out = append(out, n*mult)
-	}
-	return out, nil
 }
 
 // RunFunc runs one engine of one cell into dir (which must not hold a

@@ -38,7 +38,7 @@ func (f *fakeRun) run(_ context.Context, c Cell, engine, dir string) error {
 
 func TestSweepResumes(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sw")
-	spec := &Spec{Engines: []string{"a", "b"}, Indexes: []int{0, 3}, PadSizes: []int{256}, Clients: []int{1, 4}, Steps: []string{"l.i0x"}}
+	spec := ibenchSpec([]string{"a", "b"}, []int{0, 3}, []int{256}, []int{1, 4})
 	f := &fakeRun{failAt: "x3-pad256-c1/b"}
 	var log bytes.Buffer
 	if err := Run(context.Background(), spec, out, f.run, &log); err == nil {
@@ -67,32 +67,24 @@ func TestSweepResumes(t *testing.T) {
 		t.Errorf("no ETA in:\n%s", log.String())
 	}
 	// A different grid in the same directory is refused.
-	other := *spec
-	other.Indexes = []int{0, 1}
+	other := *ibenchSpec(spec.Engines, []int{0, 1}, []int{256}, []int{1, 4})
 	if err := Run(context.Background(), &other, out, f2.run, &log); err == nil || !strings.Contains(err.Error(), "different sweep") {
 		t.Errorf("different grid: %v", err)
 	}
 }
 
 func TestSweepCellsAndBadInput(t *testing.T) {
-	spec := &Spec{Engines: []string{"a"}, Indexes: []int{0, 1, 2, 3}, PadSizes: []int{256, 10240}, Clients: []int{1, 4}}
+	spec := ibenchSpec([]string{"a"}, []int{0, 1, 2, 3}, []int{256, 10240}, []int{1, 4})
 	if n := len(spec.Cells()); n != 16 {
 		t.Errorf("%d cells, want 16", n)
 	}
-	if got := (Cell{Indexes: 3, Pad: 256, Clients: 4}).Name(); got != "x3-pad256-c4" {
-		t.Errorf("cell name %s", got)
-	}
-	pads, err := ParsePadSizes([]string{"256", "10KB", "1MB"})
-	if err != nil || pads[0] != 256 || pads[1] != 10240 || pads[2] != 1<<20 {
-		t.Errorf("pad sizes %v %v", pads, err)
-	}
-	if _, err := ParsePadSizes([]string{"ten"}); err == nil {
-		t.Error("bad pad size parsed")
+	// Clients, then row size, then index count, slowest to fastest.
+	if got := spec.Cells()[15].Name(); got != "x3-pad10240-c4" || spec.Cells()[1].Name() != "x1-pad256-c1" {
+		t.Errorf("cells %v", spec.Cells())
 	}
 	for _, bad := range []*Spec{
-		{Indexes: []int{0}, PadSizes: []int{1}, Clients: []int{1}},
-		{Engines: []string{"a"}, Indexes: []int{4}, PadSizes: []int{1}, Clients: []int{1}},
-		{Engines: []string{"a"}, Indexes: []int{0}, PadSizes: []int{1}, Clients: []int{0}},
+		ibenchSpec(nil, []int{0}, []int{1}, []int{1}),
+		ibenchSpec([]string{"a"}, []int{0}, nil, []int{1}),
 	} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v validated", bad)

@@ -13,7 +13,7 @@ import (
 	"rumbench/internal/workload"
 )
 
-// workloadTables are the matrices of a workload's sweep (Spec.Workload), as
+// workloadTables are the matrices of a workload's sweep, as
 // its Sweeper says: per matrix and variant, the figure of each cell's run
 // with one axis down and another across; each value of a further axis a
 // table of its own. A cell the workload skips or has not run says so.
@@ -22,8 +22,8 @@ func workloadTables(dir string, s *Spec) []table.Table { return workloadMatrices
 // workloadMatrices are workloadTables, or with baseDir each figure
 // relative to the same cell's of the sweep in baseDir (this / that).
 func workloadMatrices(dir string, s *Spec, baseDir string) []table.Table {
-	sw, err := workload.SweeperOf(s.Workload)
-	if err != nil {
+	sw := s.sweeper()
+	if sw == nil {
 		return nil
 	}
 	var out []table.Table
@@ -88,18 +88,18 @@ func (s *Spec) cellText(dir, e string, at workload.Point, m workload.SweepMatrix
 	}
 	keys := []string{m.Figure}
 	f := readFiguresOf(filepath.Join(dir, c.Name(), e), m.Step(at), keys)
-	if f.status == notRun {
-		return notRun
+	if f.Status == workload.CellNotRun {
+		return workload.CellNotRun
 	}
 	if baseDir != "" {
 		old := readFiguresOf(filepath.Join(baseDir, c.Name(), e), m.Step(at), keys)
-		if old.status == notRun {
+		if old.Status == workload.CellNotRun {
 			return "not in base"
 		}
-		return ratioCell(f, old, m.Figure)
+		return f.Ratio(old, m.Figure)
 	}
-	text := f.text(m.Figure)
-	if !f.ok {
+	text := f.Text(m.Figure)
+	if !f.Complete {
 		text += " (incomplete)"
 	}
 	return text
@@ -120,8 +120,8 @@ func (s *Spec) axis(name string) *Axis {
 // axis, one line per value of the rows' axis; a skipped or missing cell is
 // a gap.
 func workloadCharts(dir string, s *Spec) ([]chart.Chart, error) {
-	sw, err := workload.SweeperOf(s.Workload)
-	if err != nil {
+	sw := s.sweeper()
+	if sw == nil {
 		return nil, nil
 	}
 	ms := sw.SweepMatrices()
@@ -157,7 +157,7 @@ func workloadCharts(dir string, s *Spec) ([]chart.Chart, error) {
 					y := math.NaN()
 					if cell := s.CellAt(at); !slices.Contains(s.Skip, cell.Name()) {
 						f := readFiguresOf(filepath.Join(dir, cell.Name(), e), m.Step(at), []string{m.Figure})
-						if v := f.values[m.Figure]; v.OK {
+						if v := f.Values[m.Figure]; v.OK {
 							y = v.V
 						}
 					}

@@ -11,7 +11,9 @@ import (
 // Sweeper is implemented by a workload `rumbench sweep` can run: a grid of
 // cells over the workload's axes (integers, such as tables and clients) ×
 // the variants, each cell a full run of the workload. The sweep core (plan,
-// execute, internal/sweep) knows the grid only through it.
+// execute, internal/sweep) knows the grid only through it, and through
+// the optional SweepRecorder (how sweep.json records the sweep) and
+// SweepReporter (matrices of the workload's own) a Sweeper may implement.
 type Sweeper interface {
 	// SweepAxes are the grid's axes, in the order of a cell's name
 	// (t4-c16: tables, then clients); the last varies slowest.
@@ -34,8 +36,14 @@ type Axis struct {
 	// Usage is the flag's help; Default its values when not given.
 	Usage   string
 	Default []int
-	// Min is the smallest value allowed.
-	Min int
+	// Min is the smallest value allowed; Max, when above Min, the largest.
+	Min, Max int
+	// Parse, when set, reads one value of the flag as given (10KB): the
+	// flag then takes strings, not integers.
+	Parse func(string) (int, error)
+	// ByPreset, when set, is the axis's values without the flag for each
+	// preset, in place of Default.
+	ByPreset func(preset string) []int
 }
 
 // Point is a cell of a sweep: each axis's value, by axis name.
@@ -58,6 +66,9 @@ func (a Axis) CheckAxis(values []int) error {
 	}
 	seen := map[int]bool{}
 	for _, v := range values {
+		if a.Max > a.Min && (v < a.Min || v > a.Max) {
+			return fmt.Errorf("--%s values must be between %d and %d, got %d", a.Name, a.Min, a.Max, v)
+		}
 		if v < a.Min {
 			return fmt.Errorf("--%s values must be at least %d, got %d", a.Name, a.Min, v)
 		}
@@ -67,6 +78,32 @@ func (a Axis) CheckAxis(values []int) error {
 		seen[v] = true
 	}
 	return nil
+}
+
+// Values are the axis's values: given (flag values as given, each read
+// by Parse, else an integer), else the preset's, else Default.
+func (a Axis) Values(given []string, isGiven bool, preset string) ([]int, error) {
+	if !isGiven {
+		if a.ByPreset != nil {
+			return a.ByPreset(preset), nil
+		}
+		return a.Default, nil
+	}
+	out := make([]int, 0, len(given))
+	for _, g := range given {
+		var v int
+		var err error
+		if a.Parse != nil {
+			v, err = a.Parse(g)
+		} else if v, err = strconv.Atoi(strings.TrimSpace(g)); err != nil {
+			err = fmt.Errorf("--%s %q: want an integer", a.Name, g)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // CellConfigurer makes the configuration of one cell's run from the
@@ -110,6 +147,23 @@ func SweeperOf(name string) (Sweeper, error) {
 		return nil, fmt.Errorf("workload %s cannot be swept (it offers no sweep axes): sweep one of %s, or run it with `rumbench run %s`", name, strings.Join(can, ", "), name)
 	}
 	return d.Sweeper, nil
+}
+
+// SweepHelp is the help of `rumbench sweep NAME` of d (its Sweeper's
+// axes named): the one-line summary, the text and an example.
+func (d *Definition) SweepHelp() (short, long, example string) {
+	var axes []string
+	for _, a := range d.Sweeper.SweepAxes() {
+		axes = append(axes, "--"+a.Name)
+	}
+	grid := strings.Join(axes, " × ")
+	short = fmt.Sprintf("Run %s over variants × %s, one run per cell, and print its matrices", d.Name, grid)
+	long = fmt.Sprintf(`Run the %s workload once per cell of a grid: every variant (--engine, --vary)
+× %s, each cell a full run into <out>/<cell>/<variant>/. One progress line
+per run with the sweep's ETA; a rerun with the same flags skips the finished
+runs. At the end, and with `+"`rumbench sweep collect <out>`"+`, it prints the
+workload's matrices per variant.`, d.Name, grid)
+	return short, long, fmt.Sprintf("  rumbench sweep %s --engine pebble,sqlite --out sweep-%s", d.Name, d.Name)
 }
 
 // SweepRunFlags is a Sweeper's SweepFlags made of the workload's run flags

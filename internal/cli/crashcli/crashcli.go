@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"rumbench/internal/crashtest"
 	"rumbench/internal/plan"
@@ -80,4 +82,16 @@ func Run(ctx context.Context, specs []crashtest.Spec, dataDir string, asJSON boo
 		return &FailedError{Failed: failed, Engines: len(results)}
 	}
 	return nil
+}
+
+// PlanAndRun plans the crash tests of engines (Plan) and runs them (Run)
+// until done or interrupted (SIGINT, SIGTERM).
+func PlanAndRun(engines []string, r plan.Crashtest, dataDir string, asJSON bool, w io.Writer) error {
+	specs, err := Plan(engines, r)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, specs, dataDir, asJSON, w)
 }

@@ -148,3 +148,16 @@ func RecordRun(target string, dirs []string, runErr error, w io.Writer) error {
 	}
 	return err
 }
+
+// RunRecorder is --history of run and sweep (execute.History): the store
+// is resolved and opened before the run (CheckRunTarget) and the run's
+// bundles recorded at its end (RecordRun).
+type RunRecorder struct{ Target string }
+
+// Check resolves and opens the history before anything runs.
+func (h *RunRecorder) Check(ctx context.Context) error { return CheckRunTarget(ctx, &h.Target) }
+
+// Record records the bundles in dirs and returns the run's error.
+func (h *RunRecorder) Record(dirs []string, runErr error, w io.Writer) error {
+	return RecordRun(h.Target, dirs, runErr, w)
+}

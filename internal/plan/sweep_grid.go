@@ -4,25 +4,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 
 	"rumbench/internal/launch"
 	"rumbench/internal/sweep"
 	"rumbench/internal/workload"
 )
 
-// workloadName is the workload the sweep runs, as run.json names it.
-func (p *SweepPlan) workloadName() string {
-	if p.Request.Workload == "" {
-		return "ibench"
-	}
-	return p.Request.Workload
-}
-
-// planWorkloadSweep plans the sweep of a workload other than the insert
-// benchmark through its workload.Sweeper: its axes (each given, else its
+// PlanSweep checks a sweep request and plans it through the workload's
+// workload.Sweeper: its axes (each given, else the preset's or its
 // default), each cell's configuration (the cells it does not run are
-// skipped), the variants, the preset's interval and the cache budget.
-func planWorkloadSweep(r *Sweep) (*SweepPlan, error) {
+// skipped), the variants, the preset's interval and the memory policy
+// (a memory preset is the cells' largest). Errors are the user's input.
+func PlanSweep(r *Sweep) (*SweepPlan, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
@@ -39,9 +34,12 @@ func planWorkloadSweep(r *Sweep) (*SweepPlan, error) {
 	}
 	preset, ok := d.Preset(r.Preset)
 	if !ok {
-		return nil, bad(fmt.Errorf("unknown --preset %q of %s: choose one of %v", r.Preset, r.Workload, d.PresetNames()))
+		// Worded as every workload's run words it.
+		names := d.PresetNames()
+		sort.Strings(names)
+		return nil, bad(fmt.Errorf("unknown --preset %q: choose one of %s", r.Preset, strings.Join(names, ", ")))
 	}
-	p := &SweepPlan{Request: r, cells: map[string]*workload.Configured{}}
+	p := &SweepPlan{Request: r, sweeper: sw, cells: map[string]*workload.Configured{}}
 	es, err := p.planVariants()
 	if err != nil {
 		return nil, err
@@ -54,9 +52,10 @@ func planWorkloadSweep(r *Sweep) (*SweepPlan, error) {
 		p.Interval = r.Interval
 	}
 	for _, a := range sw.SweepAxes() {
-		values, given := r.Axes[a.Name]
-		if !given {
-			values = a.Default
+		given, isGiven := r.Axes[a.Name]
+		values, err := a.Values(given, isGiven, r.Preset)
+		if err != nil {
+			return nil, bad(err)
 		}
 		if err := a.CheckAxis(values); err != nil {
 			return nil, bad(err)
@@ -65,6 +64,7 @@ func planWorkloadSweep(r *Sweep) (*SweepPlan, error) {
 	}
 	grid := &sweep.Spec{Workload: r.Workload, Axes: p.axes, Engines: []string{"-"}}
 	common := workload.Common{Preset: r.Preset, Seed: r.Seed, Interval: p.Interval, Changed: r.Given}
+	var memory *workload.MemoryPreset
 	for _, c := range grid.Cells() {
 		cfg, err := r.Cell(common, grid.At(c))
 		if err != nil {
@@ -77,6 +77,9 @@ func planWorkloadSweep(r *Sweep) (*SweepPlan, error) {
 		p.cells[c.Name()] = cfg
 		if p.first == nil {
 			p.first = cfg
+		}
+		if cfg.Memory != nil && (memory == nil || cfg.Memory.CacheBytes > memory.CacheBytes) {
+			memory = cfg.Memory
 		}
 	}
 	if p.first == nil {
@@ -91,35 +94,42 @@ func planWorkloadSweep(r *Sweep) (*SweepPlan, error) {
 			}
 		}
 	}
-	if p.Memory, err = PlanMemory(r.Memory, nil, r.Preset, engines, p.EngineOpts); err != nil {
+	if p.Memory, err = PlanMemory(r.Memory, memory, r.Preset, engines, p.EngineOpts); err != nil {
 		return nil, bad(err)
 	}
 	p.Variants = resolveVariants(es, p.EngineOpts, p.ServerOpts, labels(es))
 	return p, nil
 }
 
-// workloadSpec is sweep.json of a workload's sweep: the variants, the
-// workload's axes and skipped cells, and the settings every cell shares
-// (the first cell's configuration records the workload's), so a rerun
-// with other settings is refused rather than mixed in.
-func (p *SweepPlan) workloadSpec(ms *launch.Memory) (*sweep.Spec, error) {
+// Spec is sweep.json of the sweep, with the memory setup ms: the
+// variants, the workload's axes and skipped cells, and the settings every
+// cell shares (the workload's: its SweepShared, else the first cell's
+// configuration), so a rerun with other settings is refused rather than
+// mixed in.
+func (p *SweepPlan) Spec(ms *launch.Memory) (*sweep.Spec, error) {
 	r := p.Request
 	spec := &sweep.Spec{
 		Engines: variantLabels(p.Variants), Workload: r.Workload, Axes: p.axes, Skip: p.skip,
 		Shared: map[string]any{"interval_s": p.Interval.Seconds(), "rate_percentile": r.RatePercentile, "seed": r.Seed,
 			"engine_opts": p.EngineOpts, "preset": r.Preset, "cache_size": CacheConfig(p.Memory.Budget)},
 	}
-	// As sweep.json reads back (a struct's fields in order, a map's
-	// sorted), so a rerun compares alike.
-	first, err := json.Marshal(p.first.Config)
-	if err != nil {
-		return nil, err
+	if rec, ok := p.sweeper.(workload.SweepRecorder); ok {
+		for k, v := range rec.SweepShared(p.first) {
+			spec.Shared[k] = v
+		}
+	} else {
+		// As sweep.json reads back (a struct's fields in order, a map's
+		// sorted), so a rerun compares alike.
+		first, err := json.Marshal(p.first.Config)
+		if err != nil {
+			return nil, err
+		}
+		var cell any
+		if err := json.Unmarshal(first, &cell); err != nil {
+			return nil, err
+		}
+		spec.Shared["first_cell"] = cell
 	}
-	var cell any
-	if err := json.Unmarshal(first, &cell); err != nil {
-		return nil, err
-	}
-	spec.Shared["first_cell"] = cell
 	if r.Repeat > 1 {
 		spec.Repeat = r.Repeat
 	}
@@ -138,6 +148,9 @@ func (p *SweepPlan) workloadSpec(ms *launch.Memory) (*sweep.Spec, error) {
 	}
 	if ms.Limit > 0 {
 		spec.Shared["memory_limit"] = ms.Limit
+	}
+	if p.Memory.Preset != nil {
+		spec.Shared["preset_memory"] = p.Memory.Preset
 	}
 	if ms.Drop != nil {
 		spec.Shared["drop_caches"] = true
