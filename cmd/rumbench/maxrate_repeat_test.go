@@ -13,8 +13,8 @@ import (
 
 // TestMaxRateRepeatHistory: l.max under --repeat 3 and --history. The
 // repeat summary carries each repetition's sustained_rate and their
-// median (no interval below 6 repetitions, said so), the terminal table
-// prints that median, and the history records sustained_rate as a figure
+// median (no interval below 6 repetitions, said so) and no rate
+// percentile, the terminal table prints that median, and the history records sustained_rate as a figure
 // of each of the three runs. Tiny sizes and 0.5 s probes: the search is
 // cut short by --max-seconds, whatever bracket it holds then is the
 // figure.
@@ -47,7 +47,8 @@ func TestMaxRateRepeatHistory(t *testing.T) {
 		Steps []struct {
 			Step string `json:"step"`
 			Rows []struct {
-				Stats map[string]struct {
+				Values map[string]*float64 `json:"values"`
+				Stats  map[string]struct {
 					N      int       `json:"n"`
 					Values []float64 `json:"values"`
 					Median float64   `json:"median"`
@@ -70,6 +71,11 @@ func TestMaxRateRepeatHistory(t *testing.T) {
 		}
 		if st.CILo != nil || !strings.Contains(st.Note, ">= 6") {
 			t.Errorf("3 repetitions bound a median: ci_lo %v, note %q", st.CILo, st.Note)
+		}
+		// A percentile over intervals run at the probes' different
+		// targets says nothing: none.
+		if v := s.Rows[0].Values["rate_pct"]; v != nil {
+			t.Errorf("l.max has a rate percentile %g", *v)
 		}
 	}
 	if !found {
