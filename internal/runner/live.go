@@ -143,6 +143,12 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 		if spec.Unit == measure.UnitOps {
 			unit = "/s"
 		}
+		if !spec.Judged() && spec.Role == measure.RoleNone && spec.Unit == measure.UnitOps {
+			// Whole actions (the engine's maintenance): how many are
+			// done; the step's figure is its length, not a rate.
+			fmt.Fprintf(b, "  %s %d done", spec.Name, p.total[op])
+			continue
+		}
 		if !spec.Judged() && spec.Role == measure.RoleNone {
 			// Done in lumps (a table's whole index build at once): the
 			// rate so far, as the step's summary will give it, not the

@@ -70,7 +70,7 @@ func TestLiveJudgedStepPrintsQuietIntervals(t *testing.T) {
 
 // TestLiveLinesAgreeWithTheSummary (issue 48 item 6): an index build done in
 // one lump shows its rate so far (rows over the step's time, as the
-// summary), not that interval's burst; an operation that stops completing
+// summary), not that interval's burst; a maintenance action is counted; an operation that stops completing
 // for an interval keeps its column at 0 instead of leaving the line.
 func TestLiveLinesAgreeWithTheSummary(t *testing.T) {
 	ops := measure.Ops{
@@ -78,6 +78,7 @@ func TestLiveLinesAgreeWithTheSummary(t *testing.T) {
 		{Name: "delete", Unit: measure.UnitRows, Role: measure.RoleWrite, Short: "d"},
 		{Name: "query", Unit: measure.UnitOps, Role: measure.RoleRead, Short: "q"},
 		{Name: "index", Unit: measure.UnitRows, Role: measure.RoleNone, Short: "x"},
+		{Name: "maintain", Unit: measure.UnitOps, Role: measure.RoleNone, Short: "op"},
 	}
 	run := func(step, main string, record func(i int, rec *measure.Recorder)) []string {
 		var out bytes.Buffer
@@ -123,6 +124,16 @@ func TestLiveLinesAgreeWithTheSummary(t *testing.T) {
 	}
 	if !saw {
 		t.Fatalf("no index line:\n%s", strings.Join(lines, "\n"))
+	}
+	// One maintenance action, a length in the summary: the line counts
+	// it (the rate of 1 action over 0.2 s, 5 /s, was printed before).
+	lines = run("maint", "maintain", func(i int, rec *measure.Recorder) {
+		if i == 0 {
+			rec.Record(ops.Must("maintain"), 1, 150*time.Millisecond, false)
+		}
+	})
+	if !strings.Contains(lines[0], "maintain 1 done") || strings.Contains(lines[0], "/s") {
+		t.Errorf("maint line %q: want the action counted, no rate", lines[0])
 	}
 	// Queries every interval, the paced deletes in every other one from
 	// the second: the declared paced columns are there from the first
