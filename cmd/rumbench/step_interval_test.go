@@ -36,14 +36,14 @@ func TestQuickStepIntervalsRecorded(t *testing.T) {
 		return cfg.Config.IBench.StepIntervalS, steps
 	}
 	own, steps := run()
-	want := map[string]float64{"l.i0": 0.1, "l.x": 0.2, "l.i1": 0.1, "l.i2": 0.05}
+	want := map[string]float64{"l.i0": 0.1, "l.x": 0.2, "l.i1": 0.125, "l.i2": 0.05}
 	for s, w := range want {
 		if steps[s] != w {
 			t.Errorf("quick preset: %s measured at %gs, want %gs", s, steps[s], w)
 		}
 	}
-	if len(own) != 3 || own["l.i0"] != 0.1 || own["l.i1"] != 0.1 || own["l.i2"] != 0.05 {
-		t.Errorf("run.json step_interval_s %v, want l.i0 0.1, l.i1 0.1, l.i2 0.05", own)
+	if len(own) != 3 || own["l.i0"] != 0.1 || own["l.i1"] != 0.125 || own["l.i2"] != 0.05 {
+		t.Errorf("run.json step_interval_s %v, want l.i0 0.1, l.i1 0.125, l.i2 0.05", own)
 	}
 	own, steps = run("--interval", "200ms")
 	for s, v := range steps {

@@ -62,7 +62,8 @@ func (p Preset) Steps() []string {
 var Presets = map[string]Preset{
 	"quick": {
 		// 1M rows per client, 100k churn rows per client, measured at
-		// 200 ms, the three short write steps at less, so that every
+		// 200 ms, the three short write steps at less (l.i0 100 ms,
+		// l.i1 125 ms, l.i2 50 ms), so that every
 		// step spans at least 5 intervals on the fastest engine and an
 		// interval holds at least 8 of the slowest engine's transactions
 		// (docs/design.md, The quick preset; presets_test.go holds the
@@ -71,7 +72,7 @@ var Presets = map[string]Preset{
 		Name: "quick", Description: "seconds per step: a first look and CI (query steps at 100 and 1000 rows/s only, unless --steps says otherwise)",
 		Clients: 2, Rows: 1_000_000, ChurnRows: 100_000, Indexes: 3, QuerySeconds: 10,
 		Interval:      200 * time.Millisecond,
-		StepIntervals: map[string]time.Duration{StepLoad: 100 * time.Millisecond, StepChurnBig: 100 * time.Millisecond, StepChurnSmall: 50 * time.Millisecond},
+		StepIntervals: map[string]time.Duration{StepLoad: 100 * time.Millisecond, StepChurnBig: 125 * time.Millisecond, StepChurnSmall: 50 * time.Millisecond},
 	},
 	"iobound": {
 		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache, write buffers and own memory + 16 MB (needs root); see docs/design.md#the-iobound-preset-the-scaling-rule",
