@@ -101,7 +101,7 @@ those missing.`,
 	addSweepAxes(fl, def, f)
 	fl.StringSliceVar(&f.Engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
 	fl.StringVar(&f.Preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
-	fl.DurationVar(&f.Interval, "interval", 0, "measurement interval "+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
+	fl.DurationVar(&f.Interval, "interval", 0, "measurement interval "+ibench.StepIntervalsNote()+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
 	fl.Float64Var(&f.RatePercentile, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
 	fl.Int64Var(&f.Seed, "seed", 1, "seed of the data generator")
 	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")

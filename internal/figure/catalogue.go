@@ -102,8 +102,13 @@ var Catalogue = []Figure{
 			return opRate(s.Step, s.RateOp, false)
 		}},
 	{RatePct, "rows/s or operations/s", Higher, false, units.Num,
-		"the headline operation's rate that rate_percentile% of intervals met or exceeded (99 by default)",
-		func(s Source) Value { return opRate(s.Step, s.RateOp, true) }},
+		"the headline operation's rate that rate_percentile% of intervals met or exceeded (99 by default); none for a search step, whose intervals ran at the probes' different targets",
+		func(s Source) Value {
+			if sustained(s.Step).OK {
+				return Value{}
+			}
+			return opRate(s.Step, s.RateOp, true)
+		}},
 	{WriteRateAvg, "rows/s or operations/s", Higher, true, units.Num,
 		"query steps: the writers' rate (write_op) / step seconds",
 		func(s Source) Value { return opRate(s.Step, s.WriteOp, false) }},

@@ -184,12 +184,13 @@ func TestValue(t *testing.T) {
 	}
 }
 
-// TestNewFigures: a search step's headline rate is its sustained rate; the
+// TestNewFigures: a search step's headline rate is its sustained rate, and
+// it has no rate percentile (its intervals ran at the probes' targets); the
 // engine's own counters per operation are read from internals_per_op, the
 // stall time in µs; a step without them has none.
 func TestNewFigures(t *testing.T) {
 	s := &results.Step{StepDesc: results.StepDesc{MainOp: "insert"},
-		Ops:     map[string]*results.OpSummary{"insert": {Role: measure.RoleWrite, RateAvg: ptr(1234)}},
+		Ops:     map[string]*results.OpSummary{"insert": {Role: measure.RoleWrite, RateAvg: ptr(1234), RatePct: ptr(485)}},
 		Details: map[string]any{"sustained_rate": 7500.0},
 		Metrics: &results.Metrics{InternalsPerOp: map[string]float64{"log_kb": 0.5, "stall_s": 2e-6, "cache_miss": 0.25},
 			PerOp: map[string]*results.OpCost{"insert": {MajFlt: ptr(0.01)}}}}
@@ -199,7 +200,7 @@ func TestNewFigures(t *testing.T) {
 			t.Errorf("%s = %+v, want %g", key, v, want)
 		}
 	}
-	for _, key := range []string{FPIPerOp, BgWriteKBPerOp, MinFltPerOp} {
+	for _, key := range []string{RatePct, FPIPerOp, BgWriteKBPerOp, MinFltPerOp} {
 		if v := Get(key, src); v.OK {
 			t.Errorf("%s = %v, want unavailable", key, v.V)
 		}
@@ -207,6 +208,9 @@ func TestNewFigures(t *testing.T) {
 	delete(s.Details, "sustained_rate")
 	if v := Get(RateAvg, src); v.V != 1234 {
 		t.Errorf("rate_avg without a search = %v, want the operation's 1234", v.V)
+	}
+	if v := Get(RatePct, src); v.V != 485 {
+		t.Errorf("rate_pct without a search = %v, want the operation's 485", v.V)
 	}
 }
 

@@ -38,8 +38,8 @@ type livePrinter struct {
 	// printedAt and activeAt are the step times of the last line printed
 	// and of the end of the last interval in which an operation completed.
 	printedAt, activeAt float64
-	// seen marks the operations that completed in the step so far: each
-	// keeps its column from then on (0 in an interval where it did not
+	// seen marks the operations that completed in the step so far, and
+	// the paced ones the step declares: each keeps its column from then on (0 in an interval where it did not
 	// complete), so columns do not come and go; total is each one's done
 	// count, for the operations shown by their average so far.
 	seen  []bool
@@ -62,11 +62,20 @@ func newLivePrinter(w io.Writer, engine, step string, ops measure.Ops, desc resu
 	for i, spec := range ops {
 		rules[i] = desc.OpRule(spec.Name, nominal.Seconds())
 	}
-	return &livePrinter{
+	p := &livePrinter{
 		w: w, engine: engine, step: step, ops: ops, desc: desc, main: main,
 		rules: rules, nominal: nominal.Seconds(), rates: make([][]float64, len(ops)),
 		seen: make([]bool, len(ops)), total: make([]int64, len(ops)),
 	}
+	for i, spec := range ops {
+		// A paced operation the step declares has its column from the
+		// first line: a query step's deleter, which follows the writer's
+		// first batch, would otherwise join on the second.
+		if desc.OpPeriodS[spec.Name] > 0 {
+			p.seen[i] = true
+		}
+	}
+	return p
 }
 
 // observe accounts for every closed interval, printed or not.
@@ -133,6 +142,12 @@ func (p *livePrinter) print(iv *measure.Interval, rec *results.IntervalRecord) {
 		unit := "rows/s"
 		if spec.Unit == measure.UnitOps {
 			unit = "/s"
+		}
+		if !spec.Judged() && spec.Role == measure.RoleNone && spec.Unit == measure.UnitOps {
+			// Whole actions (the engine's maintenance): how many are
+			// done; the step's figure is its length, not a rate.
+			fmt.Fprintf(b, "  %s %d done", spec.Name, p.total[op])
+			continue
 		}
 		if !spec.Judged() && spec.Role == measure.RoleNone {
 			// Done in lumps (a table's whole index build at once): the

@@ -70,7 +70,7 @@ func TestLiveJudgedStepPrintsQuietIntervals(t *testing.T) {
 
 // TestLiveLinesAgreeWithTheSummary (issue 48 item 6): an index build done in
 // one lump shows its rate so far (rows over the step's time, as the
-// summary), not that interval's burst; an operation that stops completing
+// summary), not that interval's burst; a maintenance action is counted; an operation that stops completing
 // for an interval keeps its column at 0 instead of leaving the line.
 func TestLiveLinesAgreeWithTheSummary(t *testing.T) {
 	ops := measure.Ops{
@@ -78,11 +78,16 @@ func TestLiveLinesAgreeWithTheSummary(t *testing.T) {
 		{Name: "delete", Unit: measure.UnitRows, Role: measure.RoleWrite, Short: "d"},
 		{Name: "query", Unit: measure.UnitOps, Role: measure.RoleRead, Short: "q"},
 		{Name: "index", Unit: measure.UnitRows, Role: measure.RoleNone, Short: "x"},
+		{Name: "maintain", Unit: measure.UnitOps, Role: measure.RoleNone, Short: "op"},
 	}
 	run := func(step, main string, record func(i int, rec *measure.Recorder)) []string {
 		var out bytes.Buffer
 		const iv = 200 * time.Millisecond
-		live := newLivePrinter(&out, "eng", step, ops, results.StepDesc{MainOp: main}, iv)
+		desc := results.StepDesc{MainOp: main}
+		if step == "qr100" {
+			desc.OpPeriodS = map[string]float64{"insert": 0.25, "delete": 0.25}
+		}
+		live := newLivePrinter(&out, "eng", step, ops, desc, iv)
 		clock := measure.NewClock(iv, ops, func(v *measure.Interval) {
 			rec := results.EncodeInterval(step, v)
 			live.observe(v)
@@ -120,16 +125,27 @@ func TestLiveLinesAgreeWithTheSummary(t *testing.T) {
 	if !saw {
 		t.Fatalf("no index line:\n%s", strings.Join(lines, "\n"))
 	}
-	// Queries every interval, deletes in every other one: the delete
-	// column stays once it appeared.
+	// One maintenance action, a length in the summary: the line counts
+	// it (the rate of 1 action over 0.2 s, 5 /s, was printed before).
+	lines = run("maint", "maintain", func(i int, rec *measure.Recorder) {
+		if i == 0 {
+			rec.Record(ops.Must("maintain"), 1, 150*time.Millisecond, false)
+		}
+	})
+	if !strings.Contains(lines[0], "maintain 1 done") || strings.Contains(lines[0], "/s") {
+		t.Errorf("maint line %q: want the action counted, no rate", lines[0])
+	}
+	// Queries every interval, the paced deletes in every other one from
+	// the second: the declared paced columns are there from the first
+	// line and stay.
 	lines = run("qr100", "query", func(i int, rec *measure.Recorder) {
 		rec.Record(ops.Must("query"), 10, time.Millisecond, false)
 		rec.Record(ops.Must("insert"), 50, time.Millisecond, false)
-		if i%2 == 0 {
+		if i%2 == 1 {
 			rec.Record(ops.Must("delete"), 50, time.Millisecond, false)
 		}
 	})
-	for _, l := range lines[1:] {
+	for _, l := range lines {
 		if !strings.Contains(l, "delete") || !strings.Contains(l, "insert") {
 			t.Errorf("a column went missing: %q", l)
 		}

@@ -456,7 +456,7 @@ func (r *engineRun) runSteps(ctx context.Context, steps []workload.Step) error {
 		}
 		startAt, err := r.bar.wait(ctx, s.Name)
 		if err != nil {
-			sum := results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())
+			sum := results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.stepInterval(s).Seconds(), time.Now())
 			sum.Unfinished, sum.Error = false, err.Error()
 			if ctx.Err() != nil {
 				sum.Error = "interrupted"
@@ -475,7 +475,7 @@ func (r *engineRun) runSteps(ctx context.Context, steps []workload.Step) error {
 		}
 		// A placeholder marks the step unfinished until its summary
 		// replaces it, so a bundle left by a killed rumbench says so.
-		if err := bw.WriteStep(results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), time.Now())); err != nil {
+		if err := bw.WriteStep(results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.stepInterval(s).Seconds(), time.Now())); err != nil {
 			return fmt.Errorf("step %s: %w", s.Name, err)
 		}
 		sum, stepErr := r.runStep(ctx, s, startAt)

@@ -361,6 +361,15 @@ func (o *Options) nominalInterval() time.Duration {
 	return o.Interval
 }
 
+// stepInterval is step s's clock interval: its own when the workload planned
+// one (the same for every engine of the run), else the run's.
+func (o *Options) stepInterval(s workload.Step) time.Duration {
+	if s.Interval > 0 {
+		return s.Interval
+	}
+	return o.nominalInterval()
+}
+
 func (o *Options) ratePercentile() float64 {
 	if o.RatePercentile <= 0 {
 		return DefaultRatePercentile

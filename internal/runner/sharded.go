@@ -166,7 +166,7 @@ func (b *barrier) close(done bool) {
 // onceSummary is the summary a shard other than 0 writes for a step shard
 // 0 ran alone: complete, with no operations of its own.
 func onceSummary(s workload.Step, o *Options, startAt time.Time) *results.Step {
-	sum := results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.nominalInterval().Seconds(), startAt)
+	sum := results.Placeholder(s.Name, s.Desc(), o.ratePercentile(), o.stepInterval(s).Seconds(), startAt)
 	sum.Unfinished, sum.Error, sum.Complete = false, "", true
 	sum.Latency = map[string]measure.Latency{}
 	sum.Ops = map[string]*results.OpSummary{}

@@ -20,7 +20,7 @@ import (
 // there.
 func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.Time) (*results.Step, error) {
 	o, name, bw, observers := r.o, r.name, r.bw, r.observers
-	nominal := o.nominalInterval()
+	nominal := o.stepInterval(s)
 	desc := s.Desc()
 	live := newLivePrinter(o.Live, name, s.Name, r.ops, desc, nominal)
 	timeout := o.OpTimeout

@@ -3,7 +3,10 @@ package workload
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -29,20 +32,37 @@ func FlagOwners(name, except string) []string {
 // IntervalHelp lists --interval's default per workload and preset, from the
 // presets themselves: the presets that set their own, and the rest's.
 func IntervalHelp() string {
-	var own []string
+	var own, steps []string
 	for _, n := range Names() {
 		d, _ := Lookup(n)
 		for _, p := range d.Presets {
 			if p.RunInterval() != DefaultInterval {
 				own = append(own, fmt.Sprintf("%s %s %s", n, p.Name, p.RunInterval()))
 			}
+			if len(p.StepIntervals) > 0 {
+				steps = append(steps, n+" "+p.Name+" "+StepIntervalsHelp(p.StepIntervals))
+			}
 		}
 	}
-	h := fmt.Sprintf("(default %s", DefaultInterval)
+	h := ""
+	if len(steps) > 0 {
+		h = "(steps with an interval of their own unless --interval is given: " + strings.Join(steps, "; ") + ") "
+	}
+	h += fmt.Sprintf("(default %s", DefaultInterval)
 	if len(own) > 0 {
 		h += "; from --preset: " + strings.Join(own, ", ")
 	}
 	return h + ")"
+}
+
+// StepIntervalsHelp lists a preset's own step intervals, by step name:
+// "l.i0 100ms, l.i2 50ms".
+func StepIntervalsHelp(m map[string]time.Duration) string {
+	var parts []string
+	for _, step := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, step+" "+m[step].String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // List writes the registered workloads with their presets, marking def as

@@ -64,6 +64,9 @@ type Preset struct {
 	// Interval, when set, is the preset's measurement interval (used
 	// when --interval is not given); 0: DefaultInterval.
 	Interval time.Duration
+	// StepIntervals are the steps the preset measures at an interval of
+	// their own (without --interval), for help.
+	StepIntervals map[string]time.Duration
 }
 
 // DefaultInterval is the measurement interval of a preset that sets none.

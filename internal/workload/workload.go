@@ -1,6 +1,6 @@
 // Package workload defines what a workload gives the runner: the operations
 // it records, an ordered list of named steps run against the table model
-// under one interval clock, and (registry.go) how it registers itself with
+// under an interval clock (one per run, or a step's own), and (registry.go) how it registers itself with
 // its own flags and presets. Workloads never import engine packages; the
 // core (runner, sysmetrics, report) never imports a workload package.
 package workload
@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
@@ -105,6 +106,10 @@ type Step struct {
 	// the stall rule and rate percentiles judge it over windows of at
 	// least three periods (results.StepDesc.OpPeriodS).
 	OpPeriods map[string]float64
+	// Interval, when positive, is the step's measurement interval instead
+	// of the run's: planned from the step's work before the run, the same
+	// for every engine of it (the ibench quick preset's short steps).
+	Interval time.Duration
 	// Setup, when set, runs before the step's clock and the sampler start:
 	// what the step needs ready that is not part of what it measures (its
 	// clients' connections, a read-back of the state it will check). A

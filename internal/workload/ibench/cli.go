@@ -15,7 +15,7 @@ import (
 func init() {
 	var presets []workload.Preset
 	for _, n := range PresetOrder {
-		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description, Interval: Presets[n].Interval})
+		presets = append(presets, workload.Preset{Name: n, Description: Presets[n].Description, Interval: Presets[n].Interval, StepIntervals: Presets[n].StepIntervals})
 	}
 	workload.Register(&workload.Definition{
 		Name:        "ibench",
@@ -146,6 +146,16 @@ func (f *flagValues) configure(c workload.Common) (*workload.Configured, error) 
 			}
 		}
 		cfg.Steps = steps
+	}
+	if !c.Changed("interval") {
+		for step, d := range preset.StepIntervals {
+			if slices.Contains(cfg.Steps, step) {
+				if cfg.StepIntervalS == nil {
+					cfg.StepIntervalS = map[string]float64{}
+				}
+				cfg.StepIntervalS[step] = d.Seconds()
+			}
+		}
 	}
 	cfg.ChurnSeconds = preset.ChurnSeconds
 	if c.Changed("churn-seconds") {

@@ -42,6 +42,9 @@ type Config struct {
 	// WarmupSeconds is run before each query step\'s measured
 	// QuerySeconds (--warmup).
 	WarmupSeconds float64 `json:"warmup_s,omitempty"`
+	// StepIntervalS are the steps measured at an interval of their own
+	// (seconds; the preset's StepIntervals unless --interval is given).
+	StepIntervalS map[string]float64 `json:"step_interval_s,omitempty"`
 	// QuiesceMaxSeconds bounds the maint step's wait for the engine's
 	// background work; QuiescePauseSeconds is the pause after it
 	// (--quiesce-max, --quiesce-pause).
@@ -125,6 +128,11 @@ func (c *Config) Validate() error {
 		}
 		if !queries {
 			return fmt.Errorf("--query-rate paces the query steps, and --steps has none (%s): add one of qr100,qp100,... or drop --query-rate", strings.Join(c.Steps, ","))
+		}
+	}
+	for step, sec := range c.StepIntervalS {
+		if !has[step] || sec <= 0 {
+			return fmt.Errorf("step_interval_s: %s %gs is not a positive interval of a step of this run (%s)", step, sec, strings.Join(c.Steps, ","))
 		}
 	}
 	if has[StepMax] {

@@ -221,6 +221,9 @@ func (b *Bench) Steps() []workload.Step {
 // or its length.
 func (b *Bench) step(s string) workload.Step {
 	st := workload.Step{Name: s, MainOp: OpInsert, Run: b.withLogicalBytes(s, stepFuncs[s](b))}
+	if sec := b.cfg.StepIntervalS[s]; sec > 0 {
+		st.Interval = time.Duration(sec * float64(time.Second))
+	}
 	clients := int64(len(b.clients))
 	switch s {
 	case StepLoad, StepLoadIndexed:

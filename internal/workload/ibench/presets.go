@@ -24,6 +24,11 @@ type Preset struct {
 	// Interval is the preset's measurement interval (0: --interval's
 	// default, 1 s).
 	Interval time.Duration
+	// StepIntervals are shorter intervals for steps too short to span
+	// enough of Interval on the fastest engine, chosen for the preset's
+	// sizes and the same for every engine of a run; --interval replaces
+	// them all (docs/design.md, The quick preset).
+	StepIntervals map[string]time.Duration
 	// IOBound sizes the engine cache and the memory limit from the rows
 	// (IOBoundMemory), and a sweep runs 0 and 3 indexes by default.
 	IOBound bool
@@ -56,15 +61,18 @@ func (p Preset) Steps() []string {
 // Presets are the named run shapes.
 var Presets = map[string]Preset{
 	"quick": {
-		// 1M rows per client at 200 ms intervals: pebble's l.i0 (2M rows
-		// in ~1.2 s idle, 1.9 s under load here) spans 6-10 intervals,
-		// and sqlite's l.i1 (2,286 rows/s in 50-row transactions) commits
-		// 9 transactions per interval, so IPS.99 and stalls mean
-		// something on both (docs/metrics.md, Interval length). The
-		// query steps' paced writers are judged over their batch period.
+		// 1M rows per client, 100k churn rows per client, measured at
+		// 200 ms, the three short write steps at less (l.i0 100 ms,
+		// l.i1 125 ms, l.i2 50 ms), so that every
+		// step spans at least 5 intervals on the fastest engine and an
+		// interval holds at least 8 of the slowest engine's transactions
+		// (docs/design.md, The quick preset; presets_test.go holds the
+		// measured rates). The query steps' paced writers are judged
+		// over their batch period.
 		Name: "quick", Description: "seconds per step: a first look and CI (query steps at 100 and 1000 rows/s only, unless --steps says otherwise)",
-		Clients: 2, Rows: 1_000_000, ChurnRows: 50_000, Indexes: 3, QuerySeconds: 10,
-		Interval: 200 * time.Millisecond,
+		Clients: 2, Rows: 1_000_000, ChurnRows: 100_000, Indexes: 3, QuerySeconds: 10,
+		Interval:      200 * time.Millisecond,
+		StepIntervals: map[string]time.Duration{StepLoad: 100 * time.Millisecond, StepChurnBig: 125 * time.Millisecond, StepChurnSmall: 50 * time.Millisecond},
 	},
 	"iobound": {
 		Name: "iobound", Description: "minutes: 1 client, 400k rows, the 3 secondary indexes ~5x the engine cache (5.6 MB), each engine in a memory cgroup of its cache, write buffers and own memory + 16 MB (needs root); see docs/design.md#the-iobound-preset-the-scaling-rule",
@@ -118,6 +126,30 @@ func IOBoundMemory(rows int64, clients int) *workload.MemoryPreset {
 
 // IOBoundRoom is the iobound limit's room beyond each engine's own memory.
 const IOBoundRoom = 16 << 20
+
+// StepIntervalsNote says, for help, which steps of which presets have an
+// interval of their own unless --interval is given.
+func StepIntervalsNote() string {
+	var parts []string
+	for _, n := range PresetOrder {
+		if m := Presets[n].StepIntervals; len(m) > 0 {
+			parts = append(parts, n+" "+workload.StepIntervalsHelp(m))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "(steps with an interval of their own unless --interval is given: " + strings.Join(parts, "; ") + ") "
+}
+
+// StepInterval is step's measurement interval in a run of the preset
+// without --interval.
+func (p Preset) StepInterval(step string) time.Duration {
+	if d, ok := p.StepIntervals[step]; ok {
+		return d
+	}
+	return p.RunInterval()
+}
 
 // RunInterval is the measurement interval of a run of the preset without
 // --interval.
