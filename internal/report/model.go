@@ -120,6 +120,10 @@ type StepReport struct {
 	// Ran is false when no run ran the step (planned, but every run ended
 	// before it): it has no operations to head its columns.
 	Ran bool
+	// Search: the step searched for its sustained rate (l.max, LinkBench
+	// --request-rate max); its headline rate is that rate, not done /
+	// seconds.
+	Search bool
 }
 
 // Report is everything the renderers print.
@@ -340,6 +344,7 @@ func (r *Report) buildStep(name string) *StepReport {
 			ops := run.Bundle.Run.Ops
 			sr.Kind = stepKind(s, ops)
 			sr.Percentile = s.RatePercentile
+			_, sr.Search = s.Details["search"]
 			sr.Rate, sr.Main = specOf(ops, row.RateOp), specOf(ops, row.MainOp)
 			if row.WriteOp != "" {
 				sr.Write = specOf(ops, row.WriteOp)

@@ -2,8 +2,11 @@ package report
 
 import (
 	"encoding/json"
-	"rumbench/internal/results"
+	"slices"
+	"strings"
 	"testing"
+
+	"rumbench/internal/results"
 )
 
 // TestSearchOf: a step's details.search reads the same from memory and
@@ -23,5 +26,45 @@ func TestSearchOf(t *testing.T) {
 	}
 	if _, ok := searchOf(nil); ok {
 		t.Error("nil read as a search")
+	}
+}
+
+// TestSearchStepTable: a step that searched heads its rate column
+// "sustained", has no rate percentile column, and says what the figure
+// is; the same step without a search keeps IPS.av and IPS.99.
+func TestSearchStepTable(t *testing.T) {
+	bs, err := Load([]string{"testdata/run1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := func() ([]string, []string) {
+		rep, err := Build(bs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sr := range rep.Steps {
+			if sr.Name == "l.i1" {
+				abs := rep.StepTables(sr)[0]
+				return abs.Headers, abs.Notes
+			}
+		}
+		t.Fatal("no l.i1 step")
+		return nil, nil
+	}
+	head, notes := table()
+	if !slices.Contains(head, "IPS.av(rows/s)") || !slices.Contains(head, "IPS.99(rows/s)") || slices.Contains(notes, SearchNote) {
+		t.Fatalf("plain l.i1: headers %q notes %q", head, notes)
+	}
+	for _, b := range bs {
+		if s := b.Steps["l.i1"]; s != nil {
+			if s.Details == nil {
+				s.Details = map[string]any{}
+			}
+			s.Details["search"] = results.Search{Sustained: 7500, Probes: []results.SearchProbe{{Target: 7500, Achieved: 7400, Pass: true}}}
+		}
+	}
+	head, notes = table()
+	if !slices.Contains(head, "sustained(rows/s)") || slices.ContainsFunc(head, func(h string) bool { return strings.HasPrefix(h, "IPS.") }) || !slices.Contains(notes, SearchNote) {
+		t.Errorf("searched l.i1: headers %q notes %q, want sustained(rows/s), no IPS column, and the search note", head, notes)
 	}
 }

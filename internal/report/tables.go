@@ -56,6 +56,11 @@ func columnsFor(sr *StepReport, clientApart bool) []column {
 		return append(out, flushes, maxCol)
 	}
 	out := cols(r, figure.RateAvg, figure.RatePct)
+	if sr.Search {
+		// The headline rate of a search is the rate it found; the
+		// intervals ran at the probes' targets, so no percentile.
+		out = []column{{Header: figure.Header(figure.Sustained, r, sr.Percentile), Key: figure.RateAvg}}
+	}
 	out = append(out, cpuColumns(r, clientApart)...)
 	out = append(out, cols(r, figure.WKBPerOp, figure.RKBPerOp, figure.ReadsPerOp)...)
 	out = append(out, flushes)
@@ -228,6 +233,9 @@ func (r *Report) StepTables(sr *StepReport) []Table {
 	}
 	if noted && sr.Rate.Note != "" {
 		abs.Notes = append(abs.Notes, sr.Rate.Note)
+	}
+	if sr.Search {
+		abs.Notes = append(abs.Notes, SearchNote)
 	}
 	for _, row := range sr.Rows {
 		if row.Status == StatusNotRun {
@@ -638,6 +646,10 @@ func (r *Report) StallsTable() Table {
 	}
 	return t
 }
+
+// SearchNote heads a search step's table: what its rate column is, and
+// why its stalls are not the engine's.
+const SearchNote = "sustained: the highest target rate whose probe passed the search's rule (at least 95% of the target achieved, no stalled interval, p99 within --slo-p99 when given), not done / step seconds; the probes' chart shows each target and what it achieved. The costs per unit and stalls(n,s) are over all probes, at their different targets (a low-target probe's intervals count as stalls against the step's median)."
 
 // Legend explains the columns, once per report.
 var Legend = []string{
