@@ -28,6 +28,7 @@ type conn struct {
 	from, upTo             []byte // DeleteOldest bounds
 	scratch                []byte
 	row, row2, proj        model.Row
+	plan                   colPlan     // the columns a scan decodes
 	pkv                    model.Row   // Upsert: the row's PK values
 	one                    []model.Row // Upsert: the row as a batch
 	arena                  keyArena
