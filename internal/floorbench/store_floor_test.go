@@ -49,7 +49,9 @@ import (
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
 // FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger; engines not built
-// in are skipped). Run (or scripts/loadfloor.sh):
+// in are skipped); FLOOR_ENGINE_OPTS, engine options (key=value, comma
+// separated) for rumbench and the replay alike, e.g. unique_check=false to
+// see what the insert's duplicate-key check costs. Run (or scripts/loadfloor.sh):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -timeout 60m ./internal/floorbench
 func BenchmarkLoadFloor(b *testing.B) {
@@ -70,17 +72,21 @@ func loadFloor(b *testing.B, eng string) {
 	// the rates' ratio when both are CPU-bound, without the rates' noise
 	// (compaction and flush timing, the disk's other users).
 	var lbCPU, li0CPU []float64
+	opts, err := envOpts("FLOOR_ENGINE_OPTS")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for r := range envInt("FLOOR_ROUNDS", 3) {
 		// ~130 B of keys and values per row, 5.2 rows per node.
-		lb := recordLoad(b, eng, nil, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
+		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
 		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
 			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-		li0 := recordLoad(b, eng, nil, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
+		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
 		// rumbench's own figures come from each load run again without the
 		// recording, which copies every key and value: the harness's
 		// bookkeeping is not rumbench's cost.
-		plainLoad(b, eng, lb, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
-		plainLoad(b, eng, li0, ic, func() (workload.Workload, error) { return ibench.New(ic) })
+		plainLoad(b, eng, opts, lb, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
+		plainLoad(b, eng, opts, li0, ic, func() (workload.Workload, error) { return ibench.New(ic) })
 		for _, l := range []*floorLoad{lb, li0} {
 			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row; %.0f rows/s, %.2f µs while recording), store alone %.0f rows/s (%.2f µs CPU per row): rumbench/store %.2f",
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
@@ -162,8 +168,8 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 
 // plainLoad runs l's load through rumbench without the recording and
 // makes its rate and CPU l's rumbench figures.
-func plainLoad(b testing.TB, eng string, l *floorLoad, cfg any, newW func() (workload.Workload, error)) {
-	st, cpu, err := runLoad(context.Background(), b, eng, nil, l.step, cfg, newW, "")
+func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, cfg any, newW func() (workload.Workload, error)) {
+	st, cpu, err := runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "")
 	if err != nil {
 		b.Fatalf("%s on %s without recording: %v", l.step, eng, err)
 	}
