@@ -4,7 +4,9 @@
 # batches recorded and then replayed through the bare store: each load's
 # rate both ways, rumbench/store, and LinkBench-load/l.i0 both ways.
 # Sizes: FLOOR_NODES (default 1000000), FLOOR_ROUNDS (3), FLOOR_KV_ENGINES
-# (pebble,rocksdb,wiredtiger). See internal/floorbench/store_floor_test.go.
+# (pebble,rocksdb,wiredtiger); FLOOR_ENGINE_OPTS (key=value,... for both
+# sides, e.g. unique_check=false). See internal/floorbench/store_floor_test.go
+# and docs/kv-floor.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh librocksdb-dev libwiredtiger-dev

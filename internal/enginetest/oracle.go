@@ -198,6 +198,38 @@ func (m *mem) checkRanges(tb testing.TB, c model.Conn, r *rand.Rand, ix int, wan
 				tb.Fatalf("%s index %d lower %v limit %d desc %v: entry %d is %v, want %v", m.t.Name, ix, lower, limit, desc, i, got[i], exp[i])
 			}
 		}
+		m.checkCols(tb, c, model.ScanSpec{Index: ix, Lower: lower, Limit: limit, Desc: desc}, k, exp)
+	}
+}
+
+// checkCols runs spec again naming the columns its callback reads
+// (ScanSpec.Cols, a different set for each k: none, the first, the last,
+// two, all): the same entries in the same order, the named columns equal to
+// exp's.
+func (m *mem) checkCols(tb testing.TB, c model.Conn, spec model.ScanSpec, k int, exp []model.Row) {
+	tb.Helper()
+	np := len(m.t.IndexColumns(spec.Index))
+	spec.Cols = [][]int{model.NoCols, {0}, {np - 1}, {np - 1, k % np}, nil}[k%5]
+	if spec.Cols == nil {
+		for i := range np {
+			spec.Cols = append(spec.Cols, i)
+		}
+	}
+	i := 0
+	n, err := c.Scan(context.Background(), m.t, spec, func(r model.Row) bool {
+		if i >= len(exp) {
+			tb.Fatalf("%s index %d cols %v: more than the %d entries of the scan without cols", m.t.Name, spec.Index, spec.Cols, len(exp))
+		}
+		for _, p := range spec.Cols {
+			if r[p].Int != exp[i][p].Int || !bytes.Equal(r[p].Bytes, exp[i][p].Bytes) {
+				tb.Fatalf("%s index %d cols %v: entry %d column %d is %+v, want %+v", m.t.Name, spec.Index, spec.Cols, i, p, r[p], exp[i][p])
+			}
+		}
+		i++
+		return true
+	})
+	if err != nil || n != len(exp) || i != n {
+		tb.Fatalf("%s index %d cols %v: %d entries (%d calls), want %d: %v", m.t.Name, spec.Index, spec.Cols, n, i, len(exp), err)
 	}
 }
 

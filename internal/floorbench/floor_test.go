@@ -79,6 +79,24 @@ func envList(k, def string) []string {
 	return strings.Split(v, ",")
 }
 
+// envOpts parses the environment variable k, engine options as
+// key=value[,key=value...] (empty: none).
+func envOpts(k string) (map[string]string, error) {
+	v := os.Getenv(k)
+	if v == "" {
+		return nil, nil
+	}
+	opts := map[string]string{}
+	for _, kv := range strings.Split(v, ",") {
+		key, val, ok := strings.Cut(kv, "=")
+		if !ok || key == "" {
+			return nil, fmt.Errorf("%s: %q is not key=value", k, kv)
+		}
+		opts[key] = val
+	}
+	return opts, nil
+}
+
 // dbName is the benchmark's database on the shared servers, this
 // process's own (the rumbench binary's run uses dbName_bin).
 var dbName = "rumbench_test_floor" + testdb.Suffix()

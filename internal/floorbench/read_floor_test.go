@@ -141,7 +141,7 @@ func newFixture(rows, nodes int64, rounds int) *fixture {
 	f.countRow = make(model.Row, len(f.count.Columns))
 	f.nodeRow[linkbench.NodeData].Bytes = []byte("node data of an updated node, about a hundred bytes long as LinkBench's defaults make them...")
 	f.lower = make(model.Row, 1)
-	f.lbSpec = model.ScanSpec{Index: 0, Desc: true, Limit: 10000, Lower: make(model.Row, 4), Upper: make(model.Row, 4)}
+	f.lbSpec = model.ScanSpec{Index: 0, Desc: true, Limit: 10000, Lower: make(model.Row, 4), Upper: make(model.Row, 4), Cols: model.NoCols}
 	f.ch = make([]model.Change, 0, 4)
 	f.countFn = func(model.Row) bool { f.n++; return true }
 	f.getFn = func(model.Row) { f.n++ }
@@ -268,7 +268,7 @@ func (f *fixture) ops(scale int) []floorOp {
 	scan := func(ix int, desc bool) func(f *fixture, c model.Conn, i int) error {
 		return func(f *fixture, c model.Conn, i int) error {
 			h := mix64(uint64(i) + 11)
-			f.spec = model.ScanSpec{Index: ix, Lower: f.lower, Limit: 10, Desc: desc}
+			f.spec = model.ScanSpec{Index: ix, Lower: f.lower, Limit: 10, Desc: desc, Cols: model.NoCols}
 			if ix < 0 {
 				f.lower[0].Int = f.readPK(h, zone)
 			} else {
@@ -381,7 +381,7 @@ func (f *fixture) ops(scale int) []floorOp {
 		{"scan-ix-desc", n(5000), 8, scan(0, true)},
 		{"count", n(20), 5, func(f *fixture, c model.Conn, i int) error {
 			f.lower[0].Int = int64(mix64(uint64(i))%20) - 10
-			f.spec = model.ScanSpec{Index: 0, Lower: f.lower, Limit: countRows}
+			f.spec = model.ScanSpec{Index: 0, Lower: f.lower, Limit: countRows, Cols: model.NoCols}
 			_, err := c.Scan(ctx, f.pi, f.spec, f.countFn)
 			return err
 		}},
@@ -703,7 +703,7 @@ func TestReadFloorReplaysTheCalls(t *testing.T) {
 	}
 }
 
-// BenchmarkReadOps is the read floor's read-only operations as Go
+// BenchmarkReadOps is the read floor's read-only operations (and hotrow) as Go
 // benchmarks, for profiles and -benchmem: per engine (FLOOR_KV_ENGINES,
 // default pebble) and operation, "kv" runs the operation through the kv
 // layer and "bare" replays its recorded store calls, cycling over the
@@ -721,7 +721,8 @@ func BenchmarkReadOps(b *testing.B) {
 			f := newFixture(envInt("FLOOR_READ_ROWS", 100000), envInt("FLOOR_READ_NODES", 10000), 1)
 			var ops []floorOp
 			for _, o := range f.ops(1) {
-				if o.reps > 1 {
+				// hotrow rewrites the same 16 rows: it repeats like a read.
+				if o.reps > 1 || o.name == "hotrow" {
 					ops = append(ops, o)
 				}
 			}

@@ -49,7 +49,9 @@ import (
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
 // FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger; engines not built
-// in are skipped). Run (or scripts/loadfloor.sh):
+// in are skipped); FLOOR_ENGINE_OPTS, engine options (key=value, comma
+// separated) for rumbench and the replay alike, e.g. unique_check=false to
+// see what the insert's duplicate-key check costs. Run (or scripts/loadfloor.sh):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -timeout 60m ./internal/floorbench
 func BenchmarkLoadFloor(b *testing.B) {
@@ -70,23 +72,30 @@ func loadFloor(b *testing.B, eng string) {
 	// the rates' ratio when both are CPU-bound, without the rates' noise
 	// (compaction and flush timing, the disk's other users).
 	var lbCPU, li0CPU []float64
+	// The same with the store's CPU until its background work ended.
+	var lbQuiet, li0Quiet []float64
+	opts, err := envOpts("FLOOR_ENGINE_OPTS")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for r := range envInt("FLOOR_ROUNDS", 3) {
 		// ~130 B of keys and values per row, 5.2 rows per node.
-		lb := recordLoad(b, eng, nil, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
+		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
 		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
 			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-		li0 := recordLoad(b, eng, nil, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
+		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
 		// rumbench's own figures come from each load run again without the
 		// recording, which copies every key and value: the harness's
 		// bookkeeping is not rumbench's cost.
-		plainLoad(b, eng, lb, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
-		plainLoad(b, eng, li0, ic, func() (workload.Workload, error) { return ibench.New(ic) })
+		plainLoad(b, eng, opts, lb, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
+		plainLoad(b, eng, opts, li0, ic, func() (workload.Workload, error) { return ibench.New(ic) })
 		for _, l := range []*floorLoad{lb, li0} {
-			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row; %.0f rows/s, %.2f µs while recording), store alone %.0f rows/s (%.2f µs CPU per row): rumbench/store %.2f",
+			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row; %.0f rows/s, %.2f µs while recording), store alone %.0f rows/s (%.2f µs CPU per row, %.2f until its background work ended): rumbench/store %.2f",
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
-				l.modelRate, l.modelCPU, l.recordedRate, l.recordedCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.modelRate/l.rawRate())
+				l.modelRate, l.modelCPU, l.recordedRate, l.recordedCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.rawQuietCPU/float64(l.rows), l.modelRate/l.rawRate())
 		}
 		lbCPU, li0CPU = append(lbCPU, lb.cpuShare()), append(li0CPU, li0.cpuShare())
+		lbQuiet, li0Quiet = append(lbQuiet, lb.quietShare()), append(li0Quiet, li0.quietShare())
 		b.Logf("round %d: %s: LinkBench load / l.i0 rows/s: rumbench %.2f, store alone %.2f (load average %s)",
 			r+1, eng, lb.modelRate/li0.modelRate, lb.rawRate()/li0.rawRate(), loadAvg())
 		lbModel, lbStore = append(lbModel, lb.modelRate), append(lbStore, lb.rawRate())
@@ -101,8 +110,9 @@ func loadFloor(b *testing.B, eng string) {
 	}
 	b.Logf("%s, medians of %d rounds: load rumbench %.0f, store alone %.0f rows/s; l.i0 rumbench %.0f, store alone %.0f rows/s; load/l.i0 rumbench %.2f, store alone %.2f",
 		eng, len(lbModel), median(lbModel), median(lbStore), median(li0Model), median(li0Store), ratios(lbModel, li0Model), ratios(lbStore, li0Store))
-	b.Logf("%s, medians of %d rounds: rumbench/store in rows/s: load %.2f, l.i0 %.2f; store/rumbench in CPU per row: load %.2f (%s), l.i0 %.2f (%s)",
-		eng, len(lbModel), ratios(lbModel, lbStore), ratios(li0Model, li0Store), median(lbCPU), fmtList(lbCPU), median(li0CPU), fmtList(li0CPU))
+	b.Logf("%s, medians of %d rounds: rumbench/store in rows/s: load %.2f, l.i0 %.2f; store/rumbench in CPU per row: load %.2f (%s), l.i0 %.2f (%s); the same with the store's CPU until its background work ended: load %.2f (%s), l.i0 %.2f (%s)",
+		eng, len(lbModel), ratios(lbModel, lbStore), ratios(li0Model, li0Store), median(lbCPU), fmtList(lbCPU), median(li0CPU), fmtList(li0CPU),
+		median(lbQuiet), fmtList(lbQuiet), median(li0Quiet), fmtList(li0Quiet))
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(ratios(lbModel, li0Model), "rumbench-load/l.i0")
 	b.ReportMetric(ratios(lbStore, li0Store), "store-load/l.i0")
@@ -120,14 +130,23 @@ type floorLoad struct {
 	modelCPU            float64 // its CPU µs per row (the measured process: all of rumbench and the engine)
 	recordedRate        float64 // the same while recording
 	recordedCPU         float64
-	rawSecs, rawCPU     float64  // the replay's seconds and CPU µs
-	keyspaces           [][]byte // the prefixes of the keyspaces created (kv.Keyspaces stores)
+	rawSecs, rawCPU     float64 // the replay's seconds and CPU µs
+	// rawQuietCPU is the replay's CPU µs until the store's background work
+	// (flushes, compactions it started) has finished: the store's whole
+	// cost of the writes, where rawCPU leaves what still runs after the
+	// last commit out (0: the engine cannot tell, model.Quiescer).
+	rawQuietCPU float64
+	keyspaces   [][]byte // the prefixes of the keyspaces created (kv.Keyspaces stores)
 }
 
 func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
 
 // cpuShare is the store's CPU per row over rumbench's.
 func (l *floorLoad) cpuShare() float64 { return l.rawCPU / float64(l.rows) / l.modelCPU }
+
+// quietShare is cpuShare with the store's CPU until its background work
+// ended.
+func (l *floorLoad) quietShare() float64 { return l.rawQuietCPU / float64(l.rows) / l.modelCPU }
 
 // recordLoad runs step of the workload on eng through the runner with the
 // kv layer's writes recorded, then replays them into a fresh store.
@@ -156,14 +175,14 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	if l.writes < l.rows {
 		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
 	}
-	l.rawSecs, l.rawCPU = replay(b, eng, opts, rec, replayDir)
+	l.rawSecs, l.rawCPU, l.rawQuietCPU = replay(b, eng, opts, rec, replayDir)
 	return l
 }
 
 // plainLoad runs l's load through rumbench without the recording and
 // makes its rate and CPU l's rumbench figures.
-func plainLoad(b testing.TB, eng string, l *floorLoad, cfg any, newW func() (workload.Workload, error)) {
-	st, cpu, err := runLoad(context.Background(), b, eng, nil, l.step, cfg, newW, "")
+func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, cfg any, newW func() (workload.Workload, error)) {
+	st, cpu, err := runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "")
 	if err != nil {
 		b.Fatalf("%s on %s without recording: %v", l.step, eng, err)
 	}
@@ -206,8 +225,9 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 
 // replay writes the recorded batches into a fresh store of eng, each
 // stream in a goroutine of its own, and returns the seconds and process CPU
-// (µs) from the first write to the last commit.
-func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir string) (secs, cpuUs float64) {
+// (µs) from the first write to the last commit, and the CPU until the
+// store's background work has finished too (0 when it cannot tell).
+func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir string) (secs, cpuUs, quietUs float64) {
 	db, raw := openBare(b, eng, opts, dir)
 	defer db.Close()
 	if ks, ok := raw.(kv.Keyspaces); ok {
@@ -253,7 +273,16 @@ func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir
 	if err := errors.Join(errs...); err != nil {
 		b.Fatalf("replay on %s: %v", eng, err)
 	}
-	return secs, cpuUs
+	if q, ok := db.(model.Quiescer); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		_, err := q.Quiesce(ctx)
+		cancel()
+		if err != nil {
+			b.Fatalf("replay on %s: quiesce: %v", eng, err)
+		}
+		quietUs = cpuNow() - cpu0
+	}
+	return secs, cpuUs, quietUs
 }
 
 // TestReplayWritesWhatRumbenchWrote: a LinkBench load recorded on each kv

@@ -289,7 +289,17 @@ type ScanSpec struct {
 	// end (LinkBench's get_link_list: id1, link_type and visibility equal,
 	// time in a range, newest first).
 	Upper Row
+	// Cols, when not nil, lists the positions in the projection
+	// (t.IndexColumns(Index)) that fn reads; an engine may then leave the
+	// projection's other positions unset (their values are unspecified) and
+	// skip decoding them. nil means fn reads every column; an empty, non-nil
+	// slice (NoCols) that it reads none (it counts the entries). It changes
+	// neither which entries are read nor their order.
+	Cols []int
 }
+
+// NoCols is ScanSpec.Cols for a scan whose callback reads no column.
+var NoCols = []int{}
 
 // CheckRange checks a bounded range (spec.Upper set) against an index of
 // ncols columns (len(t.IndexColumns(spec.Index))) and returns an error

@@ -13,7 +13,8 @@ import (
 type conn struct {
 	db    *DB
 	batch Batch
-	tx    *tx // the open transaction, if any
+	tx    *tx  // the open transaction, if any
+	txs   []tx // the next Txs' handles (Begin)
 	// buffers of the Tx's lock lists, kept across Txs
 	heldBuf, uqHeldBuf []uint64
 	done               bool
@@ -28,6 +29,7 @@ type conn struct {
 	from, upTo             []byte // DeleteOldest bounds
 	scratch                []byte
 	row, row2, proj        model.Row
+	plan                   colPlan     // the columns a scan decodes
 	pkv                    model.Row   // Upsert: the row's PK values
 	one                    []model.Row // Upsert: the row as a batch
 	arena                  keyArena
@@ -42,6 +44,9 @@ type conn struct {
 	uqLocks                []uint64
 	uqIdx                  []int
 }
+
+// txSlab is how many Tx handles Begin allocates at once.
+const txSlab = 32
 
 func newConn(d *DB) *conn {
 	return &conn{db: d, batch: d.store.NewBatch()}
@@ -114,7 +119,14 @@ func (c *conn) Begin(ctx context.Context) (model.Tx, error) {
 	if err := c.db.checkOpen(ctx); err != nil {
 		return nil, err
 	}
-	x := &tx{c: c, cc: c.db.cc != nil, held: c.heldBuf[:0], uqHeld: c.uqHeldBuf[:0]}
+	// A Tx's handle is never reused (a finished one must not act on the
+	// next), but they come from a slab: one allocation per txSlab Txs.
+	if len(c.txs) == 0 {
+		c.txs = make([]tx, txSlab)
+	}
+	x := &c.txs[0]
+	c.txs = c.txs[1:]
+	*x = tx{c: c, cc: c.db.cc != nil, held: c.heldBuf[:0], uqHeld: c.uqHeldBuf[:0]}
 	var err error
 	if x.cc {
 		// The store isolates the Tx: it runs beside other Txs and writes.

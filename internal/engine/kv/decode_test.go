@@ -79,6 +79,75 @@ func TestDecodeKey(t *testing.T) {
 	}
 }
 
+// TestDecodeCols: a scan that names the columns its callback reads
+// (ScanSpec.Cols) gets exactly those decoded, equal to decodeProj's, and
+// the others left as they were (zero after clearProj), on the link index
+// (six Ints and a string past them), its PK (three Ints) and an index led
+// by a string; positions outside the projection are refused.
+func TestDecodeCols(t *testing.T) {
+	tbl := linkTable()
+	tbl.Indexes = append(tbl.Indexes, model.Index{Name: "data_id2", Columns: []int{4, 1}})
+	st, err := newTableState(7, tbl, []byte{1, 2}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colSets := [][]int{{}, {0}, {1, 0}, {6}, {4}, {5, 5, 2}, {3, 6, 0}, {0, 1, 2, 3, 4, 5, 6}}
+	var p colPlan
+	for _, ix := range []*indexState{&st.pk, &st.ixs[0], &st.ixs[1]} {
+		for i := range int64(12) {
+			key := ix.appendKey(nil, linkRow(i))
+			all := make(model.Row, len(ix.proj))
+			if _, err := ix.decodeProj(key, all, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, cols := range colSets {
+				var in []int
+				for _, c := range cols {
+					if c < len(ix.proj) {
+						in = append(in, c)
+					}
+				}
+				if in == nil {
+					in = []int{}
+				}
+				if err := ix.plan(&p, in); err != nil {
+					t.Fatal(err)
+				}
+				if p.none() != (len(in) == 0) {
+					t.Fatalf("%s cols %v: plan decodes nothing = %v", ix.name, in, p.none())
+				}
+				got := make(model.Row, len(ix.proj))
+				ix.clearProj(got)
+				if _, err := ix.decodeCols(key, got, &p, nil); err != nil {
+					t.Fatalf("%s cols %v: %v", ix.name, in, err)
+				}
+				wanted := make([]bool, len(ix.proj))
+				for _, c := range in {
+					wanted[c] = true
+				}
+				for j := range got {
+					want := model.Value{}
+					if wanted[j] {
+						want = all[j]
+					}
+					if got[j].Int != want.Int || string(got[j].Bytes) != string(want.Bytes) {
+						t.Fatalf("%s row %d cols %v: position %d decoded %+v, want %+v", ix.name, i, in, j, got[j], want)
+					}
+				}
+			}
+			// Cols nil is every column.
+			if err := ix.plan(&p, nil); err != nil || !p.all {
+				t.Fatalf("%s: plan of nil cols: all %v, %v", ix.name, p.all, err)
+			}
+		}
+		for _, bad := range [][]int{{-1}, {len(ix.proj)}, {0, 99}} {
+			if err := ix.plan(&p, bad); err == nil {
+				t.Fatalf("%s: cols %v of a %d-column projection planned", ix.name, bad, len(ix.proj))
+			}
+		}
+	}
+}
+
 // BenchmarkDecodeKey: decoding (decodeProj) one entry of LinkBench's link index (six
 // ints and a string) into the projection, as a scan does per entry.
 func BenchmarkDecodeKey(b *testing.B) {

@@ -96,6 +96,9 @@ func (c *conn) scan(ctx context.Context, r Reader, st *tableState, t *model.Tabl
 	if spec.Limit < 0 {
 		return 0, fmt.Errorf("scan %s: negative limit %d", t.Name, spec.Limit)
 	}
+	if err := ix.plan(&c.plan, spec.Cols); err != nil {
+		return 0, fmt.Errorf("scan %s: %w", t.Name, err)
+	}
 	lower, upper := ix.start, ix.end
 	if spec.Upper != nil {
 		if err := model.CheckRange(t, len(ix.proj), spec); err != nil {
@@ -143,6 +146,8 @@ func (c *conn) scan(ctx context.Context, r Reader, st *tableState, t *model.Tabl
 	}
 	out := c.proj[:len(ix.proj)]
 	ix.clearProj(out)
+	// A callback that reads no column (a count) leaves the keys unread.
+	decode := !c.plan.none()
 	n := 0
 	var ok bool
 	if spec.Desc {
@@ -151,9 +156,11 @@ func (c *conn) scan(ctx context.Context, r Reader, st *tableState, t *model.Tabl
 		ok = it.First()
 	}
 	for ok {
-		if c.scratch, err = ix.decodeProj(it.Key(), out, c.scratch[:0]); err != nil {
-			it.Close()
-			return n, fmt.Errorf("scan %s: %w", t.Name, err)
+		if decode {
+			if c.scratch, err = ix.decodeCols(it.Key(), out, &c.plan, c.scratch[:0]); err != nil {
+				it.Close()
+				return n, fmt.Errorf("scan %s: %w", t.Name, err)
+			}
 		}
 		n++
 		if !fn(out) || n == spec.Limit {

@@ -269,3 +269,90 @@ func (ix *indexState) decodeProj(key []byte, out model.Row, scratch []byte) ([]b
 func (ix *indexState) clearProj(out model.Row) {
 	clear(out)
 }
+
+// colPlan is what a scan decodes of each entry (model.ScanSpec.Cols): the
+// wanted leading Ints, read at their fixed offsets, and the positions up to
+// tail decoded in order past them (the wanted ones decoded, the others
+// skipped). A plan with nothing to decode leaves the entries' keys unread.
+type colPlan struct {
+	all  bool   // every column (Cols nil): decodeProj
+	ints []int  // wanted positions among the leading Ints
+	tail int    // positions lead..tail-1 are walked; 0: none
+	want uint64 // bit i: position i (of those walked) is wanted
+}
+
+// none reports whether the plan decodes nothing.
+func (p *colPlan) none() bool { return !p.all && len(p.ints) == 0 && p.tail == 0 }
+
+// plan fills p for a scan of ix whose callback reads cols (nil: all of
+// them), reusing p's buffer. A position outside the projection is an error.
+func (ix *indexState) plan(p *colPlan, cols []int) error {
+	p.all, p.ints, p.tail, p.want = cols == nil, p.ints[:0], 0, 0
+	if p.all {
+		return nil
+	}
+	for _, c := range cols {
+		if c < 0 || c >= len(ix.proj) {
+			return fmt.Errorf("column %d of index %s's projection: it has %d", c, ix.name, len(ix.proj))
+		}
+		if c >= 64 {
+			// Beyond the mask (no table of the workloads has such an index):
+			// decode it all.
+			p.all = true
+			return nil
+		}
+		if p.want&(1<<c) != 0 {
+			continue
+		}
+		p.want |= 1 << c
+		if c < ix.lead {
+			p.ints = append(p.ints, c)
+		} else {
+			p.tail = max(p.tail, c+1)
+		}
+	}
+	return nil
+}
+
+// decodeCols decodes into out (len(ix.proj) values, cleared once per scan
+// by clearProj) the columns of key that p wants, each once; the others keep
+// what they held. Strings alias key unless they hold 0x00 bytes, which are
+// unescaped into scratch; the grown scratch is returned.
+func (ix *indexState) decodeCols(key []byte, out model.Row, p *colPlan, scratch []byte) ([]byte, error) {
+	if p.all {
+		return ix.decodeProj(key, out, scratch)
+	}
+	if len(key) < prefixLen+keyenc.IntLen*ix.lead {
+		return scratch, fmt.Errorf("index %s: key of %d bytes is too short", ix.name, len(key))
+	}
+	src := key[prefixLen:]
+	for _, i := range p.ints {
+		out[i].Int = int64(binary.BigEndian.Uint64(src[i*keyenc.IntLen:]) ^ (1 << 63))
+	}
+	if p.tail == 0 {
+		return scratch, nil
+	}
+	src = src[keyenc.IntLen*ix.lead:]
+	for i := ix.lead; i < p.tail; i++ {
+		var err error
+		want := p.want&(1<<i) != 0
+		switch {
+		case ix.types[i] != model.String && want:
+			out[i].Int, src, err = keyenc.DecodeInt(src)
+		case ix.types[i] != model.String:
+			if len(src) < keyenc.IntLen {
+				err = fmt.Errorf("%w: int needs %d bytes, have %d", keyenc.ErrCorrupt, keyenc.IntLen, len(src))
+			} else {
+				src = src[keyenc.IntLen:]
+			}
+		case want:
+			out[i].Bytes, src, scratch, err = keyenc.DecodeString(scratch, src)
+		default:
+			src, err = keyenc.SkipString(src)
+		}
+		if err != nil {
+			return scratch, fmt.Errorf("index %s: column %d: %w", ix.name, i, err)
+		}
+	}
+	return scratch, nil
+}

@@ -308,10 +308,13 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 	return nil
 }
 
+// pkFirst is ScanSpec.Cols for a PK scan that reads the first PK column.
+var pkFirst = []int{0}
+
 // pkBounds returns the smallest and largest PK of t.
 func pkBounds(ctx context.Context, conn model.Conn, t *model.Table) (lo, hi int64, ok bool, err error) {
 	var got bool
-	if _, err = conn.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1}, func(r model.Row) bool {
+	if _, err = conn.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1, Cols: pkFirst}, func(r model.Row) bool {
 		lo, got = r[0].Int, true
 		return false
 	}); err != nil {
@@ -320,7 +323,7 @@ func pkBounds(ctx context.Context, conn model.Conn, t *model.Table) (lo, hi int6
 	if !got {
 		return 0, 0, false, nil
 	}
-	if _, err = conn.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1, Desc: true}, func(r model.Row) bool {
+	if _, err = conn.Scan(ctx, t, model.ScanSpec{Index: -1, Limit: 1, Desc: true, Cols: pkFirst}, func(r model.Row) bool {
 		hi = r[0].Int
 		return false
 	}); err != nil {
@@ -341,7 +344,7 @@ func syncLowerBound(ctx context.Context, db model.DB, t *tableState) error {
 	defer conn.Close()
 	var lo int64
 	found := false
-	if _, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: -1, Limit: 1}, func(r model.Row) bool {
+	if _, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: -1, Limit: 1, Cols: pkFirst}, func(r model.Row) bool {
 		lo, found = r[0].Int, true
 		return false
 	}); err != nil {

@@ -481,7 +481,7 @@ func newQuerier(t *tableState, conn model.Conn, seed uint64, client int, salt ui
 // queryRows PK entries from a random existing key.
 func (q *querier) rangeQuery(ctx context.Context) (int, error) {
 	schema := q.t.schema
-	spec := model.ScanSpec{Index: -1, Lower: q.lower, Limit: queryRows}
+	spec := model.ScanSpec{Index: -1, Lower: q.lower, Limit: queryRows, Cols: model.NoCols} // scanFn counts
 	if k := len(schema.Indexes); k > 0 {
 		spec.Index = int(q.rnd.IntN(int64(k)))
 		q.lower[0].Int = q.rnd.IntN(LeadingDomain(schema, spec.Index))

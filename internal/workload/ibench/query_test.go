@@ -165,6 +165,10 @@ func (c *checkingConn) Scan(ctx context.Context, t *model.Table, spec model.Scan
 	var prev model.Row
 	got := 0
 	var bad error
+	// The checks read every column of the entries, whatever the workload's
+	// callback reads.
+	asked := spec.Cols
+	spec.Cols = nil
 	n, err := c.Conn.Scan(ctx, t, spec, func(r model.Row) bool {
 		got++
 		switch {
@@ -183,6 +187,9 @@ func (c *checkingConn) Scan(ctx context.Context, t *model.Table, spec model.Scan
 	})
 	if bad != nil {
 		c.db.t.Error(bad)
+	}
+	if spec.Limit == queryRows && asked == nil {
+		c.db.t.Error("a range query's scan does not say which columns it reads (ScanSpec.Cols)")
 	}
 	if spec.Limit == queryRows && err == nil {
 		c.db.mu.Lock()

@@ -79,7 +79,7 @@ func (b *Bench) scan(ctx context.Context, env *workload.Env) error {
 			}
 			n = 0
 			start := time.Now()
-			_, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: idx}, count)
+			_, err := conn.Scan(ctx, t.schema, model.ScanSpec{Index: idx, Cols: model.NoCols}, count)
 			d := time.Since(start)
 			rec.Record(opScan, int(n), d, err != nil)
 			if err != nil {

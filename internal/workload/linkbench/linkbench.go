@@ -175,7 +175,7 @@ func (b *Bench) Prepare(ctx context.Context, db model.DB) error {
 			return fmt.Errorf("connect: %w", err)
 		}
 		defer c.Close()
-		if _, err := c.Scan(ctx, b.node, model.ScanSpec{Index: -1, Desc: true, Limit: 1}, func(r model.Row) bool {
+		if _, err := c.Scan(ctx, b.node, model.ScanSpec{Index: -1, Desc: true, Limit: 1, Cols: []int{0}}, func(r model.Row) bool {
 			b.nextID.Store(max(b.cfg.Nodes, r[0].Int) + 1)
 			return false
 		}); err != nil {

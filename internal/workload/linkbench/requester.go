@@ -103,7 +103,7 @@ func (b *Bench) newRequester(ctx context.Context, env *workload.Env, i int) (*re
 	q.ch2 = make([]model.Change, 1)
 	q.ch3 = make([]model.Change, 0, 3)
 	q.chCount = make([]model.Change, 3)
-	q.spec = model.ScanSpec{Index: 0, Desc: true, Limit: b.cfg.RangeLimit,
+	q.spec = model.ScanSpec{Index: 0, Desc: true, Limit: b.cfg.RangeLimit, Cols: model.NoCols, // listFn counts
 		Lower: make(model.Row, 4), Upper: make(model.Row, 4)}
 	q.getVis = func(r model.Row) { q.vis, q.found = r[LinkVisibility].Int, true }
 	q.countFn = func(model.Row) {}

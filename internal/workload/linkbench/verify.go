@@ -51,7 +51,7 @@ func CheckCounts(ctx context.Context, db model.DB) (*CountCheck, error) {
 	visible := map[key]int64{}
 	res := &CountCheck{}
 	// Index projection: id1, link_type, visibility, time, id2, version, data.
-	if _, err := c.Scan(ctx, link, model.ScanSpec{Index: 0}, func(r model.Row) bool {
+	if _, err := c.Scan(ctx, link, model.ScanSpec{Index: 0, Cols: []int{0, 1, 2}}, func(r model.Row) bool {
 		if r[2].Int == Visible {
 			visible[key{r[0].Int, r[1].Int}]++
 			res.VisibleLinks++
@@ -62,7 +62,7 @@ func CheckCounts(ctx context.Context, db model.DB) (*CountCheck, error) {
 	}
 	res.Groups = int64(len(visible))
 	var keys []model.Row
-	if _, err := c.Scan(ctx, count, model.ScanSpec{Index: -1}, func(r model.Row) bool {
+	if _, err := c.Scan(ctx, count, model.ScanSpec{Index: -1, Cols: []int{0, 1}}, func(r model.Row) bool {
 		keys = append(keys, model.Row{{Int: r[0].Int}, {Int: r[1].Int}})
 		return true
 	}); err != nil {

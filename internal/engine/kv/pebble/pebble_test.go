@@ -137,3 +137,60 @@ func BenchmarkKVOverhead(b *testing.B) {
 		})
 	}
 }
+
+// TestFinishedTxRefuses: a Tx's handle acts only while its transaction is
+// open, though the kv layer hands the handles out of a per-connection
+// slab: a committed or rolled back Tx's Update, Get and Commit fail while
+// a later Tx of the same connection is open, across slabs too.
+func TestFinishedTxRefuses(t *testing.T) {
+	ctx := context.Background()
+	db := open(map[string]string{"sync": "false"})(t, t.TempDir())
+	defer db.Close()
+	tbl := &model.Table{Name: "t", Columns: []model.Column{{Name: "id", Type: model.Int}, {Name: "v", Type: model.Int}}, PK: []int{0}}
+	if err := db.CreateTable(ctx, tbl); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Insert(ctx, tbl, []model.Row{{{Int: 1}, {Int: 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	add := []model.Change{{Col: 1, Op: model.Add, Value: model.Value{Int: 1}}}
+	var old []model.Tx
+	for i := range 70 {
+		x, err := c.(model.Transactor).Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range old {
+			if _, err := o.Update(ctx, tbl, model.Row{{Int: 1}}, add); err == nil {
+				t.Fatalf("Tx %d: a finished Tx updated", i)
+			}
+			if _, err := o.Get(ctx, tbl, []model.Row{{{Int: 1}}}, func(model.Row) {}); err == nil {
+				t.Fatalf("Tx %d: a finished Tx read", i)
+			}
+			if err := o.Commit(ctx); err == nil {
+				t.Fatalf("Tx %d: a finished Tx committed", i)
+			}
+		}
+		if ok, err := x.Update(ctx, tbl, model.Row{{Int: 1}}, add); err != nil || !ok {
+			t.Fatalf("Tx %d: update: %v, %v", i, ok, err)
+		}
+		if i%2 == 0 {
+			err = x.Commit(ctx)
+		} else {
+			err = x.Rollback(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		old = append(old[max(0, len(old)-3):], x)
+	}
+	var v int64
+	if _, err := c.Get(ctx, tbl, []model.Row{{{Int: 1}}}, func(r model.Row) { v = r[1].Int }); err != nil || v != 35 {
+		t.Fatalf("the row's counter is %d after 35 committed and 35 rolled back additions: %v", v, err)
+	}
+}
