@@ -396,7 +396,10 @@ func (r *Report) latencyChart(sr *StepReport) (*Chart, error) {
 			break
 		}
 	}
-	if op == "" {
+	if op == "" || !sr.Main.Judged() {
+		// An operation done in lumps (an index build, a maintenance
+		// action) has a latency only in the intervals where one ended:
+		// a point per lump says nothing over time; the table has its max.
 		return nil, nil
 	}
 	title := fmt.Sprintf("%s: %s latency per interval, p99 (solid) and max (dashed)", sr.Name, op)
