@@ -99,28 +99,16 @@ those missing.`,
 		panic(err) // the default workload is linked in by workload/all
 	}
 	addSweepAxes(fl, def, f)
-	fl.StringSliceVar(&f.Engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
+	addSweepFlags(fl, f)
 	fl.StringVar(&f.Preset, "preset", "quick", "size preset for --rows, --churn-rows, --query-seconds (and --interval); iobound also sizes each engine's cache and memory limit and defaults --indexes to 0,3")
 	fl.DurationVar(&f.Interval, "interval", 0, "measurement interval "+ibench.StepIntervalsNote()+ibench.PresetDefault(func(p ibench.Preset) string { return p.RunInterval().String() }))
 	fl.Float64Var(&f.RatePercentile, "rate-percentile", runner.DefaultRatePercentile, "percentile of per-interval rates beside the average (95 with --interval 10s: the published ipsP95)")
-	fl.Int64Var(&f.Seed, "seed", 1, "seed of the data generator")
-	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
-	fl.StringVar(&f.History, "history", "", "record the sweep's runs (every cell) in the results history when it ends: a SQLite file, postgres://..., or \"default\" for "+defaultHistoryHelp)
-	fl.StringArrayVar(&f.EngineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
 	fl.StringArrayVar(&f.Vary, "vary", nil, "KEY=V1,V2,...: run each engine that takes engine setting KEY (ENGINE.KEY or LABEL.KEY for one) once per value, as variants labelled LABEL-KEY-VALUE; repeatable, the variants are the cartesian product (docs/usage.md \"Variants\")")
 	fl.StringArrayVar(&f.VaryServer, "vary-server", nil, "KEY=V1,V2,...: as --vary, of a managed server's setting KEY (as --server-opt takes it: innodb.innodb_page_size=8k,16k), each value a variant on a server of its own; needs --managed. Labels: --vary's settings first, then --vary-server's")
-	addManagedFlags(fl, &f.Managed, true)
-	fl.StringVar(&f.DSN, "dsn", "", "server address for server engines")
 	fl.StringVar(&f.Database, "database", "rumbench", "database a server engine works in: created when missing, kept after the run (rumbench verify reads it); --engine-opt drop_database=true drops it at the end; each cell uses <database>_<cell> (rumbench_x3_pad256_c1), so cells run at once (--cell, --kubernetes) never share one")
-	fl.BoolVarP(&f.Verbose, "verbose", "v", false, "also print each run's interval lines")
 	fl.StringVar(&f.CompareTo, "compare-to", "", "an earlier sweep's directory: also print each matrix relative to it (this sweep / that one, cell by cell)")
-	addMemFlags(fl, &f.Memory, true)
-	addRepeatFlag(fl, &f.Repeat)
-	addCooldownFlag(fl, &f.Cooldown)
 	fl.StringVar(&f.Cell, "cell", "", "run only this cell: its index (0 to cells-1, in the order the sweep runs them), or \"env\" for $JOB_COMPLETION_INDEX (a pod of an Indexed Job)")
 	addKubeFlags(fl, &f.Kube, "sweep")
-	fl.IntVar(&f.ChildRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
-	_ = fl.MarkHidden("child-rep")
 	cmd.AddCommand(newSweepCollectCmd())
 	for _, name := range workload.Names() {
 		if d, _ := workload.Lookup(name); d.Sweeper != nil && name != defaultWorkload {
@@ -128,6 +116,24 @@ those missing.`,
 		}
 	}
 	return cmd
+}
+
+// addSweepFlags are the flags every sweep (`rumbench sweep`, `sweep NAME`)
+// takes alike; each adds those whose help differs.
+func addSweepFlags(fl *pflag.FlagSet, f *sweepFlags) {
+	fl.StringSliceVar(&f.Engines, "engine", []string{"pebble", "sqlite"}, "engines (comma list); LABEL=ENGINE runs a labelled variant, so one engine can run twice with settings of its own (--engine-opt LABEL.key=value)")
+	fl.Int64Var(&f.Seed, "seed", 1, "seed of the data generator")
+	fl.StringVar(&f.out, "out", "", "sweep directory (required): a rerun with the same flags resumes it")
+	fl.StringVar(&f.History, "history", "", "record the sweep's runs (every cell) in the results history when it ends: a SQLite file, postgres://..., or \"default\" for "+defaultHistoryHelp)
+	fl.StringArrayVar(&f.EngineOpts, "engine-opt", nil, "engine setting key=value, repeatable (engine.key=value for one engine)")
+	addManagedFlags(fl, &f.Managed, true)
+	fl.StringVar(&f.DSN, "dsn", "", "server address for server engines")
+	fl.BoolVarP(&f.Verbose, "verbose", "v", false, "also print each run's interval lines")
+	addMemFlags(fl, &f.Memory, true)
+	addRepeatFlag(fl, &f.Repeat)
+	addCooldownFlag(fl, &f.Cooldown)
+	fl.IntVar(&f.ChildRep, "child-rep", 0, "internal: the repetition a --child-cell run is")
+	_ = fl.MarkHidden("child-rep")
 }
 
 // sweepRequest is the sweep the flags ask for (runcli.Sweep.Request).
