@@ -32,10 +32,12 @@ func TestNoLatencyChartForLumps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen := 0
 	for _, sr := range rep.Steps {
 		if sr.Name != "l.x" && sr.Name != "l.i0" {
 			continue
 		}
+		seen++
 		c, err := rep.latencyChart(sr)
 		if err != nil {
 			t.Fatal(err)
@@ -43,5 +45,8 @@ func TestNoLatencyChartForLumps(t *testing.T) {
 		if got, want := c != nil, sr.Name == "l.i0"; got != want {
 			t.Errorf("%s: latency chart drawn %v, want %v", sr.Name, got, want)
 		}
+	}
+	if seen != 2 {
+		t.Fatalf("the fixture has %d of l.x and l.i0, want both", seen)
 	}
 }
