@@ -34,6 +34,7 @@ func Conformance(t *testing.T, open Opener) {
 	t.Run("BoundedDelete", func(t *testing.T) { testBoundedDelete(t, open) })
 	t.Run("BoundedDeleteConcurrent", func(t *testing.T) { testBoundedDeleteConcurrent(t, open) })
 	t.Run("UniqueCheck", func(t *testing.T) { testUniqueCheck(t, open) })
+	t.Run("AppendingInserts", func(t *testing.T) { testAppendingInserts(t, open) })
 	t.Run("UniqueIndex", func(t *testing.T) { testUniqueIndex(t, open) })
 	t.Run("HotRow", func(t *testing.T) { HotRow(t, open, 8, 2000) })
 	t.Run("TxCounts", func(t *testing.T) { TxCounts(t, open) })

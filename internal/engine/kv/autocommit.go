@@ -32,37 +32,17 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 		if err := c.pkKeys(st, rows); err != nil {
 			return err
 		}
-		c.insLocks = c.insLocks[:0]
-		for i := 0; i < c.pks.len(); i++ {
-			c.insLocks = append(c.insLocks, lockHash(c.pks.key(i)))
-		}
-		c.insLocks = sortHashes(c.insLocks)
-		unique := st.hasUnique()
-		if unique {
-			if err := c.uniqueKeys(st, rows); err != nil {
-				return err
-			}
-		}
-		c.db.inserts.lockSet(c.insLocks)
-		defer c.db.inserts.unlockSet(c.insLocks)
-		if unique {
-			c.db.uniques.lockSet(c.uqLocks)
-			defer c.db.uniques.unlockSet(c.uqLocks)
-		}
-		v, err := c.db.store.NewView()
-		if err != nil {
-			return fmt.Errorf("insert into %s: %w", t.Name, err)
-		}
-		err = c.checkUnique(v, st, rows)
-		if err == nil && unique {
-			err = c.checkUniqueIndexes(v, st, rows)
-		}
-		// Closed before the commit: bbolt cannot write while a view is open.
-		if cerr := v.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("insert into %s: %w", t.Name, cerr)
-		}
+		claimed, err := c.claimTail(st)
 		if err != nil {
 			return err
+		}
+		if claimed {
+			// Every key lies above the table's: nothing to read or lock.
+			defer st.tail.releaseClaim(c)
+		} else if err := c.lockAndCheck(st, rows); err != nil {
+			return err
+		} else {
+			defer c.unlockInsert(st)
 		}
 	}
 	// The unique check encoded the PK keys already (c.pks, in row order).
@@ -77,6 +57,67 @@ func (c *conn) Insert(ctx context.Context, t *model.Table, rows []model.Row) err
 		return fmt.Errorf("insert into %s: commit: %w", t.Name, err)
 	}
 	return nil
+}
+
+// claimTail claims the range of an Insert's keys (pkKeys) when they ascend
+// strictly above every key of the table (pktail.go). Tables with unique
+// secondary indexes check every row.
+func (c *conn) claimTail(st *tableState) (bool, error) {
+	if !c.pkAscending || st.hasUnique() {
+		return false, nil
+	}
+	lo, hi := c.pkRange()
+	return st.tail.tryClaim(c, st, lo, hi)
+}
+
+// lockAndCheck is Insert's duplicate-key check of rows (keys from pkKeys):
+// it takes the keys' insert locks (and unique prefixes'), waits for the
+// appending inserts in flight whose range holds a key, and reads the keys
+// in a view. On success the locks stay held until unlockInsert.
+func (c *conn) lockAndCheck(st *tableState, rows []model.Row) error {
+	c.insLocks = c.insLocks[:0]
+	for i := 0; i < c.pks.len(); i++ {
+		c.insLocks = append(c.insLocks, lockHash(c.pks.key(i)))
+	}
+	c.insLocks = sortHashes(c.insLocks)
+	unique := st.hasUnique()
+	if unique {
+		if err := c.uniqueKeys(st, rows); err != nil {
+			return err
+		}
+	}
+	c.db.inserts.lockSet(c.insLocks)
+	if unique {
+		c.db.uniques.lockSet(c.uqLocks)
+	}
+	lo, hi := c.pkRange()
+	_ = st.tail.waitClaims(lo, hi, false) // unbounded: never fails
+	v, err := c.db.store.NewView()
+	if err != nil {
+		c.unlockInsert(st)
+		return fmt.Errorf("insert into %s: %w", st.schema.Name, err)
+	}
+	err = c.checkUnique(v, st, rows)
+	if err == nil && unique {
+		err = c.checkUniqueIndexes(v, st, rows)
+	}
+	// Closed before the commit: bbolt cannot write while a view is open.
+	if cerr := v.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("insert into %s: %w", st.schema.Name, cerr)
+	}
+	if err != nil {
+		c.unlockInsert(st)
+		return err
+	}
+	return nil
+}
+
+// unlockInsert releases the locks lockAndCheck took.
+func (c *conn) unlockInsert(st *tableState) {
+	if st.hasUnique() {
+		c.db.uniques.unlockSet(c.uqLocks)
+	}
+	c.db.inserts.unlockSet(c.insLocks)
 }
 
 // Get implements model.Ops.
@@ -182,6 +223,9 @@ func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, change
 	c.insLock[0] = lockHash(c.key)
 	c.db.inserts.lockSet(c.insLock[:])
 	defer c.db.inserts.unlockSet(c.insLock[:])
+	if c.db.uniqueCheck {
+		_ = st.tail.waitClaims(c.key, c.key, false) // unbounded: never fails
+	}
 	txn, locked, err := c.beginRow(c.key)
 	if err != nil {
 		return fmt.Errorf("upsert into %s: %w", t.Name, err)

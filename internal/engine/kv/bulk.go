@@ -44,7 +44,7 @@ type bulkStats struct {
 func (d *DB) createIndexesBulk(ctx context.Context, st *tableState, todo []model.Index, ids []byte, bl BulkLoader) error {
 	d.txMu.Lock()
 	defer d.txMu.Unlock()
-	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)
+	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids, st.tail)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (d *DB) createIndexesBulk(ctx context.Context, st *tableState, todo []model
 	}
 	schema := copyTable(st.schema)
 	schema.Indexes = append(schema.Indexes, todo...)
-	done, err := newTableState(st.id, schema, append(indexIDs(st), ids...), nil, nil)
+	done, err := newTableState(st.id, schema, append(indexIDs(st), ids...), nil, nil, st.tail)
 	if err != nil {
 		return err
 	}

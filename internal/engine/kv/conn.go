@@ -38,6 +38,7 @@ type conn struct {
 	pkSort                 []keyWords
 	upper                  []byte   // the unique check's range bound
 	pkDone                 bool     // insert: c.pks holds the rows' PK keys
+	pkAscending            bool     // pkKeys: the rows' keys ascend strictly
 	insLocks, delLocks     []uint64 // Insert's and DeleteOldest's key locks (sorted)
 	rowLock, insLock       [1]uint64
 	uqs                    keyArena // unique prefixes of an Insert (unique.go)

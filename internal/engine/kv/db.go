@@ -123,7 +123,7 @@ func Open(store Store, info model.Info, cfg Config) (*DB, error) {
 			}
 			ids[i] = byte(id)
 		}
-		st, err := newTableState(m.ID, m.Table, ids, nil, nil)
+		st, err := newTableState(m.ID, m.Table, ids, nil, nil, nil)
 		if err != nil {
 			it.Close()
 			return nil, err
@@ -254,7 +254,7 @@ func (d *DB) CreateTable(ctx context.Context, t *model.Table) error {
 	if d.nextID > maxTableID {
 		return fmt.Errorf("create table %s: table ids exhausted", t.Name)
 	}
-	st, err := newTableState(d.nextID, schema, nil, nil, nil)
+	st, err := newTableState(d.nextID, schema, nil, nil, nil, nil)
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -416,7 +416,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 		}
 		return nil
 	}
-	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids)
+	building, err := newTableState(st.id, st.schema, indexIDs(st), todo, ids, st.tail)
 	if err != nil {
 		return fmt.Errorf("create indexes: %w", err)
 	}
@@ -438,7 +438,7 @@ func (d *DB) CreateIndexes(ctx context.Context, t *model.Table) error {
 	}
 	schema := copyTable(st.schema)
 	schema.Indexes = append(schema.Indexes, todo...)
-	done, err := newTableState(st.id, schema, append(indexIDs(st), ids...), nil, nil)
+	done, err := newTableState(st.id, schema, append(indexIDs(st), ids...), nil, nil, st.tail)
 	if err != nil {
 		return fmt.Errorf("create indexes: %w", err)
 	}

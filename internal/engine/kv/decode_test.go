@@ -31,7 +31,7 @@ func linkRow(i int64) model.Row {
 // strings with 0x00 bytes included; truncated keys are errors.
 func TestDecodeKey(t *testing.T) {
 	tbl := linkTable()
-	st, err := newTableState(7, tbl, []byte{1}, nil, nil)
+	st, err := newTableState(7, tbl, []byte{1}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestDecodeKey(t *testing.T) {
 func TestDecodeCols(t *testing.T) {
 	tbl := linkTable()
 	tbl.Indexes = append(tbl.Indexes, model.Index{Name: "data_id2", Columns: []int{4, 1}})
-	st, err := newTableState(7, tbl, []byte{1, 2}, nil, nil)
+	st, err := newTableState(7, tbl, []byte{1, 2}, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestDecodeCols(t *testing.T) {
 // BenchmarkDecodeKey: decoding (decodeProj) one entry of LinkBench's link index (six
 // ints and a string) into the projection, as a scan does per entry.
 func BenchmarkDecodeKey(b *testing.B) {
-	st, err := newTableState(7, linkTable(), []byte{1}, nil, nil)
+	st, err := newTableState(7, linkTable(), []byte{1}, nil, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,8 @@ import (
 )
 
 // pkKeys checks the rows' lengths, collects their PK entry keys in c.pks and
-// their order in c.pkIdx (c.pks.key(c.pkIdx[0]) is the smallest), and fails
+// their order in c.pkIdx (c.pks.key(c.pkIdx[0]) is the smallest), notes
+// whether the rows' keys are strictly ascending (c.pkAscending), and fails
 // if a key is there twice.
 func (c *conn) pkKeys(st *tableState, rows []model.Row) error {
 	ncols := len(st.schema.Columns)
@@ -26,6 +27,7 @@ func (c *conn) pkKeys(st *tableState, rows []model.Row) error {
 			sorted = false
 		}
 	}
+	c.pkAscending = sorted
 	if sorted {
 		return nil // strictly ascending (ibench's batches): no duplicate
 	}
@@ -147,4 +149,9 @@ func (c *conn) duplicate(st *tableState, row model.Row, where string) error {
 		}
 	}
 	return fmt.Errorf("insert into %s: %w (%s) %s", st.schema.Name, model.ErrDuplicateKey, b.String(), where)
+}
+
+// pkRange is the smallest and largest of the keys pkKeys collected.
+func (c *conn) pkRange() (lo, hi []byte) {
+	return c.pks.key(c.pkIdx[0]), c.pks.key(c.pkIdx[len(c.pkIdx)-1])
 }

@@ -41,6 +41,9 @@ type tableState struct {
 	pk     indexState
 	ixs    []indexState // built and building secondary indexes
 	nonPK  []int        // columns stored in the PK entry's value
+	// tail bounds the table's primary keys for appending inserts
+	// (pktail.go); shared by every state of the table.
+	tail *pkTail
 }
 
 func tablePrefix(dst []byte, id uint32) []byte {
@@ -62,14 +65,18 @@ func newIndexState(tableID uint32, id byte, name string, cols []int, proj []int,
 
 // newTableState compiles a stored schema. ids gives the index id of each of
 // t.Indexes; building lists indexes still being filled (not in t.Indexes).
-func newTableState(id uint32, t *model.Table, ids []byte, building []model.Index, buildingIDs []byte) (*tableState, error) {
+// tail is the table's earlier state's (nil: a table new to this DB).
+func newTableState(id uint32, t *model.Table, ids []byte, building []model.Index, buildingIDs []byte, tail *pkTail) (*tableState, error) {
 	if id == 0 || id > maxTableID {
 		return nil, fmt.Errorf("table %s: bad table id %d", t.Name, id)
 	}
 	if len(ids) != len(t.Indexes) {
 		return nil, fmt.Errorf("table %s: %d index ids for %d indexes", t.Name, len(ids), len(t.Indexes))
 	}
-	st := &tableState{id: id, schema: t}
+	if tail == nil {
+		tail = newPKTail()
+	}
+	st := &tableState{id: id, schema: t, tail: tail}
 	st.pk = newIndexState(id, 0, "PRIMARY", t.PK, t.PK, t, true)
 	isPK := make([]bool, len(t.Columns))
 	for _, p := range t.PK {

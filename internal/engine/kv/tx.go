@@ -91,6 +91,11 @@ func (x *tx) checkInsert(st *tableState, rows []model.Row) error {
 	if err := c.pkKeys(st, rows); err != nil {
 		return err
 	}
+	// No appending insert runs beside this Tx: this only raises the tail.
+	lo, hi := c.pkRange()
+	if err := st.tail.waitClaims(lo, hi, true); err != nil {
+		return err
+	}
 	if err := c.checkUnique(x.txn, st, rows); err != nil {
 		return err
 	}
@@ -141,6 +146,10 @@ func (x *tx) checkInsertCC(st *tableState, rows []model.Row) error {
 		if err := x.lockKeys(&c.db.uniques, &x.uqHeld, c.uqLocks); err != nil {
 			return err
 		}
+	}
+	lo, hi := c.pkRange()
+	if err := st.tail.waitClaims(lo, hi, true); err != nil {
+		return err
 	}
 	for _, i := range c.pkIdx {
 		val, found, err := u.GetForUpdate(c.pks.key(i), c.getBuf)
@@ -232,12 +241,26 @@ func (x *tx) Upsert(ctx context.Context, t *model.Table, row model.Row, changes 
 	if x.cc {
 		err = x.upsertCC(st, row, changes)
 	} else {
-		err = x.c.upsert(x.txn, st, row, changes)
+		err = x.upsertExclusive(st, row, changes)
 	}
 	if err != nil {
 		return fmt.Errorf("upsert into %s: %w", t.Name, err)
 	}
 	return nil
+}
+
+// upsertExclusive is Upsert in a Tx that excludes every other write (it
+// holds the transaction lock): the row's key raises the table's tail, as
+// any new key does (pktail.go).
+func (x *tx) upsertExclusive(st *tableState, row model.Row, changes []model.Change) error {
+	c := x.c
+	if c.db.uniqueCheck && len(row) == len(st.schema.Columns) {
+		c.key = st.pk.appendKey(c.key[:0], row)
+		if err := st.tail.waitClaims(c.key, c.key, true); err != nil {
+			return err
+		}
+	}
+	return c.upsert(x.txn, st, row, changes)
 }
 
 // upsertCC is Upsert in a Tx on a ConcurrentStore. An existing row is
@@ -265,6 +288,12 @@ func (x *tx) upsertCC(st *tableState, row model.Row, changes []model.Change) err
 		}
 		if err := x.lockKeys(&c.db.inserts, &x.held, c.insLock[:]); err != nil {
 			return err
+		}
+		if c.db.uniqueCheck {
+			c.key = st.pk.appendKey(c.key[:0], row)
+			if err := st.tail.waitClaims(c.key, c.key, true); err != nil {
+				return err
+			}
 		}
 	}
 	return c.upsert(x.txn, st, row, changes)
