@@ -35,6 +35,17 @@
 // per run of it that no stored key interleaves; a batch scattered among
 // stored keys falls back to a point read per key.
 //
+// A batch whose keys ascend strictly and all lie above every key of its
+// table (an append: the insert benchmark's inserts, a load's node rows)
+// needs neither the read nor the locks (pktail.go): each table keeps an
+// upper bound of its primary keys, read from the store once and raised by
+// every writer of a new key before it checks it, and such a batch claims
+// the range of its keys until its commit; any other writer of a key in a
+// claimed range waits for the claim before it reads. It is the check a
+// B-tree makes for free when it appends to its rightmost leaf, and the one
+// place the kv layer knows more than the store tells it: the bound is its
+// own, held in memory, and correct because every new key passes through it.
+//
 // # Locks
 //
 // The kv layer's locks (locks.go) are exact: a lock table per kind (insert,
