@@ -117,6 +117,21 @@ func cpuNow() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
 }
 
+// threadCPUNow is the calling OS thread's CPU time in µs (user + system;
+// RUSAGE_THREAD): with the goroutine locked to its thread, the work done
+// on the operation's own path, the store's background threads and the
+// Go runtime's other threads left out.
+func threadCPUNow() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
+}
+
+// rusageThread is Linux's RUSAGE_THREAD, which package syscall does not name.
+const rusageThread = 1
+
 // measured runs fn after a GC (so one phase's garbage is not collected on
 // the next one's time) and returns the process CPU it used.
 func measured(fn func() (int64, error)) (result, error) {
