@@ -230,7 +230,8 @@ type loadRun struct {
 // from the step's start to its end, and to the moment the engine is quiet
 // after it (model.Quiescer), waited for as soon as the step's clock
 // stopped (Observer.StepStop), before the runner reads the engine's size
-// and statistics. Waiting there delays the next step, which matters to
+// and statistics. Unless skip is set, it also waits for the engine to be
+// quiet before the step starts (untimed). Waiting there delays the next step, which matters to
 // no run of this package: each runs the measured step last.
 type quietObserver struct {
 	step            string
@@ -251,9 +252,19 @@ func (q *quietObserver) factory() runner.ObserverFactory {
 
 func (q *quietObserver) StepStart(step string, _ results.StepDesc) {
 	q.active = step == q.step
-	if q.active {
-		q.cpu0 = cpuNow()
+	if !q.active {
+		return
 	}
+	// The store starts the step quiet too, as the replays do (untimed):
+	// what opening it started (pebble's flush of the memtable recovered
+	// from its WAL, when a step runs on a store an earlier run closed) is
+	// not the step's.
+	if qs, ok := q.db.(model.Quiescer); ok && !q.skip {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		_, q.err = qs.Quiesce(ctx)
+		cancel()
+	}
+	q.cpu0 = cpuNow()
 }
 
 func (q *quietObserver) Interval(*measure.Interval) map[string]any { return nil }
@@ -265,7 +276,7 @@ func (q *quietObserver) StepStop(*measure.Clock, int64) {
 	q.active = false
 	q.stepUs = cpuNow() - q.cpu0
 	qs, ok := q.db.(model.Quiescer)
-	if !ok || q.skip {
+	if !ok || q.skip || q.err != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
