@@ -252,20 +252,40 @@ func (q *quietObserver) factory() runner.ObserverFactory {
 
 func (q *quietObserver) StepStart(step string, _ results.StepDesc) {
 	q.active = step == q.step
-	if !q.active {
+	if q.active {
+		q.cpu0 = cpuNow()
+	}
+}
+
+// before is the observer that waits, untimed, for the engine to be quiet
+// before the step starts, as the replays do: what opening the store
+// started (pebble's flush of the memtable recovered from its WAL, when a
+// step runs on a store an earlier run closed) is not the step's. It comes
+// first in the run's observers, so that the sampler's figures for the
+// step start after the wait too.
+func (q *quietObserver) before() runner.ObserverFactory {
+	return func(context.Context, model.DB, string, string) (runner.Observer, error) {
+		return quietBefore{q}, nil
+	}
+}
+
+type quietBefore struct{ q *quietObserver }
+
+func (b quietBefore) StepStart(step string, _ results.StepDesc) {
+	q := b.q
+	qs, ok := q.db.(model.Quiescer)
+	if step != q.step || !ok || q.skip {
 		return
 	}
-	// The store starts the step quiet too, as the replays do (untimed):
-	// what opening it started (pebble's flush of the memtable recovered
-	// from its WAL, when a step runs on a store an earlier run closed) is
-	// not the step's.
-	if qs, ok := q.db.(model.Quiescer); ok && !q.skip {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		_, q.err = qs.Quiesce(ctx)
-		cancel()
-	}
-	q.cpu0 = cpuNow()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	_, q.err = qs.Quiesce(ctx)
+	cancel()
 }
+
+func (quietBefore) Interval(*measure.Interval) map[string]any { return nil }
+func (quietBefore) StepStop(*measure.Clock, int64)            {}
+func (quietBefore) StepEnd(*results.Step, *measure.Clock)     {}
+func (quietBefore) Close() error                              { return nil }
 
 func (q *quietObserver) Interval(*measure.Interval) map[string]any { return nil }
 
@@ -297,9 +317,10 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 	res, err := runner.Run(ctx, runner.Options{
 		Variants: []model.Variant{runner.BareVariant(eng, opts)}, EngineOpts: opts, Out: b.TempDir(), DataDir: dataDir, Interval: time.Second, Seed: 1,
 		Config: cfg, NewWorkload: newW,
-		// The sampler first: its StepStop closes the step's figures before
-		// the quiet observer's waits for the engine.
-		Observers: append([]runner.ObserverFactory{sysmetrics.Factory(io.Discard), q.factory()}, extra...),
+		// The wait before the step first, then the sampler, whose StepStop
+		// closes the step's figures before the quiet observer's waits for
+		// the engine. (The factories run in this order, before any step.)
+		Observers: append([]runner.ObserverFactory{q.before(), sysmetrics.Factory(io.Discard), q.factory()}, extra...),
 	})
 	if err == nil && res[0].Err != nil {
 		err = res[0].Err
