@@ -45,7 +45,11 @@ import (
 // could reach on that engine without writing less.
 //
 // Each round runs both loads both ways; the figures reported are medians
-// over the rounds of each rate and of each round's ratios.
+// over the rounds of each rate and of each round's ratios. The CPU per row
+// is read two ways on both sides: to the end (rumbench's step, from /proc;
+// the replay's last commit) and until the engine is quiet after it
+// (model.Quiescer: the flushes and compactions the writes started), each
+// side starting on a quiet engine.
 //
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
