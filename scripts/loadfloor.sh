@@ -2,7 +2,9 @@
 # The load-floor benchmark (issue 19): per kv engine, the LinkBench load
 # and an l.i0 of as many rows, each run by rumbench with the kv layer's
 # batches recorded and then replayed through the bare store: each load's
-# rate both ways, rumbench/store, and LinkBench-load/l.i0 both ways.
+# rate both ways, rumbench/store, and LinkBench-load/l.i0 both ways; the
+# CPU per row both ways, to the end and until the engine is quiet (pass -v
+# for the per-round lines). The churn steps: scripts/churnfloor.sh.
 # Sizes: FLOOR_NODES (default 1000000), FLOOR_ROUNDS (3), FLOOR_KV_ENGINES
 # (pebble,rocksdb,wiredtiger); FLOOR_ENGINE_OPTS (key=value,... for both
 # sides, e.g. unique_check=false). See internal/floorbench/store_floor_test.go

@@ -21,6 +21,7 @@ import (
 	"rumbench/internal/engine/kv"
 	"rumbench/internal/engine/kv/keyenc"
 	"rumbench/internal/enginetest/kvtest"
+	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
@@ -44,7 +45,11 @@ import (
 // could reach on that engine without writing less.
 //
 // Each round runs both loads both ways; the figures reported are medians
-// over the rounds of each rate and of each round's ratios.
+// over the rounds of each rate and of each round's ratios. The CPU per row
+// is read two ways on both sides: to the end (rumbench's step, from /proc;
+// the replay's last commit) and until the engine is quiet after it
+// (model.Quiescer: the flushes and compactions the writes started), each
+// side starting on a quiet engine.
 //
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
@@ -74,6 +79,10 @@ func loadFloor(b *testing.B, eng string) {
 	var lbCPU, li0CPU []float64
 	// The same with the store's CPU until its background work ended.
 	var lbQuiet, li0Quiet []float64
+	// Both sides until quiet: the store's replay and rumbench's step each
+	// with the flushes and compactions they started, to the engine's
+	// Quiesce.
+	var lbBoth, li0Both []float64
 	opts, err := envOpts("FLOOR_ENGINE_OPTS")
 	if err != nil {
 		b.Fatal(err)
@@ -90,12 +99,15 @@ func loadFloor(b *testing.B, eng string) {
 		plainLoad(b, eng, opts, lb, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
 		plainLoad(b, eng, opts, li0, ic, func() (workload.Workload, error) { return ibench.New(ic) })
 		for _, l := range []*floorLoad{lb, li0} {
+			b.Logf("round %d: %s %s: µs of CPU per row, rumbench: step %.2f (getrusage %.2f), until quiet %.2f; store: to last commit %.2f, until quiet %.2f; store/rumbench: to last commit vs step %.2f, until quiet vs until quiet %.2f",
+				r+1, eng, l.step, l.modelCPU, l.modelOwnCPU, l.modelQuietCPU, l.rawCPU/float64(l.rows), l.rawQuietCPU/float64(l.rows), l.cpuShare(), l.bothQuietShare())
 			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row; %.0f rows/s, %.2f µs while recording), store alone %.0f rows/s (%.2f µs CPU per row, %.2f until its background work ended): rumbench/store %.2f",
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
 				l.modelRate, l.modelCPU, l.recordedRate, l.recordedCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.rawQuietCPU/float64(l.rows), l.modelRate/l.rawRate())
 		}
 		lbCPU, li0CPU = append(lbCPU, lb.cpuShare()), append(li0CPU, li0.cpuShare())
 		lbQuiet, li0Quiet = append(lbQuiet, lb.quietShare()), append(li0Quiet, li0.quietShare())
+		lbBoth, li0Both = append(lbBoth, lb.bothQuietShare()), append(li0Both, li0.bothQuietShare())
 		b.Logf("round %d: %s: LinkBench load / l.i0 rows/s: rumbench %.2f, store alone %.2f (load average %s)",
 			r+1, eng, lb.modelRate/li0.modelRate, lb.rawRate()/li0.rawRate(), loadAvg())
 		lbModel, lbStore = append(lbModel, lb.modelRate), append(lbStore, lb.rawRate())
@@ -113,6 +125,8 @@ func loadFloor(b *testing.B, eng string) {
 	b.Logf("%s, medians of %d rounds: rumbench/store in rows/s: load %.2f, l.i0 %.2f; store/rumbench in CPU per row: load %.2f (%s), l.i0 %.2f (%s); the same with the store's CPU until its background work ended: load %.2f (%s), l.i0 %.2f (%s)",
 		eng, len(lbModel), ratios(lbModel, lbStore), ratios(li0Model, li0Store), median(lbCPU), fmtList(lbCPU), median(li0CPU), fmtList(li0CPU),
 		median(lbQuiet), fmtList(lbQuiet), median(li0Quiet), fmtList(li0Quiet))
+	b.Logf("%s, medians of %d rounds: store/rumbench in CPU per row, both until quiet (rumbench's step and the store's replay each to the engine's Quiesce): load %.2f (%s), l.i0 %.2f (%s)",
+		eng, len(lbModel), median(lbBoth), fmtList(lbBoth), median(li0Both), fmtList(li0Both))
 	b.ReportMetric(0, "ns/op")
 	b.ReportMetric(ratios(lbModel, li0Model), "rumbench-load/l.i0")
 	b.ReportMetric(ratios(lbStore, li0Store), "store-load/l.i0")
@@ -120,6 +134,8 @@ func loadFloor(b *testing.B, eng string) {
 	b.ReportMetric(ratios(li0Model, li0Store), "l.i0-rumbench/store")
 	b.ReportMetric(median(lbCPU), "load-cpu-store/rumbench")
 	b.ReportMetric(median(li0CPU), "l.i0-cpu-store/rumbench")
+	b.ReportMetric(median(lbBoth), "load-quiet-cpu-store/rumbench")
+	b.ReportMetric(median(li0Both), "l.i0-quiet-cpu-store/rumbench")
 }
 
 // floorLoad is one load, through rumbench and replayed.
@@ -128,9 +144,14 @@ type floorLoad struct {
 	rows, writes, bytes int64
 	modelRate           float64 // the step's rows/s (ips_avg); without the recording in BenchmarkLoadFloor
 	modelCPU            float64 // its CPU µs per row (the measured process: all of rumbench and the engine)
-	recordedRate        float64 // the same while recording
-	recordedCPU         float64
-	rawSecs, rawCPU     float64 // the replay's seconds and CPU µs
+	modelOwnCPU         float64 // the same by getrusage from the step's start to its end
+	// modelQuietCPU is the CPU µs per row from the step's start until the
+	// engine was quiet after it (model.Quiescer; 0: it cannot tell): the
+	// step with the flushes and compactions its writes started.
+	modelQuietCPU   float64
+	recordedRate    float64 // the same while recording
+	recordedCPU     float64
+	rawSecs, rawCPU float64 // the replay's seconds and CPU µs
 	// rawQuietCPU is the replay's CPU µs until the store's background work
 	// (flushes, compactions it started) has finished: the store's whole
 	// cost of the writes, where rawCPU leaves what still runs after the
@@ -148,6 +169,12 @@ func (l *floorLoad) cpuShare() float64 { return l.rawCPU / float64(l.rows) / l.m
 // ended.
 func (l *floorLoad) quietShare() float64 { return l.rawQuietCPU / float64(l.rows) / l.modelCPU }
 
+// bothQuietShare is the store's CPU per row over rumbench's, both until
+// the engine was quiet.
+func (l *floorLoad) bothQuietShare() float64 {
+	return l.rawQuietCPU / float64(l.rows) / l.modelQuietCPU
+}
+
 // recordLoad runs step of the workload on eng through the runner with the
 // kv layer's writes recorded, then replays them into a fresh store.
 // modelDir and replayDir are the data dirs of the two ("" for modelDir: a
@@ -160,14 +187,16 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	defer a.free()
 	rec := &recorder{arena: a}
 	ctx := kv.WithStoreWrapper(context.Background(), rec.wrap)
-	st, cpu, err := runLoad(ctx, b, eng, opts, step, cfg, newW, modelDir)
+	lr, err := runLoad(ctx, b, eng, opts, step, cfg, newW, modelDir, false)
 	if err != nil {
 		b.Fatalf("%s on %s: %v (recorded %d MB of %d)", step, eng, err, min(a.next.Load(), int64(len(a.mem)))>>20, len(a.mem)>>20)
 	}
 	if n := rec.unrecorded.Load(); n > 0 {
 		b.Fatalf("%s on %s: %d range deletes, which the replay does not repeat", step, eng, n)
 	}
-	l := &floorLoad{step: step, rows: st.Inserted, recordedRate: st.IPSAvg, recordedCPU: cpu, modelRate: st.IPSAvg, modelCPU: cpu}
+	st, cpu := lr.st, lr.cpu
+	l := &floorLoad{step: step, rows: st.Inserted, recordedRate: st.IPSAvg, recordedCPU: cpu, modelRate: st.IPSAvg, modelCPU: cpu,
+		modelOwnCPU: lr.ownCPU, modelQuietCPU: lr.quietCPU}
 	l.writes, l.bytes = rec.totals()
 	for _, k := range rec.keyspaces {
 		l.keyspaces = append(l.keyspaces, k.prefix)
@@ -182,45 +211,147 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 // plainLoad runs l's load through rumbench without the recording and
 // makes its rate and CPU l's rumbench figures.
 func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, cfg any, newW func() (workload.Workload, error)) {
-	st, cpu, err := runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "")
+	lr, err := runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "", true)
 	if err != nil {
 		b.Fatalf("%s on %s without recording: %v", l.step, eng, err)
 	}
-	if st.Inserted != l.rows {
-		b.Fatalf("%s on %s: %d rows without recording, %d with", l.step, eng, st.Inserted, l.rows)
+	if lr.st.Inserted != l.rows {
+		b.Fatalf("%s on %s: %d rows without recording, %d with", l.step, eng, lr.st.Inserted, l.rows)
 	}
-	l.modelRate, l.modelCPU = st.IPSAvg, cpu
+	l.modelRate, l.modelCPU, l.modelOwnCPU, l.modelQuietCPU = lr.st.IPSAvg, lr.cpu, lr.ownCPU, lr.quietCPU
 }
 
-// runLoad runs step of the workload on eng through the runner and returns
-// the step's summary and its CPU µs per row.
-func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]string, step string, cfg any, newW func() (workload.Workload, error), dataDir string) (*results.Step, float64, error) {
+// loadRun is a step run by rumbench: its summary and its CPU µs per row
+// inserted, over the step (cpu: the step's own /proc figure; ownCPU:
+// getrusage from its start to its end) and until the engine was quiet
+// after it (quietCPU, 0 when the engine cannot tell).
+type loadRun struct {
+	st                    *results.Step
+	cpu, ownCPU, quietCPU float64
+}
+
+// quietObserver measures one step of a run: the process CPU (getrusage)
+// from the step's start to its end, and to the moment the engine is quiet
+// after it (model.Quiescer), waited for as soon as the step's clock
+// stopped (Observer.StepStop), before the runner reads the engine's size
+// and statistics. Unless skip is set, it also waits for the engine to be
+// quiet before the step starts (untimed). Waiting there delays the next step, which matters to
+// no run of this package: each runs the measured step last.
+type quietObserver struct {
+	step            string
+	skip            bool // measure the step only
+	db              model.DB
+	active          bool
+	cpu0            float64
+	stepUs, quietUs float64
+	err             error
+}
+
+func (q *quietObserver) factory() runner.ObserverFactory {
+	return func(_ context.Context, db model.DB, _, _ string) (runner.Observer, error) {
+		q.db = db
+		return q, nil
+	}
+}
+
+func (q *quietObserver) StepStart(step string, _ results.StepDesc) {
+	q.active = step == q.step
+	if q.active {
+		q.cpu0 = cpuNow()
+	}
+}
+
+// before is the observer that waits, untimed, for the engine to be quiet
+// before the step starts, as the replays do: what opening the store
+// started (pebble's flush of the memtable recovered from its WAL, when a
+// step runs on a store an earlier run closed) is not the step's. It comes
+// first in the run's observers, so that the sampler's figures for the
+// step start after the wait too.
+func (q *quietObserver) before() runner.ObserverFactory {
+	return func(context.Context, model.DB, string, string) (runner.Observer, error) {
+		return quietBefore{q}, nil
+	}
+}
+
+type quietBefore struct{ q *quietObserver }
+
+func (b quietBefore) StepStart(step string, _ results.StepDesc) {
+	q := b.q
+	qs, ok := q.db.(model.Quiescer)
+	if step != q.step || !ok || q.skip {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	_, q.err = qs.Quiesce(ctx)
+	cancel()
+}
+
+func (quietBefore) Interval(*measure.Interval) map[string]any { return nil }
+func (quietBefore) StepStop(*measure.Clock, int64)            {}
+func (quietBefore) StepEnd(*results.Step, *measure.Clock)     {}
+func (quietBefore) Close() error                              { return nil }
+
+func (q *quietObserver) Interval(*measure.Interval) map[string]any { return nil }
+
+func (q *quietObserver) StepStop(*measure.Clock, int64) {
+	if !q.active {
+		return
+	}
+	q.active = false
+	q.stepUs = cpuNow() - q.cpu0
+	qs, ok := q.db.(model.Quiescer)
+	if !ok || q.skip || q.err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, q.err = qs.Quiesce(ctx); q.err == nil {
+		q.quietUs = cpuNow() - q.cpu0
+	}
+}
+
+func (q *quietObserver) StepEnd(*results.Step, *measure.Clock) {}
+func (q *quietObserver) Close() error                          { return nil }
+
+// runLoad runs the workload's steps on eng through the runner, step (the
+// measured one) last, and returns step's summary and its CPU per row,
+// over the step and, with quiesce, until the engine was quiet after it.
+func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]string, step string, cfg any, newW func() (workload.Workload, error), dataDir string, quiesce bool, extra ...runner.ObserverFactory) (*loadRun, error) {
+	q := &quietObserver{step: step, skip: !quiesce}
 	res, err := runner.Run(ctx, runner.Options{
 		Variants: []model.Variant{runner.BareVariant(eng, opts)}, EngineOpts: opts, Out: b.TempDir(), DataDir: dataDir, Interval: time.Second, Seed: 1,
-		Config: cfg, NewWorkload: newW, Observers: []runner.ObserverFactory{sysmetrics.Factory(io.Discard)},
+		Config: cfg, NewWorkload: newW,
+		// The wait before the step first, then the sampler, whose StepStop
+		// closes the step's figures before the quiet observer's waits for
+		// the engine. (The factories run in this order, before any step.)
+		Observers: append([]runner.ObserverFactory{q.before(), sysmetrics.Factory(io.Discard), q.factory()}, extra...),
 	})
 	if err == nil && res[0].Err != nil {
 		err = res[0].Err
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
+	}
+	if q.err != nil {
+		return nil, fmt.Errorf("quiesce after %s: %w", step, q.err)
 	}
 	bundle, err := results.Read(res[0].Dir)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	st := bundle.Steps[step]
-	if st == nil || !st.Complete || st.Errors != 0 {
-		return nil, 0, fmt.Errorf("step %+v", st)
+	if st == nil || !st.Complete || st.Errors != 0 || st.Inserted <= 0 {
+		return nil, fmt.Errorf("step %+v", st)
 	}
 	var cost *results.OpCost
 	if st.Metrics != nil {
 		cost = st.Metrics.PerOp[st.MainOp]
 	}
 	if cost == nil || cost.CPUUs == nil {
-		return nil, 0, errors.New("the step has no CPU per row (/proc not readable?)")
+		return nil, errors.New("the step has no CPU per row (/proc not readable?)")
 	}
-	return st, *cost.CPUUs, nil
+	rows := float64(st.Inserted)
+	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / rows, quietCPU: q.quietUs / rows}, nil
 }
 
 // replay writes the recorded batches into a fresh store of eng, each

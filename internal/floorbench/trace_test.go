@@ -2,6 +2,9 @@ package floorbench
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"rumbench/internal/engine/kv"
 )
@@ -49,26 +52,124 @@ const (
 	tBatchReset
 )
 
-// maxHandles bounds the readers and iterators open at once in one
-// operation.
+// maxHandles bounds the readers, iterators and batches open at once in
+// one operation (one stream).
 const maxHandles = 16
 
-// tracer records while ops is set; handles are numbered from 0 in each
-// operation (startOp).
+// tracer records store calls in one of two ways. By default into one
+// sequence while ops is set (startOp; handles numbered from 0 in each
+// operation): the read floor, one operation at a time on one goroutine.
+// With streams set, into a sequence per goroutine that makes calls (a
+// stream: the kv layer's connections each run on a goroutine of their own)
+// while on is set, handles numbered on per stream: the churn floor, many
+// goroutines at once.
 type tracer struct {
-	ops      *[]tOp
-	nr, ni   uint8
-	stores   int
-	unhandle int
+	one       tseq
+	streams   bool
+	on        atomic.Bool
+	mu        sync.Mutex
+	byG       map[uint64]*tseq
+	seqs      []*tseq
+	stores    int
+	unhandle  int
+	keyspaces [][]byte // the keyspaces created (Keyspaces stores)
 }
 
-func (t *tracer) startOp(ops *[]tOp) { t.ops, t.nr, t.ni = ops, 0, 0 }
-func (t *tracer) stop()              { t.ops = nil }
+// tseq is one sequence of recorded calls and its handle counters.
+type tseq struct {
+	t          *tracer
+	ops        *[]tOp
+	own        []tOp // a stream's calls (ops points here)
+	nr, ni, nb uint8
+	chunk      []byte // a stream's copies of keys and values
+	idx        int    // the stream's index in a replay (bind), or -1
+}
 
-func (t *tracer) rec(o tOp) {
-	if t.ops != nil {
-		*t.ops = append(*t.ops, o)
+func (t *tracer) startOp(ops *[]tOp) { t.one.t, t.one.ops, t.one.nr, t.one.ni = t, ops, 0, 0 }
+func (t *tracer) stop()              { t.one.ops = nil }
+
+// cur is the sequence of the calling goroutine.
+func (t *tracer) cur() *tseq {
+	if !t.streams {
+		t.one.t = t
+		return &t.one
 	}
+	g := goid()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.byG[g]
+	if s == nil {
+		if t.byG == nil {
+			t.byG = map[uint64]*tseq{}
+		}
+		s = &tseq{t: t, idx: -1}
+		s.ops = &s.own
+		t.byG[g] = s
+		t.seqs = append(t.seqs, s)
+	}
+	return s
+}
+
+// goid is the calling goroutine's id, from its stack's header line
+// ("goroutine 123 [running]:").
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = b[len("goroutine "):]
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
+}
+
+// recorded returns the streams that made at least one recorded call, in
+// the order they first made a call, and forgets them.
+func (t *tracer) recorded() [][]tOp {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out [][]tOp
+	for _, s := range t.seqs {
+		if len(s.own) > 0 {
+			out = append(out, s.own)
+		}
+	}
+	t.seqs, t.byG = nil, nil
+	return out
+}
+
+func (s *tseq) rec(o tOp) {
+	if s.t != nil && s.t.streams {
+		if s.t.on.Load() {
+			o.k, o.v = s.copy(o.k), s.copy(o.v)
+			s.own = append(s.own, o)
+		}
+		return
+	}
+	if s.ops != nil {
+		o.k, o.v = clone(o.k), clone(o.v)
+		*s.ops = append(*s.ops, o)
+	}
+}
+
+// copy keeps b in the stream's chunks of memory: one allocation per 1 MB,
+// not per key.
+func (s *tseq) copy(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if len(b) == 0 {
+		return []byte{}
+	}
+	if len(b) > cap(s.chunk)-len(s.chunk) {
+		s.chunk = make([]byte, 0, max(1<<20, len(b)))
+	}
+	n := len(s.chunk)
+	s.chunk = append(s.chunk, b...)
+	return s.chunk[n:len(s.chunk):len(s.chunk)]
 }
 
 func clone(b []byte) []byte {
@@ -78,9 +179,9 @@ func clone(b []byte) []byte {
 	return append(make([]byte, 0, len(b)), b...)
 }
 
-func (t *tracer) reader() uint8 {
-	h := t.nr % maxHandles
-	t.nr++
+func (s *tseq) reader() uint8 {
+	h := s.nr % maxHandles
+	s.nr++
 	return h
 }
 
@@ -108,6 +209,9 @@ type trStore struct {
 type trKeyspaces struct{ *trStore }
 
 func (s trKeyspaces) CreateKeyspace(prefix []byte, name string) error {
+	s.t.mu.Lock()
+	s.t.keyspaces = append(s.t.keyspaces, clone(prefix))
+	s.t.mu.Unlock()
 	return s.Store.(kv.Keyspaces).CreateKeyspace(prefix, name)
 }
 
@@ -124,9 +228,10 @@ func (s *trStore) NewView() (kv.View, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := s.t.reader()
-	s.t.rec(tOp{op: tView, h: h})
-	return &trView{trReader{Reader: v, t: s.t, h: h}, v}, nil
+	q := s.t.cur()
+	h := q.reader()
+	q.rec(tOp{op: tView, h: h})
+	return &trView{trReader{Reader: v, t: q, h: h}, v}, nil
 }
 
 func (s *trStore) Begin(readOwnWrites bool) (kv.Txn, error) {
@@ -134,9 +239,10 @@ func (s *trStore) Begin(readOwnWrites bool) (kv.Txn, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := s.t.reader()
-	s.t.rec(tOp{op: tBegin, h: h, ro: readOwnWrites})
-	return &trTxn{trReader{Reader: x, t: s.t, h: h}, x}, nil
+	q := s.t.cur()
+	h := q.reader()
+	q.rec(tOp{op: tBegin, h: h, ro: readOwnWrites})
+	return &trTxn{trReader{Reader: x, t: q, h: h}, x}, nil
 }
 
 func (s *trStore) beginUpdate() (kv.UpdateTxn, error) {
@@ -144,21 +250,22 @@ func (s *trStore) beginUpdate() (kv.UpdateTxn, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := s.t.reader()
-	s.t.rec(tOp{op: tBeginUpdate, h: h})
-	return &trUpdateTxn{trTxn{trReader{Reader: x, t: s.t, h: h}, x}, x}, nil
+	q := s.t.cur()
+	h := q.reader()
+	q.rec(tOp{op: tBeginUpdate, h: h})
+	return &trUpdateTxn{trTxn{trReader{Reader: x, t: q, h: h}, x}, x}, nil
 }
 
 func (s *trStore) NewBatch() kv.Batch { return &trBatch{Batch: s.Store.NewBatch(), t: s.t} }
 
 type trReader struct {
 	kv.Reader
-	t *tracer
+	t *tseq
 	h uint8
 }
 
 func (r *trReader) Get(key, dst []byte) ([]byte, bool, error) {
-	r.t.rec(tOp{op: tGet, h: r.h, k: clone(key)})
+	r.t.rec(tOp{op: tGet, h: r.h, k: key})
 	return r.Reader.Get(key, dst)
 }
 
@@ -169,7 +276,7 @@ func (r *trReader) NewIter(lower, upper []byte) (kv.Iter, error) {
 	}
 	h := r.t.ni % maxHandles
 	r.t.ni++
-	r.t.rec(tOp{op: tIter, h: h, r: r.h, k: clone(lower), v: clone(upper)})
+	r.t.rec(tOp{op: tIter, h: h, r: r.h, k: lower, v: upper})
 	return &trIter{Iter: it, t: r.t, h: h}, nil
 }
 
@@ -189,12 +296,12 @@ type trTxn struct {
 }
 
 func (x *trTxn) Set(key, value []byte) error {
-	x.t.rec(tOp{op: tSet, h: x.h, k: clone(key), v: clone(value)})
+	x.t.rec(tOp{op: tSet, h: x.h, k: key, v: value})
 	return x.x.Set(key, value)
 }
 
 func (x *trTxn) Delete(key []byte) error {
-	x.t.rec(tOp{op: tDelete, h: x.h, k: clone(key)})
+	x.t.rec(tOp{op: tDelete, h: x.h, k: key})
 	return x.x.Delete(key)
 }
 
@@ -214,13 +321,13 @@ type trUpdateTxn struct {
 }
 
 func (x *trUpdateTxn) GetForUpdate(key, dst []byte) ([]byte, bool, error) {
-	x.t.rec(tOp{op: tGetForUpdate, h: x.h, k: clone(key)})
+	x.t.rec(tOp{op: tGetForUpdate, h: x.h, k: key})
 	return x.u.GetForUpdate(key, dst)
 }
 
 type trIter struct {
 	kv.Iter
-	t *tracer
+	t *tseq
 	h uint8
 }
 
@@ -230,11 +337,11 @@ func (i *trIter) Next() bool  { i.t.rec(tOp{op: tNext, h: i.h}); return i.Iter.N
 func (i *trIter) Prev() bool  { i.t.rec(tOp{op: tPrev, h: i.h}); return i.Iter.Prev() }
 func (i *trIter) Valid() bool { i.t.rec(tOp{op: tValid, h: i.h}); return i.Iter.Valid() }
 func (i *trIter) SeekGE(k []byte) bool {
-	i.t.rec(tOp{op: tSeekGE, h: i.h, k: clone(k)})
+	i.t.rec(tOp{op: tSeekGE, h: i.h, k: k})
 	return i.Iter.SeekGE(k)
 }
 func (i *trIter) SeekLT(k []byte) bool {
-	i.t.rec(tOp{op: tSeekLT, h: i.h, k: clone(k)})
+	i.t.rec(tOp{op: tSeekLT, h: i.h, k: k})
 	return i.Iter.SeekLT(k)
 }
 func (i *trIter) Key() []byte   { i.t.rec(tOp{op: tKey, h: i.h}); return i.Iter.Key() }
@@ -242,28 +349,49 @@ func (i *trIter) Value() []byte { i.t.rec(tOp{op: tValue, h: i.h}); return i.Ite
 func (i *trIter) Error() error  { i.t.rec(tOp{op: tError, h: i.h}); return i.Iter.Error() }
 func (i *trIter) Close() error  { i.t.rec(tOp{op: tIterClose, h: i.h}); return i.Iter.Close() }
 
+// trBatch records a batch's calls in the sequence of the goroutine that
+// writes to it: in stream mode it is bound to that goroutine's sequence at
+// the first call after a commit or reset (the kv layer keeps a batch per
+// connection, made wherever the connection was opened), under a handle of
+// that sequence's kept for as long as the same sequence uses it.
 type trBatch struct {
 	kv.Batch
-	t *tracer
+	t    *tracer
+	q    *tseq // bound to until the next commit or reset
+	last *tseq
+	h    uint8
+}
+
+func (b *trBatch) seq() *tseq {
+	if b.q == nil {
+		b.q = b.t.cur()
+		if b.q != b.last && b.t.streams {
+			b.last, b.h = b.q, b.q.nb%maxHandles
+			b.q.nb++
+		}
+	}
+	return b.q
 }
 
 func (b *trBatch) Set(key, value []byte) error {
-	b.t.rec(tOp{op: tBatchSet, k: clone(key), v: clone(value)})
+	b.seq().rec(tOp{op: tBatchSet, h: b.h, k: key, v: value})
 	return b.Batch.Set(key, value)
 }
 
 func (b *trBatch) Delete(key []byte) error {
-	b.t.rec(tOp{op: tBatchDelete, k: clone(key)})
+	b.seq().rec(tOp{op: tBatchDelete, h: b.h, k: key})
 	return b.Batch.Delete(key)
 }
 
 func (b *trBatch) Commit() error {
-	b.t.rec(tOp{op: tBatchCommit})
+	b.seq().rec(tOp{op: tBatchCommit, h: b.h})
+	b.q = nil
 	return b.Batch.Commit()
 }
 
 func (b *trBatch) Reset() {
-	b.t.rec(tOp{op: tBatchReset})
+	b.seq().rec(tOp{op: tBatchReset, h: b.h})
+	b.q = nil
 	b.Batch.Reset()
 }
 
@@ -271,7 +399,7 @@ func (b *trBatch) Reset() {
 type player struct {
 	st    kv.Store
 	cc    kv.ConcurrentStore
-	batch kv.Batch
+	batch [maxHandles]kv.Batch
 	rd    [maxHandles]kv.Reader
 	vw    [maxHandles]kv.View
 	tx    [maxHandles]kv.Txn
@@ -282,12 +410,27 @@ type player struct {
 }
 
 func newPlayer(st kv.Store) *player {
-	p := &player{st: st, batch: st.NewBatch()}
+	p := &player{st: st}
+	p.batch[0] = st.NewBatch()
 	p.cc, _ = st.(kv.ConcurrentStore)
 	return p
 }
 
-func (p *player) close() { p.batch.Close() }
+func (p *player) close() {
+	for _, b := range p.batch {
+		if b != nil {
+			b.Close()
+		}
+	}
+}
+
+// batchOf is the batch of handle h, made at its first use.
+func (p *player) batchOf(h uint8) kv.Batch {
+	if p.batch[h] == nil {
+		p.batch[h] = p.st.NewBatch()
+	}
+	return p.batch[h]
+}
 
 // play makes the calls of ops. Errors of the store are returned; what the
 // calls return otherwise is read (keys and values touched) and dropped.
@@ -351,13 +494,13 @@ func (p *player) play(ops []tOp) error {
 		case tRollback:
 			err = p.tx[o.h].Rollback()
 		case tBatchSet:
-			err = p.batch.Set(o.k, o.v)
+			err = p.batchOf(o.h).Set(o.k, o.v)
 		case tBatchDelete:
-			err = p.batch.Delete(o.k)
+			err = p.batchOf(o.h).Delete(o.k)
 		case tBatchCommit:
-			err = p.batch.Commit()
+			err = p.batchOf(o.h).Commit()
 		case tBatchReset:
-			p.batch.Reset()
+			p.batchOf(o.h).Reset()
 		default:
 			err = fmt.Errorf("unknown recorded call %d", o.op)
 		}

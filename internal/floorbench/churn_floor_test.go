@@ -1,0 +1,400 @@
+package floorbench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"rumbench/internal/engine"
+	"rumbench/internal/engine/kv"
+	"rumbench/internal/measure"
+	"rumbench/internal/model"
+	"rumbench/internal/results"
+	"rumbench/internal/runner"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/ibench"
+)
+
+// BenchmarkChurnFloor answers, per kv engine, how much CPU the insert
+// benchmark's churn steps (l.i1, l.i2: per table an inserter and a deleter
+// of the oldest rows, 2 clients) cost rumbench against the bare store
+// making exactly the calls the kv layer made on it.
+//
+// Per engine it builds one store (l.i0 and l.x through rumbench, quiesced,
+// closed) and per round copies it three times, so the three start in the
+// same state, files included. Then, per churn step in turn: on the first
+// copy rumbench runs the step with every call the kv layer makes on the
+// store recorded, per goroutine (a stream: each inserter's and deleter's
+// connection runs on a goroutine of its own), from the step's start to its
+// end: views, transactions, point reads, iterators and each of their
+// steps, writes and commits, with their keys and values. On the second
+// copy the recorded streams are replayed concurrently, each on a goroutine
+// of its own, as the cheapest loop of the same calls (a switch and
+// nothing else: no rows to generate, no encoding, no locks, no
+// measurement, no waits between inserter and deleter). On the third
+// rumbench runs the step again without the recording: rumbench's figures.
+// The replay and rumbench's run alternate their order by round. The copies
+// stay alike from step to step (the replay writes and deletes the keys
+// rumbench did), so l.i2 runs on each after its l.i1.
+//
+// The figures are the process CPU per row inserted (the step deletes as
+// many), two ways: to the end (rumbench: the step's own figure, from
+// /proc; the store: its last call) and until the engine is quiet after it
+// (model.Quiescer: no flush or compaction running), both sides alike; and
+// the rates in rows inserted per second.
+//
+// Sizes: FLOOR_CHURN_LOAD (rows per client loaded by l.i0, default
+// 500000), FLOOR_CHURN_ROWS (--churn-rows per client: l.i1 inserts 4/5,
+// l.i2 1/5; default 250000), FLOOR_CHURN_STEPS (l.i1,l.i2), FLOOR_ROUNDS
+// (3), FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger; engines not built in
+// are skipped), FLOOR_ENGINE_OPTS (engine options for every side). Run (or
+// scripts/churnfloor.sh):
+//
+//	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkChurnFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
+func BenchmarkChurnFloor(b *testing.B) {
+	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger") {
+		b.Run(eng, func(b *testing.B) { churnFloor(b, eng) })
+	}
+}
+
+// churnConfig is the insert benchmark's configuration of the churn floor.
+func churnConfig(load, churn int64) ibench.Config {
+	return ibench.Config{Clients: 2, Rows: load, ChurnRows: churn, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
+		Seed: 1, Steps: []string{ibench.StepLoad, ibench.StepIndex}}
+}
+
+// churnRound is one churn step of one round, both ways.
+type churnRound struct {
+	step         string
+	rows         int64   // rows inserted (and deleted) by rumbench's run
+	recordedRows int64   // the same in the recorded run
+	streams      int     // streams replayed
+	calls        int64   // store calls replayed
+	model        loadRun // rumbench without the recording
+	rawSecs      float64 // the replay's seconds to its last call
+	rawCPU       float64 // its CPU µs to its last call
+	rawQuietCPU  float64 // and until the store was quiet (0: it cannot tell)
+	recordedRate float64
+}
+
+func (c *churnRound) perRow(us float64) float64 { return us / float64(c.rows) }
+func (c *churnRound) rawRate() float64          { return float64(c.rows) / c.rawSecs }
+func (c *churnRound) cpuShare() float64         { return c.perRow(c.rawCPU) / c.model.cpu }
+func (c *churnRound) quietShare() float64       { return c.perRow(c.rawQuietCPU) / c.model.quietCPU }
+
+func churnFloor(b *testing.B, eng string) {
+	if _, err := engine.Lookup(eng); err != nil {
+		b.Skip(err)
+	}
+	opts, err := envOpts("FLOOR_ENGINE_OPTS")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := churnConfig(envInt("FLOOR_CHURN_LOAD", 500_000), envInt("FLOOR_CHURN_ROWS", 250_000))
+	steps := envList("FLOOR_CHURN_STEPS", "l.i1,l.i2")
+	base := filepath.Join(b.TempDir(), "base")
+	t0 := time.Now()
+	if err := buildChurnStore(b, eng, opts, cfg, base, nil, true); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: l.i0 and l.x of %d rows per client built in %.0f s (load average %s)", eng, cfg.Rows, time.Since(t0).Seconds(), loadAvg())
+	byStep := map[string][]*churnRound{}
+	for r := range envInt("FLOOR_ROUNDS", 3) {
+		work := b.TempDir()
+		dirs := make([]string, 3) // recorded, replayed, rumbench
+		for i := range dirs {
+			dirs[i] = filepath.Join(work, fmt.Sprint(i))
+			if err := os.CopyFS(dirs[i], os.DirFS(base)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, step := range steps {
+			c, err := churnStep(b, eng, opts, cfg, step, dirs, r%2 == 1)
+			if err != nil {
+				b.Fatalf("round %d, %s on %s: %v", r+1, step, eng, err)
+			}
+			byStep[step] = append(byStep[step], c)
+			m := &c.model
+			b.Logf("round %d: %s %s: %d rows (%d recorded), %d streams, %.1f store calls per row; µs of CPU per row: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f; store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; rows/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+				r+1, eng, step, c.rows, c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), m.cpu, m.ownCPU, m.quietCPU,
+				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.cpuShare(), c.quietShare(), m.st.IPSAvg, c.recordedRate, c.rawRate(), m.st.IPSAvg/c.rawRate(), loadAvg())
+		}
+		os.RemoveAll(work)
+	}
+	for _, step := range steps {
+		rs := byStep[step]
+		col := func(f func(*churnRound) float64) []float64 {
+			v := make([]float64, len(rs))
+			for i, c := range rs {
+				v[i] = f(c)
+			}
+			return v
+		}
+		cpu, quiet := col((*churnRound).cpuShare), col((*churnRound).quietShare)
+		rate := col(func(c *churnRound) float64 { return c.model.st.IPSAvg / c.rawRate() })
+		b.Logf("%s %s, medians of %d rounds: µs of CPU per row: rumbench step %.2f (%s), until quiet %.2f (%s); store to its last call %.2f (%s), until quiet %.2f (%s); store/rumbench in CPU per row: to last call vs step %.2f (%s), until quiet vs until quiet %.2f (%s); rumbench/store in rows/s %.2f (%s)",
+			eng, step, len(rs),
+			median(col(func(c *churnRound) float64 { return c.model.cpu })), fmtList(col(func(c *churnRound) float64 { return c.model.cpu })),
+			median(col(func(c *churnRound) float64 { return c.model.quietCPU })), fmtList(col(func(c *churnRound) float64 { return c.model.quietCPU })),
+			median(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })),
+			median(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })),
+			median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), median(rate), fmtList(rate))
+		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
+		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
+		b.ReportMetric(median(rate), step+"-rumbench/store")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// buildChurnStore runs l.i0 and l.x through rumbench into dir and leaves
+// the store closed, and with quiesce quiet before it closed. ctx may carry
+// a store wrapper (nil: none).
+func buildChurnStore(tb testing.TB, eng string, opts map[string]string, cfg ibench.Config, dir string, ctx context.Context, quiesce bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	q := &quietObserver{step: ibench.StepIndex, skip: !quiesce}
+	res, err := runner.Run(ctx, runner.Options{
+		Variants: []model.Variant{runner.BareVariant(eng, opts)}, EngineOpts: opts, Out: tb.TempDir(), DataDir: dir, Interval: time.Second, Seed: 1,
+		Config: cfg, NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
+		Observers: []runner.ObserverFactory{q.factory()},
+	})
+	if err == nil && res[0].Err != nil {
+		err = res[0].Err
+	}
+	if err == nil {
+		err = q.err
+	}
+	return err
+}
+
+// churnStep runs step on the three stores of dirs: recorded on the first,
+// replayed on the second, rumbench's run on the third (before the replay
+// when plainFirst).
+func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Config, step string, dirs []string, plainFirst bool) (*churnRound, error) {
+	cfg.Steps = []string{step}
+	newW := func() (workload.Workload, error) { return ibench.New(cfg) }
+	c := &churnRound{step: step}
+	tr := &tracer{streams: true}
+	rec, err := runLoad(kv.WithStoreWrapper(context.Background(), tr.wrap), b, eng, opts, step, cfg, newW, dirs[0], false, tr.observer(step))
+	if err != nil {
+		return nil, fmt.Errorf("recorded: %w", err)
+	}
+	c.recordedRows, c.recordedRate = rec.st.Inserted, rec.st.IPSAvg
+	streams := tr.recorded()
+	c.streams = len(streams)
+	for _, s := range streams {
+		c.calls += int64(len(s))
+	}
+	plain := func() error {
+		lr, err := runLoad(context.Background(), b, eng, opts, step, cfg, newW, dirs[2], true)
+		if err != nil {
+			return err
+		}
+		c.model, c.rows = *lr, lr.st.Inserted
+		return nil
+	}
+	if plainFirst {
+		if err := plain(); err != nil {
+			return nil, err
+		}
+	}
+	if c.rawSecs, c.rawCPU, c.rawQuietCPU, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil); err != nil {
+		return nil, err
+	}
+	if !plainFirst {
+		if err := plain(); err != nil {
+			return nil, err
+		}
+	}
+	if c.rows != c.recordedRows {
+		return nil, fmt.Errorf("rumbench inserted %d rows, %d while recording", c.rows, c.recordedRows)
+	}
+	return c, nil
+}
+
+// replayStreams opens eng on dir, waits for it to be quiet (untimed), and
+// makes the calls of streams on its bare store, each stream on a goroutine
+// of its own, all at once. It returns the seconds and process CPU (µs) to
+// the last call, and the CPU until the store was quiet after it (0 when
+// it cannot tell, or without quiesce: no wait before or after). wrap, when set, records the calls made (the test's
+// recorder): stream i's goroutine is bound to its i-th sequence.
+func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer) (secs, cpuUs, quietUs float64, err error) {
+	db, raw := openBare(tb, eng, opts, dir)
+	defer db.Close()
+	q, _ := db.(model.Quiescer)
+	if !quiesce {
+		q = nil
+	}
+	if q != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		_, err := q.Quiesce(ctx)
+		cancel()
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("quiesce before the replay: %w", err)
+		}
+	}
+	st := raw
+	if wrap != nil {
+		st = wrap.wrap(raw)
+	}
+	players := make([]*player, len(streams))
+	for i := range players {
+		players[i] = newPlayer(st)
+		defer players[i].close()
+	}
+	runtime.GC()
+	errs := make([]error, len(streams))
+	var wg sync.WaitGroup
+	cpu0, start := cpuNow(), time.Now()
+	for i, s := range streams {
+		wg.Go(func() {
+			if wrap != nil {
+				wrap.bind(i)
+			}
+			errs[i] = players[i].play(s)
+		})
+	}
+	wg.Wait()
+	secs, cpuUs = time.Since(start).Seconds(), cpuNow()-cpu0
+	if err := errors.Join(errs...); err != nil {
+		return 0, 0, 0, fmt.Errorf("replay: %w", err)
+	}
+	if q != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		_, err := q.Quiesce(ctx)
+		cancel()
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("quiesce after the replay: %w", err)
+		}
+		quietUs = cpuNow() - cpu0
+	}
+	return secs, cpuUs, quietUs, nil
+}
+
+// observer returns an observer factory that turns t's recording on for
+// step, from its start to its end.
+func (t *tracer) observer(step string) runner.ObserverFactory {
+	return func(context.Context, model.DB, string, string) (runner.Observer, error) {
+		return &traceObserver{t: t, step: step}, nil
+	}
+}
+
+type traceObserver struct {
+	t    *tracer
+	step string
+}
+
+func (o *traceObserver) StepStart(step string, _ results.StepDesc) { o.t.on.Store(step == o.step) }
+func (o *traceObserver) Interval(*measure.Interval) map[string]any { return nil }
+func (o *traceObserver) StepStop(*measure.Clock, int64)            { o.t.on.Store(false) }
+func (o *traceObserver) StepEnd(*results.Step, *measure.Clock)     {}
+func (o *traceObserver) Close() error                              { return nil }
+
+// bind makes the calling goroutine's sequence the i-th of the recorded
+// ones (the test's replay: stream i replayed on this goroutine).
+func (t *tracer) bind(i int) {
+	s := t.cur()
+	t.mu.Lock()
+	s.idx = i
+	t.mu.Unlock()
+}
+
+// byIndex returns the sequences bound with bind, by their index.
+func (t *tracer) byIndex(n int) [][]tOp {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([][]tOp, n)
+	for _, s := range t.seqs {
+		if s.idx >= 0 && s.idx < n {
+			out[s.idx] = s.own
+		}
+	}
+	return out
+}
+
+// TestChurnFloorReplaysTheCalls: on each kv engine, the churn floor's
+// replay of a small l.i1 and then l.i2, recorded per stream, makes exactly
+// the recorded calls (the same calls per stream, in the same order, with
+// the same keys, bounds and values), and leaves the replayed store with
+// the same keys and values as rumbench's run left its own.
+func TestChurnFloorReplaysTheCalls(t *testing.T) {
+	for _, eng := range []string{"pebble", "bbolt", "rocksdb", "wiredtiger"} {
+		t.Run(eng, func(t *testing.T) {
+			if _, err := engine.Lookup(eng); err != nil {
+				t.Skip(err)
+			}
+			cfg := churnConfig(1000, 500)
+			// No waits for quiet stores here: WiredTiger's are until its
+			// next checkpoint, a minute apart.
+			var opts map[string]string
+			base := filepath.Join(t.TempDir(), "base")
+			// The build's recorder records nothing (never on); it keeps the
+			// keyspaces created, for storeContents.
+			keep := &tracer{streams: true}
+			if err := buildChurnStore(t, eng, opts, cfg, base, kv.WithStoreWrapper(context.Background(), keep.wrap), false); err != nil {
+				t.Fatal(err)
+			}
+			dirs := []string{filepath.Join(t.TempDir(), "rec"), filepath.Join(t.TempDir(), "replay")}
+			for _, d := range dirs {
+				if err := os.CopyFS(d, os.DirFS(base)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, step := range []string{ibench.StepChurnBig, ibench.StepChurnSmall} {
+				c := cfg
+				c.Steps = []string{step}
+				tr := &tracer{streams: true}
+				lr, err := runLoad(kv.WithStoreWrapper(context.Background(), tr.wrap), t, eng, opts, step, c, func() (workload.Workload, error) { return ibench.New(c) }, dirs[0], false, tr.observer(step))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tr.recorded()
+				if len(want) < 4 {
+					t.Fatalf("%s: %d streams recorded, want at least 4 (2 inserters, 2 deleters)", step, len(want))
+				}
+				tr2 := &tracer{streams: true}
+				tr2.on.Store(true)
+				if _, _, _, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2); err != nil {
+					t.Fatal(err)
+				}
+				got := tr2.byIndex(len(want))
+				calls := 0
+				for s := range want {
+					w, g := want[s], got[s]
+					if len(g) != len(w) {
+						t.Fatalf("%s, stream %d: %d calls replayed, %d recorded", step, s, len(g), len(w))
+					}
+					for i := range w {
+						if !sameCall(w[i], g[i]) {
+							t.Fatalf("%s, stream %d: call %d replayed as %+v, recorded %+v", step, s, i, g[i], w[i])
+						}
+					}
+					calls += len(w)
+				}
+				a, b := storeContents(t, eng, opts, dirs[0], keep.keyspaces), storeContents(t, eng, opts, dirs[1], keep.keyspaces)
+				if len(a) != len(b) {
+					t.Fatalf("%s: the replayed store holds %d keys, rumbench's %d", step, len(b), len(a))
+				}
+				for i := range a {
+					if !bytes.Equal(a[i][0], b[i][0]) || !bytes.Equal(a[i][1], b[i][1]) {
+						t.Fatalf("%s: entry %d: replayed %x=%x, rumbench's %x=%x", step, i, b[i][0], b[i][1], a[i][0], a[i][1])
+					}
+				}
+				t.Logf("%s: %d rows inserted and deleted, %d streams, %d calls replayed as recorded, %d keys alike", step, lr.st.Inserted, len(want), calls, len(a))
+			}
+		})
+	}
+}
+
+func sameCall(w, g tOp) bool {
+	return w.op == g.op && w.h == g.h && w.r == g.r && w.ro == g.ro && bytes.Equal(w.k, g.k) && bytes.Equal(w.v, g.v) &&
+		(w.k == nil) == (g.k == nil) && (w.v == nil) == (g.v == nil)
+}

@@ -1,0 +1,16 @@
+#!/bin/bash
+# The churn floor (issue 50): per kv engine, the insert benchmark's churn
+# steps (l.i1, l.i2: per table an inserter and a deleter, 2 clients) run by
+# rumbench with every call the kv layer makes on the store recorded per
+# stream, then replayed concurrently on a copy of the same store as the
+# bare loop of the same calls: the process CPU per row both ways, to the
+# end and until the engine is quiet, and the rates. Sizes: FLOOR_CHURN_LOAD
+# (rows per client loaded by l.i0, 500000), FLOOR_CHURN_ROWS (--churn-rows
+# per client, 250000), FLOOR_CHURN_STEPS (l.i1,l.i2), FLOOR_ROUNDS (3),
+# FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger), FLOOR_ENGINE_OPTS. See
+# internal/floorbench/churn_floor_test.go and docs/kv-floor.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh librocksdb-dev libwiredtiger-dev
+uptime
+exec go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkChurnFloor -benchtime 1x -count 1 -v -timeout 90m "$@" ./internal/floorbench
