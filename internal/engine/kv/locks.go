@@ -290,9 +290,16 @@ func (lockTimeoutError) Is(target error) bool {
 
 // lockWait locks h for a Tx, waiting up to txLockWait.
 func (t *lockTable) lockWait(h uint64) error {
+	return txWait(func() bool { return t.tryLock(h) })
+}
+
+// txWait polls try until it succeeds, for a Tx: up to txLockWait from its
+// first failure, with pauses growing from 20 µs to 1 ms, then
+// errLockTimeout.
+func txWait(try func() bool) error {
 	deadline := time.Time{}
 	for pause := 20 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
-		if t.tryLock(h) {
+		if try() {
 			return nil
 		}
 		now := time.Now()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"sync"
-	"time"
 )
 
 // pkTail lets an Insert of ascending primary keys above every key its
@@ -53,10 +52,7 @@ func newPKTail() *pkTail {
 // raiseLocked raises high to key; t.mu is held.
 func (t *pkTail) raiseLocked(key []byte) {
 	if t.high == nil || bytes.Compare(key, t.high) > 0 {
-		t.high = append(t.high[:0], key...)
-		if t.high == nil { // an empty key: still a key
-			t.high = []byte{}
-		}
+		t.high = append(t.high[:0], key...) // never empty: keys lead with their table's prefix
 	}
 }
 
@@ -124,24 +120,16 @@ func (t *pkTail) waitClaims(lo, hi []byte, bounded bool) error {
 		t.mu.Unlock()
 		return nil
 	}
-	busy := t.overlaps(lo, hi)
+	busy := t.overlaps(lo, hi) // checked under the raise's lock: one lock when free
 	t.mu.Unlock()
 	if !busy {
 		return nil
 	}
-	deadline := time.Now().Add(txLockWait)
-	for pause := 20 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
-		time.Sleep(pause)
+	return txWait(func() bool {
 		t.mu.Lock()
-		busy = t.overlaps(lo, hi)
-		t.mu.Unlock()
-		if !busy {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return errLockTimeout
-		}
-	}
+		defer t.mu.Unlock()
+		return !t.overlaps(lo, hi)
+	})
 }
 
 // lastKey returns a copy of the largest key in [lo, hi), or nil.
