@@ -350,8 +350,18 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 	if cost == nil || cost.CPUUs == nil {
 		return nil, errors.New("the step has no CPU per row (/proc not readable?)")
 	}
-	rows := float64(st.Inserted)
-	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / rows, quietCPU: q.quietUs / rows}, nil
+	units := float64(stepUnits(st))
+	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / units, quietCPU: q.quietUs / units}, nil
+}
+
+// stepUnits is what a step's CPU is counted per, as the bundle counts its
+// main operation's: queries in a query step (its paced writers' rows are
+// a small share of its work), rows inserted in every other.
+func stepUnits(st *results.Step) int64 {
+	if st.MainOp == ibench.OpQuery {
+		return st.Queries
+	}
+	return st.Inserted
 }
 
 // replay writes the recorded batches into a fresh store of eng, each
