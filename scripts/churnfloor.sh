@@ -6,7 +6,9 @@
 # bare loop of the same calls: the process CPU per row both ways, to the
 # end and until the engine is quiet, and the rates. Sizes: FLOOR_CHURN_LOAD
 # (rows per client loaded by l.i0, 500000), FLOOR_CHURN_ROWS (--churn-rows
-# per client, 250000), FLOOR_CHURN_STEPS (l.i1,l.i2), FLOOR_ROUNDS (3),
+# per client, 250000), FLOOR_CHURN_STEPS (l.i1,l.i2; the query steps, e.g.
+# qr100,qp100, run the same way and report per query), FLOOR_QUERY_SECONDS
+# (20), FLOOR_ROUNDS (3),
 # FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger), FLOOR_ENGINE_OPTS. See
 # internal/floorbench/churn_floor_test.go and docs/kv-floor.md.
 set -euo pipefail

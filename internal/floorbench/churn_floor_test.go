@@ -44,6 +44,15 @@ import (
 // stay alike from step to step (the replay writes and deletes the keys
 // rumbench did), so l.i2 runs on each after its l.i1.
 //
+// The query steps (qr100, qp1000, ...: per client a querier beside a
+// paced inserter, per table a paced deleter, for FLOOR_QUERY_SECONDS) run
+// the same way, each querier a stream of its own; a stream replayed beside
+// writers running at their own pace may find other rows than it did, so
+// the player does not step or read an iterator past its end (a handful of
+// calls in hundreds of thousands; counted). Their figures are per query:
+// rumbench's CPU per query of its own run, the replay's over the queries
+// of the recorded run.
+//
 // The figures are the process CPU per row inserted (the step deletes as
 // many), two ways: to the end (rumbench: the step's own figure, from
 // /proc; the store: its last call) and until the engine is quiet after it
@@ -52,7 +61,8 @@ import (
 //
 // Sizes: FLOOR_CHURN_LOAD (rows per client loaded by l.i0, default
 // 500000), FLOOR_CHURN_ROWS (--churn-rows per client: l.i1 inserts 4/5,
-// l.i2 1/5; default 250000), FLOOR_CHURN_STEPS (l.i1,l.i2), FLOOR_ROUNDS
+// l.i2 1/5; default 250000), FLOOR_CHURN_STEPS (l.i1,l.i2; any of the
+// insert benchmark's churn and query steps), FLOOR_QUERY_SECONDS (20), FLOOR_ROUNDS
 // (3), FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger; engines not built in
 // are skipped), FLOOR_ENGINE_OPTS (engine options for every side). Run (or
 // scripts/churnfloor.sh):
