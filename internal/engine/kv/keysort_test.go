@@ -29,15 +29,24 @@ func TestSortKeysOrder(t *testing.T) {
 			return k
 		},
 	}
+	// A LinkBench load batch in its order (the types in turn, id1
+	// ascending, id2 scattered): buckets nearly in order.
+	batch := 0
+	cases["link-batch"] = func() []byte {
+		batch++
+		return linkKey(1+batch%3, 1000+batch/5, rnd.IntN(1e6))
+	}
 	for name, key := range cases {
-		for _, n := range []int{0, 1, 2, 17, 500} {
+		for _, n := range []int{0, 1, 2, 17, 33, 500, 2000} {
 			var a keyArena
 			idx := make([]int, n)
 			for i := range idx {
 				a.add(append(a.buf, key()...))
 				idx[i] = i
 			}
-			rnd.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			if name != "link-batch" {
+				rnd.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			}
 			sortKeys(&a, nil, idx)
 			for j := 1; j < n; j++ {
 				if bytes.Compare(a.key(idx[j-1]), a.key(idx[j])) > 0 {
@@ -80,6 +89,20 @@ func BenchmarkSortKeys(b *testing.B) {
 		for b.Loop() {
 			reset()
 			scratch = sortKeys(&a, scratch, idx)
+		}
+	})
+	// sortKeys' words sorted by comparisons alone, for the bucket pass's
+	// and insertion sort's share.
+	b.Run("words-comparisons", func(b *testing.B) {
+		var ws []keyWords
+		for b.Loop() {
+			reset()
+			ws = ws[:0]
+			for _, i := range idx {
+				k := a.key(i)[12:] // past the common prefix: keyspace and the type's first 7 bytes
+				ws = append(ws, keyWords{w0: word(k), w1: word(k[8:]), i: i})
+			}
+			slices.SortFunc(ws, func(x, y keyWords) int { return compareWords(&a, x, y) })
 		}
 	})
 	b.Run("bytes", func(b *testing.B) {
