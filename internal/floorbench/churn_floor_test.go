@@ -74,6 +74,21 @@ func BenchmarkChurnFloor(b *testing.B) {
 	}
 }
 
+// isQueryStep reports whether step of the insert benchmark configured by
+// cfg is a query step (its main operation the query).
+func isQueryStep(cfg ibench.Config, step string) (bool, error) {
+	w, err := ibench.New(cfg)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range w.Steps() {
+		if s.Name == step {
+			return s.MainOp == ibench.OpQuery, nil
+		}
+	}
+	return false, fmt.Errorf("no step %s in the insert benchmark", step)
+}
+
 // churnConfig is the insert benchmark's configuration of the churn floor;
 // its query steps run for FLOOR_QUERY_SECONDS (default 20).
 func churnConfig(load, churn int64) ibench.Config {
@@ -108,12 +123,18 @@ type churnRound struct {
 // query step) by the recorded run, whose calls the replay makes.
 func (c *churnRound) perRow(us float64) float64 { return us / float64(c.recordedRows) }
 
-// unit names what the step's figures are per.
+// unit names what the step's figures are per; units is its plural.
 func (c *churnRound) unit() string {
 	if c.model.st.MainOp == ibench.OpQuery {
 		return "query"
 	}
 	return "row"
+}
+func (c *churnRound) units() string {
+	if c.unit() == "query" {
+		return "queries"
+	}
+	return "rows"
 }
 func (c *churnRound) rawRate() float64    { return float64(c.recordedRows) / c.rawSecs }
 func (c *churnRound) cpuShare() float64   { return c.perRow(c.rawCPU) / c.model.cpu }
@@ -131,7 +152,10 @@ func churnFloor(b *testing.B, eng string) {
 	steps := envList("FLOOR_CHURN_STEPS", "l.i1,l.i2")
 	base := filepath.Join(b.TempDir(), "base")
 	t0 := time.Now()
-	if err := buildChurnStore(b, eng, opts, cfg, base, nil, true); err != nil {
+	// The build's tracer records nothing (never on); it keeps the
+	// keyspaces created, for warmStore.
+	keep := &tracer{streams: true}
+	if err := buildChurnStore(b, eng, opts, cfg, base, kv.WithStoreWrapper(context.Background(), keep.wrap), true); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("%s: l.i0 and l.x of %d rows per client built in %.0f s (load average %s)", eng, cfg.Rows, time.Since(t0).Seconds(), loadAvg())
@@ -146,16 +170,16 @@ func churnFloor(b *testing.B, eng string) {
 			}
 		}
 		for _, step := range steps {
-			c, err := churnStep(b, eng, opts, cfg, step, dirs, r%2 == 1)
+			c, err := churnStep(b, eng, opts, cfg, step, dirs, r%2 == 1, keep.keyspaces)
 			if err != nil {
 				b.Fatalf("round %d, %s on %s: %v", r+1, step, eng, err)
 			}
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %ss (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f; store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %ss/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
-				r+1, eng, step, c.rows, u, c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.cpuShare(), c.quietShare(), u, stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f; store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+				r+1, eng, step, c.rows, c.units(), c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, u, m.cpu, m.ownCPU, m.quietCPU,
+				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 		}
 		os.RemoveAll(work)
 	}
@@ -171,13 +195,13 @@ func churnFloor(b *testing.B, eng string) {
 		cpu, quiet := col((*churnRound).cpuShare), col((*churnRound).quietShare)
 		rate := col(func(c *churnRound) float64 { return stepRate(c.model.st) / c.rawRate() })
 		u := rs[0].unit()
-		b.Logf("%s %s, medians of %d rounds: µs of CPU per %s: rumbench step %.2f (%s), until quiet %.2f (%s); store to its last call %.2f (%s), until quiet %.2f (%s); store/rumbench in CPU per %s: to last call vs step %.2f (%s), until quiet vs until quiet %.2f (%s); rumbench/store in %ss/s %.2f (%s)",
+		b.Logf("%s %s, medians of %d rounds: µs of CPU per %s: rumbench step %.2f (%s), until quiet %.2f (%s); store to its last call %.2f (%s), until quiet %.2f (%s); store/rumbench in CPU per %s: to last call vs step %.2f (%s), until quiet vs until quiet %.2f (%s); rumbench/store in %s/s %.2f (%s)",
 			eng, step, len(rs), u,
 			median(col(func(c *churnRound) float64 { return c.model.cpu })), fmtList(col(func(c *churnRound) float64 { return c.model.cpu })),
 			median(col(func(c *churnRound) float64 { return c.model.quietCPU })), fmtList(col(func(c *churnRound) float64 { return c.model.quietCPU })),
 			median(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })),
 			median(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })),
-			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), u, median(rate), fmtList(rate))
+			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), rs[0].units(), median(rate), fmtList(rate))
 		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
 		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
 		b.ReportMetric(median(rate), step+"-rumbench/store")
@@ -209,13 +233,45 @@ func buildChurnStore(tb testing.TB, eng string, opts map[string]string, cfg iben
 
 // churnStep runs step on the three stores of dirs: recorded on the first,
 // replayed on the second, rumbench's run on the third (before the replay
-// when plainFirst).
-func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Config, step string, dirs []string, plainFirst bool) (*churnRound, error) {
+// when plainFirst). A query step, which runs for a time, starts on a warm
+// store on each (warmStore; keyspaces are the store's): the recorded run
+// makes several times fewer queries than rumbench's, and the replay
+// repeats those, so a cold start would weigh several times more on the
+// replay's figure per query.
+func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Config, step string, dirs []string, plainFirst bool, keyspaces [][]byte) (*churnRound, error) {
 	cfg.Steps = []string{step}
 	newW := func() (workload.Workload, error) { return ibench.New(cfg) }
+	warm, err := isQueryStep(cfg, step)
+	if err != nil {
+		return nil, err
+	}
+	warmer := func() *warmObserver { // nil when not warming
+		if !warm {
+			return nil
+		}
+		return &warmObserver{step: step, keyspaces: keyspaces}
+	}
+	// run runs step through rumbench on dir, warmed first when warm, with
+	// the store wrapped by wrap (nil: none) and obs observing.
+	run := func(dir string, quiesce bool, wrap func(kv.Store) kv.Store, obs ...runner.ObserverFactory) (*loadRun, error) {
+		ctx := context.Background()
+		if w := warmer(); w != nil {
+			wrap = w.catch(wrap)
+			obs = append([]runner.ObserverFactory{w.factory()}, obs...)
+			defer func() {
+				if w.err != nil {
+					b.Fatalf("%s on %s: %v", step, eng, w.err)
+				}
+			}()
+		}
+		if wrap != nil {
+			ctx = kv.WithStoreWrapper(ctx, wrap)
+		}
+		return runLoad(ctx, b, eng, opts, step, cfg, newW, dir, quiesce, obs...)
+	}
 	c := &churnRound{step: step}
 	tr := &tracer{streams: true}
-	rec, err := runLoad(kv.WithStoreWrapper(context.Background(), tr.wrap), b, eng, opts, step, cfg, newW, dirs[0], false, tr.observer(step))
+	rec, err := run(dirs[0], false, tr.wrap, tr.observer(step))
 	if err != nil {
 		return nil, fmt.Errorf("recorded: %w", err)
 	}
@@ -226,7 +282,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Conf
 		c.calls += int64(len(s))
 	}
 	plain := func() error {
-		lr, err := runLoad(context.Background(), b, eng, opts, step, cfg, newW, dirs[2], true)
+		lr, err := run(dirs[2], true, nil)
 		if err != nil {
 			return err
 		}
@@ -238,7 +294,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Conf
 			return nil, err
 		}
 	}
-	rr, err := replayStreams(b, eng, opts, streams, dirs[1], true, nil)
+	rr, err := replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, keyspaces)
 	if err != nil {
 		return nil, err
 	}
@@ -272,10 +328,16 @@ type replayRun struct {
 // makes the calls of streams on its bare store, each stream on a goroutine
 // of its own, all at once. Without quiesce it waits neither before nor
 // after. wrap, when set, records the calls made (the test's recorder):
-// stream i's goroutine is bound to its i-th sequence.
-func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer) (rr replayRun, err error) {
+// stream i's goroutine is bound to its i-th sequence. With warm, it reads
+// the whole store first (warmStore; keyspaces are the store's), untimed.
+func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm bool, keyspaces [][]byte) (rr replayRun, err error) {
 	db, raw := openBare(tb, eng, opts, dir)
 	defer db.Close()
+	if warm {
+		if err := warmStore(raw, keyspaces); err != nil {
+			return rr, err
+		}
+	}
 	q, _ := db.(model.Quiescer)
 	if !quiesce {
 		q = nil
@@ -417,7 +479,7 @@ func TestChurnFloorReplaysTheCalls(t *testing.T) {
 				}
 				tr2 := &tracer{streams: true}
 				tr2.on.Store(true)
-				rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2)
+				rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -483,4 +545,43 @@ func matchReplay(want, got []tOp, skipped int64) (int64, error) {
 func sameCall(w, g tOp) bool {
 	return w.op == g.op && w.h == g.h && w.r == g.r && w.ro == g.ro && bytes.Equal(w.k, g.k) && bytes.Equal(w.v, g.v) &&
 		(w.k == nil) == (g.k == nil) && (w.v == nil) == (g.v == nil)
+}
+
+// TestWarmStoreReadsEveryKey: warmStore reads each key and value of a
+// store once, on an engine with keyspaces (WiredTiger) and one without.
+func TestWarmStoreReadsEveryKey(t *testing.T) {
+	for _, eng := range []string{"pebble", "wiredtiger"} {
+		t.Run(eng, func(t *testing.T) {
+			if _, err := engine.Lookup(eng); err != nil {
+				t.Skip(err)
+			}
+			dir := filepath.Join(t.TempDir(), "store")
+			keep := &tracer{streams: true}
+			if err := buildChurnStore(t, eng, nil, churnConfig(500, 100), dir, kv.WithStoreWrapper(context.Background(), keep.wrap), false); err != nil {
+				t.Fatal(err)
+			}
+			want := storeContents(t, eng, nil, dir, keep.keyspaces)
+			db, raw := openBare(t, eng, nil, dir)
+			defer db.Close()
+			tr := &tracer{streams: true}
+			tr.on.Store(true)
+			if err := warmStore(tr.wrap(raw), keep.keyspaces); err != nil {
+				t.Fatal(err)
+			}
+			keys, values := 0, 0
+			for _, s := range tr.recorded() {
+				for _, o := range s {
+					switch o.op {
+					case tKey:
+						keys++
+					case tValue:
+						values++
+					}
+				}
+			}
+			if keys != len(want) || values != len(want) {
+				t.Fatalf("warmStore read %d keys and %d values, the store holds %d", keys, values, len(want))
+			}
+		})
+	}
 }

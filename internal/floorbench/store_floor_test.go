@@ -313,6 +313,84 @@ func (q *quietObserver) StepStop(*measure.Clock, int64) {
 func (q *quietObserver) StepEnd(*results.Step, *measure.Clock) {}
 func (q *quietObserver) Close() error                          { return nil }
 
+// warmObserver reads the whole store before its step starts (untimed,
+// warmStore): the store is the one the kv layer was given, caught by
+// catch as the context's store wrapper.
+type warmObserver struct {
+	step      string
+	keyspaces [][]byte
+	store     kv.Store
+	err       error
+}
+
+// catch is a store wrapper that keeps the store and wraps it in next (nil:
+// none).
+func (w *warmObserver) catch(next func(kv.Store) kv.Store) func(kv.Store) kv.Store {
+	return func(s kv.Store) kv.Store {
+		w.store = s
+		if next != nil {
+			return next(s)
+		}
+		return s
+	}
+}
+
+func (w *warmObserver) factory() runner.ObserverFactory {
+	return func(context.Context, model.DB, string, string) (runner.Observer, error) { return w, nil }
+}
+
+func (w *warmObserver) StepStart(step string, _ results.StepDesc) {
+	if step == w.step && w.store != nil {
+		w.err = warmStore(w.store, w.keyspaces)
+	}
+}
+func (w *warmObserver) Interval(*measure.Interval) map[string]any { return nil }
+func (w *warmObserver) StepStop(*measure.Clock, int64)            {}
+func (w *warmObserver) StepEnd(*results.Step, *measure.Clock)     {}
+func (w *warmObserver) Close() error                              { return nil }
+
+// warmStore reads every key and value of st once, the metadata and the
+// keyspaces (kv.Keyspaces stores) or the whole key range: each side of a
+// comparison that runs for a time (a query step) starts on caches as warm
+// as the other's, instead of each paying for the cold start over its own
+// count of operations.
+func warmStore(st kv.Store, keyspaces [][]byte) error {
+	ranges := [][2][]byte{{nil, nil}}
+	if _, ok := st.(kv.Keyspaces); ok {
+		ranges = [][2][]byte{{{0, 0, 0, 0}, {0, 0, 0, 1}}}
+		for _, p := range keyspaces {
+			end, _ := keyenc.PrefixEnd(nil, p)
+			ranges = append(ranges, [2][]byte{p, end})
+		}
+	}
+	v, err := st.NewView()
+	if err != nil {
+		return fmt.Errorf("warm the store: %w", err)
+	}
+	defer v.Close()
+	n := 0
+	for _, r := range ranges {
+		it, err := v.NewIter(r[0], r[1])
+		if err != nil {
+			return fmt.Errorf("warm the store: %w", err)
+		}
+		for ok := it.First(); ok; ok = it.Next() {
+			n += len(it.Key()) + len(it.Value())
+		}
+		err = it.Error()
+		if cerr := it.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("warm the store: %w", err)
+		}
+	}
+	if n == 0 {
+		return errors.New("warm the store: it holds nothing")
+	}
+	return nil
+}
+
 // runLoad runs the workload's steps on eng through the runner, step (the
 // measured one) last, and returns step's summary and its CPU per row,
 // over the step and, with quiesce, until the engine was quiet after it.
@@ -324,7 +402,8 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 		// The wait before the step first, then the sampler, whose StepStop
 		// closes the step's figures before the quiet observer's waits for
 		// the engine. (The factories run in this order, before any step.)
-		Observers: append([]runner.ObserverFactory{q.before(), sysmetrics.Factory(io.Discard), q.factory()}, extra...),
+		// The extra observers' StepStart runs first, untimed too.
+		Observers: append(append([]runner.ObserverFactory{}, extra...), q.before(), sysmetrics.Factory(io.Discard), q.factory()),
 	})
 	if err == nil && res[0].Err != nil {
 		err = res[0].Err
