@@ -15,4 +15,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh librocksdb-dev libwiredtiger-dev
 uptime
-exec go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkChurnFloor -benchtime 1x -count 1 -v -timeout 90m "$@" ./internal/floorbench
+# FLOOR_WORKLOAD=linkbench runs LinkBench's request step the same way
+# instead (BenchmarkRequestFloor: FLOOR_REQUEST_NODES nodes, 100000;
+# FLOOR_REQUESTS per requester, 50000; figures per request).
+bench=BenchmarkChurnFloor
+case "${FLOOR_WORKLOAD:-ibench}" in
+ibench) ;;
+linkbench) bench=BenchmarkRequestFloor ;;
+*) echo "churnfloor: FLOOR_WORKLOAD must be ibench or linkbench, got $FLOOR_WORKLOAD" >&2; exit 2 ;;
+esac
+exec go test -tags rocksdb,wiredtiger -run '^$' -bench "$bench" -benchtime 1x -count 1 -v -timeout 90m "$@" ./internal/floorbench

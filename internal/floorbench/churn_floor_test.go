@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"rumbench/internal/runner"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
+	"rumbench/internal/workload/linkbench"
 )
 
 // BenchmarkChurnFloor answers, per kv engine, how much CPU the insert
@@ -69,24 +71,83 @@ import (
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkChurnFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
 func BenchmarkChurnFloor(b *testing.B) {
+	w := ibenchFloor(envInt("FLOOR_CHURN_LOAD", 500_000), envInt("FLOOR_CHURN_ROWS", 250_000))
+	steps := envList("FLOOR_CHURN_STEPS", "l.i1,l.i2")
 	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger") {
-		b.Run(eng, func(b *testing.B) { churnFloor(b, eng) })
+		b.Run(eng, func(b *testing.B) { churnFloor(b, eng, w, steps) })
 	}
 }
 
-// isQueryStep reports whether step of the insert benchmark configured by
-// cfg is a query step (its main operation the query).
-func isQueryStep(cfg ibench.Config, step string) (bool, error) {
-	w, err := ibench.New(cfg)
+// BenchmarkRequestFloor is BenchmarkChurnFloor for LinkBench's request
+// step: per kv engine one store loaded by rumbench (FLOOR_REQUEST_NODES
+// nodes, default 100000), copied three times per round; on the copies
+// the request step (4 requesters, FLOOR_REQUESTS requests each, default
+// 50000: counted, not timed, so each run makes the same requests) runs
+// recorded per stream, replayed as the bare loop of the same calls, and
+// run by rumbench alone. The figures are per request. A transaction of the
+// replay's that the store refuses (a conflict or lock wait it did not
+// meet in the recording, the requesters' interleaving being another) is
+// rolled back and counted, not retried. Run (or scripts/churnfloor.sh
+// with FLOOR_WORKLOAD=linkbench):
+//
+//	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkRequestFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
+func BenchmarkRequestFloor(b *testing.B) {
+	w := linkbenchFloor(envInt("FLOOR_REQUEST_NODES", 100_000), 4, envInt("FLOOR_REQUESTS", 50_000))
+	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger") {
+		b.Run(eng, func(b *testing.B) { churnFloor(b, eng, w, []string{linkbench.StepRequest}) })
+	}
+}
+
+// floorWorkload is a workload the churn floor runs: the steps that build
+// its store, and the workload and its configuration for given steps.
+type floorWorkload struct {
+	build  []string
+	config func(steps []string) any
+	newW   func(steps []string) (workload.Workload, error)
+}
+
+// ibenchFloor is the insert benchmark (churnConfig) as a floorWorkload.
+func ibenchFloor(load, churn int64) floorWorkload {
+	with := func(steps []string) ibench.Config {
+		c := churnConfig(load, churn)
+		c.Steps = steps
+		return c
+	}
+	return floorWorkload{
+		build:  []string{ibench.StepLoad, ibench.StepIndex},
+		config: func(steps []string) any { return with(steps) },
+		newW:   func(steps []string) (workload.Workload, error) { return ibench.New(with(steps)) },
+	}
+}
+
+// linkbenchFloor is LinkBench with nodes loaded and requests per
+// requester, counted, as a floorWorkload.
+func linkbenchFloor(nodes int64, requesters int, requests int64) floorWorkload {
+	with := func(steps []string) linkbench.Config {
+		c := linkbench.DefaultConfig()
+		c.Nodes, c.Requesters, c.RequestSeconds, c.Requests, c.Steps = nodes, requesters, 0, requests, steps
+		return c
+	}
+	return floorWorkload{
+		build:  []string{linkbench.StepLoad},
+		config: func(steps []string) any { return with(steps) },
+		newW:   func(steps []string) (workload.Workload, error) { return linkbench.New(with(steps)) },
+	}
+}
+
+// timed reports whether step of w runs for a time rather than for a
+// count (the query steps).
+func (w floorWorkload) timed(step string) (bool, error) {
+	wl, err := w.newW([]string{step})
 	if err != nil {
 		return false, err
 	}
-	for _, s := range w.Steps() {
+	for _, s := range wl.Steps() {
 		if s.Name == step {
-			return s.MainOp == ibench.OpQuery, nil
+			return s.Seconds > 0, nil
 		}
 	}
-	return false, fmt.Errorf("no step %s in the insert benchmark", step)
+	return false, fmt.Errorf("no step %s in the workload", step)
 }
 
 // churnConfig is the insert benchmark's configuration of the churn floor;
@@ -97,12 +158,7 @@ func churnConfig(load, churn int64) ibench.Config {
 }
 
 // stepRate is a step's rate of its units (stepUnits) per second.
-func stepRate(st *results.Step) float64 {
-	if st.MainOp == ibench.OpQuery {
-		return st.QPSAvg
-	}
-	return st.IPSAvg
-}
+func stepRate(st *results.Step) float64 { return float64(stepUnits(st)) / st.Seconds }
 
 // churnRound is one churn step of one round, both ways.
 type churnRound struct {
@@ -116,6 +172,8 @@ type churnRound struct {
 	rawCPU       float64 // its CPU µs to its last call
 	rawQuietCPU  float64 // and until the store was quiet (0: it cannot tell)
 	skipped      int64   // recorded calls the replay did not make (player.skipped)
+	refused      int64   // transactions the replay's store refused (player.refused)
+	refusedCalls int64   // and the recorded calls not made for them
 	recordedRate float64
 }
 
@@ -125,22 +183,26 @@ func (c *churnRound) perRow(us float64) float64 { return us / float64(c.recorded
 
 // unit names what the step's figures are per; units is its plural.
 func (c *churnRound) unit() string {
-	if c.model.st.MainOp == ibench.OpQuery {
+	switch c.model.st.MainOp {
+	case ibench.OpQuery:
 		return "query"
+	case linkbench.OpRequest:
+		return "request"
 	}
 	return "row"
 }
 func (c *churnRound) units() string {
-	if c.unit() == "query" {
+	if u := c.unit(); u == "query" {
 		return "queries"
+	} else {
+		return u + "s"
 	}
-	return "rows"
 }
 func (c *churnRound) rawRate() float64    { return float64(c.recordedRows) / c.rawSecs }
 func (c *churnRound) cpuShare() float64   { return c.perRow(c.rawCPU) / c.model.cpu }
 func (c *churnRound) quietShare() float64 { return c.perRow(c.rawQuietCPU) / c.model.quietCPU }
 
-func churnFloor(b *testing.B, eng string) {
+func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 	if _, err := engine.Lookup(eng); err != nil {
 		b.Skip(err)
 	}
@@ -148,17 +210,15 @@ func churnFloor(b *testing.B, eng string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := churnConfig(envInt("FLOOR_CHURN_LOAD", 500_000), envInt("FLOOR_CHURN_ROWS", 250_000))
-	steps := envList("FLOOR_CHURN_STEPS", "l.i1,l.i2")
 	base := filepath.Join(b.TempDir(), "base")
 	t0 := time.Now()
 	// The build's tracer records nothing (never on); it keeps the
 	// keyspaces created, for warmStore.
 	keep := &tracer{streams: true}
-	if err := buildChurnStore(b, eng, opts, cfg, base, kv.WithStoreWrapper(context.Background(), keep.wrap), true); err != nil {
+	if err := buildChurnStore(b, eng, opts, w, base, kv.WithStoreWrapper(context.Background(), keep.wrap), true); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("%s: l.i0 and l.x of %d rows per client built in %.0f s (load average %s)", eng, cfg.Rows, time.Since(t0).Seconds(), loadAvg())
+	b.Logf("%s: %s built in %.0f s (load average %s)", eng, strings.Join(w.build, " and "), time.Since(t0).Seconds(), loadAvg())
 	byStep := map[string][]*churnRound{}
 	for r := range envInt("FLOOR_ROUNDS", 3) {
 		work := b.TempDir()
@@ -170,15 +230,15 @@ func churnFloor(b *testing.B, eng string) {
 			}
 		}
 		for _, step := range steps {
-			c, err := churnStep(b, eng, opts, cfg, step, dirs, r%2 == 1, keep.keyspaces)
+			c, err := churnStep(b, eng, opts, w, step, dirs, r%2 == 1, keep.keyspaces)
 			if err != nil {
 				b.Fatalf("round %d, %s on %s: %v", r+1, step, eng, err)
 			}
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f; store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
-				r+1, eng, step, c.rows, c.units(), c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, u, m.cpu, m.ownCPU, m.quietCPU,
+			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f; store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+				r+1, eng, step, c.rows, c.units(), c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
 				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 		}
 		os.RemoveAll(work)
@@ -209,17 +269,17 @@ func churnFloor(b *testing.B, eng string) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// buildChurnStore runs l.i0 and l.x through rumbench into dir and leaves
-// the store closed, and with quiesce quiet before it closed. ctx may carry
-// a store wrapper (nil: none).
-func buildChurnStore(tb testing.TB, eng string, opts map[string]string, cfg ibench.Config, dir string, ctx context.Context, quiesce bool) error {
+// buildChurnStore runs w's build steps through rumbench into dir and
+// leaves the store closed, and with quiesce quiet before it closed. ctx
+// may carry a store wrapper (nil: none).
+func buildChurnStore(tb testing.TB, eng string, opts map[string]string, w floorWorkload, dir string, ctx context.Context, quiesce bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	q := &quietObserver{step: ibench.StepIndex, skip: !quiesce}
+	q := &quietObserver{step: w.build[len(w.build)-1], skip: !quiesce}
 	res, err := runner.Run(ctx, runner.Options{
 		Variants: []model.Variant{runner.BareVariant(eng, opts)}, EngineOpts: opts, Out: tb.TempDir(), DataDir: dir, Interval: time.Second, Seed: 1,
-		Config: cfg, NewWorkload: func() (workload.Workload, error) { return ibench.New(cfg) },
+		Config: w.config(w.build), NewWorkload: func() (workload.Workload, error) { return w.newW(w.build) },
 		Observers: []runner.ObserverFactory{q.factory()},
 	})
 	if err == nil && res[0].Err != nil {
@@ -233,15 +293,15 @@ func buildChurnStore(tb testing.TB, eng string, opts map[string]string, cfg iben
 
 // churnStep runs step on the three stores of dirs: recorded on the first,
 // replayed on the second, rumbench's run on the third (before the replay
-// when plainFirst). A query step, which runs for a time, starts on a warm
-// store on each (warmStore; keyspaces are the store's): the recorded run
-// makes several times fewer queries than rumbench's, and the replay
-// repeats those, so a cold start would weigh several times more on the
-// replay's figure per query.
-func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Config, step string, dirs []string, plainFirst bool, keyspaces [][]byte) (*churnRound, error) {
-	cfg.Steps = []string{step}
-	newW := func() (workload.Workload, error) { return ibench.New(cfg) }
-	warm, err := isQueryStep(cfg, step)
+// when plainFirst). A step that runs for a time (a query step) starts on
+// a warm store on each (warmStore; keyspaces are the store's): the
+// recorded run makes several times fewer queries than rumbench's, and the
+// replay repeats those, so a cold start would weigh several times more on
+// the replay's figure per query.
+func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload, step string, dirs []string, plainFirst bool, keyspaces [][]byte) (*churnRound, error) {
+	cfg := w.config([]string{step})
+	newW := func() (workload.Workload, error) { return w.newW([]string{step}) }
+	warm, err := w.timed(step)
 	if err != nil {
 		return nil, err
 	}
@@ -302,14 +362,15 @@ func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Conf
 	for _, n := range rr.skipped {
 		c.skipped += n
 	}
+	c.refused, c.refusedCalls = rr.refused, rr.refusedCalls
 	if !plainFirst {
 		if err := plain(); err != nil {
 			return nil, err
 		}
 	}
-	// A query step runs for a time: its two runs make as many queries as
-	// they can in it, each counted per its own.
-	if c.rows != c.recordedRows && c.model.st.MainOp != ibench.OpQuery {
+	// A step that runs for a time (a query step): its two runs make as
+	// many queries as they can in it, each counted per its own.
+	if c.rows != c.recordedRows && !warm {
 		return nil, fmt.Errorf("rumbench inserted %d rows, %d while recording", c.rows, c.recordedRows)
 	}
 	return c, nil
@@ -322,6 +383,10 @@ func churnStep(b *testing.B, eng string, opts map[string]string, cfg ibench.Conf
 type replayRun struct {
 	secs, cpuUs, quietUs float64
 	skipped              []int64
+	// refused counts the transactions and batch commits the store
+	// refused in the replay, refusedCalls the recorded calls not made for
+	// them (player.refused, player.refusedCalls).
+	refused, refusedCalls int64
 }
 
 // replayStreams opens eng on dir, waits for it to be quiet (untimed), and
@@ -378,6 +443,8 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	}
 	for _, p := range players {
 		rr.skipped = append(rr.skipped, p.skipped)
+		rr.refused += p.refused
+		rr.refusedCalls += p.refusedCalls
 	}
 	if q != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -433,82 +500,110 @@ func (t *tracer) byIndex(n int) [][]tOp {
 }
 
 // TestChurnFloorReplaysTheCalls: on each kv engine, the churn floor's
-// replay of a small l.i1, then l.i2, then qr100, recorded per stream, makes exactly
-// the recorded calls (the same calls per stream, in the same order, with
-// the same keys, bounds and values), and leaves the replayed store with
-// the same keys and values as rumbench's run left its own.
+// replay of a small l.i1, then l.i2, then qr100, and of LinkBench's request
+// step (one requester: with more, which of two writes of a key comes last
+// may differ between the runs), recorded per stream, makes exactly the
+// recorded calls (the same calls per stream, in the same order, with the
+// same keys, bounds and values; a query beside writers may skip steps of
+// an iterator past its end), and leaves the replayed store with the same
+// keys and values as rumbench's run left its own.
 func TestChurnFloorReplaysTheCalls(t *testing.T) {
+	t.Setenv("FLOOR_QUERY_SECONDS", "1")
+	workloads := []struct {
+		name  string
+		w     floorWorkload
+		steps []string
+	}{
+		// qr100 (1 s): queries beside paced writers, each in a stream of
+		// its own.
+		{"ibench", ibenchFloor(1000, 500), []string{ibench.StepChurnBig, ibench.StepChurnSmall, ibench.StepQR100}},
+		{"linkbench", linkbenchFloor(2000, 1, 3000), []string{linkbench.StepRequest}},
+	}
 	for _, eng := range []string{"pebble", "bbolt", "rocksdb", "wiredtiger"} {
-		t.Run(eng, func(t *testing.T) {
-			if _, err := engine.Lookup(eng); err != nil {
-				t.Skip(err)
+		for _, wl := range workloads {
+			t.Run(eng+"/"+wl.name, func(t *testing.T) {
+				if _, err := engine.Lookup(eng); err != nil {
+					t.Skip(err)
+				}
+				replaysTheCalls(t, eng, wl.w, wl.steps)
+			})
+		}
+	}
+}
+
+func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) {
+	// No waits for quiet stores here: WiredTiger's are until its next
+	// checkpoint, a minute apart.
+	var opts map[string]string
+	base := filepath.Join(t.TempDir(), "base")
+	// The build's recorder records nothing (never on); it keeps the
+	// keyspaces created, for storeContents.
+	keep := &tracer{streams: true}
+	if err := buildChurnStore(t, eng, opts, w, base, kv.WithStoreWrapper(context.Background(), keep.wrap), false); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{filepath.Join(t.TempDir(), "rec"), filepath.Join(t.TempDir(), "replay")}
+	for _, d := range dirs {
+		if err := os.CopyFS(d, os.DirFS(base)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, step := range steps {
+		tr := &tracer{streams: true}
+		lr, err := runLoad(kv.WithStoreWrapper(context.Background(), tr.wrap), t, eng, opts, step, w.config([]string{step}),
+			func() (workload.Workload, error) { return w.newW([]string{step}) }, dirs[0], false, tr.observer(step))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tr.recorded()
+		switch lr.st.MainOp {
+		case ibench.OpQuery:
+			if len(want) < 6 || lr.st.Queries == 0 {
+				t.Fatalf("%s: %d streams recorded, %d queries: want 6 streams (2 writers, 2 deleters, 2 queriers) and queries", step, len(want), lr.st.Queries)
 			}
-			cfg := churnConfig(1000, 500)
-			// No waits for quiet stores here: WiredTiger's are until its
-			// next checkpoint, a minute apart.
-			var opts map[string]string
-			base := filepath.Join(t.TempDir(), "base")
-			// The build's recorder records nothing (never on); it keeps the
-			// keyspaces created, for storeContents.
-			keep := &tracer{streams: true}
-			if err := buildChurnStore(t, eng, opts, cfg, base, kv.WithStoreWrapper(context.Background(), keep.wrap), false); err != nil {
-				t.Fatal(err)
+		case linkbench.OpRequest:
+			if len(want) < 1 || stepUnits(lr.st) == 0 {
+				t.Fatalf("%s: %d streams recorded, %d requests", step, len(want), stepUnits(lr.st))
 			}
-			dirs := []string{filepath.Join(t.TempDir(), "rec"), filepath.Join(t.TempDir(), "replay")}
-			for _, d := range dirs {
-				if err := os.CopyFS(d, os.DirFS(base)); err != nil {
-					t.Fatal(err)
-				}
+		default:
+			if len(want) < 4 {
+				t.Fatalf("%s: %d streams recorded, want at least 4 (2 inserters, 2 deleters)", step, len(want))
 			}
-			// qr100 (1 s): queries beside paced writers, each in a stream
-			// of its own.
-			for _, step := range []string{ibench.StepChurnBig, ibench.StepChurnSmall, ibench.StepQR100} {
-				c := cfg
-				c.Steps, c.QuerySeconds = []string{step}, 1
-				tr := &tracer{streams: true}
-				lr, err := runLoad(kv.WithStoreWrapper(context.Background(), tr.wrap), t, eng, opts, step, c, func() (workload.Workload, error) { return ibench.New(c) }, dirs[0], false, tr.observer(step))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := tr.recorded()
-				if len(want) < 4 {
-					t.Fatalf("%s: %d streams recorded, want at least 4 (2 inserters, 2 deleters)", step, len(want))
-				}
-				if lr.st.MainOp == ibench.OpQuery && (len(want) < 6 || lr.st.Queries == 0) {
-					t.Fatalf("%s: %d streams recorded, %d queries: want 6 streams (2 writers, 2 deleters, 2 queriers) and queries", step, len(want), lr.st.Queries)
-				}
-				tr2 := &tracer{streams: true}
-				tr2.on.Store(true)
-				rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := tr2.byIndex(len(want))
-				calls, skipped := 0, int64(0)
-				for s := range want {
-					n, err := matchReplay(want[s], got[s], rr.skipped[s])
-					if err != nil {
-						t.Fatalf("%s, stream %d: %v", step, s, err)
-					}
-					// Only a query beside writers may find other rows in
-					// the replay than in the recording.
-					if n > 0 && lr.st.MainOp != ibench.OpQuery {
-						t.Fatalf("%s, stream %d: %d calls of an iterator past its end not made", step, s, n)
-					}
-					calls, skipped = calls+len(want[s]), skipped+n
-				}
-				a, b := storeContents(t, eng, opts, dirs[0], keep.keyspaces), storeContents(t, eng, opts, dirs[1], keep.keyspaces)
-				if len(a) != len(b) {
-					t.Fatalf("%s: the replayed store holds %d keys, rumbench's %d", step, len(b), len(a))
-				}
-				for i := range a {
-					if !bytes.Equal(a[i][0], b[i][0]) || !bytes.Equal(a[i][1], b[i][1]) {
-						t.Fatalf("%s: entry %d: replayed %x=%x, rumbench's %x=%x", step, i, b[i][0], b[i][1], a[i][0], a[i][1])
-					}
-				}
-				t.Logf("%s: %d rows inserted and deleted, %d streams, %d calls replayed as recorded (%d past an iterator's end not made), %d keys alike", step, lr.st.Inserted, len(want), calls, skipped, len(a))
+		}
+		tr2 := &tracer{streams: true}
+		tr2.on.Store(true)
+		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rr.refused > 0 {
+			t.Fatalf("%s: %d transactions refused in the replay, none in the recording", step, rr.refused)
+		}
+		got := tr2.byIndex(len(want))
+		calls, skipped := 0, int64(0)
+		for s := range want {
+			n, err := matchReplay(want[s], got[s], rr.skipped[s])
+			if err != nil {
+				t.Fatalf("%s, stream %d: %v", step, s, err)
 			}
-		})
+			// Only a query beside writers may find other rows in the
+			// replay than in the recording.
+			if n > 0 && lr.st.MainOp != ibench.OpQuery {
+				t.Fatalf("%s, stream %d: %d calls of an iterator past its end not made", step, s, n)
+			}
+			calls, skipped = calls+len(want[s]), skipped+n
+		}
+		a, b := storeContents(t, eng, opts, dirs[0], keep.keyspaces), storeContents(t, eng, opts, dirs[1], keep.keyspaces)
+		if len(a) != len(b) {
+			t.Fatalf("%s: the replayed store holds %d keys, rumbench's %d", step, len(b), len(a))
+		}
+		for i := range a {
+			if !bytes.Equal(a[i][0], b[i][0]) || !bytes.Equal(a[i][1], b[i][1]) {
+				t.Fatalf("%s: entry %d: replayed %x=%x, rumbench's %x=%x", step, i, b[i][0], b[i][1], a[i][0], a[i][1])
+			}
+		}
+		t.Logf("%s: %d %s, %d rows inserted, %d streams, %d calls replayed as recorded (%d past an iterator's end not made), %d keys alike",
+			step, stepUnits(lr.st), lr.st.MainOp, lr.st.Inserted, len(want), calls, skipped, len(a))
 	}
 }
 
@@ -557,7 +652,7 @@ func TestWarmStoreReadsEveryKey(t *testing.T) {
 			}
 			dir := filepath.Join(t.TempDir(), "store")
 			keep := &tracer{streams: true}
-			if err := buildChurnStore(t, eng, nil, churnConfig(500, 100), dir, kv.WithStoreWrapper(context.Background(), keep.wrap), false); err != nil {
+			if err := buildChurnStore(t, eng, nil, ibenchFloor(500, 100), dir, kv.WithStoreWrapper(context.Background(), keep.wrap), false); err != nil {
 				t.Fatal(err)
 			}
 			want := storeContents(t, eng, nil, dir, keep.keyspaces)

@@ -419,7 +419,7 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 		return nil, err
 	}
 	st := bundle.Steps[step]
-	if st == nil || !st.Complete || st.Errors != 0 || st.Inserted <= 0 {
+	if st == nil || !st.Complete || st.Errors != 0 || stepUnits(st) <= 0 {
 		return nil, fmt.Errorf("step %+v", st)
 	}
 	var cost *results.OpCost
@@ -433,14 +433,14 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / units, quietCPU: q.quietUs / units}, nil
 }
 
-// stepUnits is what a step's CPU is counted per, as the bundle counts its
-// main operation's: queries in a query step (its paced writers' rows are
-// a small share of its work), rows inserted in every other.
+// stepUnits is what a step's CPU is counted per, as the bundle counts it:
+// its main operation's done count (rows inserted in a load or churn step,
+// queries in a query step, requests in LinkBench's request step).
 func stepUnits(st *results.Step) int64 {
-	if st.MainOp == ibench.OpQuery {
-		return st.Queries
+	if op := st.Ops[st.MainOp]; op != nil {
+		return op.Done()
 	}
-	return st.Inserted
+	return 0
 }
 
 // replay writes the recorded batches into a fresh store of eng, each

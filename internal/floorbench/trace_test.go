@@ -1,10 +1,12 @@
 package floorbench
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"rumbench/internal/engine/kv"
 )
@@ -413,8 +415,18 @@ type player struct {
 	// may not be asked for one.
 	valid   [maxHandles]bool
 	skipped int64
-	buf     []byte
-	sink    int
+	// failed marks a transaction the store refused in the replay (a
+	// conflict or lock wait the recording did not meet, the streams'
+	// interleaving being another): it was rolled back, and the recorded
+	// calls on it and its iterators (dead) up to its end are not made
+	// (refusedCalls). refused counts such transactions, and batch
+	// commits the store refused once (committed again, as the kv layer
+	// does).
+	failed, dead [maxHandles]bool
+	refused      int64
+	refusedCalls int64
+	buf          []byte
+	sink         int
 }
 
 func newPlayer(st kv.Store) *player {
@@ -445,12 +457,16 @@ func (p *player) batchOf(h uint8) kv.Batch {
 func (p *player) play(ops []tOp) error {
 	for i := range ops {
 		o := &ops[i]
+		if p.skipRefused(o) {
+			p.refusedCalls++
+			continue
+		}
 		var err error
 		switch o.op {
 		case tView:
 			var v kv.View
 			v, err = p.st.NewView()
-			p.rd[o.h], p.vw[o.h] = v, v
+			p.rd[o.h], p.vw[o.h], p.tx[o.h] = v, v, nil
 		case tViewClose:
 			err = p.vw[o.h].Close()
 		case tBegin:
@@ -520,9 +536,61 @@ func (p *player) play(ops []tOp) error {
 		default:
 			err = fmt.Errorf("unknown recorded call %d", o.op)
 		}
+		if err != nil && errors.Is(err, kv.ErrConflict) {
+			err = p.refuse(o)
+		}
 		if err != nil {
 			return fmt.Errorf("replay call %d (op %d): %w", i, o.op, err)
 		}
 	}
 	return nil
+}
+
+// skipRefused reports whether o is a call on a transaction the replay's
+// store refused, or on one of its iterators, ending that state at the
+// transaction's recorded end.
+func (p *player) skipRefused(o *tOp) bool {
+	switch o.op {
+	case tView, tBegin, tBeginUpdate:
+		p.failed[o.h] = false
+	case tGet, tGetForUpdate, tSet, tDelete:
+		return p.failed[o.h]
+	case tCommit, tRollback:
+		f := p.failed[o.h]
+		p.failed[o.h] = false
+		return f
+	case tIter:
+		p.dead[o.h] = p.failed[o.r]
+		return p.dead[o.h]
+	case tFirst, tLast, tSeekGE, tSeekLT, tNext, tPrev, tValid, tKey, tValue, tError, tIterClose:
+		return p.dead[o.h]
+	}
+	return false
+}
+
+// refuse handles the store's refusal (ErrConflict) of call o: a
+// transaction's read or write is rolled back and its later calls not
+// made; a refused commit ended its transaction; a refused batch commit,
+// whose writes stay, is made again.
+func (p *player) refuse(o *tOp) error {
+	p.refused++
+	switch o.op {
+	case tGet, tGetForUpdate, tSet, tDelete:
+		if p.tx[o.h] == nil {
+			break
+		}
+		p.failed[o.h] = true
+		return p.tx[o.h].Rollback()
+	case tCommit:
+		return nil
+	case tBatchCommit:
+		for range 100 {
+			err := p.batchOf(o.h).Commit()
+			if err == nil || !errors.Is(err, kv.ErrConflict) {
+				return err
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return fmt.Errorf("the store refused call op %d: %w", o.op, kv.ErrConflict)
 }
