@@ -55,6 +55,10 @@ import (
 // rumbench's CPU per query of its own run, the replay's over the queries
 // of the recorded run.
 //
+// Beside the replay's CPU, the player's own: the same streams replayed
+// on a store that does nothing (nullStore), the share of the replay's
+// figure a bare loop written for the work would not spend.
+//
 // The figures are the process CPU per row inserted (the step deletes as
 // many), two ways: to the end (rumbench: the step's own figure, from
 // /proc; the store: its last call) and until the engine is quiet after it
@@ -174,6 +178,7 @@ type churnRound struct {
 	skipped      int64   // recorded calls the replay did not make (player.skipped)
 	refused      int64   // transactions the replay's store refused (player.refused)
 	refusedCalls int64   // and the recorded calls not made for them
+	playerCPU    float64 // the replay's calls made on a nullStore: the player's own CPU µs
 	recordedRate float64
 }
 
@@ -237,9 +242,9 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f; store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (of which the player's own calls on a null store %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
 				r+1, eng, step, c.rows, c.units(), c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.perRow(c.playerCPU), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 		}
 		os.RemoveAll(work)
 	}
@@ -255,12 +260,13 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 		cpu, quiet := col((*churnRound).cpuShare), col((*churnRound).quietShare)
 		rate := col(func(c *churnRound) float64 { return stepRate(c.model.st) / c.rawRate() })
 		u := rs[0].unit()
-		b.Logf("%s %s, medians of %d rounds: µs of CPU per %s: rumbench step %.2f (%s), until quiet %.2f (%s); store to its last call %.2f (%s), until quiet %.2f (%s); store/rumbench in CPU per %s: to last call vs step %.2f (%s), until quiet vs until quiet %.2f (%s); rumbench/store in %s/s %.2f (%s)",
+		b.Logf("%s %s, medians of %d rounds: µs of CPU per %s: rumbench step %.2f (%s), until quiet %.2f (%s); store to its last call %.2f (%s), until quiet %.2f (%s); the player's own calls on a null store %.2f (%s); store/rumbench in CPU per %s: to last call vs step %.2f (%s), until quiet vs until quiet %.2f (%s); rumbench/store in %s/s %.2f (%s)",
 			eng, step, len(rs), u,
 			median(col(func(c *churnRound) float64 { return c.model.cpu })), fmtList(col(func(c *churnRound) float64 { return c.model.cpu })),
 			median(col(func(c *churnRound) float64 { return c.model.quietCPU })), fmtList(col(func(c *churnRound) float64 { return c.model.quietCPU })),
 			median(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })),
 			median(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })),
+			median(col(func(c *churnRound) float64 { return c.perRow(c.playerCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.playerCPU) })),
 			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), rs[0].units(), median(rate), fmtList(rate))
 		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
 		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
@@ -363,6 +369,9 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.skipped += n
 	}
 	c.refused, c.refusedCalls = rr.refused, rr.refusedCalls
+	if c.playerCPU, err = playerCost(streams); err != nil {
+		return nil, fmt.Errorf("the player on a null store: %w", err)
+	}
 	if !plainFirst {
 		if err := plain(); err != nil {
 			return nil, err
@@ -575,6 +584,9 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if _, err := playerCost(want); err != nil {
+			t.Fatalf("%s: the player on a null store: %v", step, err)
 		}
 		if rr.refused > 0 {
 			t.Fatalf("%s: %d transactions refused in the replay, none in the recording", step, rr.refused)

@@ -594,3 +594,62 @@ func (p *player) refuse(o *tOp) error {
 	}
 	return fmt.Errorf("the store refused call op %d: %w", o.op, kv.ErrConflict)
 }
+
+// nullStore is a test double of a store that does nothing: every call
+// returns at once, every iterator is positioned on an empty key. Replaying
+// a recording on it measures the player's own cost (its switch, and the
+// reading of the recorded calls from memory), which the replay's figures
+// include and a bare loop written for the work would not.
+type nullStore struct{}
+
+type nullReader struct{}
+type nullIter struct{}
+
+func (nullStore) NewView() (kv.View, error)                { return nullReader{}, nil }
+func (nullStore) NewBatch() kv.Batch                       { return nullReader{} }
+func (nullStore) Begin(bool) (kv.Txn, error)               { return nullReader{}, nil }
+func (nullStore) BeginUpdate() (kv.UpdateTxn, error)       { return nullReader{}, nil }
+func (nullStore) DeleteRange(_, _ []byte) error            { return nil }
+func (nullStore) Size() (int64, error)                     { return 0, nil }
+func (nullStore) Close() error                             { return nil }
+func (nullReader) Get(_, dst []byte) ([]byte, bool, error) { return dst[:0], true, nil }
+func (nullReader) GetForUpdate(_, d []byte) ([]byte, bool, error) {
+	return d[:0], true, nil
+}
+func (nullReader) NewIter(_, _ []byte) (kv.Iter, error) { return nullIter{}, nil }
+func (nullReader) Set(_, _ []byte) error                { return nil }
+func (nullReader) Delete([]byte) error                  { return nil }
+func (nullReader) Commit() error                        { return nil }
+func (nullReader) Rollback() error                      { return nil }
+func (nullReader) Close() error                         { return nil }
+func (nullReader) Len() int                             { return 0 }
+func (nullReader) Reset()                               {}
+func (nullIter) First() bool                            { return true }
+func (nullIter) Last() bool                             { return true }
+func (nullIter) SeekGE([]byte) bool                     { return true }
+func (nullIter) SeekLT([]byte) bool                     { return true }
+func (nullIter) Next() bool                             { return true }
+func (nullIter) Prev() bool                             { return true }
+func (nullIter) Valid() bool                            { return true }
+func (nullIter) Key() []byte                            { return nil }
+func (nullIter) Value() []byte                          { return nil }
+func (nullIter) Error() error                           { return nil }
+func (nullIter) Close() error                           { return nil }
+
+// playerCost replays streams on a nullStore, each on a goroutine of its
+// own as replayStreams does, and returns the process CPU (µs) it took.
+func playerCost(streams [][]tOp) (float64, error) {
+	players := make([]*player, len(streams))
+	for i := range players {
+		players[i] = newPlayer(nullStore{})
+	}
+	runtime.GC()
+	errs := make([]error, len(streams))
+	var wg sync.WaitGroup
+	cpu0 := cpuNow()
+	for i, s := range streams {
+		wg.Go(func() { errs[i] = players[i].play(s) })
+	}
+	wg.Wait()
+	return cpuNow() - cpu0, errors.Join(errs...)
+}
