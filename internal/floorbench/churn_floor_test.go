@@ -179,7 +179,13 @@ type churnRound struct {
 	refused      int64   // transactions the replay's store refused (player.refused)
 	refusedCalls int64   // and the recorded calls not made for them
 	playerCPU    float64 // the replay's calls made on a nullStore: the player's own CPU µs
-	recordedRate float64
+	gcCPU        float64 // the Go GC's CPU µs in the replay (the recording's heap)
+	// A timed step's split replay (replayStreams): the queriers' CPU µs
+	// and the writers', and the rows the recorded run inserted.
+	timed                bool
+	readerCPU, writerCPU float64
+	recordedInserted     int64
+	recordedRate         float64
 }
 
 // perRow is the replay's us per unit: per row inserted (per query in a
@@ -203,6 +209,24 @@ func (c *churnRound) units() string {
 		return u + "s"
 	}
 }
+
+// queryShare is, for a timed step, the bare store's CPU per query over
+// rumbench's, both without the writers': the replay's queriers' phase
+// over the recorded queries, and rumbench's step less the replay's writer
+// phase (scaled to the rows rumbench's run inserted) over its queries.
+// The writers' work is fixed by their pace, not by the queries made, so
+// over the recorded run's fewer queries it would weigh more on the
+// replay's figure per query; their own floor is the churn floor's. 0 for
+// a step run for a count.
+func (c *churnRound) queryShare() float64 {
+	if !c.timed || c.recordedInserted <= 0 {
+		return 0
+	}
+	w := c.writerCPU * float64(c.model.st.Inserted) / float64(c.recordedInserted)
+	kv := c.model.cpu - w/float64(c.rows)
+	return c.perRow(c.readerCPU) / kv
+}
+
 func (c *churnRound) rawRate() float64    { return float64(c.recordedRows) / c.rawSecs }
 func (c *churnRound) cpuShare() float64   { return c.perRow(c.rawCPU) / c.model.cpu }
 func (c *churnRound) quietShare() float64 { return c.perRow(c.rawQuietCPU) / c.model.quietCPU }
@@ -242,9 +266,9 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (of which the player's own calls on a null store %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, the writers' CPU left out on both sides: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
 				r+1, eng, step, c.rows, c.units(), c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.perRow(c.playerCPU), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.perRow(c.playerCPU), c.perRow(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 		}
 		os.RemoveAll(work)
 	}
@@ -268,6 +292,12 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			median(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })),
 			median(col(func(c *churnRound) float64 { return c.perRow(c.playerCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.playerCPU) })),
 			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), rs[0].units(), median(rate), fmtList(rate))
+		if rs[0].timed {
+			qs := col((*churnRound).queryShare)
+			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, queries alone (the writers' CPU left out on both sides): %.2f (%s)",
+				eng, step, len(rs), median(qs), fmtList(qs))
+			b.ReportMetric(median(qs), step+"-query-cpu-store/rumbench")
+		}
 		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
 		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
 		b.ReportMetric(median(rate), step+"-rumbench/store")
@@ -360,7 +390,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 			return nil, err
 		}
 	}
-	rr, err := replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, keyspaces)
+	rr, err := replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces)
 	if err != nil {
 		return nil, err
 	}
@@ -369,6 +399,8 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.skipped += n
 	}
 	c.refused, c.refusedCalls = rr.refused, rr.refusedCalls
+	c.gcCPU = rr.gcUs
+	c.timed, c.readerCPU, c.writerCPU, c.recordedInserted = warm, rr.readerUs, rr.writerUs, rec.st.Inserted
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
 	}
@@ -396,6 +428,9 @@ type replayRun struct {
 	// refused in the replay, refusedCalls the recorded calls not made for
 	// them (player.refused, player.refusedCalls).
 	refused, refusedCalls int64
+	gcUs                  float64 // the Go GC's CPU to the last call (gcCPUNow)
+	// readerUs and writerUs are the CPU of a split replay's phases.
+	readerUs, writerUs float64
 }
 
 // replayStreams opens eng on dir, waits for it to be quiet (untimed), and
@@ -404,7 +439,11 @@ type replayRun struct {
 // after. wrap, when set, records the calls made (the test's recorder):
 // stream i's goroutine is bound to its i-th sequence. With warm, it reads
 // the whole store first (warmStore; keyspaces are the store's), untimed.
-func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm bool, keyspaces [][]byte) (rr replayRun, err error) {
+// With split, the streams that only read are replayed first, all at once,
+// then those that write, each phase's CPU measured apart (a query step:
+// its queries' cost without its writers', whose work is fixed by their
+// pace and not by the number of queries).
+func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, split bool, keyspaces [][]byte) (rr replayRun, err error) {
 	db, raw := openBare(tb, eng, opts, dir)
 	defer db.Close()
 	if warm {
@@ -433,20 +472,39 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		players[i] = newPlayer(st)
 		defer players[i].close()
 	}
-	runtime.GC()
+	// play replays the streams for which in holds, all at once, and
+	// returns the CPU (µs) it took.
 	errs := make([]error, len(streams))
-	var wg sync.WaitGroup
-	cpu0, start := cpuNow(), time.Now()
-	for i, s := range streams {
-		wg.Go(func() {
-			if wrap != nil {
-				wrap.bind(i)
+	play := func(in func(i int) bool) float64 {
+		runtime.GC()
+		var wg sync.WaitGroup
+		cpu0 := cpuNow()
+		for i, s := range streams {
+			if !in(i) {
+				continue
 			}
-			errs[i] = players[i].play(s)
-		})
+			wg.Go(func() {
+				if wrap != nil {
+					wrap.bind(i)
+				}
+				errs[i] = players[i].play(s)
+			})
+		}
+		wg.Wait()
+		return cpuNow() - cpu0
 	}
-	wg.Wait()
-	rr.secs, rr.cpuUs = time.Since(start).Seconds(), cpuNow()-cpu0
+	gc0 := gcCPUNow()
+	cpu0, start := cpuNow(), time.Now()
+	if split {
+		// The readers first, then the writers.
+		rr.readerUs = play(func(i int) bool { return !writes(streams[i]) })
+		rr.writerUs = play(func(i int) bool { return writes(streams[i]) })
+		rr.cpuUs = rr.readerUs + rr.writerUs
+	} else {
+		rr.cpuUs = play(func(int) bool { return true })
+	}
+	rr.secs = time.Since(start).Seconds()
+	rr.gcUs = gcCPUNow() - gc0
 	if err := errors.Join(errs...); err != nil {
 		return rr, fmt.Errorf("replay: %w", err)
 	}
@@ -465,6 +523,18 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		rr.quietUs = cpuNow() - cpu0
 	}
 	return rr, nil
+}
+
+// writes reports whether a recorded stream writes (a writer's or a
+// deleter's) rather than only reads (a querier's).
+func writes(ops []tOp) bool {
+	for _, o := range ops {
+		switch o.op {
+		case tSet, tDelete, tBatchSet, tBatchDelete:
+			return true
+		}
+	}
+	return false
 }
 
 // observer returns an observer factory that turns t's recording on for
@@ -581,7 +651,7 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 		}
 		tr2 := &tracer{streams: true}
 		tr2.on.Store(true)
-		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, nil)
+		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

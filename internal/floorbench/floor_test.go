@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -873,4 +874,16 @@ func (st *bareState) queries(ctx context.Context, cs []bareConn, point bool, d t
 		n++
 	}
 	return n, errors.Join(err, <-errc, <-errc)
+}
+
+// gcCPUNow is the Go runtime's estimate of the CPU its garbage collector
+// has spent in this process, in µs (runtime/metrics): what a harness that
+// holds a large recording in memory pays for it, beside the work measured.
+func gcCPUNow() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return s[0].Value.Float64() * 1e6
 }
