@@ -85,7 +85,7 @@ func BenchmarkChurnFloor(b *testing.B) {
 // BenchmarkRequestFloor is BenchmarkChurnFloor for LinkBench's request
 // step: per kv engine one store loaded by rumbench (FLOOR_REQUEST_NODES
 // nodes, default 100000), copied three times per round; on the copies
-// the request step (4 requesters, FLOOR_REQUESTS requests each, default
+// the request step (FLOOR_REQUESTERS requesters, default 4, FLOOR_REQUESTS requests each, default
 // 50000: counted, not timed, so each run makes the same requests) runs
 // recorded per stream, replayed as the bare loop of the same calls, and
 // run by rumbench alone. The figures are per request. A transaction of the
@@ -96,7 +96,7 @@ func BenchmarkChurnFloor(b *testing.B) {
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkRequestFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
 func BenchmarkRequestFloor(b *testing.B) {
-	w := linkbenchFloor(envInt("FLOOR_REQUEST_NODES", 100_000), 4, envInt("FLOOR_REQUESTS", 50_000))
+	w := linkbenchFloor(envInt("FLOOR_REQUEST_NODES", 100_000), int(envInt("FLOOR_REQUESTERS", 4)), envInt("FLOOR_REQUESTS", 50_000))
 	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger") {
 		b.Run(eng, func(b *testing.B) { churnFloor(b, eng, w, []string{linkbench.StepRequest}) })
 	}
