@@ -91,8 +91,13 @@ func BenchmarkChurnFloor(b *testing.B) {
 // run by rumbench alone. The figures are per request. A transaction of the
 // replay's that the store refuses (a conflict or lock wait it did not
 // meet in the recording, the requesters' interleaving being another) is
-// rolled back and counted, not retried. Run (or scripts/churnfloor.sh
-// with FLOOR_WORKLOAD=linkbench):
+// rolled back and counted, not retried. The replay makes each commit no
+// sooner than at its recorded time scaled to rumbench's run (rumbench's
+// run goes first): the requests commit durably, four at a time, and the
+// store's group commit shares a log sync among the commits that arrive
+// together, so a replay as fast as it can would pay fewer syncs per
+// request than rumbench's callers made it pay (FLOOR_PACE=0 replays
+// as fast as it can). Run (or scripts/churnfloor.sh with FLOOR_WORKLOAD=linkbench):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkRequestFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
 func BenchmarkRequestFloor(b *testing.B) {
@@ -105,6 +110,9 @@ func BenchmarkRequestFloor(b *testing.B) {
 // floorWorkload is a workload the churn floor runs: the steps that build
 // its store, and the workload and its configuration for given steps.
 type floorWorkload struct {
+	// paced: the replay makes its commits at rumbench's rate
+	// (replayStreams), not as fast as it can.
+	paced  bool
 	build  []string
 	config func(steps []string) any
 	newW   func(steps []string) (workload.Workload, error)
@@ -133,6 +141,9 @@ func linkbenchFloor(nodes int64, requesters int, requests int64) floorWorkload {
 		return c
 	}
 	return floorWorkload{
+		// Durable commits of 4 requesters at once: the store's group
+		// commit makes its cost per commit depend on their rate.
+		paced:  os.Getenv("FLOOR_PACE") != "0",
 		build:  []string{linkbench.StepLoad},
 		config: func(steps []string) any { return with(steps) },
 		newW:   func(steps []string) (workload.Workload, error) { return linkbench.New(with(steps)) },
@@ -183,6 +194,7 @@ type churnRound struct {
 	// A timed step's split replay (replayStreams): the queriers' CPU µs
 	// and the writers', and the rows the recorded run inserted.
 	timed                bool
+	pace                 float64 // the replay's pace (replayStreams), 0: as fast as it can
 	readerCPU, writerCPU float64
 	recordedInserted     int64
 	recordedRate         float64
@@ -266,9 +278,9 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, the writers' CPU left out on both sides: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, the writers' CPU left out on both sides: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
 				r+1, eng, step, c.rows, c.units(), c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.perRow(c.playerCPU), c.perRow(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.pace, c.perRow(c.playerCPU), c.perRow(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 		}
 		os.RemoveAll(work)
 	}
@@ -385,12 +397,19 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.model, c.rows = *lr, stepUnits(lr.st)
 		return nil
 	}
-	if plainFirst {
+	// A paced replay follows rumbench's run, whose rate it takes.
+	paced := w.paced && !warm
+	if plainFirst || paced {
 		if err := plain(); err != nil {
 			return nil, err
 		}
 	}
-	rr, err := replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces)
+	pace := 0.0
+	if paced {
+		pace = c.model.st.Seconds / rec.st.Seconds
+	}
+	c.pace = pace
+	rr, err := replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces, pace)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +423,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
 	}
-	if !plainFirst {
+	if !plainFirst && !paced {
 		if err := plain(); err != nil {
 			return nil, err
 		}
@@ -443,7 +462,13 @@ type replayRun struct {
 // then those that write, each phase's CPU measured apart (a query step:
 // its queries' cost without its writers', whose work is fixed by their
 // pace and not by the number of queries).
-func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, split bool, keyspaces [][]byte) (rr replayRun, err error) {
+//
+// With pace > 0 each stream makes its commits no sooner than at their
+// recorded times multiplied by pace (the replay at rumbench's rate, when
+// pace is rumbench's step's length over the recorded one's): a store's
+// group commit shares each log sync among the commits that arrive
+// together, so its cost per commit depends on their rate.
+func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, split bool, keyspaces [][]byte, pace float64) (rr replayRun, err error) {
 	db, raw := openBare(tb, eng, opts, dir)
 	defer db.Close()
 	if warm {
@@ -495,6 +520,16 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	}
 	gc0 := gcCPUNow()
 	cpu0, start := cpuNow(), time.Now()
+	if pace > 0 {
+		for _, p := range players {
+			p.pace = func(at int64) {
+				// By schedule: a stream behind it does not wait.
+				if d := time.Until(start.Add(time.Duration(float64(at) * pace))); d > 0 {
+					time.Sleep(d)
+				}
+			}
+		}
+	}
 	if split {
 		// The readers first, then the writers.
 		rr.readerUs = play(func(i int) bool { return !writes(streams[i]) })
@@ -550,7 +585,10 @@ type traceObserver struct {
 	step string
 }
 
-func (o *traceObserver) StepStart(step string, _ results.StepDesc) { o.t.on.Store(step == o.step) }
+func (o *traceObserver) StepStart(step string, _ results.StepDesc) {
+	o.t.t0.Store(time.Now().UnixNano())
+	o.t.on.Store(step == o.step)
+}
 func (o *traceObserver) Interval(*measure.Interval) map[string]any { return nil }
 func (o *traceObserver) StepStop(*measure.Clock, int64)            { o.t.on.Store(false) }
 func (o *traceObserver) StepEnd(*results.Step, *measure.Clock)     {}
@@ -651,7 +689,7 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 		}
 		tr2 := &tracer{streams: true}
 		tr2.on.Store(true)
-		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, false, nil)
+		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, false, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,6 +23,7 @@ type tOp struct {
 	h, r uint8  // the iterator (or reader, transaction) handle; an iterator's reader
 	ro   bool   // Begin's readOwnWrites
 	k, v []byte // key or lower bound; value or upper bound
+	at   int64  // a commit's time, ns from the recording's start (streams)
 }
 
 const (
@@ -69,6 +70,7 @@ type tracer struct {
 	one       tseq
 	streams   bool
 	on        atomic.Bool
+	t0        atomic.Int64 // the recording's start (unix ns): commits' at
 	mu        sync.Mutex
 	byG       map[uint64]*tseq
 	seqs      []*tseq
@@ -146,6 +148,9 @@ func (t *tracer) recorded() [][]tOp {
 func (s *tseq) rec(o tOp) {
 	if s.t != nil && s.t.streams {
 		if s.t.on.Load() {
+			if o.op == tCommit || o.op == tBatchCommit {
+				o.at = time.Now().UnixNano() - s.t.t0.Load()
+			}
 			o.k, o.v = s.copy(o.k), s.copy(o.v)
 			s.own = append(s.own, o)
 		}
@@ -425,8 +430,11 @@ type player struct {
 	failed, dead [maxHandles]bool
 	refused      int64
 	refusedCalls int64
-	buf          []byte
-	sink         int
+	// pace, when set, is called before each commit with its recorded
+	// time (tOp.at), and waits until the replay is due to make it.
+	pace func(at int64)
+	buf  []byte
+	sink int
 }
 
 func newPlayer(st kv.Store) *player {
@@ -460,6 +468,9 @@ func (p *player) play(ops []tOp) error {
 		if p.skipRefused(o) {
 			p.refusedCalls++
 			continue
+		}
+		if p.pace != nil && (o.op == tCommit || o.op == tBatchCommit) {
+			p.pace(o.at)
 		}
 		var err error
 		switch o.op {
