@@ -70,8 +70,9 @@ import (
 // l.i2 1/5; default 250000), FLOOR_CHURN_STEPS (l.i1,l.i2; any of the
 // insert benchmark's churn and query steps), FLOOR_QUERY_SECONDS (20), FLOOR_ROUNDS
 // (3), FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger; engines not built in
-// are skipped), FLOOR_ENGINE_OPTS (engine options for every side). Run (or
-// scripts/churnfloor.sh):
+// are skipped), FLOOR_ENGINE_OPTS (engine options for every side),
+// FLOOR_PACE=1 (the churn steps' replay at rumbench's rate, as
+// BenchmarkRequestFloor's). Run (or scripts/churnfloor.sh):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkChurnFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
 func BenchmarkChurnFloor(b *testing.B) {
@@ -126,6 +127,9 @@ func ibenchFloor(load, churn int64) floorWorkload {
 		return c
 	}
 	return floorWorkload{
+		// The churn steps' replays go as fast as they can unless
+		// FLOOR_PACE=1 (see linkbenchFloor).
+		paced:  os.Getenv("FLOOR_PACE") == "1",
 		build:  []string{ibench.StepLoad, ibench.StepIndex},
 		config: func(steps []string) any { return with(steps) },
 		newW:   func(steps []string) (workload.Workload, error) { return ibench.New(with(steps)) },
