@@ -543,6 +543,9 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		rr.cpuUs = play(func(int) bool { return true })
 	}
 	rr.secs = time.Since(start).Seconds()
+	// The replay's window, for a check of its CPU by a sampler outside
+	// the process (pidstat -p PID 1).
+	tb.Logf("replay from %s to %s UTC: %.0f ms of CPU (getrusage)", start.UTC().Format("15:04:05.000"), time.Now().UTC().Format("15:04:05.000"), rr.cpuUs/1e3)
 	rr.gcUs = gcCPUNow() - gc0
 	if err := errors.Join(errs...); err != nil {
 		return rr, fmt.Errorf("replay: %w", err)
