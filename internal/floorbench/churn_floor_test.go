@@ -401,8 +401,10 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.model, c.rows = *lr, stepUnits(lr.st)
 		return nil
 	}
-	// A paced replay follows rumbench's run, whose rate it takes.
-	paced := w.paced && !warm
+	// A paced replay follows rumbench's run, whose rate it takes. A timed
+	// step's writers are always paced (its split replay's writer phase):
+	// rumbench's run commits at their pace, not as fast as it can.
+	paced := w.paced || warm
 	if plainFirst || paced {
 		if err := plain(); err != nil {
 			return nil, err
@@ -465,7 +467,8 @@ type replayRun struct {
 // With split, the streams that only read are replayed first, all at once,
 // then those that write, each phase's CPU measured apart (a query step:
 // its queries' cost without its writers', whose work is fixed by their
-// pace and not by the number of queries).
+// pace and not by the number of queries); pace then times the writers'
+// commits from their phase's start.
 //
 // With pace > 0 each stream makes its commits no sooner than at their
 // recorded times multiplied by pace (the replay at rumbench's rate, when
@@ -504,10 +507,14 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	// play replays the streams for which in holds, all at once, and
 	// returns the CPU (µs) it took.
 	errs := make([]error, len(streams))
+	// phase is the start of the phase being replayed, which paced
+	// commits are timed from.
+	var phase time.Time
 	play := func(in func(i int) bool) float64 {
 		runtime.GC()
 		var wg sync.WaitGroup
 		cpu0 := cpuNow()
+		phase = time.Now()
 		for i, s := range streams {
 			if !in(i) {
 				continue
@@ -528,14 +535,15 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		for _, p := range players {
 			p.pace = func(at int64) {
 				// By schedule: a stream behind it does not wait.
-				if d := time.Until(start.Add(time.Duration(float64(at) * pace))); d > 0 {
+				if d := time.Until(phase.Add(time.Duration(float64(at) * pace))); d > 0 {
 					time.Sleep(d)
 				}
 			}
 		}
 	}
 	if split {
-		// The readers first, then the writers.
+		// The readers first, then the writers (which pace, when set,
+		// applies to: the readers make no commits).
 		rr.readerUs = play(func(i int) bool { return !writes(streams[i]) })
 		rr.writerUs = play(func(i int) bool { return writes(streams[i]) })
 		rr.cpuUs = rr.readerUs + rr.writerUs
