@@ -118,6 +118,7 @@ window.addEventListener("load", function () {
 </script>`
 
 func TestReportHTMLInChromium(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	dir := t.TempDir()
 	html := filepath.Join(dir, "report.html")
