@@ -286,9 +286,14 @@ func TestExistingResultsAreNotOverwritten(t *testing.T) {
 	}
 }
 
+// TestNullRunWritesBundle: a run of the default steps on the null engine
+// writes a complete bundle. The query steps are 1 s instead of the quick
+// preset's 10 s: every step still runs and completes, and the counts
+// checked are the count-bounded steps'.
 func TestNullRunWritesBundle(t *testing.T) {
 	out := t.TempDir()
-	stdout, stderr, code := rb(t, "run", "--engine", "null", "--out", out, "--rows", "20000", "--churn-rows", "10000", "--clients", "2")
+	stdout, stderr, code := rb(t, "run", "--engine", "null", "--out", out, "--rows", "20000", "--churn-rows", "10000", "--clients", "2",
+		"--query-seconds", "1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

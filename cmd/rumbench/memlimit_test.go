@@ -86,6 +86,7 @@ func TestMemoryLimitHolds(t *testing.T) {
 // that cannot hold pebble even with its buffers at their smallest is
 // refused before anything starts, in one line naming the limit that would.
 func TestMemoryLimitCoversBuffers(t *testing.T) {
+	t.Parallel()
 	needCgroups(t)
 	out := filepath.Join(t.TempDir(), "r")
 	so, se, code := rb(t, "run", "--engine", "pebble", "--memory-limit", "64MB", "--rows", "500000", "--steps", "l.i0,l.x", "--interval", "200ms", "--out", out)
@@ -232,6 +233,7 @@ func TestDropCaches(t *testing.T) {
 // its engine's); run.json records the cgroup, whose peak is under the
 // limit, and the cgroup is removed with the server.
 func TestManagedServersInMemoryCgroup(t *testing.T) {
+	t.Parallel()
 	needCgroups(t)
 	needManaged(t, "postgres")
 	needManaged(t, "innodb")

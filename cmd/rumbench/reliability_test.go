@@ -236,6 +236,7 @@ func TestFullOut(t *testing.T) {
 // (SIGSTOP) ends the step after --op-timeout with one line saying so; the
 // server is stopped and removed afterwards.
 func TestStoppedServerEndsStep(t *testing.T) {
+	t.Parallel()
 	needManaged(t, "postgres")
 	out := t.TempDir()
 	cmd := exec.Command(binary, "run", "--engine", "postgres", "--managed", "--out", out, "--steps", "l.i0",

@@ -44,6 +44,7 @@ func TestHotrowBadInput(t *testing.T) {
 // TestHotrowRunPrintsMatrix runs a tiny sweep on two engines and checks the
 // matrices, the relative matrix and the bundle.
 func TestHotrowRunPrintsMatrix(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	stdout, stderr, code := rb(t, "run", "--workload", "hotrow", "--engine", "null,pebble", "--rows", "500",
@@ -80,6 +81,7 @@ func TestHotrowRunPrintsMatrix(t *testing.T) {
 // and the runs table describes the hot-row sizes (not ibench's churn and
 // pad).
 func TestHotrowReportMatchesRun(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
 	runOut, stderr, code := rb(t, "run", "hotrow", "--engine", "pebble,sqlite", "--rows", "300",
 		"--tables", "1,2", "--concurrency", "1,2", "--cell-seconds", "0.3", "--interval", "100ms", "--out", out)

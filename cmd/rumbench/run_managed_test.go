@@ -49,6 +49,7 @@ func needManaged(t *testing.T, eng string) {
 // settings (given and effective) in run.json and leaves no process or
 // directory; a value the server refuses is one line and exit 2.
 func TestManagedRun(t *testing.T) {
+	t.Parallel()
 	needManaged(t, "postgres")
 	out := filepath.Join(t.TempDir(), "r")
 	_, stderr, code := rb(t, "run", "--engine", "postgres", "--managed", "--server-opt", "shared_buffers=32MB",
@@ -95,6 +96,7 @@ func checkServerGone(t *testing.T, st map[string]string) {
 // TestManagedInterrupt: Ctrl-C during a step stops the managed server and
 // removes its directory.
 func TestManagedInterrupt(t *testing.T) {
+	t.Parallel()
 	needManaged(t, "postgres")
 	out := t.TempDir()
 	cmd := exec.Command(binary, "run", "--engine", "postgres", "--managed", "--out", out, "--steps", "l.i0",
@@ -135,6 +137,7 @@ func TestManagedInterrupt(t *testing.T) {
 // both starting it with the page size it was created with, and each leaves
 // no process behind.
 func TestManagedKeepVerifyContinue(t *testing.T) {
+	t.Parallel()
 	needManaged(t, "innodb")
 	base, err := os.MkdirTemp("", "rumbench-keep-test-")
 	if err != nil {

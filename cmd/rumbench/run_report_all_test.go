@@ -12,6 +12,7 @@ import (
 // verdict's "caution: a busy host (warning at the top)" comes only with
 // that warning printed above it.
 func TestEveryWorkloadWritesTheReport(t *testing.T) {
+	t.Parallel()
 	cases := map[string][]string{
 		"hotrow":    {"--rows", "500", "--tables", "1,2", "--concurrency", "1,2", "--cell-seconds", "0.3"},
 		"linkbench": {"--nodes", "2000", "--request-seconds", "1"},

@@ -21,6 +21,7 @@ import (
 // line, no server process and no data dir left, and a bundle that
 // `rumbench report` reads.
 func TestManagedTwoSignals(t *testing.T) {
+	t.Parallel()
 	needManaged(t, "postgres")
 	for _, sigs := range [][]syscall.Signal{{syscall.SIGTERM, syscall.SIGTERM}, {syscall.SIGINT, syscall.SIGTERM}} {
 		t.Run(sigs[0].String()+"+"+sigs[1].String(), func(t *testing.T) { twoSignals(t, sigs) })

@@ -72,6 +72,7 @@ func TestSweepManagedBadInput(t *testing.T) {
 // starts none. Two values that the server reads back alike are refused
 // before anything runs.
 func TestSweepManagedVaryServer(t *testing.T) {
+	t.Parallel()
 	requireManaged(t, "innodb")
 	out := filepath.Join(t.TempDir(), "s")
 	args := []string{"sweep", "--engine", "innodb", "--managed", "--vary-server", "innodb_page_size=8k,16k",

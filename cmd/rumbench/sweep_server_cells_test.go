@@ -13,6 +13,7 @@ import (
 // sweep) each in a database of its own: both load every row, and neither
 // drops or fills the other's tables.
 func TestSweepServerCellsAtOnce(t *testing.T) {
+	t.Parallel()
 	admin := pgAdmin(t) // the server is there, or the test skips (fails under CI)
 	// The sweep's --database, this process's own; the binary names each
 	// cell's database <database>_<cell>. Dropped also when the test fails.

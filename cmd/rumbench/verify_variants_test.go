@@ -11,6 +11,7 @@ import (
 // checked as its engine's; a variant given to --engine is refused with the
 // command that works.
 func TestVerifyVariants(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	if _, stderr, code := rb(t, "run", "--engine", "none=pebble,zstd=pebble", "--engine-opt", "none.compression=none", "--engine-opt", "zstd.compression=zstd",
@@ -31,6 +32,7 @@ func TestVerifyVariants(t *testing.T) {
 // verify --managed --install starts a kept server of a variant from the
 // installation it ran from (one variant: its data is --data-dir itself).
 func TestVerifyManagedInstall(t *testing.T) {
+	t.Parallel()
 	const bin = "/usr/lib/postgresql/15/bin"
 	needManaged(t, "postgres")
 	dir, err := os.MkdirTemp("", "rumbench-verify-install-")

@@ -100,6 +100,12 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 	if s.Setup != nil {
 		setupErr = s.Setup(stepCtx, env)
 	}
+	// The engine's own counters are read outside the measured window, so
+	// the reads cost the step nothing: in a sharded run before the agreed
+	// start (the step's clock starts there, so a read after it would come
+	// out of a time-bounded step's length); no shard does the step's work
+	// before it.
+	internals0, haveInternals := r.readInternals(ctx)
 	if !startAt.IsZero() {
 		if err := sleepUntil(ctx, startAt); err != nil {
 			sum := results.Placeholder(s.Name, desc, o.ratePercentile(), nominal.Seconds(), time.Now())
@@ -108,9 +114,6 @@ func (r *engineRun) runStep(ctx context.Context, s workload.Step, startAt time.T
 		}
 	}
 	bundleBefore := bw.BytesWritten()
-	// The engine's own counters are read outside the measured window, so
-	// the reads cost the step nothing.
-	internals0, haveInternals := r.readInternals(ctx)
 	if poll != nil {
 		poll.Start(ctx)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 
 	"rumbench/internal/model"
@@ -21,15 +22,14 @@ var _ model.InternalsReporter = (*DB)(nil)
 // once a second while busy, up to 10 s after it went idle, and when it
 // exits; PostgreSQL 15). So that a step's figures are the step's, the
 // pool's idle connections are made to flush (pg_stat_force_next_flush: the
-// flush happens before the statement's ReadyForQuery) and the workers'
-// closed connections are waited for (a backend flushes as it exits), at
-// most a second.
+// flush happens before the statement's ReadyForQuery) and the backends of
+// the worker sessions this process closed are waited for (a backend
+// flushes as it exits), at most a second.
 func (d *DB) Internals(ctx context.Context) (model.Internals, error) {
-	pids, err := d.flushPoolStats(ctx)
-	if err != nil {
+	if err := d.flushPoolStats(ctx); err != nil {
 		return model.Internals{}, err
 	}
-	d.waitWorkersGone(ctx, pids, time.Second)
+	d.waitWorkersGone(ctx, time.Second)
 	raw := map[string]float64{}
 	read := func(q string, names ...string) error {
 		vals := make([]sql.NullFloat64, len(names))
@@ -121,9 +121,8 @@ func (d *DB) IntervalInternals(ctx context.Context) (model.Internals, error) {
 }
 
 // flushPoolStats makes every idle connection of the pool flush its pending
-// statistics and returns the pool's backend pids.
-func (d *DB) flushPoolStats(ctx context.Context) (map[int64]bool, error) {
-	pids := map[int64]bool{}
+// statistics.
+func (d *DB) flushPoolStats(ctx context.Context) error {
 	n := d.SQL().Stats().Idle
 	if n < 1 {
 		n = 1
@@ -138,54 +137,72 @@ func (d *DB) flushPoolStats(ctx context.Context) (map[int64]bool, error) {
 	for i := 0; i < n; i++ {
 		c, err := d.SQL().Conn(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: read counters: %w", err)
+			return fmt.Errorf("postgres: read counters: %w", err)
 		}
 		conns = append(conns, c)
-		var pid int64
-		if err := c.QueryRowContext(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil {
-			return nil, fmt.Errorf("postgres: read counters: %w", err)
-		}
-		pids[pid] = true
 		if force {
 			if _, err := c.ExecContext(ctx, "SELECT pg_stat_force_next_flush()"); err != nil {
-				return nil, fmt.Errorf("postgres: pg_stat_force_next_flush: %w", err)
+				return fmt.Errorf("postgres: pg_stat_force_next_flush: %w", err)
 			}
 			// The flush happens as the backend goes idle after the
 			// statement; one more round trip is after it.
 			if _, err := c.ExecContext(ctx, "SELECT 1"); err != nil {
-				return nil, fmt.Errorf("postgres: read counters: %w", err)
+				return fmt.Errorf("postgres: read counters: %w", err)
 			}
 		}
 	}
-	return pids, nil
+	return nil
 }
 
-// waitWorkersGone waits, at most max, until no rumbench backend of this
-// database other than the pool's is left: the workers' connections are
-// closed at a step's end, and their backends flush their statistics as
-// they exit. A wait that runs out (another run's clients) is not an error.
-func (d *DB) waitWorkersGone(ctx context.Context, pool map[int64]bool, max time.Duration) {
+// exits are the backend pids of the worker sessions a DB closed since its
+// last Internals: backends that flush their statistics as they exit.
+type exits struct {
+	mu   sync.Mutex
+	pids []int64
+}
+
+func (e *exits) add(pid uint32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.pids = append(e.pids, int64(pid))
+}
+
+// take returns the pids and forgets them.
+func (e *exits) take() []int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.pids
+	e.pids = nil
+	return p
+}
+
+// waitWorkersGone waits, at most max, until the backends of the worker
+// sessions this process closed since the last read have left
+// pg_stat_activity: the workers' sessions are closed at a step's end, and
+// their backends flush their statistics as they exit. Only this process's
+// closed sessions are waited for: sessions still open (a query step's,
+// opened before its start) and other processes' (the other shards of a
+// sharded run, in the same database) would hold every read for the whole
+// second, and a shard reads its baseline after the start the shards
+// agreed on, so that second came out of the step's measured time. A wait
+// that runs out is not an error.
+func (d *DB) waitWorkersGone(ctx context.Context, max time.Duration) {
+	pids := d.exits.take()
+	if len(pids) == 0 {
+		return
+	}
 	deadline := time.Now().Add(max)
 	for waited := false; ; waited = true {
-		rows, err := d.SQL().QueryContext(ctx, `SELECT pid FROM pg_stat_activity
-			WHERE datname = current_database() AND application_name = 'rumbench' AND backend_type = 'client backend'`)
-		if err != nil {
+		var left int
+		if err := d.SQL().QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int8[])`, pids).Scan(&left); err != nil {
 			return
 		}
-		others := 0
-		for rows.Next() {
-			var pid int64
-			if rows.Scan(&pid) == nil && !pool[pid] {
-				others++
-			}
-		}
-		rows.Close()
-		if others == 0 && waited {
+		if left == 0 && waited {
 			// A backend leaves pg_stat_activity a moment before its
 			// last flush (PostgreSQL 15's exit hooks run in that order).
 			time.Sleep(20 * time.Millisecond)
 		}
-		if others == 0 || time.Now().After(deadline) {
+		if left == 0 || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)

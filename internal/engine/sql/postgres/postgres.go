@@ -89,6 +89,7 @@ type DB struct {
 	local    bool
 	dropOnCl bool
 	secret   string
+	exits    exits
 }
 
 var (
@@ -283,6 +284,7 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 		if err != nil {
 			return nil, dbserver.Redact(classify(err, work, name), secret)
 		}
+		s.closed = d.exits.add
 		return s, nil
 	}
 	if cfg.ReadOnly {

@@ -356,3 +356,68 @@ func TestInternals(t *testing.T) {
 		model.InternalFPI:   {Lo: 0, Hi: 1},
 	}, map[string]enginetest.Bounds{"pg_stat_user_tables.n_tup_ins": {Lo: 1, Hi: 1}})
 }
+
+// TestInternalsWaitsOnlyForClosedSessions: reading the counters waits for
+// the backends of the worker sessions this process closed (they flush
+// their statistics as they exit), and not for sessions still open: a
+// query step's, opened before its start, or another shard's in the same
+// database. Waiting for those held every read for its whole bound, and a
+// shard of a sharded run reads after the start the shards agreed on, so a
+// 1.5 s query step of a loaded host lost a second and could end with no
+// work done.
+func TestInternalsWaitsOnlyForClosedSessions(t *testing.T) {
+	admin := adminConn(t)
+	tg := target(t, "rumbench_test_pg_internals_wait")
+	db := enginetest.OpenServer(t, tg)
+	t.Cleanup(func() { db.Close() })
+	pg, ok := db.(*DB)
+	if !ok {
+		t.Fatalf("engine.Open returned %T, want *postgres.DB", db)
+	}
+	ctx := context.Background()
+	backends := func() map[int64]bool {
+		rows, err := admin.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = 'rumbench'", tg.Database)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		pids := map[int64]bool{}
+		for rows.Next() {
+			var pid int64
+			if err := rows.Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			pids[pid] = true
+		}
+		return pids
+	}
+	held, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	closing, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := backends()
+	if err := closing.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const bound = 10 * time.Second
+	start := time.Now()
+	pg.waitWorkersGone(ctx, bound)
+	if took := time.Since(start); took > bound/2 {
+		t.Fatalf("waitWorkersGone took %s with a session still open: it waited for the open session, not only the closed one", took)
+	}
+	gone := 0
+	after := backends()
+	for pid := range before {
+		if !after[pid] {
+			gone++
+		}
+	}
+	if gone != 1 {
+		t.Fatalf("%d of the backends before the close are gone after the wait, want the closed session's one (before %v, after %v)", gone, before, after)
+	}
+}

@@ -35,6 +35,9 @@ type session struct {
 	seq int
 	row model.Row
 	out []byte // the messages of one execution
+	// closed, when set, is told the backend's pid when the session
+	// closes (exits, DB.Internals).
+	closed func(pid uint32)
 }
 
 // Type OIDs the session encodes and decodes in binary.
@@ -335,5 +338,10 @@ func (s *session) Close() error {
 	s.w.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return s.c.Close(ctx)
+	pid := s.c.PID()
+	err := s.c.Close(ctx)
+	if s.closed != nil {
+		s.closed(pid)
+	}
+	return err
 }
