@@ -92,11 +92,12 @@ func loadFloor(b *testing.B, eng string) {
 		b.Fatal(err)
 	}
 	for r := range envInt("FLOOR_ROUNDS", 3) {
-		// ~130 B of keys and values per row, 5.2 rows per node.
-		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir(), "", nil)
+		// ~130 B of keys and values per row, 5.2 rows per node; the rows
+		// as Insert takes them, ~350 B (model.Value is 32 B).
+		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc.Nodes*2500, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir(), "", nil)
 		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
 			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir(), "", nil)
+		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, lb.rows*320, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir(), "", nil)
 		// rumbench's own figures come from each load run again without the
 		// recording, which copies every key and value: the harness's
 		// bookkeeping is not rumbench's cost.
@@ -108,8 +109,9 @@ func loadFloor(b *testing.B, eng string) {
 			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row; %.0f rows/s, %.2f µs while recording), store alone %.0f rows/s (%.2f µs CPU per row, %.2f until its background work ended): rumbench/store %.2f",
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
 				l.modelRate, l.modelCPU, l.recordedRate, l.recordedCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.rawQuietCPU/float64(l.rows), l.modelRate/l.rawRate())
-			b.Logf("round %d: %s %s: kv layer alone (%d streams of inserts replayed): µs of CPU per row to the last insert %.2f, until quiet %.2f, %.0f rows/s; store/kv-replay in CPU per row: both until quiet %.2f, both to the last write %.2f; kv-replay/rumbench both until quiet %.2f (kv replay %s to %s UTC, %.0f ms of CPU until quiet; load average %s)",
-				r+1, eng, l.step, l.streams, l.kvCPU/float64(l.rows), l.kvQuietCPU/float64(l.rows), float64(l.rows)/l.kvSecs, l.kvShare(), l.kvEndShare(), l.kvModelShare(),
+			b.Logf("round %d: %s %s: kv layer alone (%d streams of inserts replayed): µs of CPU per row to the last insert %.2f, until quiet %.2f, %.0f rows/s (%.1f B and %.2f allocations per row on the Go heap, %d collections); store/kv-replay in CPU per row: both until quiet %.2f, both to the last write %.2f; kv-replay/rumbench both until quiet %.2f (kv replay %s to %s UTC, %.0f ms of CPU until quiet; load average %s)",
+				r+1, eng, l.step, l.streams, l.kvCPU/float64(l.rows), l.kvQuietCPU/float64(l.rows), float64(l.rows)/l.kvSecs,
+				float64(l.kv.allocBytes)/float64(l.rows), float64(l.kv.allocs)/float64(l.rows), l.kv.gcs, l.kvShare(), l.kvEndShare(), l.kvModelShare(),
 				l.kvFrom.Format("15:04:05.000"), l.kvTo.Format("15:04:05.000"), l.kvQuietCPU/1e3, loadAvg())
 		}
 		lbKV, li0KV = append(lbKV, lb.kvShare()), append(li0KV, li0.kvShare())
@@ -175,11 +177,12 @@ type floorLoad struct {
 	keyspaces   [][]byte // the prefixes of the keyspaces created (kv.Keyspaces stores)
 	// The kv replay (the kv layer alone): its seconds and CPU µs to the
 	// last insert, and until the engine was quiet after it (0: it cannot
-	// tell); its UTC span from the schema calls to quiet (for an outside
-	// check of its CPU) and the streams replayed.
+	// tell); the UTC span of its timed part, to quiet (for an outside
+	// check of its CPU), and the streams replayed.
 	kvSecs, kvCPU, kvQuietCPU float64
 	kvFrom, kvTo              time.Time
 	streams                   int
+	kv                        *kvReplay
 }
 
 func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
@@ -212,15 +215,16 @@ func (l *floorLoad) bothQuietShare() float64 {
 // kv layer's writes and the connections' inserts recorded, then replays
 // the writes into a fresh store and the inserts into a fresh kv DB.
 // modelDir, replayDir and kvDir are the data dirs of the three ("" for
-// modelDir and kvDir: a temporary one). check, when set, records the kv
+// modelDir and kvDir: a temporary one); arenaBytes and rowArenaBytes the
+// sizes of the two recordings' arenas. check, when set, records the kv
 // replay's calls and compares them with rumbench's (check.err).
-func recordLoad(b testing.TB, eng string, opts map[string]string, step string, arenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir, kvDir string, check *kvReplayCheck) *floorLoad {
+func recordLoad(b testing.TB, eng string, opts map[string]string, step string, arenaBytes, rowArenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir, kvDir string, check *kvReplayCheck) *floorLoad {
 	a, err := newArena(arenaBytes)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer a.free()
-	ma, err := newArena(arenaBytes)
+	ma, err := newArena(rowArenaBytes)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -256,16 +260,15 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	if check != nil {
 		wrap = check.rec.wrap
 	}
-	t0 := time.Now().UTC()
-	rows, secs, cpu, quiet, err := replayKV(eng, opts, mrec, kvDir, check == nil, wrap)
+	kr, err := replayKV(eng, opts, mrec, kvDir, check == nil, wrap)
 	if err != nil {
 		b.Fatalf("%s on %s: %v", step, eng, err)
 	}
-	if rows != l.rows {
-		b.Fatalf("%s on %s: %d rows recorded at the model, %d inserted", step, eng, rows, l.rows)
+	if kr.rows != l.rows {
+		b.Fatalf("%s on %s: %d rows recorded at the model, %d inserted", step, eng, kr.rows, l.rows)
 	}
-	l.kvSecs, l.kvCPU, l.kvQuietCPU = secs, cpu, quiet
-	l.kvFrom, l.kvTo = t0, time.Now().UTC()
+	l.kvSecs, l.kvCPU, l.kvQuietCPU, l.kvFrom, l.kvTo = kr.secs, kr.cpuUs, kr.quietUs, kr.from, kr.to
+	l.kv = kr
 	l.streams = len(mrec.streams)
 	if check != nil {
 		check.err = sameRecording(mrec, check.rec)
@@ -493,18 +496,22 @@ func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir
 // keys and values, metadata included, so the floor's store-alone rate is
 // for exactly the writes rumbench made. The same holds for the kv replay
 // (the connections' inserts replayed through a fresh kv DB), whose calls,
-// recorded as rumbench's were, are the recorded ones, call for call. The engines cover every shape of
-// the recorder's wrapper (plain, with keyspaces and their own transactions).
+// recorded as rumbench's were, are the recorded ones, call for call. The
+// engines cover every shape of the recorder's wrapper (plain, with
+// keyspaces and their own transactions); an l.i0 of 2 clients covers
+// indexes created before the rows.
 func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 	for _, tc := range []struct {
 		name, eng string
 		opts      map[string]string
+		li0       bool // an l.i0 instead of the LinkBench load
 	}{
-		{"pebble", "pebble", nil},
-		{"bbolt", "bbolt", nil},
-		{"rocksdb", "rocksdb", nil},
-		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}},
-		{"wiredtiger", "wiredtiger", nil},
+		{"pebble-l.i0", "pebble", nil, true},
+		{"pebble", "pebble", nil, false},
+		{"bbolt", "bbolt", nil, false},
+		{"rocksdb", "rocksdb", nil, false},
+		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}, false},
+		{"wiredtiger", "wiredtiger", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := tc.eng
@@ -514,6 +521,11 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 			lc := linkbench.DefaultConfig()
 			lc.Nodes, lc.MaxDegree, lc.RowsPerCommit = 3000, 100, 100
 			lc.Steps = []string{linkbench.StepLoad}
+			step, cfg, newW := linkbench.StepLoad, any(lc), func() (workload.Workload, error) { return linkbench.New(lc) }
+			if tc.li0 {
+				ic := ibench.Config{Clients: 2, Rows: 5000, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50, Seed: 1, Steps: []string{ibench.StepLoad}}
+				step, cfg, newW = ibench.StepLoad, ic, func() (workload.Workload, error) { return ibench.New(ic) }
+			}
 			modelDir, replayDir, kvDir := t.TempDir(), t.TempDir(), t.TempDir()
 			ca, err := newArena(64 << 20)
 			if err != nil {
@@ -521,7 +533,7 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 			}
 			defer ca.free()
 			check := &kvReplayCheck{rec: newModelRecorder(ca)}
-			l := recordLoad(t, eng, tc.opts, linkbench.StepLoad, 64<<20, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, modelDir, replayDir, kvDir, check)
+			l := recordLoad(t, eng, tc.opts, step, 64<<20, 64<<20, cfg, newW, modelDir, replayDir, kvDir, check)
 			if check.err != nil {
 				t.Fatalf("kv replay: %v", check.err)
 			}
