@@ -44,19 +44,34 @@ import (
 // LinkBench-load/l.i0 both ways: the store's ratio is what any client
 // could reach on that engine without writing less.
 //
-// Each round runs both loads both ways; the figures reported are medians
+// A third side separates the kv layer from the workload and the runner,
+// which rumbench's side includes (the rows' generation, the measurement):
+// the same run also records the rows each connection passed to
+// model.Ops.Insert (engine.WithDBWrapper; copies in an arena, per
+// connection, in order) and the schema calls, and the kv replay makes
+// them again on a fresh kv DB of the same engine and options, the schema
+// first (untimed), then one goroutine and connection per recorded stream:
+// the kv layer and the store, nothing else. It reports store/kv-replay in
+// CPU per row (both until quiet, and both to their last write), the bare
+// store's share of the kv layer's cost, and kv-replay/rumbench, the kv
+// layer's share of rumbench's.
+//
+// Each round runs both loads all three ways; the figures reported are medians
 // over the rounds of each rate and of each round's ratios. The CPU per row
-// is read two ways on both sides: to the end (rumbench's step, from /proc;
-// the replay's last commit) and until the engine is quiet after it
-// (model.Quiescer: the flushes and compactions the writes started), each
-// side starting on a quiet engine.
+// is read two ways on every side: to the end (rumbench's step, from /proc;
+// the replays' last commit or insert) and until the engine is quiet after
+// it (model.Quiescer: the flushes and compactions the writes started),
+// each side starting on a quiet engine.
 //
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
 // FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger; engines not built
 // in are skipped); FLOOR_ENGINE_OPTS, engine options (key=value, comma
-// separated) for rumbench and the replay alike, e.g. unique_check=false to
-// see what the insert's duplicate-key check costs. Run (or scripts/loadfloor.sh):
+// separated) for every side alike, e.g. unique_check=false to see what the
+// insert's duplicate-key check costs. The recordings take ~3.5 kB of
+// memory per node (LinkBench load; the rows as Insert takes them, ~2.5 kB,
+// and the batches), mapped for the load and released after it. Run (or
+// scripts/loadfloor.sh):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -timeout 60m ./internal/floorbench
 func BenchmarkLoadFloor(b *testing.B) {
