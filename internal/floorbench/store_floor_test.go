@@ -125,9 +125,9 @@ func loadFloor(b *testing.B, eng string) {
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
 				l.modelRate, l.modelCPU, l.recordedRate, l.recordedCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.rawQuietCPU/float64(l.rows), l.modelRate/l.rawRate())
 			b.Logf("round %d: %s %s: kv layer alone (%d streams of inserts replayed): µs of CPU per row to the last insert %.2f, until quiet %.2f, %.0f rows/s (%.1f B and %.2f allocations per row on the Go heap, %d collections); store/kv-replay in CPU per row: both until quiet %.2f, both to the last write %.2f; kv-replay/rumbench both until quiet %.2f (kv replay %s to %s UTC, %.0f ms of CPU until quiet; load average %s)",
-				r+1, eng, l.step, l.streams, l.kvCPU/float64(l.rows), l.kvQuietCPU/float64(l.rows), float64(l.rows)/l.kvSecs,
+				r+1, eng, l.step, l.streams, l.kv.cpuUs/float64(l.rows), l.kv.quietUs/float64(l.rows), float64(l.rows)/l.kv.secs,
 				float64(l.kv.allocBytes)/float64(l.rows), float64(l.kv.allocs)/float64(l.rows), l.kv.gcs, l.kvShare(), l.kvEndShare(), l.kvModelShare(),
-				l.kvFrom.Format("15:04:05.000"), l.kvTo.Format("15:04:05.000"), l.kvQuietCPU/1e3, loadAvg())
+				l.kv.from.Format("15:04:05.000"), l.kv.to.Format("15:04:05.000"), l.kv.quietUs/1e3, loadAvg())
 		}
 		lbKV, li0KV = append(lbKV, lb.kvShare()), append(li0KV, li0.kvShare())
 		lbKVEnd, li0KVEnd = append(lbKVEnd, lb.kvEndShare()), append(li0KVEnd, li0.kvEndShare())
@@ -189,29 +189,23 @@ type floorLoad struct {
 	// cost of the writes, where rawCPU leaves what still runs after the
 	// last commit out (0: the engine cannot tell, model.Quiescer).
 	rawQuietCPU float64
-	keyspaces   [][]byte // the prefixes of the keyspaces created (kv.Keyspaces stores)
-	// The kv replay (the kv layer alone): its seconds and CPU µs to the
-	// last insert, and until the engine was quiet after it (0: it cannot
-	// tell); the UTC span of its timed part, to quiet (for an outside
-	// check of its CPU), and the streams replayed.
-	kvSecs, kvCPU, kvQuietCPU float64
-	kvFrom, kvTo              time.Time
-	streams                   int
-	kv                        *kvReplay
+	keyspaces   [][]byte  // the prefixes of the keyspaces created (kv.Keyspaces stores)
+	kv          *kvReplay // the kv replay (the kv layer alone)
+	streams     int       // the connections' streams it replayed
 }
 
 func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
 
 // kvShare is the store's CPU per row over the kv replay's, both until the
 // engine was quiet: the bare store's share of the kv layer's cost.
-func (l *floorLoad) kvShare() float64 { return l.rawQuietCPU / l.kvQuietCPU }
+func (l *floorLoad) kvShare() float64 { return l.rawQuietCPU / l.kv.quietUs }
 
 // kvEndShare is the same to the last write on both sides.
-func (l *floorLoad) kvEndShare() float64 { return l.rawCPU / l.kvCPU }
+func (l *floorLoad) kvEndShare() float64 { return l.rawCPU / l.kv.cpuUs }
 
 // kvModelShare is the kv replay's CPU per row over rumbench's, both until
 // quiet: the kv layer's share of rumbench's load.
-func (l *floorLoad) kvModelShare() float64 { return l.kvQuietCPU / float64(l.rows) / l.modelQuietCPU }
+func (l *floorLoad) kvModelShare() float64 { return l.kv.quietUs / float64(l.rows) / l.modelQuietCPU }
 
 // cpuShare is the store's CPU per row over rumbench's.
 func (l *floorLoad) cpuShare() float64 { return l.rawCPU / float64(l.rows) / l.modelCPU }
@@ -282,7 +276,6 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	if kr.rows != l.rows {
 		b.Fatalf("%s on %s: %d rows recorded at the model, %d inserted", step, eng, kr.rows, l.rows)
 	}
-	l.kvSecs, l.kvCPU, l.kvQuietCPU, l.kvFrom, l.kvTo = kr.secs, kr.cpuUs, kr.quietUs, kr.from, kr.to
 	l.kv = kr
 	l.streams = len(mrec.streams)
 	if check != nil {
