@@ -282,5 +282,5 @@ func Open(ctx context.Context, name string, cfg model.Config) (model.DB, error) 
 		}
 		return nil, fmt.Errorf("open engine %s: %w", name, err)
 	}
-	return db, nil
+	return wrapDB(ctx, db), nil
 }

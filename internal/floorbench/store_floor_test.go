@@ -44,19 +44,34 @@ import (
 // LinkBench-load/l.i0 both ways: the store's ratio is what any client
 // could reach on that engine without writing less.
 //
-// Each round runs both loads both ways; the figures reported are medians
+// A third side separates the kv layer from the workload and the runner,
+// which rumbench's side includes (the rows' generation, the measurement):
+// the same run also records the rows each connection passed to
+// model.Ops.Insert (engine.WithDBWrapper; copies in an arena, per
+// connection, in order) and the schema calls, and the kv replay makes
+// them again on a fresh kv DB of the same engine and options, the schema
+// first (untimed), then one goroutine and connection per recorded stream:
+// the kv layer and the store, nothing else. It reports store/kv-replay in
+// CPU per row (both until quiet, and both to their last write), the bare
+// store's share of the kv layer's cost, and kv-replay/rumbench, the kv
+// layer's share of rumbench's.
+//
+// Each round runs both loads all three ways; the figures reported are medians
 // over the rounds of each rate and of each round's ratios. The CPU per row
-// is read two ways on both sides: to the end (rumbench's step, from /proc;
-// the replay's last commit) and until the engine is quiet after it
-// (model.Quiescer: the flushes and compactions the writes started), each
-// side starting on a quiet engine.
+// is read two ways on every side: to the end (rumbench's step, from /proc;
+// the replays' last commit or insert) and until the engine is quiet after
+// it (model.Quiescer: the flushes and compactions the writes started),
+// each side starting on a quiet engine.
 //
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
 // FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger; engines not built
 // in are skipped); FLOOR_ENGINE_OPTS, engine options (key=value, comma
-// separated) for rumbench and the replay alike, e.g. unique_check=false to
-// see what the insert's duplicate-key check costs. Run (or scripts/loadfloor.sh):
+// separated) for every side alike, e.g. unique_check=false to see what the
+// insert's duplicate-key check costs. The recordings take ~3.5 kB of
+// memory per node (LinkBench load; the rows as Insert takes them, ~2.5 kB,
+// and the batches), mapped for the load and released after it. Run (or
+// scripts/loadfloor.sh):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -timeout 60m ./internal/floorbench
 func BenchmarkLoadFloor(b *testing.B) {
@@ -83,16 +98,21 @@ func loadFloor(b *testing.B, eng string) {
 	// with the flushes and compactions they started, to the engine's
 	// Quiesce.
 	var lbBoth, li0Both []float64
+	// The kv replay: the store's CPU per row over the kv layer's alone,
+	// both until quiet and both to their last write, and the kv layer's
+	// over rumbench's, both until quiet.
+	var lbKV, li0KV, lbKVEnd, li0KVEnd, lbKVModel, li0KVModel []float64
 	opts, err := envOpts("FLOOR_ENGINE_OPTS")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for r := range envInt("FLOOR_ROUNDS", 3) {
-		// ~130 B of keys and values per row, 5.2 rows per node.
-		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir())
+		// ~130 B of keys and values per row, 5.2 rows per node; the rows
+		// as Insert takes them, ~350 B (model.Value is 32 B).
+		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc.Nodes*2500, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir(), "", nil)
 		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
 			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir())
+		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, lb.rows*320, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir(), "", nil)
 		// rumbench's own figures come from each load run again without the
 		// recording, which copies every key and value: the harness's
 		// bookkeeping is not rumbench's cost.
@@ -104,7 +124,14 @@ func loadFloor(b *testing.B, eng string) {
 			b.Logf("round %d: %s %s: %d rows, %d store writes (%.1f per row), %.1f B of keys and values per row; rumbench %.0f rows/s (%.2f µs CPU per row; %.0f rows/s, %.2f µs while recording), store alone %.0f rows/s (%.2f µs CPU per row, %.2f until its background work ended): rumbench/store %.2f",
 				r+1, eng, l.step, l.rows, l.writes, float64(l.writes)/float64(l.rows), float64(l.bytes)/float64(l.rows),
 				l.modelRate, l.modelCPU, l.recordedRate, l.recordedCPU, l.rawRate(), l.rawCPU/float64(l.rows), l.rawQuietCPU/float64(l.rows), l.modelRate/l.rawRate())
+			b.Logf("round %d: %s %s: kv layer alone (%d streams of inserts replayed): µs of CPU per row to the last insert %.2f, until quiet %.2f, %.0f rows/s (%.1f B and %.2f allocations per row on the Go heap, %d collections); store/kv-replay in CPU per row: both until quiet %.2f, both to the last write %.2f; kv-replay/rumbench both until quiet %.2f (kv replay %s to %s UTC, %.0f ms of CPU until quiet; load average %s)",
+				r+1, eng, l.step, l.streams, l.kv.cpuUs/float64(l.rows), l.kv.quietUs/float64(l.rows), float64(l.rows)/l.kv.secs,
+				float64(l.kv.allocBytes)/float64(l.rows), float64(l.kv.allocs)/float64(l.rows), l.kv.gcs, l.kvShare(), l.kvEndShare(), l.kvModelShare(),
+				l.kv.from.Format("15:04:05.000"), l.kv.to.Format("15:04:05.000"), l.kv.quietUs/1e3, loadAvg())
 		}
+		lbKV, li0KV = append(lbKV, lb.kvShare()), append(li0KV, li0.kvShare())
+		lbKVEnd, li0KVEnd = append(lbKVEnd, lb.kvEndShare()), append(li0KVEnd, li0.kvEndShare())
+		lbKVModel, li0KVModel = append(lbKVModel, lb.kvModelShare()), append(li0KVModel, li0.kvModelShare())
 		lbCPU, li0CPU = append(lbCPU, lb.cpuShare()), append(li0CPU, li0.cpuShare())
 		lbQuiet, li0Quiet = append(lbQuiet, lb.quietShare()), append(li0Quiet, li0.quietShare())
 		lbBoth, li0Both = append(lbBoth, lb.bothQuietShare()), append(li0Both, li0.bothQuietShare())
@@ -127,7 +154,12 @@ func loadFloor(b *testing.B, eng string) {
 		median(lbQuiet), fmtList(lbQuiet), median(li0Quiet), fmtList(li0Quiet))
 	b.Logf("%s, medians of %d rounds: store/rumbench in CPU per row, both until quiet (rumbench's step and the store's replay each to the engine's Quiesce): load %.2f (%s), l.i0 %.2f (%s)",
 		eng, len(lbModel), median(lbBoth), fmtList(lbBoth), median(li0Both), fmtList(li0Both))
+	b.Logf("%s, medians of %d rounds: store/kv-replay in CPU per row (the bare store over the kv layer alone replaying rumbench's inserts), both until quiet: load %.2f (%s), l.i0 %.2f (%s); both to the last write: load %.2f (%s), l.i0 %.2f (%s); kv-replay/rumbench both until quiet: load %.2f (%s), l.i0 %.2f (%s)",
+		eng, len(lbModel), median(lbKV), fmtList(lbKV), median(li0KV), fmtList(li0KV), median(lbKVEnd), fmtList(lbKVEnd), median(li0KVEnd), fmtList(li0KVEnd),
+		median(lbKVModel), fmtList(lbKVModel), median(li0KVModel), fmtList(li0KVModel))
 	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(median(lbKV), "load-quiet-cpu-store/kv")
+	b.ReportMetric(median(li0KV), "l.i0-quiet-cpu-store/kv")
 	b.ReportMetric(ratios(lbModel, li0Model), "rumbench-load/l.i0")
 	b.ReportMetric(ratios(lbStore, li0Store), "store-load/l.i0")
 	b.ReportMetric(ratios(lbModel, lbStore), "load-rumbench/store")
@@ -157,10 +189,23 @@ type floorLoad struct {
 	// cost of the writes, where rawCPU leaves what still runs after the
 	// last commit out (0: the engine cannot tell, model.Quiescer).
 	rawQuietCPU float64
-	keyspaces   [][]byte // the prefixes of the keyspaces created (kv.Keyspaces stores)
+	keyspaces   [][]byte  // the prefixes of the keyspaces created (kv.Keyspaces stores)
+	kv          *kvReplay // the kv replay (the kv layer alone)
+	streams     int       // the connections' streams it replayed
 }
 
 func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
+
+// kvShare is the store's CPU per row over the kv replay's, both until the
+// engine was quiet: the bare store's share of the kv layer's cost.
+func (l *floorLoad) kvShare() float64 { return l.rawQuietCPU / l.kv.quietUs }
+
+// kvEndShare is the same to the last write on both sides.
+func (l *floorLoad) kvEndShare() float64 { return l.rawCPU / l.kv.cpuUs }
+
+// kvModelShare is the kv replay's CPU per row over rumbench's, both until
+// quiet: the kv layer's share of rumbench's load.
+func (l *floorLoad) kvModelShare() float64 { return l.kv.quietUs / float64(l.rows) / l.modelQuietCPU }
 
 // cpuShare is the store's CPU per row over rumbench's.
 func (l *floorLoad) cpuShare() float64 { return l.rawCPU / float64(l.rows) / l.modelCPU }
@@ -176,23 +221,35 @@ func (l *floorLoad) bothQuietShare() float64 {
 }
 
 // recordLoad runs step of the workload on eng through the runner with the
-// kv layer's writes recorded, then replays them into a fresh store.
-// modelDir and replayDir are the data dirs of the two ("" for modelDir: a
-// temporary one).
-func recordLoad(b testing.TB, eng string, opts map[string]string, step string, arenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir string) *floorLoad {
+// kv layer's writes and the connections' inserts recorded, then replays
+// the writes into a fresh store and the inserts into a fresh kv DB.
+// modelDir, replayDir and kvDir are the data dirs of the three ("" for
+// modelDir and kvDir: a temporary one); arenaBytes and rowArenaBytes the
+// sizes of the two recordings' arenas. check, when set, records the kv
+// replay's calls and compares them with rumbench's (check.err).
+func recordLoad(b testing.TB, eng string, opts map[string]string, step string, arenaBytes, rowArenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir, kvDir string, check *kvReplayCheck) *floorLoad {
 	a, err := newArena(arenaBytes)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer a.free()
-	rec := &recorder{arena: a}
-	ctx := kv.WithStoreWrapper(context.Background(), rec.wrap)
+	ma, err := newArena(rowArenaBytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ma.free()
+	rec, mrec := &recorder{arena: a}, newModelRecorder(ma)
+	ctx := engine.WithDBWrapper(kv.WithStoreWrapper(context.Background(), rec.wrap), mrec.wrap)
 	lr, err := runLoad(ctx, b, eng, opts, step, cfg, newW, modelDir, false)
 	if err != nil {
-		b.Fatalf("%s on %s: %v (recorded %d MB of %d)", step, eng, err, min(a.next.Load(), int64(len(a.mem)))>>20, len(a.mem)>>20)
+		b.Fatalf("%s on %s: %v (recorded %d MB of %d, %d MB of %d of rows)", step, eng, err, min(a.next.Load(), int64(len(a.mem)))>>20, len(a.mem)>>20,
+			min(ma.next.Load(), int64(len(ma.mem)))>>20, len(ma.mem)>>20)
 	}
 	if n := rec.unrecorded.Load(); n > 0 {
 		b.Fatalf("%s on %s: %d range deletes, which the replay does not repeat", step, eng, n)
+	}
+	if err := mrec.check(); err != nil {
+		b.Fatalf("%s on %s: %v", step, eng, err)
 	}
 	st, cpu := lr.st, lr.cpu
 	l := &floorLoad{step: step, rows: st.Inserted, recordedRate: st.IPSAvg, recordedCPU: cpu, modelRate: st.IPSAvg, modelCPU: cpu,
@@ -205,7 +262,33 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
 	}
 	l.rawSecs, l.rawCPU, l.rawQuietCPU = replay(b, eng, opts, rec, replayDir)
+	if kvDir == "" {
+		kvDir = b.TempDir()
+	}
+	var wrap func(model.DB) model.DB
+	if check != nil {
+		wrap = check.rec.wrap
+	}
+	kr, err := replayKV(eng, opts, mrec, kvDir, check == nil, wrap)
+	if err != nil {
+		b.Fatalf("%s on %s: %v", step, eng, err)
+	}
+	if kr.rows != l.rows {
+		b.Fatalf("%s on %s: %d rows recorded at the model, %d inserted", step, eng, kr.rows, l.rows)
+	}
+	l.kv = kr
+	l.streams = len(mrec.streams)
+	if check != nil {
+		check.err = sameRecording(mrec, check.rec)
+	}
 	return l
+}
+
+// kvReplayCheck asks recordLoad to record the kv replay's calls in rec
+// and to compare them with the recorded ones (err: how they differ).
+type kvReplayCheck struct {
+	rec *modelRecorder
+	err error
 }
 
 // plainLoad runs l's load through rumbench without the recording and
@@ -508,18 +591,24 @@ func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir
 // TestReplayWritesWhatRumbenchWrote: a LinkBench load recorded on each kv
 // engine and replayed into a fresh store leaves both stores with the same
 // keys and values, metadata included, so the floor's store-alone rate is
-// for exactly the writes rumbench made. The engines cover every shape of
-// the recorder's wrapper (plain, with keyspaces and their own transactions).
+// for exactly the writes rumbench made. The same holds for the kv replay
+// (the connections' inserts replayed through a fresh kv DB), whose calls,
+// recorded as rumbench's were, are the recorded ones, call for call. The
+// engines cover every shape of the recorder's wrapper (plain, with
+// keyspaces and their own transactions); an l.i0 of 2 clients covers
+// indexes created before the rows.
 func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 	for _, tc := range []struct {
 		name, eng string
 		opts      map[string]string
+		li0       bool // an l.i0 instead of the LinkBench load
 	}{
-		{"pebble", "pebble", nil},
-		{"bbolt", "bbolt", nil},
-		{"rocksdb", "rocksdb", nil},
-		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}},
-		{"wiredtiger", "wiredtiger", nil},
+		{"pebble-l.i0", "pebble", nil, true},
+		{"pebble", "pebble", nil, false},
+		{"bbolt", "bbolt", nil, false},
+		{"rocksdb", "rocksdb", nil, false},
+		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}, false},
+		{"wiredtiger", "wiredtiger", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := tc.eng
@@ -529,8 +618,22 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 			lc := linkbench.DefaultConfig()
 			lc.Nodes, lc.MaxDegree, lc.RowsPerCommit = 3000, 100, 100
 			lc.Steps = []string{linkbench.StepLoad}
-			modelDir, replayDir := t.TempDir(), t.TempDir()
-			l := recordLoad(t, eng, tc.opts, linkbench.StepLoad, 64<<20, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, modelDir, replayDir)
+			step, cfg, newW := linkbench.StepLoad, any(lc), func() (workload.Workload, error) { return linkbench.New(lc) }
+			if tc.li0 {
+				ic := ibench.Config{Clients: 2, Rows: 5000, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50, Seed: 1, Steps: []string{ibench.StepLoad}}
+				step, cfg, newW = ibench.StepLoad, ic, func() (workload.Workload, error) { return ibench.New(ic) }
+			}
+			modelDir, replayDir, kvDir := t.TempDir(), t.TempDir(), t.TempDir()
+			ca, err := newArena(64 << 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ca.free()
+			check := &kvReplayCheck{rec: newModelRecorder(ca)}
+			l := recordLoad(t, eng, tc.opts, step, 64<<20, 64<<20, cfg, newW, modelDir, replayDir, kvDir, check)
+			if check.err != nil {
+				t.Fatalf("kv replay: %v", check.err)
+			}
 			want, got := storeContents(t, eng, tc.opts, modelDir, l.keyspaces), storeContents(t, eng, tc.opts, replayDir, l.keyspaces)
 			if l.rows == 0 || len(want) < int(l.rows) {
 				t.Fatalf("the load inserted %d rows, the store holds %d keys", l.rows, len(want))
@@ -543,7 +646,17 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 					t.Fatalf("entry %d: replayed %x=%x, rumbench wrote %x=%x", i, got[i][0], got[i][1], want[i][0], want[i][1])
 				}
 			}
-			t.Logf("%d rows, %d keys identical (%d keyspaces)", l.rows, len(want), len(l.keyspaces))
+			kvGot := storeContents(t, eng, tc.opts, kvDir, l.keyspaces)
+			if len(kvGot) != len(want) {
+				t.Fatalf("the kv replay's store has %d keys, rumbench's %d", len(kvGot), len(want))
+			}
+			for i := range want {
+				if !bytes.Equal(kvGot[i][0], want[i][0]) || !bytes.Equal(kvGot[i][1], want[i][1]) {
+					t.Fatalf("entry %d: the kv replay wrote %x=%x, rumbench %x=%x", i, kvGot[i][0], kvGot[i][1], want[i][0], want[i][1])
+				}
+			}
+			t.Logf("%d rows, %d keys identical in the store replay and the kv replay (%d keyspaces; the kv replay made the %d schema calls and the inserts of %d streams as recorded)",
+				l.rows, len(want), len(l.keyspaces), len(check.rec.ddl), l.streams)
 		})
 	}
 }
