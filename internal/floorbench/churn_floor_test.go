@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -182,8 +183,8 @@ func stepRate(st *results.Step) float64 { return float64(stepUnits(st)) / st.Sec
 // churnRound is one churn step of one round, both ways.
 type churnRound struct {
 	step         string
-	rows         int64   // rows inserted (and deleted) by rumbench's run
-	recordedRows int64   // the same in the recorded run
+	done         int64   // units (stepUnits) rumbench's run did: rows inserted (and deleted), queries, requests
+	recordedDone int64   // the same in the recorded run
 	streams      int     // streams replayed
 	calls        int64   // store calls replayed
 	model        loadRun // rumbench without the recording
@@ -204,9 +205,9 @@ type churnRound struct {
 	recordedRate         float64
 }
 
-// perRow is the replay's us per unit: per row inserted (per query in a
+// perUnit is the replay's us per unit: per row inserted (per query in a
 // query step) by the recorded run, whose calls the replay makes.
-func (c *churnRound) perRow(us float64) float64 { return us / float64(c.recordedRows) }
+func (c *churnRound) perUnit(us float64) float64 { return us / float64(c.recordedDone) }
 
 // unit names what the step's figures are per; units is its plural.
 func (c *churnRound) unit() string {
@@ -239,13 +240,13 @@ func (c *churnRound) queryShare() float64 {
 		return 0
 	}
 	w := c.writerCPU * float64(c.model.st.Inserted) / float64(c.recordedInserted)
-	kv := c.model.cpu - w/float64(c.rows)
-	return c.perRow(c.readerCPU) / kv
+	kv := c.model.cpu - w/float64(c.done)
+	return c.perUnit(c.readerCPU) / kv
 }
 
-func (c *churnRound) rawRate() float64    { return float64(c.recordedRows) / c.rawSecs }
-func (c *churnRound) cpuShare() float64   { return c.perRow(c.rawCPU) / c.model.cpu }
-func (c *churnRound) quietShare() float64 { return c.perRow(c.rawQuietCPU) / c.model.quietCPU }
+func (c *churnRound) rawRate() float64    { return float64(c.recordedDone) / c.rawSecs }
+func (c *churnRound) cpuShare() float64   { return c.perUnit(c.rawCPU) / c.model.cpu }
+func (c *churnRound) quietShare() float64 { return c.perUnit(c.rawQuietCPU) / c.model.quietCPU }
 
 func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 	if _, err := engine.Lookup(eng); err != nil {
@@ -283,8 +284,8 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			m := &c.model
 			u := c.unit()
 			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, the writers' CPU left out on both sides: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
-				r+1, eng, step, c.rows, c.units(), c.recordedRows, c.streams, float64(c.calls)/float64(c.recordedRows), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perRow(c.rawCPU), c.perRow(c.rawQuietCPU), c.pace, c.perRow(c.playerCPU), c.perRow(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+				r+1, eng, step, c.done, c.units(), c.recordedDone, c.streams, float64(c.calls)/float64(c.recordedDone), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
+				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.perUnit(c.playerCPU), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 		}
 		os.RemoveAll(work)
 	}
@@ -304,9 +305,9 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			eng, step, len(rs), u,
 			median(col(func(c *churnRound) float64 { return c.model.cpu })), fmtList(col(func(c *churnRound) float64 { return c.model.cpu })),
 			median(col(func(c *churnRound) float64 { return c.model.quietCPU })), fmtList(col(func(c *churnRound) float64 { return c.model.quietCPU })),
-			median(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawCPU) })),
-			median(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.rawQuietCPU) })),
-			median(col(func(c *churnRound) float64 { return c.perRow(c.playerCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perRow(c.playerCPU) })),
+			median(col(func(c *churnRound) float64 { return c.perUnit(c.rawCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perUnit(c.rawCPU) })),
+			median(col(func(c *churnRound) float64 { return c.perUnit(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perUnit(c.rawQuietCPU) })),
+			median(col(func(c *churnRound) float64 { return c.perUnit(c.playerCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perUnit(c.playerCPU) })),
 			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), rs[0].units(), median(rate), fmtList(rate))
 		if rs[0].timed {
 			qs := col((*churnRound).queryShare)
@@ -387,7 +388,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	if err != nil {
 		return nil, fmt.Errorf("recorded: %w", err)
 	}
-	c.recordedRows, c.recordedRate = stepUnits(rec.st), stepRate(rec.st)
+	c.recordedDone, c.recordedRate = stepUnits(rec.st), stepRate(rec.st)
 	streams := tr.recorded()
 	c.streams = len(streams)
 	for _, s := range streams {
@@ -398,7 +399,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		if err != nil {
 			return err
 		}
-		c.model, c.rows = *lr, stepUnits(lr.st)
+		c.model, c.done = *lr, stepUnits(lr.st)
 		return nil
 	}
 	// A paced replay follows rumbench's run, whose rate it takes. A timed
@@ -436,8 +437,8 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	}
 	// A step that runs for a time (a query step): its two runs make as
 	// many queries as they can in it, each counted per its own.
-	if c.rows != c.recordedRows && !warm {
-		return nil, fmt.Errorf("rumbench inserted %d rows, %d while recording", c.rows, c.recordedRows)
+	if c.done != c.recordedDone && !warm {
+		return nil, fmt.Errorf("rumbench inserted %d rows, %d while recording", c.done, c.recordedDone)
 	}
 	return c, nil
 }
@@ -701,6 +702,11 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 			if len(want) < 4 {
 				t.Fatalf("%s: %d streams recorded, want at least 4 (2 inserters, 2 deleters)", step, len(want))
 			}
+		}
+		// The stores are compared afterwards: that says something only
+		// if the step wrote.
+		if !slices.ContainsFunc(want, writes) {
+			t.Fatalf("%s: no recorded stream writes", step)
 		}
 		tr2 := &tracer{streams: true}
 		tr2.on.Store(true)
