@@ -9,7 +9,11 @@
 # per client, 250000), FLOOR_CHURN_STEPS (l.i1,l.i2; the query steps, e.g.
 # qr100,qp100, run the same way and report per query), FLOOR_QUERY_SECONDS
 # (20), FLOOR_ROUNDS (3),
-# FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger), FLOOR_ENGINE_OPTS. See
+# FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger), FLOOR_ENGINE_OPTS,
+# FLOOR_TRACE_RUMBENCH=1 (records rumbench's run too and compares its
+# calls with the recorded run's, kind by kind; its CPU is then not
+# rumbench's own). -cpuprofile splits by side (pprof -tagfocus
+# side=rumbench or side=store). See
 # internal/floorbench/churn_floor_test.go and docs/kv-floor.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -183,19 +184,20 @@ func stepRate(st *results.Step) float64 { return float64(stepUnits(st)) / st.Sec
 // churnRound is one churn step of one round, both ways.
 type churnRound struct {
 	step         string
-	done         int64   // units (stepUnits) rumbench's run did: rows inserted (and deleted), queries, requests
-	recordedDone int64   // the same in the recorded run
-	streams      int     // streams replayed
-	calls        int64   // store calls replayed
-	model        loadRun // rumbench without the recording
-	rawSecs      float64 // the replay's seconds to its last call
-	rawCPU       float64 // its CPU µs to its last call
-	rawQuietCPU  float64 // and until the store was quiet (0: it cannot tell)
-	skipped      int64   // recorded calls the replay did not make (player.skipped)
-	refused      int64   // transactions the replay's store refused (player.refused)
-	refusedCalls int64   // and the recorded calls not made for them
-	playerCPU    float64 // the replay's calls made on a nullStore: the player's own CPU µs
-	gcCPU        float64 // the Go GC's CPU µs in the replay (the recording's heap)
+	done         int64     // units (stepUnits) rumbench's run did: rows inserted (and deleted), queries, requests
+	recordedDone int64     // the same in the recorded run
+	streams      int       // streams replayed
+	calls        int64     // store calls replayed
+	model        loadRun   // rumbench without the recording
+	rawSecs      float64   // the replay's seconds to its last call
+	rawCPU       float64   // its CPU µs to its last call
+	rawQuietCPU  float64   // and until the store was quiet (0: it cannot tell)
+	skipped      int64     // recorded calls the replay did not make (player.skipped)
+	refused      int64     // transactions the replay's store refused (player.refused)
+	refusedCalls int64     // and the recorded calls not made for them
+	playerCPU    float64   // the replay's calls made on a nullStore: the player's own CPU µs
+	gcCPU        float64   // the Go GC's CPU µs in the replay (the recording's heap)
+	replayProc   procStats // what the process counted in the replay, to its last call
 	// A timed step's split replay (replayStreams): the queriers' CPU µs
 	// and the writers', and the rows the recorded run inserted.
 	timed                bool
@@ -286,6 +288,8 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, the writers' CPU left out on both sides: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
 				r+1, eng, step, c.done, c.units(), c.recordedDone, c.streams, float64(c.calls)/float64(c.recordedDone), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
 				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.perUnit(c.playerCPU), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
+				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(float64(c.recordedDone)))
 		}
 		os.RemoveAll(work)
 	}
@@ -395,11 +399,31 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.calls += int64(len(s))
 	}
 	plain := func() error {
-		lr, err := run(dirs[2], true, nil)
+		var lr *loadRun
+		var err error
+		// The side's label splits a CPU profile of the benchmark
+		// (-cpuprofile; pprof -tagfocus side=rumbench or side=store);
+		// the goroutines the run starts, the store's own, inherit it.
+		pprof.Do(context.Background(), pprof.Labels("side", "rumbench"), func(context.Context) {
+			// FLOOR_TRACE_RUMBENCH=1 records rumbench's run too, to
+			// compare its calls with the recorded run's, kind by kind: the
+			// replay makes the recorded run's calls, and a concurrent
+			// step's interleaving could make another run's differ. Its
+			// CPU then includes the recording's, so its figures are not
+			// rumbench's own.
+			if os.Getenv("FLOOR_TRACE_RUMBENCH") == "1" {
+				tr2 := &tracer{streams: true}
+				lr, err = run(dirs[2], true, tr2.wrap, tr2.observer(step))
+				b.Logf("calls by kind (tView ... tBatchReset), the recorded run: %v; rumbench's, recorded too (its CPU figures include the recording's): %v", callKinds(streams), callKinds(tr2.recorded()))
+				return
+			}
+			lr, err = run(dirs[2], true, nil)
+		})
 		if err != nil {
 			return err
 		}
 		c.model, c.done = *lr, stepUnits(lr.st)
+		b.Logf("rumbench's %s from %s to %s UTC", step, lr.start.UTC().Format("15:04:05.000"), lr.stop.UTC().Format("15:04:05.000"))
 		return nil
 	}
 	// A paced replay follows rumbench's run, whose rate it takes. A timed
@@ -416,7 +440,10 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		pace = c.model.st.Seconds / rec.st.Seconds
 	}
 	c.pace = pace
-	rr, err := replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces, pace)
+	var rr replayRun
+	pprof.Do(context.Background(), pprof.Labels("side", "store"), func(context.Context) {
+		rr, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces, pace)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +452,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.skipped += n
 	}
 	c.refused, c.refusedCalls = rr.refused, rr.refusedCalls
-	c.gcCPU = rr.gcUs
+	c.gcCPU, c.replayProc = rr.gcUs, rr.proc
 	c.timed, c.readerCPU, c.writerCPU, c.recordedInserted = warm, rr.readerUs, rr.writerUs, rec.st.Inserted
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
@@ -457,6 +484,8 @@ type replayRun struct {
 	gcUs                  float64 // the Go GC's CPU to the last call (gcCPUNow)
 	// readerUs and writerUs are the CPU of a split replay's phases.
 	readerUs, writerUs float64
+	// proc is what the process counted to the last call.
+	proc procStats
 }
 
 // replayStreams opens eng on dir, waits for it to be quiet (untimed), and
@@ -514,6 +543,8 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	play := func(in func(i int) bool) float64 {
 		runtime.GC()
 		var wg sync.WaitGroup
+		p0 := procStatsNow()
+		defer func() { rr.proc = rr.proc.plus(procStatsNow().since(p0)) }()
 		cpu0 := cpuNow()
 		phase = time.Now()
 		for i, s := range streams {
@@ -574,6 +605,16 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		rr.quietUs = cpuNow() - cpu0
 	}
 	return rr, nil
+}
+
+// callKinds counts the calls of streams by kind (tOp.op).
+func callKinds(streams [][]tOp) (n [tBatchReset + 1]int64) {
+	for _, s := range streams {
+		for _, o := range s {
+			n[o.op]++
+		}
+	}
+	return n
 }
 
 // writes reports whether a recorded stream writes (a writer's or a

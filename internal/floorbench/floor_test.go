@@ -118,6 +118,48 @@ func cpuNow() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e3
 }
 
+// procStats is what the kernel and the Go runtime count for this process
+// at one moment: CPU µs in user and system mode (getrusage), bytes and
+// objects allocated on the Go heap, collections, and the collector's CPU
+// µs. Taken on both sides of a floor, their differences say where the CPU
+// one side spends above the other goes: the kernel (page faults of fresh
+// heap memory, futex wake-ups) or the collector.
+type procStats struct {
+	userUs, sysUs, allocBytes, allocs, gcs, gcUs float64
+}
+
+func procStatsNow() procStats {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	v := func(i int) float64 {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return float64(s[i].Value.Uint64())
+	}
+	return procStats{userUs: float64(ru.Utime.Nano()) / 1e3, sysUs: float64(ru.Stime.Nano()) / 1e3,
+		allocBytes: v(0), allocs: v(1), gcs: v(2), gcUs: gcCPUNow()}
+}
+
+// since is what was counted from b to p.
+func (p procStats) since(b procStats) procStats {
+	return procStats{p.userUs - b.userUs, p.sysUs - b.sysUs, p.allocBytes - b.allocBytes, p.allocs - b.allocs, p.gcs - b.gcs, p.gcUs - b.gcUs}
+}
+
+// plus is p and o counted together.
+func (p procStats) plus(o procStats) procStats {
+	return procStats{p.userUs + o.userUs, p.sysUs + o.sysUs, p.allocBytes + o.allocBytes, p.allocs + o.allocs, p.gcs + o.gcs, p.gcUs + o.gcUs}
+}
+
+// per formats p per unit of n: system µs, Go heap bytes and allocations,
+// the collector's µs, and the collections in all.
+func (p procStats) per(n float64) string {
+	return fmt.Sprintf("system %.2f µs, %.0f B and %.2f allocations on the Go heap, collector %.2f µs (%.0f collections)",
+		p.sysUs/n, p.allocBytes/n, p.allocs/n, p.gcUs/n, p.gcs)
+}
+
 // threadCPUNow is the calling OS thread's CPU time in µs (user + system;
 // RUSAGE_THREAD): with the goroutine locked to its thread, the work done
 // on the operation's own path, the store's background threads and the

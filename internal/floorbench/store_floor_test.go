@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -261,7 +262,10 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	if l.writes < l.rows {
 		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
 	}
-	l.rawSecs, l.rawCPU, l.rawQuietCPU = replay(b, eng, opts, rec, replayDir)
+	// Labels split a CPU profile of the benchmark by side (churnStep).
+	pprof.Do(context.Background(), pprof.Labels("side", "store", "step", step), func(context.Context) {
+		l.rawSecs, l.rawCPU, l.rawQuietCPU = replay(b, eng, opts, rec, replayDir)
+	})
 	if kvDir == "" {
 		kvDir = b.TempDir()
 	}
@@ -269,7 +273,10 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	if check != nil {
 		wrap = check.rec.wrap
 	}
-	kr, err := replayKV(eng, opts, mrec, kvDir, check == nil, wrap)
+	var kr *kvReplay
+	pprof.Do(context.Background(), pprof.Labels("side", "kv-replay", "step", step), func(context.Context) {
+		kr, err = replayKV(eng, opts, mrec, kvDir, check == nil, wrap)
+	})
 	if err != nil {
 		b.Fatalf("%s on %s: %v", step, eng, err)
 	}
@@ -294,7 +301,11 @@ type kvReplayCheck struct {
 // plainLoad runs l's load through rumbench without the recording and
 // makes its rate and CPU l's rumbench figures.
 func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, cfg any, newW func() (workload.Workload, error)) {
-	lr, err := runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "", true)
+	var lr *loadRun
+	var err error
+	pprof.Do(context.Background(), pprof.Labels("side", "rumbench", "step", l.step), func(context.Context) {
+		lr, err = runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "", true)
+	})
 	if err != nil {
 		b.Fatalf("%s on %s without recording: %v", l.step, eng, err)
 	}
@@ -311,6 +322,11 @@ func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, c
 type loadRun struct {
 	st                    *results.Step
 	cpu, ownCPU, quietCPU float64
+	// proc is what the process counted over the step (quietObserver).
+	proc procStats
+	// start and stop are the step's window (quietObserver), for a check
+	// by a sampler outside the process.
+	start, stop time.Time
 }
 
 // quietObserver measures one step of a run: the process CPU (getrusage)
@@ -327,6 +343,8 @@ type quietObserver struct {
 	active          bool
 	cpu0            float64
 	stepUs, quietUs float64
+	proc0, proc     procStats // at the step's start; over the step
+	start, stop     time.Time // the step's window, for outside tools
 	err             error
 }
 
@@ -340,7 +358,8 @@ func (q *quietObserver) factory() runner.ObserverFactory {
 func (q *quietObserver) StepStart(step string, _ results.StepDesc) {
 	q.active = step == q.step
 	if q.active {
-		q.cpu0 = cpuNow()
+		q.proc0 = procStatsNow()
+		q.cpu0, q.start = cpuNow(), time.Now()
 	}
 }
 
@@ -382,6 +401,8 @@ func (q *quietObserver) StepStop(*measure.Clock, int64) {
 	}
 	q.active = false
 	q.stepUs = cpuNow() - q.cpu0
+	q.proc = procStatsNow().since(q.proc0)
+	q.stop = time.Now()
 	qs, ok := q.db.(model.Quiescer)
 	if !ok || q.skip || q.err != nil {
 		return
@@ -513,7 +534,7 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 		return nil, errors.New("the step has no CPU per row (/proc not readable?)")
 	}
 	units := float64(stepUnits(st))
-	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / units, quietCPU: q.quietUs / units}, nil
+	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / units, quietCPU: q.quietUs / units, proc: q.proc, start: q.start, stop: q.stop}, nil
 }
 
 // stepUnits is what a step's CPU is counted per, as the bundle counts it:
