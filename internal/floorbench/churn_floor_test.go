@@ -184,20 +184,21 @@ func stepRate(st *results.Step) float64 { return float64(stepUnits(st)) / st.Sec
 // churnRound is one churn step of one round, both ways.
 type churnRound struct {
 	step         string
-	done         int64     // units (stepUnits) rumbench's run did: rows inserted (and deleted), queries, requests
-	recordedDone int64     // the same in the recorded run
-	streams      int       // streams replayed
-	calls        int64     // store calls replayed
-	model        loadRun   // rumbench without the recording
-	rawSecs      float64   // the replay's seconds to its last call
-	rawCPU       float64   // its CPU µs to its last call
-	rawQuietCPU  float64   // and until the store was quiet (0: it cannot tell)
-	skipped      int64     // recorded calls the replay did not make (player.skipped)
-	refused      int64     // transactions the replay's store refused (player.refused)
-	refusedCalls int64     // and the recorded calls not made for them
-	playerCPU    float64   // the replay's calls made on a nullStore: the player's own CPU µs
-	gcCPU        float64   // the Go GC's CPU µs in the replay (the recording's heap)
-	replayProc   procStats // what the process counted in the replay, to its last call
+	done         int64            // units (stepUnits) rumbench's run did: rows inserted (and deleted), queries, requests
+	recordedDone int64            // the same in the recorded run
+	streams      int              // streams replayed
+	calls        int64            // store calls replayed
+	model        loadRun          // rumbench without the recording
+	rawSecs      float64          // the replay's seconds to its last call
+	rawCPU       float64          // its CPU µs to its last call
+	rawQuietCPU  float64          // and until the store was quiet (0: it cannot tell)
+	skipped      int64            // recorded calls the replay did not make (player.skipped)
+	refused      int64            // transactions the replay's store refused (player.refused)
+	refusedCalls int64            // and the recorded calls not made for them
+	playerCPU    float64          // the replay's calls made on a nullStore: the player's own CPU µs
+	gcCPU        float64          // the Go GC's CPU µs in the replay (the recording's heap)
+	replayProc   procStats        // what the process counted in the replay, to its last call
+	replayTicks  map[string]int64 // and the engine's own tickers (nil: none)
 	// A timed step's split replay (replayStreams): the queriers' CPU µs
 	// and the writers', and the rows the recorded run inserted.
 	timed                bool
@@ -290,6 +291,10 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.perUnit(c.playerCPU), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
 				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(float64(c.recordedDone)))
+			if c.model.ticks != nil && c.replayTicks != nil {
+				b.Logf("round %d: %s %s: the engine's tickers that differ the most per %s, rumbench/store: %s",
+					r+1, eng, step, u, tickersApart(c.model.ticks, float64(c.done), c.replayTicks, float64(c.recordedDone), 10))
+			}
 		}
 		os.RemoveAll(work)
 	}
@@ -452,7 +457,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.skipped += n
 	}
 	c.refused, c.refusedCalls = rr.refused, rr.refusedCalls
-	c.gcCPU, c.replayProc = rr.gcUs, rr.proc
+	c.gcCPU, c.replayProc, c.replayTicks = rr.gcUs, rr.proc, rr.ticks
 	c.timed, c.readerCPU, c.writerCPU, c.recordedInserted = warm, rr.readerUs, rr.writerUs, rec.st.Inserted
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
@@ -484,8 +489,10 @@ type replayRun struct {
 	gcUs                  float64 // the Go GC's CPU to the last call (gcCPUNow)
 	// readerUs and writerUs are the CPU of a split replay's phases.
 	readerUs, writerUs float64
-	// proc is what the process counted to the last call.
-	proc procStats
+	// proc is what the process counted to the last call, ticks what the
+	// engine's own tickers did (nil: it has none).
+	proc  procStats
+	ticks map[string]int64
 }
 
 // replayStreams opens eng on dir, waits for it to be quiet (untimed), and
@@ -561,7 +568,7 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		wg.Wait()
 		return cpuNow() - cpu0
 	}
-	gc0 := gcCPUNow()
+	gc0, tick0 := gcCPUNow(), engineTickers(db)
 	cpu0, start := cpuNow(), time.Now()
 	if pace > 0 {
 		for _, p := range players {
@@ -583,6 +590,7 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		rr.cpuUs = play(func(int) bool { return true })
 	}
 	rr.secs = time.Since(start).Seconds()
+	rr.ticks = tickerDelta(tick0, engineTickers(db))
 	// The replay's window, for a check of its CPU by a sampler outside
 	// the process (pidstat -p PID 1).
 	tb.Logf("replay from %s to %s UTC: %.0f ms of CPU (getrusage)", start.UTC().Format("15:04:05.000"), time.Now().UTC().Format("15:04:05.000"), rr.cpuUs/1e3)

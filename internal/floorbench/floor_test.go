@@ -1,6 +1,7 @@
 package floorbench
 
 import (
+	"cmp"
 	"context"
 	"database/sql/driver"
 	"encoding/binary"
@@ -151,6 +152,64 @@ func (p procStats) since(b procStats) procStats {
 // plus is p and o counted together.
 func (p procStats) plus(o procStats) procStats {
 	return procStats{p.userUs + o.userUs, p.sysUs + o.sysUs, p.allocBytes + o.allocBytes, p.allocs + o.allocs, p.gcs + o.gcs, p.gcUs + o.gcUs}
+}
+
+// engineTickers is the engine's own event counters (RocksDB's statistics
+// tickers, by name, from model.StatsReporter), nil for an engine without
+// them.
+func engineTickers(db model.DB) map[string]int64 {
+	sr, ok := db.(model.StatsReporter)
+	if !ok {
+		return nil
+	}
+	st, err := sr.Stats(context.Background())
+	if err != nil {
+		return nil
+	}
+	t, _ := st["tickers"].(map[string]int64)
+	return t
+}
+
+// tickerDelta is what each ticker counted from a to b.
+func tickerDelta(a, b map[string]int64) map[string]int64 {
+	if b == nil {
+		return nil
+	}
+	d := make(map[string]int64, len(b))
+	for k, v := range b {
+		d[k] = v - a[k]
+	}
+	return d
+}
+
+// tickersApart formats, per unit of each side's count, the n tickers that
+// differ the most between the two sides (a over b, either way), e.g.
+// "number.iter.skip 41.2/33.0": where the engine did more work on one side
+// for the same calls.
+func tickersApart(a map[string]int64, na float64, b map[string]int64, nb float64, n int) string {
+	type diff struct {
+		k     string
+		x, y  float64
+		ratio float64
+	}
+	var ds []diff
+	for k, va := range a {
+		x, y := float64(va)/na, float64(b[k])/nb
+		if max(x, y) < 0.1 { // rarer than one event in ten units
+			continue
+		}
+		r := (x + 1e-9) / (y + 1e-9)
+		if r < 1 {
+			r = 1 / r
+		}
+		ds = append(ds, diff{k, x, y, r})
+	}
+	slices.SortFunc(ds, func(p, q diff) int { return cmp.Compare(q.ratio, p.ratio) })
+	var parts []string
+	for _, d := range ds[:min(n, len(ds))] {
+		parts = append(parts, fmt.Sprintf("%s %.3g/%.3g", d.k, d.x, d.y))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // per formats p per unit of n: system µs, Go heap bytes and allocations,

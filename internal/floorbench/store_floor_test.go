@@ -324,6 +324,9 @@ type loadRun struct {
 	cpu, ownCPU, quietCPU float64
 	// proc is what the process counted over the step (quietObserver).
 	proc procStats
+	// ticks is what the engine's own tickers counted over the step (nil:
+	// it has none).
+	ticks map[string]int64
 	// start and stop are the step's window (quietObserver), for a check
 	// by a sampler outside the process.
 	start, stop time.Time
@@ -343,8 +346,9 @@ type quietObserver struct {
 	active          bool
 	cpu0            float64
 	stepUs, quietUs float64
-	proc0, proc     procStats // at the step's start; over the step
-	start, stop     time.Time // the step's window, for outside tools
+	proc0, proc     procStats        // at the step's start; over the step
+	tick0, ticks    map[string]int64 // the engine's tickers at the step's start; over the step
+	start, stop     time.Time        // the step's window, for outside tools
 	err             error
 }
 
@@ -358,6 +362,7 @@ func (q *quietObserver) factory() runner.ObserverFactory {
 func (q *quietObserver) StepStart(step string, _ results.StepDesc) {
 	q.active = step == q.step
 	if q.active {
+		q.tick0 = engineTickers(q.db)
 		q.proc0 = procStatsNow()
 		q.cpu0, q.start = cpuNow(), time.Now()
 	}
@@ -402,6 +407,7 @@ func (q *quietObserver) StepStop(*measure.Clock, int64) {
 	q.active = false
 	q.stepUs = cpuNow() - q.cpu0
 	q.proc = procStatsNow().since(q.proc0)
+	q.ticks = tickerDelta(q.tick0, engineTickers(q.db))
 	q.stop = time.Now()
 	qs, ok := q.db.(model.Quiescer)
 	if !ok || q.skip || q.err != nil {
@@ -534,7 +540,7 @@ func runLoad(ctx context.Context, b testing.TB, eng string, opts map[string]stri
 		return nil, errors.New("the step has no CPU per row (/proc not readable?)")
 	}
 	units := float64(stepUnits(st))
-	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / units, quietCPU: q.quietUs / units, proc: q.proc, start: q.start, stop: q.stop}, nil
+	return &loadRun{st: st, cpu: *cost.CPUUs, ownCPU: q.stepUs / units, quietCPU: q.quietUs / units, proc: q.proc, ticks: q.ticks, start: q.start, stop: q.stop}, nil
 }
 
 // stepUnits is what a step's CPU is counted per, as the bundle counts it:
