@@ -988,3 +988,28 @@ func gcCPUNow() float64 {
 	}
 	return s[0].Value.Float64() * 1e6
 }
+
+// TestTickersApart: the tickers are compared per unit of each side's own
+// count, the largest ratio first either way, and those rarer than one
+// event in ten units on both sides are left out.
+func TestTickersApart(t *testing.T) {
+	before := map[string]int64{"skip": 10, "prev": 100, "rare": 1}
+	after := map[string]int64{"skip": 155, "prev": 276, "rare": 1, "new": 40}
+	d := tickerDelta(before, after)
+	if d["skip"] != 145 || d["prev"] != 176 || d["new"] != 40 || d["rare"] != 0 {
+		t.Fatalf("tickerDelta = %v", d)
+	}
+	// The store's side did 20 units: "rare" is 0.05 per unit there.
+	store := map[string]int64{"skip": 226, "prev": 350, "rare": 1, "new": 20}
+	got := tickersApart(d, 10, store, 20, 5)
+	want := "new 4/1, skip 14.5/11.3, prev 17.6/17.5"
+	if got != want {
+		t.Errorf("tickersApart = %q, want %q", got, want)
+	}
+	if got := tickersApart(d, 10, store, 20, 1); got != "new 4/1" {
+		t.Errorf("tickersApart with n=1 = %q", got)
+	}
+	if tickerDelta(before, nil) != nil {
+		t.Error("tickerDelta of an engine without tickers is not nil")
+	}
+}
