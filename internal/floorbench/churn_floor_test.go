@@ -457,7 +457,9 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		c.skipped += n
 	}
 	c.refused, c.refusedCalls = rr.refused, rr.refusedCalls
-	c.gcCPU, c.replayProc, c.replayTicks = rr.gcUs, rr.proc, rr.ticks
+	// The collector's CPU in the replay's measured phases (the forced
+	// collection before each is left out, as it is from the CPU figure).
+	c.gcCPU, c.replayProc, c.replayTicks = rr.proc.gcUs, rr.proc, rr.ticks
 	c.timed, c.readerCPU, c.writerCPU, c.recordedInserted = warm, rr.readerUs, rr.writerUs, rec.st.Inserted
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
@@ -486,11 +488,11 @@ type replayRun struct {
 	// refused in the replay, refusedCalls the recorded calls not made for
 	// them (player.refused, player.refusedCalls).
 	refused, refusedCalls int64
-	gcUs                  float64 // the Go GC's CPU to the last call (gcCPUNow)
 	// readerUs and writerUs are the CPU of a split replay's phases.
 	readerUs, writerUs float64
-	// proc is what the process counted to the last call, ticks what the
-	// engine's own tickers did (nil: it has none).
+	// proc is what the process counted in its measured phases, to the
+	// last call; ticks what the engine's own tickers did, until quiet
+	// (nil: it has none).
 	proc  procStats
 	ticks map[string]int64
 }
@@ -568,7 +570,7 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		wg.Wait()
 		return cpuNow() - cpu0
 	}
-	gc0, tick0 := gcCPUNow(), engineTickers(db)
+	tick0 := engineTickers(db)
 	cpu0, start := cpuNow(), time.Now()
 	if pace > 0 {
 		for _, p := range players {
@@ -590,11 +592,9 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		rr.cpuUs = play(func(int) bool { return true })
 	}
 	rr.secs = time.Since(start).Seconds()
-	rr.ticks = tickerDelta(tick0, engineTickers(db))
 	// The replay's window, for a check of its CPU by a sampler outside
 	// the process (pidstat -p PID 1).
 	tb.Logf("replay from %s to %s UTC: %.0f ms of CPU (getrusage)", start.UTC().Format("15:04:05.000"), time.Now().UTC().Format("15:04:05.000"), rr.cpuUs/1e3)
-	rr.gcUs = gcCPUNow() - gc0
 	if err := errors.Join(errs...); err != nil {
 		return rr, fmt.Errorf("replay: %w", err)
 	}
@@ -612,6 +612,9 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		}
 		rr.quietUs = cpuNow() - cpu0
 	}
+	// Until quiet, as rumbench's side reads them, and outside the CPU
+	// figures.
+	rr.ticks = tickerDelta(tick0, engineTickers(db))
 	return rr, nil
 }
 

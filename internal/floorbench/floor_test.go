@@ -120,13 +120,14 @@ func cpuNow() float64 {
 }
 
 // procStats is what the kernel and the Go runtime count for this process
-// at one moment: CPU µs in user and system mode (getrusage), bytes and
+// at one moment: CPU µs in system mode (getrusage; cpuNow has user and
+// system together), bytes and
 // objects allocated on the Go heap, collections, and the collector's CPU
 // µs. Taken on both sides of a floor, their differences say where the CPU
 // one side spends above the other goes: the kernel (page faults of fresh
 // heap memory, futex wake-ups) or the collector.
 type procStats struct {
-	userUs, sysUs, allocBytes, allocs, gcs, gcUs float64
+	sysUs, allocBytes, allocs, gcs, gcUs float64
 }
 
 func procStatsNow() procStats {
@@ -140,18 +141,18 @@ func procStatsNow() procStats {
 		}
 		return float64(s[i].Value.Uint64())
 	}
-	return procStats{userUs: float64(ru.Utime.Nano()) / 1e3, sysUs: float64(ru.Stime.Nano()) / 1e3,
+	return procStats{sysUs: float64(ru.Stime.Nano()) / 1e3,
 		allocBytes: v(0), allocs: v(1), gcs: v(2), gcUs: gcCPUNow()}
 }
 
 // since is what was counted from b to p.
 func (p procStats) since(b procStats) procStats {
-	return procStats{p.userUs - b.userUs, p.sysUs - b.sysUs, p.allocBytes - b.allocBytes, p.allocs - b.allocs, p.gcs - b.gcs, p.gcUs - b.gcUs}
+	return procStats{p.sysUs - b.sysUs, p.allocBytes - b.allocBytes, p.allocs - b.allocs, p.gcs - b.gcs, p.gcUs - b.gcUs}
 }
 
 // plus is p and o counted together.
 func (p procStats) plus(o procStats) procStats {
-	return procStats{p.userUs + o.userUs, p.sysUs + o.sysUs, p.allocBytes + o.allocBytes, p.allocs + o.allocs, p.gcs + o.gcs, p.gcUs + o.gcUs}
+	return procStats{p.sysUs + o.sysUs, p.allocBytes + o.allocBytes, p.allocs + o.allocs, p.gcs + o.gcs, p.gcUs + o.gcUs}
 }
 
 // engineTickers is the engine's own event counters (RocksDB's statistics

@@ -324,8 +324,8 @@ type loadRun struct {
 	cpu, ownCPU, quietCPU float64
 	// proc is what the process counted over the step (quietObserver).
 	proc procStats
-	// ticks is what the engine's own tickers counted over the step (nil:
-	// it has none).
+	// ticks is what the engine's own tickers counted over the step, until
+	// quiet (nil: it has none).
 	ticks map[string]int64
 	// start and stop are the step's window (quietObserver), for a check
 	// by a sampler outside the process.
@@ -347,7 +347,7 @@ type quietObserver struct {
 	cpu0            float64
 	stepUs, quietUs float64
 	proc0, proc     procStats        // at the step's start; over the step
-	tick0, ticks    map[string]int64 // the engine's tickers at the step's start; over the step
+	tick0, ticks    map[string]int64 // the engine's tickers before the step; over it, until quiet
 	start, stop     time.Time        // the step's window, for outside tools
 	err             error
 }
@@ -362,7 +362,6 @@ func (q *quietObserver) factory() runner.ObserverFactory {
 func (q *quietObserver) StepStart(step string, _ results.StepDesc) {
 	q.active = step == q.step
 	if q.active {
-		q.tick0 = engineTickers(q.db)
 		q.proc0 = procStatsNow()
 		q.cpu0, q.start = cpuNow(), time.Now()
 	}
@@ -384,8 +383,15 @@ type quietBefore struct{ q *quietObserver }
 
 func (b quietBefore) StepStart(step string, _ results.StepDesc) {
 	q := b.q
+	if step != q.step {
+		return
+	}
+	// The engine's tickers are read here and after the quiet wait at the
+	// step's end (StepStop), outside every figure of the step, as the
+	// replay reads them outside its own.
+	defer func() { q.tick0 = engineTickers(q.db) }()
 	qs, ok := q.db.(model.Quiescer)
-	if step != q.step || !ok || q.skip {
+	if !ok || q.skip {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -407,8 +413,8 @@ func (q *quietObserver) StepStop(*measure.Clock, int64) {
 	q.active = false
 	q.stepUs = cpuNow() - q.cpu0
 	q.proc = procStatsNow().since(q.proc0)
-	q.ticks = tickerDelta(q.tick0, engineTickers(q.db))
 	q.stop = time.Now()
+	defer func() { q.ticks = tickerDelta(q.tick0, engineTickers(q.db)) }()
 	qs, ok := q.db.(model.Quiescer)
 	if !ok || q.skip || q.err != nil {
 		return
