@@ -16,8 +16,8 @@ type conn struct {
 	tx    *tx  // the open transaction, if any
 	txs   []tx // the next Txs' handles (Begin)
 	// buffers of the Tx's lock lists, kept across Txs
-	heldBuf, uqHeldBuf []uint64
-	done               bool
+	heldBuf, uqHeldBuf, rowHeldBuf []uint64
+	done                           bool
 
 	// cached table lookup
 	lastName string
@@ -127,13 +127,19 @@ func (c *conn) Begin(ctx context.Context) (model.Tx, error) {
 	}
 	x := &c.txs[0]
 	c.txs = c.txs[1:]
-	*x = tx{c: c, cc: c.db.cc != nil, held: c.heldBuf[:0], uqHeld: c.uqHeldBuf[:0]}
+	*x = tx{c: c, cc: c.db.cc != nil, held: c.heldBuf[:0], uqHeld: c.uqHeldBuf[:0], rowHeld: c.rowHeldBuf[:0]}
+	x.rl = !x.cc && c.db.rowLockedTx
 	var err error
-	if x.cc {
+	switch {
+	case x.cc:
 		// The store isolates the Tx: it runs beside other Txs and writes.
 		c.db.txMu.RLock()
 		x.txn, err = c.db.cc.BeginUpdate()
-	} else {
+	case x.rl:
+		// Row locks isolate the Tx: it runs beside other Txs and writes.
+		c.db.txMu.RLock()
+		x.txn, err = c.db.store.Begin(true)
+	default:
 		c.db.txMu.Lock()
 		x.txn, err = c.db.store.Begin(true)
 	}

@@ -38,6 +38,9 @@ type DB struct {
 	// uniqueCheck makes Insert read each primary key before writing it
 	// (Config.UniqueCheck).
 	uniqueCheck bool
+	// rowLockedTx: Txs run at once, isolated by row locks
+	// (Config.RowLockedTx).
+	rowLockedTx bool
 	// cc is store when it isolates concurrent updates itself: Update then
 	// takes no row lock (see ConcurrentStore).
 	cc ConcurrentStore
@@ -72,7 +75,7 @@ type DB struct {
 // Info reports; cfg holds the kv layer's own settings (ParseConfig), which
 // the caller also records in info.Settings (Config.Record).
 func Open(store Store, info model.Info, cfg Config) (*DB, error) {
-	d := &DB{store: store, info: info, nextID: 1, uniqueCheck: cfg.UniqueCheck}
+	d := &DB{store: store, info: info, nextID: 1, uniqueCheck: cfg.UniqueCheck, rowLockedTx: cfg.RowLockedTx}
 	d.cc, _ = store.(ConcurrentStore)
 	if bl, ok := store.(BulkLoader); ok && cfg.IndexBuild != "online" {
 		d.bulk = bl

@@ -66,7 +66,7 @@ func (c *conn) DeleteOldest(ctx context.Context, t *model.Table, from model.Row,
 func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err error) {
 	// Pass 1, lock-free: which keys are the oldest.
 	c.delLocks = c.delLocks[:0]
-	if found, err = c.oldestKeys(st, n); err != nil || found == 0 {
+	if found, err = c.oldestKeysInView(st, n); err != nil || found == 0 {
 		return 0, found, err
 	}
 	c.delLocks = sortHashes(c.delLocks)
@@ -90,16 +90,21 @@ func (c *conn) deleteOldestOnce(st *tableState, n int) (deleted, found int, err 
 	return deleted, found, nil
 }
 
-// oldestKeys appends the lock hashes of the first n PK keys from c.from to
-// c.delLocks, leaves the exclusive bound of the keys seen in c.upTo and
-// returns how many keys it saw.
-func (c *conn) oldestKeys(st *tableState, n int) (int, error) {
+// oldestKeysInView is oldestKeys in a new view.
+func (c *conn) oldestKeysInView(st *tableState, n int) (int, error) {
 	v, err := c.db.store.NewView()
 	if err != nil {
 		return 0, err
 	}
 	defer v.Close()
-	it, err := v.NewIter(c.from, st.pk.end)
+	return c.oldestKeys(v, st, n)
+}
+
+// oldestKeys appends the lock hashes of the first n PK keys from c.from in
+// r to c.delLocks, leaves the exclusive bound of the keys seen in c.upTo
+// and returns how many keys it saw.
+func (c *conn) oldestKeys(r Reader, st *tableState, n int) (int, error) {
+	it, err := r.NewIter(c.from, st.pk.end)
 	if err != nil {
 		return 0, err
 	}

@@ -89,12 +89,28 @@
 // A Tx (Conn.Begin) reads its own writes, and Commit applies all of its
 // writes at once. How it is isolated depends on the store:
 //
-//   - Pebble, bbolt (no ConcurrentStore): the Tx holds the DB's transaction
-//     lock exclusively until Commit or Rollback, so transactions run one at
-//     a time and exclude every write operation (reads outside see committed
-//     data): serializable, at the price of no concurrency between the
-//     transactions of one DB. (bbolt has a single writer anyway; Pebble has
-//     no transactions, only batches.)
+//   - Pebble (Config.RowLockedTx, engine option transactions=row_locks, the
+//     default): the Tx is an indexed batch, beside other Txs and
+//     autocommit writes (it holds the transaction lock shared), isolated by
+//     the kv layer's locks, which it holds until it ends: the row lock of
+//     every row it updates, deletes or upserts (the lock autocommit Update,
+//     Delete, Upsert and DeleteOldest take on this store), the rows
+//     DeleteOldest deletes, and, for an Insert and an Upsert, the keys'
+//     insert locks. Its reads see the latest commits and its own writes:
+//     like RocksDB's TransactionDB above (READ COMMITTED, every row it
+//     writes locked, so no update is lost). A Tx waits for a lock at most
+//     RowLockWait (1 s, RocksDB's default) and fails at once when its wait
+//     would close a cycle of Txs waiting for each other (a deadlock); both
+//     errors match ErrConflict. What it does not isolate: a blind insert
+//     (unique_check=false) takes no lock, so one that overwrites a row a
+//     Tx has locked may be lost (blind inserts are for new keys); and an
+//     autocommit operation, which never waits in a cycle itself, can be
+//     part of one that only the Tx's timeout breaks.
+//   - Pebble with transactions=serial, and bbolt (one writer anyway): the
+//     Tx holds the DB's transaction lock exclusively until Commit or
+//     Rollback, so transactions run one at a time and exclude every write
+//     operation (reads outside see committed data): serializable, at the
+//     price of no concurrency between the transactions of one DB.
 //   - RocksDB (TransactionDB, default) and WiredTiger: the Tx runs in the
 //     store's own transaction (BeginUpdate), holding the transaction lock
 //     shared (only index builds and schema changes exclude it), beside

@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"rumbench/internal/model"
@@ -18,8 +19,10 @@ import (
 // A caller locks a set of hashes in ascending order (lockSet), so callers
 // that lock several sets of one table cannot deadlock. Callers that lock in
 // several tables take them in a fixed order: inserts, then uniques, then
-// rows. A Tx, which holds its locks until it ends and may also wait for the
-// store's own locks, only tries (tryLock): it never waits in a cycle.
+// rows. A Tx, which holds its locks until it ends, in the order it reaches
+// its rows, waits for each with a timeout (lockFor), and fails at once when
+// the wait would close a cycle of Txs waiting for each other: it never
+// waits in a cycle for longer than the timeout.
 type lockTable struct {
 	once   sync.Once
 	shards [lockShards]lockShard
@@ -52,12 +55,29 @@ type lockSlot struct {
 	e *lockEntry // nil: empty
 }
 
-// lockEntry is one held lock. Its owner holds mu; waiters count the
-// goroutines blocked on mu, and the entry stays in the table (handed to
-// one of them) until none is left.
+// lockEntry is one held lock. Its holder has filled held (capacity 1);
+// waiters count the goroutines blocked sending to it, and the entry stays
+// in the table (handed to one of them, in the order they came) until none
+// is left. A channel rather than a mutex, so that a Tx can wait with a
+// timeout.
 type lockEntry struct {
-	mu      sync.Mutex
+	held    chan struct{}
 	waiters int32 // guarded by the shard's mu
+	// owner is the Tx holding the lock, nil for an operation that is not
+	// a Tx (it never waits while holding in a cycle: lockSet orders its
+	// locks); read by the deadlock check of other Txs (txWaits.cycle).
+	owner atomic.Pointer[txWaits]
+}
+
+func (e *lockEntry) lock()   { e.held <- struct{}{} }
+func (e *lockEntry) unlock() { <-e.held }
+func (e *lockEntry) tryLock() bool {
+	select {
+	case e.held <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
 
 // lockSeed seeds the key hashes of every lock table of the process.
@@ -179,7 +199,10 @@ func (s *lockShard) add(h uint64) *lockEntry {
 	} else {
 		e = &lockEntry{}
 	}
-	e.mu.Lock() // nobody else has it: never blocks
+	if e.held == nil {
+		e.held = make(chan struct{}, 1) // once per entry: entries are recycled
+	}
+	e.lock() // nobody else has it: never blocks
 	if 2*(s.n+1) > len(s.slots) {
 		s.grow()
 	}
@@ -231,7 +254,7 @@ func (t *lockTable) lockSet(hs []uint64) {
 			e := sh.slots[slot].e
 			e.waiters++
 			sh.mu.Unlock()
-			e.mu.Lock() // handed over by the holder's unlock
+			e.lock() // handed over by the holder's unlock
 			sh.mu.Lock()
 			e.waiters--
 		}
@@ -247,10 +270,11 @@ func (t *lockTable) unlockSet(hs []uint64) {
 		for ; i < len(hs) && &t.shards[shardOf(hs[i])] == sh; i++ {
 			slot := sh.find(hs[i])
 			e := sh.slots[slot].e
+			e.owner.Store(nil)
 			if e.waiters == 0 {
 				sh.remove(slot)
 			}
-			e.mu.Unlock()
+			e.unlock()
 		}
 		sh.mu.Unlock()
 	}
@@ -268,34 +292,134 @@ func (t *lockTable) tryLock(h uint64) bool {
 	return true
 }
 
-// txLockWait bounds how long a Tx waits for a kv-layer lock another
-// operation holds, polling: a lock wait timeout, which breaks any cycle
-// with the store's own lock waits.
-const txLockWait = 20 * time.Millisecond
+// txLockWait bounds how long a Tx waits for a kv-layer lock on a store
+// with its own locks (ConcurrentStore): a lock wait timeout, which breaks
+// any cycle with the store's own lock waits. rowLockWait bounds a Tx's
+// wait for a row lock where the kv layer's locks are the only ones
+// (row-locked transactions): RocksDB's TransactionDB default, and MyRocks'
+// rocksdb_lock_wait_timeout.
+const (
+	txLockWait  = 20 * time.Millisecond
+	rowLockWait = RowLockWait
+)
+
+// RowLockWait is how long a row-locked Tx waits for a row lock before it
+// fails with a lock wait timeout (engines record it in their settings).
+const RowLockWait = time.Second
+
+// txWaits is a Tx's side of the lock tables: the lock it waits for, if
+// any, so that another Tx about to wait can follow the chain of holders
+// and waits (cycle).
+type txWaits struct {
+	waitingFor atomic.Pointer[lockEntry]
+}
+
+// cycle records that w is about to wait for e and reports whether e's
+// holder waits, through a chain of Txs, for a lock w holds. Each Tx stores
+// its wait before it follows the chain, so of the Txs that close a cycle
+// the last to arrive sees it whole. A chain read while it changes can
+// miss a cycle (the timeout then breaks it) or, rarely, see one that has
+// just gone (a needless retry).
+func (w *txWaits) cycle(e *lockEntry) bool {
+	w.waitingFor.Store(e)
+	o := e.owner.Load()
+	for hops := 0; o != nil && hops < maxWaitChain; hops++ {
+		if o == w {
+			w.waitingFor.Store(nil)
+			return true
+		}
+		next := o.waitingFor.Load()
+		if next == nil {
+			return false
+		}
+		o = next.owner.Load()
+	}
+	return false
+}
+
+// maxWaitChain bounds the chain cycle follows; longer cycles are broken by
+// the timeout.
+const maxWaitChain = 64
 
 // errLockTimeout is the error of a Tx that timed out waiting for a
-// kv-layer lock; it was not changed by the operation that failed, and is
-// to be rolled back and may run again (it matches ErrConflict, and
-// model.ErrLockTimeout).
-var errLockTimeout error = lockTimeoutError{}
+// kv-layer lock, and errDeadlock of one whose wait would have closed a
+// cycle of Txs; the operation that failed changed nothing, and the Tx is
+// to be rolled back and may run again (both match ErrConflict, and
+// model.ErrLockTimeout or model.ErrDeadlock).
+var (
+	errLockTimeout error = lockTimeoutError{}
+	errDeadlock    error = deadlockError{}
+)
 
 type lockTimeoutError struct{}
 
 func (lockTimeoutError) Error() string {
-	return "kv: lock wait timeout: another operation holds the insert lock of a key this transaction writes"
+	return "kv: lock wait timeout: another operation holds the lock of a key this transaction writes"
 }
 func (lockTimeoutError) Is(target error) bool {
 	return target == ErrConflict || target == model.ErrLockTimeout
 }
 
-// lockWait locks h for a Tx, waiting up to txLockWait.
-func (t *lockTable) lockWait(h uint64) error {
-	return txWait(func() bool { return t.tryLock(h) })
+type deadlockError struct{}
+
+func (deadlockError) Error() string {
+	return "kv: deadlock: waiting for the lock of a key this transaction writes would close a cycle of transactions"
+}
+func (deadlockError) Is(target error) bool {
+	return target == ErrConflict || target == model.ErrDeadlock
+}
+
+// lockFor locks h for the Tx w, waiting up to wait for its holder, or
+// fails at once with errDeadlock when the holder waits, through other
+// Txs, for w. The lock is w's until unlockSet.
+func (t *lockTable) lockFor(w *txWaits, h uint64, wait time.Duration) error {
+	sh := t.shard(h)
+	sh.mu.Lock()
+	e := sh.slots[sh.find(h)].e
+	if e == nil {
+		sh.add(h).owner.Store(w)
+		sh.mu.Unlock()
+		return nil
+	}
+	e.waiters++
+	sh.mu.Unlock()
+	err := w.wait(e, wait)
+	sh.mu.Lock()
+	e.waiters--
+	if err != nil && e.tryLock() {
+		// Released while this Tx gave up: it is this Tx's after all
+		// (the releaser left the entry in the table for its waiters).
+		err = nil
+	}
+	if err == nil {
+		e.owner.Store(w)
+	}
+	sh.mu.Unlock()
+	return err
+}
+
+// wait takes e, waiting up to d, unless waiting would close a cycle.
+func (w *txWaits) wait(e *lockEntry, d time.Duration) error {
+	if e.tryLock() {
+		return nil
+	}
+	if w.cycle(e) {
+		return errDeadlock
+	}
+	defer w.waitingFor.Store(nil)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case e.held <- struct{}{}:
+		return nil
+	case <-timer.C:
+		return errLockTimeout
+	}
 }
 
 // txWait polls try until it succeeds, for a Tx: up to txLockWait from its
 // first failure, with pauses growing from 20 µs to 1 ms, then
-// errLockTimeout.
+// errLockTimeout. (pktail's claims, which are not locks of a table.)
 func txWait(try func() bool) error {
 	deadline := time.Time{}
 	for pause := 20 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {

@@ -1,9 +1,13 @@
 package kv
 
 import (
+	"errors"
 	"math/rand"
 	"sync"
 	"testing"
+	"time"
+
+	"rumbench/internal/model"
 )
 
 // TestLockTableExclusion: goroutines lock random overlapping sets of keys
@@ -120,5 +124,77 @@ func TestLockShardProbing(t *testing.T) {
 		if n := tbl.shards[0].n; n != 0 {
 			t.Fatalf("round %d: %d slots in use at the end", round, n)
 		}
+	}
+}
+
+// TestLockForDeadlock: two Txs each hold a lock and want the other's; the
+// one that closes the cycle fails at once with errDeadlock (no timeout
+// spent), the other gets the lock when the loser lets go, and the table
+// is empty at the end.
+func TestLockForDeadlock(t *testing.T) {
+	var tbl lockTable
+	var w1, w2 txWaits
+	h1, h2 := lockHash([]byte("one")), lockHash([]byte("two"))
+	if err := tbl.lockFor(&w1, h1, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.lockFor(&w2, h2, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() { got <- tbl.lockFor(&w1, h2, time.Minute) }()
+	for w1.waitingFor.Load() == nil { // w1 is about to block on h2
+		time.Sleep(time.Millisecond)
+	}
+	err := tbl.lockFor(&w2, h1, time.Minute)
+	if !errors.Is(err, errDeadlock) || !errors.Is(err, model.ErrDeadlock) || !errors.Is(err, ErrConflict) {
+		t.Fatalf("the wait that closes the cycle: %v, want the deadlock error (ErrConflict, model.ErrDeadlock)", err)
+	}
+	if w2.waitingFor.Load() != nil {
+		t.Fatal("the loser is still recorded as waiting")
+	}
+	tbl.unlockSet([]uint64{h2}) // the loser rolls back
+	if err := <-got; err != nil {
+		t.Fatalf("the survivor's wait: %v, want the lock", err)
+	}
+	if e := tbl.shard(h2).slots[tbl.shard(h2).find(h2)].e; e == nil || e.owner.Load() != &w1 {
+		t.Fatal("h2 is not recorded as the survivor's")
+	}
+	tbl.unlockSet([]uint64{h1, h2})
+	for i := range tbl.shards {
+		if n := tbl.shards[i].n; n != 0 {
+			t.Fatalf("shard %d holds %d locks after every unlock", i, n)
+		}
+	}
+}
+
+// TestLockForTimeout: a Tx waiting for a lock an autocommit operation
+// holds (no owner: no cycle to see) gives up after its wait with the lock
+// wait timeout, and the lock is handed to nobody: the holder's unlock
+// empties the table. A Tx that waits while the holder lets go gets it.
+func TestLockForTimeout(t *testing.T) {
+	var tbl lockTable
+	var w txWaits
+	h := lockHash([]byte("row"))
+	tbl.lockSet([]uint64{h})
+	err := tbl.lockFor(&w, h, 30*time.Millisecond)
+	if !errors.Is(err, errLockTimeout) || !errors.Is(err, model.ErrLockTimeout) || !errors.Is(err, ErrConflict) {
+		t.Fatalf("wait for a held lock: %v, want the lock wait timeout (ErrConflict, model.ErrLockTimeout)", err)
+	}
+	tbl.unlockSet([]uint64{h})
+	if n := tbl.shard(h).n; n != 0 {
+		t.Fatalf("%d locks held after the holder's unlock", n)
+	}
+	tbl.lockSet([]uint64{h})
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		tbl.unlockSet([]uint64{h})
+	}()
+	if err := tbl.lockFor(&w, h, time.Minute); err != nil {
+		t.Fatalf("wait for a lock released meanwhile: %v", err)
+	}
+	tbl.unlockSet([]uint64{h})
+	if n := tbl.shard(h).n; n != 0 {
+		t.Fatalf("%d locks held at the end", n)
 	}
 }

@@ -45,6 +45,14 @@ type Config struct {
 	// IndexBuildMemory bounds the bulk build's sort buffer: entries beyond
 	// it are sorted in runs spilled to files under the data dir and merged.
 	IndexBuildMemory int64
+	// RowLockedTx is set by an engine whose store's transactions may run
+	// at once (each a private batch, committed atomically; reads see the
+	// latest commits and the transaction's own writes) but isolate
+	// nothing (Pebble): a Tx then holds the transaction lock shared and
+	// locks each row it writes until it ends, as RocksDB's TransactionDB
+	// does; otherwise it holds the transaction lock exclusively. Not an
+	// option of every kv engine: the engine's own.
+	RowLockedTx bool
 }
 
 // OptionTable is the engine options every kv engine lists after its own,

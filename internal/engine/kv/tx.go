@@ -13,16 +13,19 @@ import (
 type tx struct {
 	c   *conn
 	txn Txn
-	// cc: the Tx runs in a ConcurrentStore's transaction (BeginUpdate),
-	// holding the transaction lock shared; else it holds it exclusively.
-	cc bool
-	// held and uqHeld are the insert and unique-prefix locks the Tx holds
-	// until it ends (cc only).
-	held, uqHeld []uint64
+	// cc: the Tx runs in a ConcurrentStore's transaction (BeginUpdate);
+	// rl: in a plain one of a store whose transactions may run at once,
+	// isolated by the kv layer's row locks (Config.RowLockedTx). Either
+	// holds the transaction lock shared; else the Tx holds it exclusively.
+	cc, rl bool
+	// held, uqHeld and rowHeld are the insert, unique-prefix and row
+	// locks the Tx holds until it ends (cc and rl only; rows rl only).
+	held, uqHeld, rowHeld []uint64
+	waits                 txWaits
 }
 
 func (x *tx) unlockTxMu() {
-	if x.cc {
+	if x.cc || x.rl {
 		x.c.db.txMu.RUnlock()
 	} else {
 		x.c.db.txMu.Unlock()
@@ -30,18 +33,32 @@ func (x *tx) unlockTxMu() {
 }
 
 // lockKeys takes the locks of hs in t that x does not hold yet, waiting
-// up to txLockWait for each, and records them in *held.
+// for each up to txLockWait (beside a store's own locks) or rowLockWait
+// (row-locked transactions, where the kv layer's are the only ones), and
+// records them in *held.
 func (x *tx) lockKeys(t *lockTable, held *[]uint64, hs []uint64) error {
+	wait := txLockWait
+	if x.rl {
+		wait = rowLockWait
+	}
 	for _, h := range hs {
 		if slices.Contains(*held, h) {
 			continue
 		}
-		if err := t.lockWait(h); err != nil {
+		if err := t.lockFor(&x.waits, h, wait); err != nil {
 			return err
 		}
 		*held = append(*held, h)
 	}
 	return nil
+}
+
+// lockRow takes the row lock of the row whose PK entry key is key, for a
+// row-locked Tx, until it ends: the lock autocommit Update, Delete, Upsert
+// and DeleteOldest take on such a store (beginRow, deleteOldestOnce).
+func (x *tx) lockRow(key []byte) error {
+	x.c.rowLock[0] = lockHash(key)
+	return x.lockKeys(&x.c.db.rows, &x.rowHeld, x.c.rowLock[:])
 }
 
 func (x *tx) check(ctx context.Context, t *model.Table) (*tableState, error) {
@@ -63,15 +80,18 @@ func (x *tx) Insert(ctx context.Context, t *model.Table, rows []model.Row) error
 		// Checking every row before writing any keeps a failed Insert
 		// from leaving part of its rows in the Tx.
 		var err error
-		if x.cc {
+		switch {
+		case x.cc:
 			err = x.checkInsertCC(st, rows)
-		} else {
+		case x.rl:
+			err = x.checkInsertRL(st, rows)
+		default:
 			err = x.checkInsert(st, rows)
 		}
 		if err != nil {
 			return err
 		}
-	} else if x.cc {
+	} else if x.cc || x.rl {
 		// Even blind, an insert excludes inserts of its keys until the
 		// Tx ends, as Upsert needs.
 		if err := x.c.pkKeys(st, rows); err != nil {
@@ -103,6 +123,44 @@ func (x *tx) checkInsert(st *tableState, rows []model.Row) error {
 		if err := c.uniqueKeys(st, rows); err != nil {
 			return err
 		}
+		return c.checkUniqueIndexes(x.txn, st, rows)
+	}
+	return nil
+}
+
+// checkInsertRL is the unique check of a row-locked Tx, which runs beside
+// other writers: it holds the keys' insert locks (and unique prefixes')
+// until the Tx ends, as checkInsertCC does, so no other Insert or Upsert of
+// them runs between its check and its commit, waits for the appending
+// inserts whose range holds a key, and reads the keys in the Tx: the
+// latest committed state and the Tx's own writes.
+func (x *tx) checkInsertRL(st *tableState, rows []model.Row) error {
+	c := x.c
+	if err := c.pkKeys(st, rows); err != nil {
+		return err
+	}
+	unique := st.hasUnique()
+	if unique {
+		if err := c.uniqueKeys(st, rows); err != nil {
+			return err
+		}
+	}
+	if err := x.lockPKs(); err != nil {
+		return err
+	}
+	if unique {
+		if err := x.lockKeys(&c.db.uniques, &x.uqHeld, c.uqLocks); err != nil {
+			return err
+		}
+	}
+	lo, hi := c.pkRange()
+	if err := st.tail.waitClaims(lo, hi, true); err != nil {
+		return err
+	}
+	if err := c.checkUnique(x.txn, st, rows); err != nil {
+		return err
+	}
+	if unique {
 		return c.checkUniqueIndexes(x.txn, st, rows)
 	}
 	return nil
@@ -186,11 +244,36 @@ func (x *tx) DeleteOldest(ctx context.Context, t *model.Table, from model.Row, n
 	if x.c.from, err = st.appendPKBound(x.c.from[:0], from); err != nil {
 		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
+	if x.rl {
+		deleted, err := x.deleteOldestRL(st, n)
+		if err != nil {
+			return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
+		}
+		return deleted, nil
+	}
 	deleted, err := x.c.deleteOldest(x.txn, st, n, x.c.from, st.pk.end, nil)
 	if err != nil {
 		return 0, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
 	return deleted, nil
+}
+
+// deleteOldestRL is DeleteOldest in a row-locked Tx, as the autocommit
+// one runs (deleteOldestOnce): it finds the oldest keys in the Tx (its own
+// writes included) without locks, locks their rows until the Tx ends, and
+// deletes, in the Tx, the rows still there whose locks it holds.
+func (x *tx) deleteOldestRL(st *tableState, n int) (int, error) {
+	c := x.c
+	c.delLocks = c.delLocks[:0]
+	found, err := c.oldestKeys(x.txn, st, n)
+	if err != nil || found == 0 {
+		return 0, err
+	}
+	c.delLocks = sortHashes(c.delLocks)
+	if err := x.lockKeys(&c.db.rows, &x.rowHeld, c.delLocks); err != nil {
+		return 0, err
+	}
+	return c.deleteOldest(x.txn, st, n, c.from, c.upTo, c.delLocks)
 }
 
 func (x *tx) Get(ctx context.Context, t *model.Table, keys []model.Row, fn func(model.Row)) (int, error) {
@@ -214,6 +297,14 @@ func (x *tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes [
 	if err != nil {
 		return false, err
 	}
+	if x.rl {
+		if len(pk) != len(st.schema.PK) {
+			return false, fmt.Errorf("update %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
+		}
+		if err := x.lockRow(st.appendPKKey(x.c.key[:0], pk)); err != nil {
+			return false, fmt.Errorf("update %s: %w", t.Name, err)
+		}
+	}
 	found, err := x.c.update(x.txn, st, pk, changes)
 	if err != nil {
 		return false, fmt.Errorf("update %s: %w", t.Name, err)
@@ -225,6 +316,14 @@ func (x *tx) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, er
 	st, err := x.check(ctx, t)
 	if err != nil {
 		return false, err
+	}
+	if x.rl {
+		if len(pk) != len(st.schema.PK) {
+			return false, fmt.Errorf("delete from %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
+		}
+		if err := x.lockRow(st.appendPKKey(x.c.key[:0], pk)); err != nil {
+			return false, fmt.Errorf("delete from %s: %w", t.Name, err)
+		}
 	}
 	found, err := x.c.del(x.txn, st, pk)
 	if err != nil {
@@ -238,9 +337,12 @@ func (x *tx) Upsert(ctx context.Context, t *model.Table, row model.Row, changes 
 	if err != nil {
 		return err
 	}
-	if x.cc {
+	switch {
+	case x.cc:
 		err = x.upsertCC(st, row, changes)
-	} else {
+	case x.rl:
+		err = x.upsertRL(st, row, changes)
+	default:
 		err = x.upsertExclusive(st, row, changes)
 	}
 	if err != nil {
@@ -256,6 +358,30 @@ func (x *tx) upsertExclusive(st *tableState, row model.Row, changes []model.Chan
 	c := x.c
 	if c.db.uniqueCheck && len(row) == len(st.schema.Columns) {
 		c.key = st.pk.appendKey(c.key[:0], row)
+		if err := st.tail.waitClaims(c.key, c.key, true); err != nil {
+			return err
+		}
+	}
+	return c.upsert(x.txn, st, row, changes)
+}
+
+// upsertRL is Upsert in a row-locked Tx: the key's insert lock, then its
+// row lock, held until the Tx ends (the autocommit Upsert's order), then
+// the read-modify-write in the Tx.
+func (x *tx) upsertRL(st *tableState, row model.Row, changes []model.Change) error {
+	c := x.c
+	if len(row) != len(st.schema.Columns) {
+		return fmt.Errorf("row has %d values, the table %d columns", len(row), len(st.schema.Columns))
+	}
+	c.key = st.pk.appendKey(c.key[:0], row)
+	c.insLock[0] = lockHash(c.key)
+	if err := x.lockKeys(&c.db.inserts, &x.held, c.insLock[:]); err != nil {
+		return err
+	}
+	if err := x.lockKeys(&c.db.rows, &x.rowHeld, c.insLock[:]); err != nil {
+		return err
+	}
+	if c.db.uniqueCheck {
 		if err := st.tail.waitClaims(c.key, c.key, true); err != nil {
 			return err
 		}
@@ -302,8 +428,9 @@ func (x *tx) upsertCC(st *tableState, row model.Row, changes []model.Change) err
 func (x *tx) finish() {
 	x.c.db.inserts.unlockSet(x.held)
 	x.c.db.uniques.unlockSet(x.uqHeld)
-	x.c.heldBuf, x.c.uqHeldBuf = x.held[:0], x.uqHeld[:0]
-	x.held, x.uqHeld = nil, nil
+	x.c.db.rows.unlockSet(x.rowHeld)
+	x.c.heldBuf, x.c.uqHeldBuf, x.c.rowHeldBuf = x.held[:0], x.uqHeld[:0], x.rowHeld[:0]
+	x.held, x.uqHeld, x.rowHeld = nil, nil, nil
 	x.c.tx = nil
 	x.unlockTxMu()
 }

@@ -25,6 +25,9 @@ import (
 
 const modulePath = "github.com/cockroachdb/pebble/v2"
 
+// rowLockWaitText is kv.RowLockWait for the options' help.
+const rowLockWaitText = "1 s"
+
 func init() { engine.Register(Driver{}) }
 
 // Driver is the pebble model.Driver.
@@ -45,7 +48,7 @@ func (Driver) Description() string {
 }
 
 // updateCaveat says who isolates concurrent updates of a row on pebble.
-const updateCaveat = "Pebble has no transactions: concurrent updates of a row are serialised by rumbench's own lock table (kv layer), not by the engine"
+const updateCaveat = "Pebble has no transactions: concurrent updates of a row, in transactions or not, are serialised by rumbench's own row locks (kv layer), not by the engine"
 
 // Options implements model.Driver.
 func (Driver) Options() []model.Option { return optionTable(&settings{}).Options() }
@@ -60,6 +63,7 @@ type settings struct {
 	compression             string
 	l0Threshold, maxComp    int
 	bloomBits               int
+	transactions            string
 }
 
 // optionTable declares pebble's options, parsed into s.
@@ -72,6 +76,7 @@ func optionTable(s *settings) engineopt.Table {
 		engineopt.Int(&s.l0Threshold, "l0_compaction_threshold", "4", "L0 read amplification (sublevels) that triggers an L0 compaction", 1, 1000),
 		engineopt.Int(&s.bloomBits, "bloom_bits_per_key", "10", "bits per key of the sstable bloom filters, on every level (0: none, Pebble's own default); like RocksDB's, they spare a Get of an absent key (the insert's unique check) a block read per level", 0, 64),
 		engineopt.Int(&s.maxComp, "max_concurrent_compactions", "2", "compactions that may run at once (Pebble's own default is 1)", 1, 64),
+		engineopt.Choice(&s.transactions, "transactions", "row_locks", "how transactions (LinkBench's, hot rows' with --rows-per-tx) are isolated, by the kv layer, Pebble having none: row_locks runs them at once, each locking the rows it writes until it ends (waiting up to "+rowLockWaitText+", a cycle of waits failing at once as a deadlock) and reading the latest commits, as RocksDB's TransactionDB does; serial runs one at a time (the only mode before 2026-11-27)", "row_locks", "serial"),
 	}, kv.OptionTable(&s.kv)...)
 }
 
@@ -168,8 +173,14 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 			"l0_compaction_threshold":    strconv.Itoa(s.l0Threshold),
 			"max_concurrent_compactions": strconv.Itoa(s.maxComp),
 			"bloom_bits_per_key":         strconv.Itoa(s.bloomBits),
+			"transactions":               s.transactions,
 		},
 	}
+	if s.transactions == "row_locks" {
+		info.Settings["lock_timeout_ms"] = strconv.Itoa(int(kv.RowLockWait / time.Millisecond))
+		info.Settings["deadlock_detect"] = "true"
+	}
+	s.kv.RowLockedTx = s.transactions == "row_locks"
 	s.kv.Record(info.Settings)
 	d, err := kv.Open(kv.WrapStore(ctx, st), info, s.kv)
 	if err != nil {

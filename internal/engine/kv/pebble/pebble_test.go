@@ -30,12 +30,25 @@ func TestSuite(t *testing.T) {
 	enginetest.Conformance(t, open(map[string]string{"sync": "false", "memtable_size": "1MB", "cache_size": "8MB"}))
 }
 
+// TestConcurrentTx: with transactions=row_locks (the default) Txs run at
+// once, isolated by the kv layer's row locks.
+func TestConcurrentTx(t *testing.T) {
+	enginetest.ConcurrentTx(t, open(map[string]string{"sync": "false", "memtable_size": "1MB"}))
+}
+
+// TestSerialTx: transactions=serial, one Tx at a time, keeps LinkBench's
+// counts exact too.
+func TestSerialTx(t *testing.T) {
+	enginetest.TxCounts(t, open(map[string]string{"sync": "false", "memtable_size": "1MB", "transactions": "serial"}))
+}
+
 func TestDefaults(t *testing.T) {
 	db := open(nil)(t, t.TempDir())
 	defer db.Close()
 	info := db.Info()
 	t.Logf("info: %+v", info)
-	if info.Name != "pebble" || info.Family != model.LSM || info.Version == "" || info.Settings["sync"] != "false" {
+	if info.Name != "pebble" || info.Family != model.LSM || info.Version == "" || info.Settings["sync"] != "false" ||
+		info.Settings["transactions"] != "row_locks" || info.Settings["lock_timeout_ms"] != "1000" {
 		t.Fatalf("Info = %+v", info)
 	}
 	ctx := context.Background()
@@ -57,6 +70,7 @@ func TestBadOptions(t *testing.T) {
 	for _, kv := range [][2]string{
 		{"cache_size", "lots"}, {"memtable_size", "5GB"}, {"sync", "maybe"}, {"unique_check", "maybe"},
 		{"compression", "lz77"}, {"l0_compaction_threshold", "0"}, {"max_concurrent_compactions", "x"},
+		{"transactions", "optimistic"},
 	} {
 		_, err := engine.Open(context.Background(), "pebble", model.Config{DataDir: t.TempDir(), Options: map[string]string{kv[0]: kv[1]}})
 		if err == nil || !strings.Contains(err.Error(), kv[0]) || strings.Contains(err.Error(), "\n") {
