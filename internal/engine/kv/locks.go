@@ -55,29 +55,27 @@ type lockSlot struct {
 	e *lockEntry // nil: empty
 }
 
-// lockEntry is one held lock. Its holder has filled held (capacity 1);
-// waiters count the goroutines blocked sending to it, and the entry stays
-// in the table (handed to one of them, in the order they came) until none
-// is left. A channel rather than a mutex, so that a Tx can wait with a
-// timeout.
+// lockEntry is one held lock: being in its shard's table is being held.
+// waiters count the goroutines waiting for it, and the entry stays in the
+// table until none is left: the holder's unlock hands it to one of them
+// (in the order they came) with a token on wake. An uncontended lock and
+// unlock touch only the shard (no channel operation); wake is a channel,
+// not a mutex, so that a Tx can wait with a timeout.
 type lockEntry struct {
-	held    chan struct{}
-	waiters int32 // guarded by the shard's mu
+	wake    chan struct{} // capacity 1; made when the first waiter comes
+	waiters int32         // guarded by the shard's mu
 	// owner is the Tx holding the lock, nil for an operation that is not
 	// a Tx (it never waits while holding in a cycle: lockSet orders its
 	// locks); read by the deadlock check of other Txs (txWaits.cycle).
 	owner atomic.Pointer[txWaits]
 }
 
-func (e *lockEntry) lock()   { e.held <- struct{}{} }
-func (e *lockEntry) unlock() { <-e.held }
-func (e *lockEntry) tryLock() bool {
-	select {
-	case e.held <- struct{}{}:
-		return true
-	default:
-		return false
+// queue counts a waiter for e; the caller holds the shard's mu.
+func (e *lockEntry) queue() {
+	if e.wake == nil {
+		e.wake = make(chan struct{}, 1) // once per entry: entries are recycled
 	}
+	e.waiters++
 }
 
 // lockSeed seeds the key hashes of every lock table of the process.
@@ -199,10 +197,6 @@ func (s *lockShard) add(h uint64) *lockEntry {
 	} else {
 		e = &lockEntry{}
 	}
-	if e.held == nil {
-		e.held = make(chan struct{}, 1) // once per entry: entries are recycled
-	}
-	e.lock() // nobody else has it: never blocks
 	if 2*(s.n+1) > len(s.slots) {
 		s.grow()
 	}
@@ -252,11 +246,10 @@ func (t *lockTable) lockSet(hs []uint64) {
 				continue
 			}
 			e := sh.slots[slot].e
-			e.waiters++
+			e.queue()
 			sh.mu.Unlock()
-			e.lock() // handed over by the holder's unlock
+			<-e.wake // handed over by the holder's unlock
 			sh.mu.Lock()
-			e.waiters--
 		}
 		sh.mu.Unlock()
 	}
@@ -273,8 +266,12 @@ func (t *lockTable) unlockSet(hs []uint64) {
 			e.owner.Store(nil)
 			if e.waiters == 0 {
 				sh.remove(slot)
+			} else {
+				// Hand it over: the token is the next holder's, and so is
+				// the count (a Tx that gives up withdraws its own).
+				e.waiters--
+				e.wake <- struct{}{} // never blocks: one token at a time
 			}
-			e.unlock()
 		}
 		sh.mu.Unlock()
 	}
@@ -381,28 +378,30 @@ func (t *lockTable) lockFor(w *txWaits, h uint64, wait time.Duration) error {
 		sh.mu.Unlock()
 		return nil
 	}
-	e.waiters++
+	e.queue()
 	sh.mu.Unlock()
 	err := w.wait(e, wait)
-	sh.mu.Lock()
-	e.waiters--
-	if err != nil && e.tryLock() {
-		// Released while this Tx gave up: it is this Tx's after all
-		// (the releaser left the entry in the table for its waiters).
-		err = nil
+	if err != nil {
+		sh.mu.Lock()
+		select {
+		case <-e.wake:
+			// Handed over while this Tx gave up: it is this Tx's after
+			// all (the token counted it out).
+			err = nil
+		default:
+			e.waiters--
+		}
+		sh.mu.Unlock()
 	}
 	if err == nil {
 		e.owner.Store(w)
 	}
-	sh.mu.Unlock()
 	return err
 }
 
-// wait takes e, waiting up to d, unless waiting would close a cycle.
+// wait takes e's token, waiting up to d, unless waiting would close a
+// cycle.
 func (w *txWaits) wait(e *lockEntry, d time.Duration) error {
-	if e.tryLock() {
-		return nil
-	}
 	if w.cycle(e) {
 		return errDeadlock
 	}
@@ -410,7 +409,7 @@ func (w *txWaits) wait(e *lockEntry, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
-	case e.held <- struct{}{}:
+	case <-e.wake:
 		return nil
 	case <-timer.C:
 		return errLockTimeout
