@@ -135,6 +135,22 @@ func (x *tx) checkInsert(st *tableState, rows []model.Row) error {
 // inserts whose range holds a key, and reads the keys in the Tx: the
 // latest committed state and the Tx's own writes.
 func (x *tx) checkInsertRL(st *tableState, rows []model.Row) error {
+	if err := x.lockInsert(st, rows); err != nil {
+		return err
+	}
+	if err := x.c.checkUnique(x.txn, st, rows); err != nil {
+		return err
+	}
+	if st.hasUnique() {
+		return x.c.checkUniqueIndexes(x.txn, st, rows)
+	}
+	return nil
+}
+
+// lockInsert is the start of a concurrent Tx's unique check: it encodes
+// the rows' keys (and unique prefixes), takes their locks until the Tx
+// ends, and waits for the appending inserts whose range holds a key.
+func (x *tx) lockInsert(st *tableState, rows []model.Row) error {
 	c := x.c
 	if err := c.pkKeys(st, rows); err != nil {
 		return err
@@ -154,16 +170,7 @@ func (x *tx) checkInsertRL(st *tableState, rows []model.Row) error {
 		}
 	}
 	lo, hi := c.pkRange()
-	if err := st.tail.waitClaims(lo, hi, true); err != nil {
-		return err
-	}
-	if err := c.checkUnique(x.txn, st, rows); err != nil {
-		return err
-	}
-	if unique {
-		return c.checkUniqueIndexes(x.txn, st, rows)
-	}
-	return nil
+	return st.tail.waitClaims(lo, hi, true)
 }
 
 // lockPKs takes the insert locks of the keys in c.pks for the Tx.
@@ -188,27 +195,10 @@ func (x *tx) lockPKs() error {
 func (x *tx) checkInsertCC(st *tableState, rows []model.Row) error {
 	c := x.c
 	u := x.txn.(UpdateTxn)
-	if err := c.pkKeys(st, rows); err != nil {
+	if err := x.lockInsert(st, rows); err != nil {
 		return err
 	}
 	unique := st.hasUnique()
-	if unique {
-		if err := c.uniqueKeys(st, rows); err != nil {
-			return err
-		}
-	}
-	if err := x.lockPKs(); err != nil {
-		return err
-	}
-	if unique {
-		if err := x.lockKeys(&c.db.uniques, &x.uqHeld, c.uqLocks); err != nil {
-			return err
-		}
-	}
-	lo, hi := c.pkRange()
-	if err := st.tail.waitClaims(lo, hi, true); err != nil {
-		return err
-	}
 	for _, i := range c.pkIdx {
 		val, found, err := u.GetForUpdate(c.pks.key(i), c.getBuf)
 		c.getBuf = val[:0]
