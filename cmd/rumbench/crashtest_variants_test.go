@@ -10,6 +10,7 @@ import (
 // crashtest of two variants of pebble: each is crashed under its label,
 // with its own settings, into <data-dir>/<label>.
 func TestCrashtestVariants(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"crashtest", "--engine", "pebble,z=pebble", "--engine-opt", "z.compression=zstd", "--kill-after", "300ms", "--data-dir", dir}
 	so, se, code := rb(t, args...)

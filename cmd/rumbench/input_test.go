@@ -11,6 +11,7 @@ import (
 // (an unknown workload or command, a shell completion does not know, a
 // number pflag cannot parse) are one line saying what to give instead.
 func TestNoInputSilentlyDropped(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := func(n string) string { return filepath.Join(dir, n) }
 	cases := []struct {

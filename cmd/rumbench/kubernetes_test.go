@@ -316,6 +316,7 @@ func envVar(env []corev1.EnvVar, name string) *corev1.EnvVar {
 
 // Refusals are one line, exit 2, naming the fix.
 func TestKubernetesRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := filepath.Join(dir, "j.yaml")
 	sw := []string{"sweep", "--engine", "pebble", "--indexes", "0,1", "--rows", "1000", "--out", filepath.Join(dir, "s")}

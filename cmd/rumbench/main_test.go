@@ -130,6 +130,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 // future bundles, another engine's data dir) exits 2 with one line naming
 // the problem, never panics, and changes no file it was given.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	fx := t.TempDir()
 	badInputFixtures(t, fx)
@@ -291,6 +292,7 @@ func TestExistingResultsAreNotOverwritten(t *testing.T) {
 // preset's 10 s: every step still runs and completes, and the counts
 // checked are the count-bounded steps'.
 func TestNullRunWritesBundle(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	stdout, stderr, code := rb(t, "run", "--engine", "null", "--out", out, "--rows", "20000", "--churn-rows", "10000", "--clients", "2",
 		"--query-seconds", "1")

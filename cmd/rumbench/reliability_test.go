@@ -202,6 +202,7 @@ func TestFullDataDir(t *testing.T) {
 // filesystem, exit 1; every step file left is whole JSON (the placeholder
 // of the step that was running), with no temporary file beside it.
 func TestFullOut(t *testing.T) {
+	t.Parallel()
 	mnt := smallFS(t, 64<<10)
 	out := filepath.Join(mnt, "r")
 	_, stderr, code := rb(t, "run", "--engine", "null", "--out", out, "--steps", "l.i0",

@@ -8,6 +8,7 @@ import (
 )
 
 func TestHotrowBadInput(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	base := []string{"run", "--workload", "hotrow", "--engine", "null", "--out", filepath.Join(out, "r")}
 	cases := []struct {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestManagedBadInput(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r")
 	base := []string{"run", "--out", out, "--steps", "l.i0"}
 	cases := []struct {

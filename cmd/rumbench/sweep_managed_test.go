@@ -26,6 +26,7 @@ func requireManaged(t *testing.T, eng string) {
 // Refused before anything starts, one line each: a server setting varied
 // without --managed, or by --vary, and flags a managed sweep does not take.
 func TestSweepManagedBadInput(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "s")
 	base := []string{"sweep", "--out", out, "--indexes", "0"}
 	for _, tc := range []struct {

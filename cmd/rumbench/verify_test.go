@@ -120,6 +120,7 @@ func TestVerifyServerCreatesNothing(t *testing.T) {
 // fix: exit 2, the message once on one line with no stacked prefixes,
 // naming the fix, never the password.
 func TestSetupErrorsAreBadInput(t *testing.T) {
+	t.Parallel()
 	const pw = "s3cretRb34"
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
