@@ -91,7 +91,7 @@ func (c *conn) lockAndCheck(st *tableState, rows []model.Row) error {
 		c.db.uniques.lockSet(c.uqLocks)
 	}
 	lo, hi := c.pkRange()
-	_ = st.tail.waitClaims(lo, hi, false) // unbounded: never fails
+	_ = st.tail.waitClaims(lo, hi, 0) // unbounded: never fails
 	v, err := c.db.store.NewView()
 	if err != nil {
 		c.unlockInsert(st)
@@ -224,7 +224,7 @@ func (c *conn) Upsert(ctx context.Context, t *model.Table, row model.Row, change
 	c.db.inserts.lockSet(c.insLock[:])
 	defer c.db.inserts.unlockSet(c.insLock[:])
 	if c.db.uniqueCheck {
-		_ = st.tail.waitClaims(c.key, c.key, false) // unbounded: never fails
+		_ = st.tail.waitClaims(c.key, c.key, 0) // unbounded: never fails
 	}
 	txn, locked, err := c.beginRow(c.key)
 	if err != nil {

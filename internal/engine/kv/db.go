@@ -54,8 +54,9 @@ type DB struct {
 	// ddlMu serializes schema changes (and guards nextID).
 	ddlMu  sync.Mutex
 	nextID uint32
-	// txMu is held shared by write operations and exclusively by a Tx, by
-	// index builds (per chunk) and by schema changes (as a barrier).
+	// txMu is held shared by write operations and by a Tx that runs beside
+	// them (a ConcurrentStore's, a row-locked one), exclusively by any
+	// other Tx, by index builds and by schema changes (as a barrier).
 	txMu sync.RWMutex
 	// Key locks (locks.go), taken in this order: inserts, the locks of
 	// the unique check (conn.Insert); uniques, of unique secondary

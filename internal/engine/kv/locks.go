@@ -255,7 +255,8 @@ func (t *lockTable) lockSet(hs []uint64) {
 	}
 }
 
-// unlockSet releases every hash of hs (locked by lockSet or tryLock).
+// unlockSet releases every hash of hs (locked by lockSet, lockFor or
+// tryLock).
 func (t *lockTable) unlockSet(hs []uint64) {
 	for i := 0; i < len(hs); {
 		sh := t.shard(hs[i])
@@ -416,10 +417,10 @@ func (w *txWaits) wait(e *lockEntry, d time.Duration) error {
 	}
 }
 
-// txWait polls try until it succeeds, for a Tx: up to txLockWait from its
+// txWait polls try until it succeeds, for a Tx: up to wait from its
 // first failure, with pauses growing from 20 µs to 1 ms, then
 // errLockTimeout. (pktail's claims, which are not locks of a table.)
-func txWait(try func() bool) error {
+func txWait(wait time.Duration, try func() bool) error {
 	deadline := time.Time{}
 	for pause := 20 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
 		if try() {
@@ -427,7 +428,7 @@ func txWait(try func() bool) error {
 		}
 		now := time.Now()
 		if deadline.IsZero() {
-			deadline = now.Add(txLockWait)
+			deadline = now.Add(wait)
 		} else if now.After(deadline) {
 			return errLockTimeout
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // pkTail lets an Insert of ascending primary keys above every key its
@@ -107,13 +108,13 @@ func (t *pkTail) releaseClaim(c *conn) {
 // waitClaims raises high to hi and waits until no claim intersects
 // [lo, hi], the range of the new keys a writer is about to check. After
 // the raise no new claim can intersect it, so the wait ends with the
-// claims in flight. A Tx (bounded) waits up to txLockWait, as for its
+// claims in flight. A Tx waits up to wait (tx.lockWait), as for its
 // other kv-layer locks: a claim's commit may wait in the store for a lock
-// the Tx holds.
-func (t *pkTail) waitClaims(lo, hi []byte, bounded bool) error {
+// the Tx holds; 0 waits as long as it takes.
+func (t *pkTail) waitClaims(lo, hi []byte, wait time.Duration) error {
 	t.mu.Lock()
 	t.raiseLocked(hi)
-	if !bounded {
+	if wait == 0 {
 		for t.overlaps(lo, hi) {
 			t.release.Wait()
 		}
@@ -125,7 +126,7 @@ func (t *pkTail) waitClaims(lo, hi []byte, bounded bool) error {
 	if !busy {
 		return nil
 	}
-	return txWait(func() bool {
+	return txWait(wait, func() bool {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		return !t.overlaps(lo, hi)

@@ -35,20 +35,20 @@ func TestPKTailClaims(t *testing.T) {
 	if !claim(b, "e", "f") {
 		t.Fatal("claim of [e, f] above [b, d] refused")
 	}
-	if err := tl.waitClaims([]byte("a"), []byte("a"), true); err != nil {
+	if err := tl.waitClaims([]byte("a"), []byte("a"), txLockWait); err != nil {
 		t.Fatalf("a key below every claim waited: %v", err)
 	}
-	if err := tl.waitClaims([]byte("c"), []byte("c"), true); !errors.Is(err, errLockTimeout) {
+	if err := tl.waitClaims([]byte("c"), []byte("c"), txLockWait); !errors.Is(err, errLockTimeout) {
 		t.Fatalf("a Tx's key in a claimed range: %v, want errLockTimeout", err)
 	}
 	tl.releaseClaim(a)
-	if err := tl.waitClaims([]byte("c"), []byte("c"), true); err != nil {
+	if err := tl.waitClaims([]byte("c"), []byte("c"), txLockWait); err != nil {
 		t.Fatalf("a key of a released claim: %v", err)
 	}
 	// An autocommit writer waits until the claim is released.
 	done := make(chan struct{})
 	go func() {
-		tl.waitClaims([]byte("a"), []byte("z"), false)
+		tl.waitClaims([]byte("a"), []byte("z"), 0)
 		close(done)
 	}()
 	select {

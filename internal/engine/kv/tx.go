@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"rumbench/internal/model"
 )
@@ -37,10 +38,7 @@ func (x *tx) unlockTxMu() {
 // (row-locked transactions, where the kv layer's are the only ones), and
 // records them in *held.
 func (x *tx) lockKeys(t *lockTable, held *[]uint64, hs []uint64) error {
-	wait := txLockWait
-	if x.rl {
-		wait = rowLockWait
-	}
+	wait := x.lockWait()
 	for _, h := range hs {
 		if slices.Contains(*held, h) {
 			continue
@@ -51,6 +49,18 @@ func (x *tx) lockKeys(t *lockTable, held *[]uint64, hs []uint64) error {
 		*held = append(*held, h)
 	}
 	return nil
+}
+
+// lockWait is how long the Tx waits for a kv-layer lock or an appending
+// insert's claim: txLockWait beside a store's own locks (a cycle with
+// them is broken only by this timeout) and in a serial Tx, rowLockWait in
+// a row-locked one, where nothing else can be in the way (an appending
+// insert's commit waits for no lock, only, at worst, for a write stall).
+func (x *tx) lockWait() time.Duration {
+	if x.rl {
+		return rowLockWait
+	}
+	return txLockWait
 }
 
 // lockRow takes the row lock of the row whose PK entry key is key, for a
@@ -113,7 +123,7 @@ func (x *tx) checkInsert(st *tableState, rows []model.Row) error {
 	}
 	// No appending insert runs beside this Tx: this only raises the tail.
 	lo, hi := c.pkRange()
-	if err := st.tail.waitClaims(lo, hi, true); err != nil {
+	if err := st.tail.waitClaims(lo, hi, x.lockWait()); err != nil {
 		return err
 	}
 	if err := c.checkUnique(x.txn, st, rows); err != nil {
@@ -170,7 +180,7 @@ func (x *tx) lockInsert(st *tableState, rows []model.Row) error {
 		}
 	}
 	lo, hi := c.pkRange()
-	return st.tail.waitClaims(lo, hi, true)
+	return st.tail.waitClaims(lo, hi, x.lockWait())
 }
 
 // lockPKs takes the insert locks of the keys in c.pks for the Tx.
@@ -348,7 +358,7 @@ func (x *tx) upsertExclusive(st *tableState, row model.Row, changes []model.Chan
 	c := x.c
 	if c.db.uniqueCheck && len(row) == len(st.schema.Columns) {
 		c.key = st.pk.appendKey(c.key[:0], row)
-		if err := st.tail.waitClaims(c.key, c.key, true); err != nil {
+		if err := st.tail.waitClaims(c.key, c.key, x.lockWait()); err != nil {
 			return err
 		}
 	}
@@ -372,7 +382,7 @@ func (x *tx) upsertRL(st *tableState, row model.Row, changes []model.Change) err
 		return err
 	}
 	if c.db.uniqueCheck {
-		if err := st.tail.waitClaims(c.key, c.key, true); err != nil {
+		if err := st.tail.waitClaims(c.key, c.key, x.lockWait()); err != nil {
 			return err
 		}
 	}
@@ -407,7 +417,7 @@ func (x *tx) upsertCC(st *tableState, row model.Row, changes []model.Change) err
 		}
 		if c.db.uniqueCheck {
 			c.key = st.pk.appendKey(c.key[:0], row)
-			if err := st.tail.waitClaims(c.key, c.key, true); err != nil {
+			if err := st.tail.waitClaims(c.key, c.key, x.lockWait()); err != nil {
 				return err
 			}
 		}

@@ -37,18 +37,22 @@ func (k ErrKind) Retryable() bool { return k != ErrOther }
 // engine produces the error, from its codes) to the kinds counted here, in
 // the order they are tried:
 //   - deadlock: MySQL/MariaDB 1213, PostgreSQL 40P01, a RocksDB Busy that
-//     names a deadlock, and WiredTiger's WT_ROLLBACK (a write conflict
+//     names a deadlock, WiredTiger's WT_ROLLBACK (a write conflict
 //     between snapshot transactions: like a deadlock, the engine rolled
-//     the loser back at once);
+//     the loser back at once), and a kv-layer lock wait that would have
+//     closed a cycle of pebble's transactions;
 //   - lock wait timeout: MySQL/MariaDB 1205, PostgreSQL 55P03
-//     (lock_timeout), RocksDB's TimedOut, the kv layer's insert lock;
+//     (lock_timeout), RocksDB's TimedOut, a kv-layer lock a transaction
+//     waited too long for;
 //   - serialization failure: PostgreSQL 40001, a RocksDB optimistic
 //     commit that lost (Busy, or TryAgain when the memtable history is too
 //     short to check);
 //   - busy: SQLite's SQLITE_BUSY and SQLITE_LOCKED, after busy_timeout.
 //
-// pebble and bbolt have no transient errors (the kv layer serialises
-// updates of a row with a lock): anything they return is "other".
+// pebble's transactions (row-locked by the kv layer) raise deadlock and
+// lock wait timeout as RocksDB's do; bbolt, and pebble with
+// transactions=serial, have no transient errors (one transaction at a
+// time): anything they return is "other".
 var kinds = []struct {
 	engine error
 	kind   ErrKind
