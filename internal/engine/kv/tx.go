@@ -365,16 +365,26 @@ func (x *tx) upsertExclusive(st *tableState, row model.Row, changes []model.Chan
 	return c.upsert(x.txn, st, row, changes)
 }
 
-// upsertRL is Upsert in a row-locked Tx: the key's insert lock, then its
-// row lock, held until the Tx ends (the autocommit Upsert's order), then
-// the read-modify-write in the Tx.
-func (x *tx) upsertRL(st *tableState, row model.Row, changes []model.Change) error {
+// upsertKey checks an upserted row's width and leaves its PK entry key in
+// c.key and the key's lock hash in c.insLock.
+func (x *tx) upsertKey(st *tableState, row model.Row) error {
 	c := x.c
 	if len(row) != len(st.schema.Columns) {
 		return fmt.Errorf("row has %d values, the table %d columns", len(row), len(st.schema.Columns))
 	}
 	c.key = st.pk.appendKey(c.key[:0], row)
 	c.insLock[0] = lockHash(c.key)
+	return nil
+}
+
+// upsertRL is Upsert in a row-locked Tx: the key's insert lock, then its
+// row lock, held until the Tx ends (the autocommit Upsert's order), then
+// the read-modify-write in the Tx.
+func (x *tx) upsertRL(st *tableState, row model.Row, changes []model.Change) error {
+	c := x.c
+	if err := x.upsertKey(st, row); err != nil {
+		return err
+	}
 	if err := x.lockKeys(&c.db.inserts, &x.held, c.insLock[:]); err != nil {
 		return err
 	}
@@ -398,11 +408,9 @@ func (x *tx) upsertRL(st *tableState, row model.Row, changes []model.Change) err
 // reads the row again.
 func (x *tx) upsertCC(st *tableState, row model.Row, changes []model.Change) error {
 	c := x.c
-	if len(row) != len(st.schema.Columns) {
-		return fmt.Errorf("row has %d values, the table %d columns", len(row), len(st.schema.Columns))
+	if err := x.upsertKey(st, row); err != nil {
+		return err
 	}
-	c.key = st.pk.appendKey(c.key[:0], row)
-	c.insLock[0] = lockHash(c.key)
 	if !slices.Contains(x.held, c.insLock[0]) {
 		c.pkv = c.pkv[:0]
 		for _, p := range st.schema.PK {
