@@ -255,8 +255,7 @@ func (t *lockTable) lockSet(hs []uint64) {
 	}
 }
 
-// unlockSet releases every hash of hs (locked by lockSet, lockFor or
-// tryLock).
+// unlockSet releases every hash of hs (locked by lockSet or lockFor).
 func (t *lockTable) unlockSet(hs []uint64) {
 	for i := 0; i < len(hs); {
 		sh := t.shard(hs[i])
@@ -278,31 +277,15 @@ func (t *lockTable) unlockSet(hs []uint64) {
 	}
 }
 
-// tryLock locks h if nobody holds it, and reports whether it did.
-func (t *lockTable) tryLock(h uint64) bool {
-	sh := t.shard(h)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if sh.slots[sh.find(h)].e != nil {
-		return false
-	}
-	sh.add(h)
-	return true
-}
-
 // txLockWait bounds how long a Tx waits for a kv-layer lock on a store
 // with its own locks (ConcurrentStore): a lock wait timeout, which breaks
-// any cycle with the store's own lock waits. rowLockWait bounds a Tx's
-// wait for a row lock where the kv layer's locks are the only ones
-// (row-locked transactions): RocksDB's TransactionDB default, and MyRocks'
-// rocksdb_lock_wait_timeout.
-const (
-	txLockWait  = 20 * time.Millisecond
-	rowLockWait = RowLockWait
-)
+// any cycle with the store's own lock waits.
+const txLockWait = 20 * time.Millisecond
 
-// RowLockWait is how long a row-locked Tx waits for a row lock before it
-// fails with a lock wait timeout (engines record it in their settings).
+// RowLockWait bounds a row-locked Tx's wait for a lock, where the kv
+// layer's locks are the only ones, before it fails with a lock wait
+// timeout: RocksDB's TransactionDB default, and MyRocks'
+// rocksdb_lock_wait_timeout (engines record it in their settings).
 const RowLockWait = time.Second
 
 // txWaits is a Tx's side of the lock tables: the lock it waits for, if

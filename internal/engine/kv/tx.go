@@ -34,7 +34,7 @@ func (x *tx) unlockTxMu() {
 }
 
 // lockKeys takes the locks of hs in t that x does not hold yet, waiting
-// for each up to txLockWait (beside a store's own locks) or rowLockWait
+// for each up to txLockWait (beside a store's own locks) or RowLockWait
 // (row-locked transactions, where the kv layer's are the only ones), and
 // records them in *held.
 func (x *tx) lockKeys(t *lockTable, held *[]uint64, hs []uint64) error {
@@ -53,21 +53,28 @@ func (x *tx) lockKeys(t *lockTable, held *[]uint64, hs []uint64) error {
 
 // lockWait is how long the Tx waits for a kv-layer lock or an appending
 // insert's claim: txLockWait beside a store's own locks (a cycle with
-// them is broken only by this timeout) and in a serial Tx, rowLockWait in
+// them is broken only by this timeout) and in a serial Tx, RowLockWait in
 // a row-locked one, where nothing else can be in the way (an appending
 // insert's commit waits for no lock, only, at worst, for a write stall).
 func (x *tx) lockWait() time.Duration {
 	if x.rl {
-		return rowLockWait
+		return RowLockWait
 	}
 	return txLockWait
 }
 
-// lockRow takes the row lock of the row whose PK entry key is key, for a
-// row-locked Tx, until it ends: the lock autocommit Update, Delete, Upsert
-// and DeleteOldest take on such a store (beginRow, deleteOldestOnce).
-func (x *tx) lockRow(key []byte) error {
-	x.c.rowLock[0] = lockHash(key)
+// lockRowOf takes, in a row-locked Tx (in others it does nothing), the
+// lock of the row whose primary key is pk until the Tx ends: the lock
+// autocommit Update, Delete, Upsert and DeleteOldest take on such a store
+// (beginRow, deleteOldestOnce).
+func (x *tx) lockRowOf(st *tableState, pk model.Row) error {
+	if !x.rl {
+		return nil
+	}
+	if len(pk) != len(st.schema.PK) {
+		return fmt.Errorf("key has %d values, the primary key %d columns", len(pk), len(st.schema.PK))
+	}
+	x.c.rowLock[0] = lockHash(st.appendPKKey(x.c.key[:0], pk))
 	return x.lockKeys(&x.c.db.rows, &x.rowHeld, x.c.rowLock[:])
 }
 
@@ -297,13 +304,8 @@ func (x *tx) Update(ctx context.Context, t *model.Table, pk model.Row, changes [
 	if err != nil {
 		return false, err
 	}
-	if x.rl {
-		if len(pk) != len(st.schema.PK) {
-			return false, fmt.Errorf("update %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
-		}
-		if err := x.lockRow(st.appendPKKey(x.c.key[:0], pk)); err != nil {
-			return false, fmt.Errorf("update %s: %w", t.Name, err)
-		}
+	if err := x.lockRowOf(st, pk); err != nil {
+		return false, fmt.Errorf("update %s: %w", t.Name, err)
 	}
 	found, err := x.c.update(x.txn, st, pk, changes)
 	if err != nil {
@@ -317,13 +319,8 @@ func (x *tx) Delete(ctx context.Context, t *model.Table, pk model.Row) (bool, er
 	if err != nil {
 		return false, err
 	}
-	if x.rl {
-		if len(pk) != len(st.schema.PK) {
-			return false, fmt.Errorf("delete from %s: key has %d values, the primary key %d columns", t.Name, len(pk), len(st.schema.PK))
-		}
-		if err := x.lockRow(st.appendPKKey(x.c.key[:0], pk)); err != nil {
-			return false, fmt.Errorf("delete from %s: %w", t.Name, err)
-		}
+	if err := x.lockRowOf(st, pk); err != nil {
+		return false, fmt.Errorf("delete from %s: %w", t.Name, err)
 	}
 	found, err := x.c.del(x.txn, st, pk)
 	if err != nil {

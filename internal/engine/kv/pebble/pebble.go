@@ -25,9 +25,6 @@ import (
 
 const modulePath = "github.com/cockroachdb/pebble/v2"
 
-// rowLockWaitText is kv.RowLockWait for the options' help.
-const rowLockWaitText = "1 s"
-
 func init() { engine.Register(Driver{}) }
 
 // Driver is the pebble model.Driver.
@@ -76,7 +73,7 @@ func optionTable(s *settings) engineopt.Table {
 		engineopt.Int(&s.l0Threshold, "l0_compaction_threshold", "4", "L0 read amplification (sublevels) that triggers an L0 compaction", 1, 1000),
 		engineopt.Int(&s.bloomBits, "bloom_bits_per_key", "10", "bits per key of the sstable bloom filters, on every level (0: none, Pebble's own default); like RocksDB's, they spare a Get of an absent key (the insert's unique check) a block read per level", 0, 64),
 		engineopt.Int(&s.maxComp, "max_concurrent_compactions", "2", "compactions that may run at once (Pebble's own default is 1)", 1, 64),
-		engineopt.Choice(&s.transactions, "transactions", "row_locks", "how transactions (LinkBench's, hot rows' with --rows-per-tx) are isolated, by the kv layer, Pebble having none: row_locks runs them at once, each locking the rows it writes until it ends (waiting up to "+rowLockWaitText+", a cycle of waits failing at once as a deadlock) and reading the latest commits, as RocksDB's TransactionDB does; serial runs one at a time (the only mode before 2026-11-27)", "row_locks", "serial"),
+		engineopt.Choice(&s.transactions, "transactions", "row_locks", "how transactions (LinkBench's, hot rows' with --rows-per-tx) are isolated, by the kv layer, Pebble having none: row_locks runs them at once, each locking the rows it writes until it ends (waiting up to "+kv.RowLockWait.String()+", a cycle of waits failing at once as a deadlock) and reading the latest commits, as RocksDB's TransactionDB does; serial runs one at a time (the only mode before this option; a run.json without it ran serial)", "row_locks", "serial"),
 	}, kv.OptionTable(&s.kv)...)
 }
 
@@ -176,11 +173,11 @@ func (Driver) Open(ctx context.Context, cfg model.Config) (model.DB, error) {
 			"transactions":               s.transactions,
 		},
 	}
-	if s.transactions == "row_locks" {
+	s.kv.RowLockedTx = s.transactions == "row_locks"
+	if s.kv.RowLockedTx {
 		info.Settings["lock_timeout_ms"] = strconv.Itoa(int(kv.RowLockWait / time.Millisecond))
 		info.Settings["deadlock_detect"] = "true"
 	}
-	s.kv.RowLockedTx = s.transactions == "row_locks"
 	s.kv.Record(info.Settings)
 	d, err := kv.Open(kv.WrapStore(ctx, st), info, s.kv)
 	if err != nil {
