@@ -199,13 +199,17 @@ type churnRound struct {
 	gcCPU        float64          // the Go GC's CPU µs in the replay (the recording's heap)
 	replayProc   procStats        // what the process counted in the replay, to its last call
 	replayTicks  map[string]int64 // and the engine's own tickers (nil: none)
-	// A timed step's split replay (replayStreams): the queriers' CPU µs
-	// and the writers', and the rows the recorded run inserted.
-	timed                bool
-	pace                 float64 // the replay's pace (replayStreams), 0: as fast as it can
-	readerCPU, writerCPU float64
-	recordedInserted     int64
-	recordedRate         float64
+	timed        bool             // the step runs for a time (a query step)
+	pace         float64          // the replay's pace (replayStreams), 0: as fast as it can
+	recordedRate float64
+	// A timed step's queries alone (workerCPU): the CPU µs of the
+	// goroutines labelled worker=query in rumbench's run and in the
+	// replay, and of all the samples of each run, beside getrusage's over
+	// the same window; profiled is false when a -cpuprofile ran instead.
+	profiled                   bool
+	queryCPU, replayQueryCPU   float64
+	profTotal, replayProfTotal float64
+	runCPU, replayRunCPU       float64
 }
 
 // perUnit is the replay's us per unit: per row inserted (per query in a
@@ -231,20 +235,19 @@ func (c *churnRound) units() string {
 }
 
 // queryShare is, for a timed step, the bare store's CPU per query over
-// rumbench's, both without the writers': the replay's queriers' phase
-// over the recorded queries, and rumbench's step less the replay's writer
-// phase (scaled to the rows rumbench's run inserted) over its queries.
-// The writers' work is fixed by their pace, not by the queries made, so
-// over the recorded run's fewer queries it would weigh more on the
-// replay's figure per query; their own floor is the churn floor's. 0 for
-// a step run for a count.
+// rumbench's, both of the queriers alone: the CPU profile's samples of the
+// goroutines labelled worker=query (the query workers in rumbench's run,
+// with what they start; the querier streams in the replay), per query of
+// each run. The writers' work is fixed by their pace, not by the queries
+// made, so over the recorded run's fewer queries it would weigh more on
+// the replay's figure per query; their own floor is the churn floor's.
+// Both runs' writers run beside their queriers, at the same pace. 0 for a
+// step run for a count, or without the profile.
 func (c *churnRound) queryShare() float64 {
-	if !c.timed || c.recordedInserted <= 0 {
+	if !c.timed || !c.profiled || c.queryCPU <= 0 {
 		return 0
 	}
-	w := c.writerCPU * float64(c.model.st.Inserted) / float64(c.recordedInserted)
-	kv := c.model.cpu - w/float64(c.done)
-	return c.perUnit(c.readerCPU) / kv
+	return c.perUnit(c.replayQueryCPU) / (c.queryCPU / float64(c.done))
 }
 
 func (c *churnRound) rawRate() float64    { return float64(c.recordedDone) / c.rawSecs }
@@ -286,11 +289,15 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, the writers' CPU left out on both sides: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, by the query workers' profile samples: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
 				r+1, eng, step, c.done, c.units(), c.recordedDone, c.streams, float64(c.calls)/float64(c.recordedDone), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
 				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.perUnit(c.playerCPU), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
 				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(float64(c.recordedDone)))
+			if c.profiled {
+				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
+					r+1, eng, step, profileHz, c.queryCPU/float64(c.done), c.perUnit(c.replayQueryCPU), c.profTotal/1e3, c.runCPU/1e3, c.replayProfTotal/1e3, c.replayRunCPU/1e3)
+			}
 			if c.model.ticks != nil && c.replayTicks != nil {
 				b.Logf("round %d: %s %s: the engine's tickers that differ the most per %s, rumbench/store: %s",
 					r+1, eng, step, u, tickersApart(c.model.ticks, float64(c.done), c.replayTicks, float64(c.recordedDone), 10))
@@ -320,7 +327,7 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), rs[0].units(), median(rate), fmtList(rate))
 		if rs[0].timed {
 			qs := col((*churnRound).queryShare)
-			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, queries alone (the writers' CPU left out on both sides): %.2f (%s)",
+			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, queries alone (the query workers' profile samples): %.2f (%s)",
 				eng, step, len(rs), median(qs), fmtList(qs))
 			b.ReportMetric(median(qs), step+"-query-cpu-store/rumbench")
 		}
@@ -422,7 +429,18 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 				b.Logf("calls by kind (tView ... tBatchReset), the recorded run: %v; rumbench's, recorded too (its CPU figures include the recording's): %v", callKinds(streams), callKinds(tr2.recorded()))
 				return
 			}
-			lr, err = run(dirs[2], true, nil)
+			if !warm {
+				lr, err = run(dirs[2], true, nil)
+				return
+			}
+			cpu0 := cpuNow()
+			var by map[string]float64
+			by, c.profTotal, c.profiled, err = workerCPU(func() error {
+				var err error
+				lr, err = run(dirs[2], true, nil)
+				return err
+			})
+			c.runCPU, c.queryCPU = cpuNow()-cpu0, by[ibench.WorkerQuery]
 		})
 		if err != nil {
 			return err
@@ -432,7 +450,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		return nil
 	}
 	// A paced replay follows rumbench's run, whose rate it takes. A timed
-	// step's writers are always paced (its split replay's writer phase):
+	// step's writers are always paced (beside the replay's queriers):
 	// rumbench's run commits at their pace, not as fast as it can.
 	paced := w.paced || warm
 	if plainFirst || paced {
@@ -447,7 +465,21 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	c.pace = pace
 	var rr replayRun
 	pprof.Do(context.Background(), pprof.Labels("side", "store"), func(context.Context) {
-		rr, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces, pace)
+		replay := func() error {
+			var err error
+			rr, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces, pace)
+			return err
+		}
+		if !warm {
+			err = replay()
+			return
+		}
+		cpu0 := cpuNow()
+		var by map[string]float64
+		var prof bool
+		by, c.replayProfTotal, prof, err = workerCPU(replay)
+		c.profiled = c.profiled && prof
+		c.replayRunCPU, c.replayQueryCPU = cpuNow()-cpu0, by[ibench.WorkerQuery]
 	})
 	if err != nil {
 		return nil, err
@@ -460,7 +492,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	// The collector's CPU in the replay's measured phases (the forced
 	// collection before each is left out, as it is from the CPU figure).
 	c.gcCPU, c.replayProc, c.replayTicks = rr.proc.gcUs, rr.proc, rr.ticks
-	c.timed, c.readerCPU, c.writerCPU, c.recordedInserted = warm, rr.readerUs, rr.writerUs, rec.st.Inserted
+	c.timed = warm
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
 	}
@@ -488,8 +520,6 @@ type replayRun struct {
 	// refused in the replay, refusedCalls the recorded calls not made for
 	// them (player.refused, player.refusedCalls).
 	refused, refusedCalls int64
-	// readerUs and writerUs are the CPU of a split replay's phases.
-	readerUs, writerUs float64
 	// proc is what the process counted in its measured phases, to the
 	// last call; ticks what the engine's own tickers did, until quiet
 	// (nil: it has none).
@@ -503,18 +533,17 @@ type replayRun struct {
 // after. wrap, when set, records the calls made (the test's recorder):
 // stream i's goroutine is bound to its i-th sequence. With warm, it reads
 // the whole store first (warmStore; keyspaces are the store's), untimed.
-// With split, the streams that only read are replayed first, all at once,
-// then those that write, each phase's CPU measured apart (a query step:
-// its queries' cost without its writers', whose work is fixed by their
-// pace and not by the number of queries); pace then times the writers'
-// commits from their phase's start.
+// With labelQueries, the streams that only read (a query step's
+// queriers) run under the label worker=query, as rumbench's query workers
+// do, so that a CPU profile of the replay (workerCPU) tells their CPU
+// apart from the writers' beside them.
 //
 // With pace > 0 each stream makes its commits no sooner than at their
 // recorded times multiplied by pace (the replay at rumbench's rate, when
 // pace is rumbench's step's length over the recorded one's): a store's
 // group commit shares each log sync among the commits that arrive
 // together, so its cost per commit depends on their rate.
-func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, split bool, keyspaces [][]byte, pace float64) (rr replayRun, err error) {
+func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, labelQueries bool, keyspaces [][]byte, pace float64) (rr replayRun, err error) {
 	db, raw := openBare(tb, eng, opts, dir)
 	defer db.Close()
 	if warm {
@@ -543,33 +572,10 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		players[i] = newPlayer(st)
 		defer players[i].close()
 	}
-	// play replays the streams for which in holds, all at once, and
-	// returns the CPU (µs) it took.
 	errs := make([]error, len(streams))
-	// phase is the start of the phase being replayed, which paced
-	// commits are timed from.
+	// phase is the start of the replay, which paced commits are timed
+	// from.
 	var phase time.Time
-	play := func(in func(i int) bool) float64 {
-		runtime.GC()
-		var wg sync.WaitGroup
-		p0 := procStatsNow()
-		defer func() { rr.proc = rr.proc.plus(procStatsNow().since(p0)) }()
-		cpu0 := cpuNow()
-		phase = time.Now()
-		for i, s := range streams {
-			if !in(i) {
-				continue
-			}
-			wg.Go(func() {
-				if wrap != nil {
-					wrap.bind(i)
-				}
-				errs[i] = players[i].play(s)
-			})
-		}
-		wg.Wait()
-		return cpuNow() - cpu0
-	}
 	tick0 := engineTickers(db)
 	cpu0, start := cpuNow(), time.Now()
 	if pace > 0 {
@@ -582,15 +588,29 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 			}
 		}
 	}
-	if split {
-		// The readers first, then the writers (which pace, when set,
-		// applies to: the readers make no commits).
-		rr.readerUs = play(func(i int) bool { return !writes(streams[i]) })
-		rr.writerUs = play(func(i int) bool { return writes(streams[i]) })
-		rr.cpuUs = rr.readerUs + rr.writerUs
-	} else {
-		rr.cpuUs = play(func(int) bool { return true })
+	// Every stream at once, on a goroutine of its own.
+	runtime.GC()
+	var wg sync.WaitGroup
+	p0 := procStatsNow()
+	cpuPlay := cpuNow()
+	phase = time.Now()
+	for i, s := range streams {
+		wg.Go(func() {
+			if wrap != nil {
+				wrap.bind(i)
+			}
+			if labelQueries && !writes(s) {
+				pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
+					errs[i] = players[i].play(s)
+				})
+				return
+			}
+			errs[i] = players[i].play(s)
+		})
 	}
+	wg.Wait()
+	rr.cpuUs = cpuNow() - cpuPlay
+	rr.proc = procStatsNow().since(p0)
 	rr.secs = time.Since(start).Seconds()
 	// The replay's window, for a check of its CPU by a sampler outside
 	// the process (pidstat -p PID 1).

@@ -3,14 +3,15 @@ package ibench
 import (
 	"context"
 	"fmt"
-	"rumbench/internal/ratesearch"
 	"runtime"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
 	"rumbench/internal/gen"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/ratesearch"
 	"rumbench/internal/units"
 	"rumbench/internal/workload"
 )
@@ -62,6 +63,20 @@ var querySteps = map[string]struct {
 	StepQR1000: {rangeQuery, 1000},
 	StepQP1000: {pointQuery, 1000},
 }
+
+// The query step's workers run under a profiler label, worker=NAME, which
+// the goroutines they start (an in-process store's) inherit: a CPU profile
+// of the step (--profile) splits by worker with pprof -tagfocus
+// worker=query, and the floor benchmark reads the queries' CPU apart from
+// the writers' that way. A label is set once per worker, not per query.
+const (
+	WorkerLabel   = "worker"
+	WorkerQuery   = "query"
+	workerWriter  = "writer"
+	workerDeleter = "deleter"
+)
+
+func workerLabels(name string) pprof.LabelSet { return pprof.Labels(WorkerLabel, name) }
 
 // queryStats is one client's (writer, query worker) or one table's (deleter)
 // outcome of a query step. Each field is written by one worker only and read
@@ -218,7 +233,11 @@ func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns,
 		off := period*time.Duration(t.index)/time.Duration(b.cfg.Clients) + period/2
 		del := measure.NewScheduleUntil(start.Add(off), until, bs, rate*float64(t.clients), backlog).
 			WithArrivals(b.arrivals(), b.arrivalSeed(streamDeleter, i))
-		return b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
+		var err error
+		pprof.Do(ctx, workerLabels(workerDeleter), func(ctx context.Context) {
+			err = b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
+		})
+		return err
 	})
 	return stats, err
 }
@@ -293,11 +312,11 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 	defer cancel()
 	errs := make(chan error, 2)
 	insRec, qRec := env.Clock.Recorder(), env.Clock.Recorder()
-	go func() {
+	go pprof.Do(ctx, workerLabels(workerWriter), func(ctx context.Context) {
 		err := b.pacedWriter(ctx, qc.writers[c], insRec, b.clients[c], ins, bs, inserted, st)
 		writerDone()
 		errs <- err
-	}()
+	})
 	workers := 2
 	if kind == noQuery {
 		workers = 1
@@ -311,7 +330,9 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 			WithArrivals(b.arrivals(), b.arrivalSeed(streamQuery, c))
 	}
 	if kind != noQuery {
-		go func() { errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, qs, st) }()
+		go pprof.Do(ctx, workerLabels(WorkerQuery), func(ctx context.Context) {
+			errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, qs, st)
+		})
 	}
 	// The first failure cancels the others, so it is the one to report.
 	var first error
