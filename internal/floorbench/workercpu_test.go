@@ -14,8 +14,10 @@ import (
 	"rumbench/internal/workload/ibench"
 )
 
-// profileHz is the rate workerCPU samples at: five times pprof's default,
-// so that a replay's queries of a few seconds still get ~1,000 samples.
+// profileHz is the rate workerCPU samples at: 2.5 times pprof's default,
+// and the most a thread's CPU timer gives on a kernel ticking at 250 Hz
+// (Debian's): asked for 500 Hz, the kernel here fired half as often, and
+// the samples, counted at 2 ms each, added up to half of getrusage's CPU.
 const profileHz = 250
 
 // workerCPU runs fn under a CPU profile and returns, by the value of the
