@@ -435,7 +435,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 			}
 			cpu0 := cpuNow()
 			var by map[string]float64
-			by, c.profTotal, c.profiled, err = workerCPU(func() error {
+			by, c.profTotal, c.profiled, err = workerCPU(profName(eng, step, "rumbench"), func() error {
 				var err error
 				lr, err = run(dirs[2], true, nil)
 				return err
@@ -477,7 +477,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		cpu0 := cpuNow()
 		var by map[string]float64
 		var prof bool
-		by, c.replayProfTotal, prof, err = workerCPU(replay)
+		by, c.replayProfTotal, prof, err = workerCPU(profName(eng, step, "store"), replay)
 		c.profiled = c.profiled && prof
 		c.replayRunCPU, c.replayQueryCPU = cpuNow()-cpu0, by[ibench.WorkerQuery]
 	})
@@ -507,6 +507,12 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		return nil, fmt.Errorf("rumbench inserted %d rows, %d while recording", c.done, c.recordedDone)
 	}
 	return c, nil
+}
+
+// profName names a side's profile of a step (workerCPU): engine, step,
+// side and the time of day, so that rounds do not overwrite each other.
+func profName(eng, step, side string) string {
+	return fmt.Sprintf("%s-%s-%s-%s", eng, step, side, time.Now().UTC().Format("150405"))
 }
 
 // replayRun is what replayStreams measured: the seconds and process CPU

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sync"
@@ -28,8 +30,9 @@ const profileHz = 250
 // sampling period, not getrusage's: compare them with each other, and
 // the total with getrusage's over the same window for their accuracy.
 // prof is false, and fn runs unprofiled, when a profile runs already (the
-// benchmark's -cpuprofile).
-func workerCPU(fn func() error) (byWorker map[string]float64, total float64, prof bool, err error) {
+// benchmark's -cpuprofile). With FLOOR_PROFILE_DIR set, the profile is
+// also written there, as name.pb.gz, for go tool pprof.
+func workerCPU(name string, fn func() error) (byWorker map[string]float64, total float64, prof bool, err error) {
 	var buf bytes.Buffer
 	// The rate must be set before StartCPUProfile, which asks for 100 Hz
 	// and (with a warning on stderr) keeps the rate already set. With a
@@ -42,6 +45,11 @@ func workerCPU(fn func() error) (byWorker map[string]float64, total float64, pro
 	pprof.StopCPUProfile()
 	if err != nil {
 		return nil, 0, true, err
+	}
+	if dir := os.Getenv("FLOOR_PROFILE_DIR"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, name+".pb.gz"), buf.Bytes(), 0o644); err != nil {
+			return nil, 0, true, fmt.Errorf("keep the CPU profile: %w", err)
+		}
 	}
 	p, perr := profile.Parse(&buf)
 	if perr != nil {
@@ -92,7 +100,7 @@ func TestWorkerCPUSplitsByLabel(t *testing.T) {
 		return x
 	}
 	var sink [2]uint64
-	by, total, prof, err := workerCPU(func() error {
+	by, total, prof, err := workerCPU("split-by-label", func() error {
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
