@@ -9,7 +9,8 @@
 # per client, 250000), FLOOR_CHURN_STEPS (l.i1,l.i2; the query steps, e.g.
 # qr100,qp100, run the same way and report per query), FLOOR_QUERY_SECONDS
 # (20), FLOOR_ROUNDS (3),
-# FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger), FLOOR_ENGINE_OPTS,
+# FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger; with FLOOR_WORKLOAD=linkbench
+# also bbolt), FLOOR_ENGINE_OPTS,
 # FLOOR_TRACE_RUMBENCH=1 (records rumbench's run too and compares its
 # calls with the recorded run's, kind by kind; its CPU is then not
 # rumbench's own). -cpuprofile splits by side (pprof -tagfocus
@@ -21,7 +22,8 @@ scripts/deps.sh librocksdb-dev libwiredtiger-dev
 uptime
 # FLOOR_WORKLOAD=linkbench runs LinkBench's request step the same way
 # instead (BenchmarkRequestFloor: FLOOR_REQUEST_NODES nodes, 100000;
-# FLOOR_REQUESTS per requester, 50000; figures per request).
+# FLOOR_REQUESTERS, 4; FLOOR_REQUESTS per requester, 50000; figures per
+# request).
 bench=BenchmarkChurnFloor
 case "${FLOOR_WORKLOAD:-ibench}" in
 ibench) ;;

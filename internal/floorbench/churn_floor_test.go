@@ -105,7 +105,7 @@ func BenchmarkChurnFloor(b *testing.B) {
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkRequestFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
 func BenchmarkRequestFloor(b *testing.B) {
 	w := linkbenchFloor(envInt("FLOOR_REQUEST_NODES", 100_000), int(envInt("FLOOR_REQUESTERS", 4)), envInt("FLOOR_REQUESTS", 50_000))
-	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger") {
+	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger,bbolt") {
 		b.Run(eng, func(b *testing.B) { churnFloor(b, eng, w, []string{linkbench.StepRequest}) })
 	}
 }
