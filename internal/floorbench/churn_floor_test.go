@@ -202,15 +202,13 @@ type churnRound struct {
 	timed        bool             // the step runs for a time (a query step)
 	pace         float64          // the replay's pace (replayStreams), 0: as fast as it can
 	recordedRate float64
-	// A timed step's queries alone (workerCPU): the CPU µs of the
-	// goroutines labelled worker=query in rumbench's run and in the
-	// replay, and of all the samples of each run, beside getrusage's over
-	// the same window; profiled is false when a -cpuprofile ran instead.
-	profiled                   bool
-	queryCPU, replayQueryCPU   float64
-	profTotal, replayProfTotal float64
-	runCPU, replayRunCPU       float64
+	// A timed step's queries alone: what the CPU profiles of rumbench's
+	// run and of the replay saw (nil when a -cpuprofile ran instead).
+	prof, replayProf *workerCPU
 }
+
+// profiled reports whether both sides of a timed step were profiled.
+func (c *churnRound) profiled() bool { return c.prof != nil && c.replayProf != nil }
 
 // perUnit is the replay's us per unit: per row inserted (per query in a
 // query step) by the recorded run, whose calls the replay makes.
@@ -244,10 +242,10 @@ func (c *churnRound) units() string {
 // Both runs' writers run beside their queriers, at the same pace. 0 for a
 // step run for a count, or without the profile.
 func (c *churnRound) queryShare() float64 {
-	if !c.timed || !c.profiled || c.queryCPU <= 0 {
+	if !c.timed || !c.profiled() || c.prof.byWorker[ibench.WorkerQuery] <= 0 {
 		return 0
 	}
-	return c.perUnit(c.replayQueryCPU) / (c.queryCPU / float64(c.done))
+	return c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]) / (c.prof.byWorker[ibench.WorkerQuery] / float64(c.done))
 }
 
 func (c *churnRound) rawRate() float64    { return float64(c.recordedDone) / c.rawSecs }
@@ -294,9 +292,10 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.perUnit(c.playerCPU), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
 				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(float64(c.recordedDone)))
-			if c.profiled {
+			if c.profiled() {
 				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
-					r+1, eng, step, profileHz, c.queryCPU/float64(c.done), c.perUnit(c.replayQueryCPU), c.profTotal/1e3, c.runCPU/1e3, c.replayProfTotal/1e3, c.replayRunCPU/1e3)
+					r+1, eng, step, profileHz, c.prof.byWorker[ibench.WorkerQuery]/float64(c.done), c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]),
+					c.prof.total/1e3, c.prof.rusage/1e3, c.replayProf.total/1e3, c.replayProf.rusage/1e3)
 			}
 			if c.model.ticks != nil && c.replayTicks != nil {
 				b.Logf("round %d: %s %s: the engine's tickers that differ the most per %s, rumbench/store: %s",
@@ -433,14 +432,11 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 				lr, err = run(dirs[2], true, nil)
 				return
 			}
-			cpu0 := cpuNow()
-			var by map[string]float64
-			by, c.profTotal, c.profiled, err = workerCPU(profName(eng, step, "rumbench"), func() error {
+			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), func() error {
 				var err error
 				lr, err = run(dirs[2], true, nil)
 				return err
 			})
-			c.runCPU, c.queryCPU = cpuNow()-cpu0, by[ibench.WorkerQuery]
 		})
 		if err != nil {
 			return err
@@ -474,12 +470,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 			err = replay()
 			return
 		}
-		cpu0 := cpuNow()
-		var by map[string]float64
-		var prof bool
-		by, c.replayProfTotal, prof, err = workerCPU(profName(eng, step, "store"), replay)
-		c.profiled = c.profiled && prof
-		c.replayRunCPU, c.replayQueryCPU = cpuNow()-cpu0, by[ibench.WorkerQuery]
+		c.replayProf, err = profileWorkers(profName(eng, step, "store"), replay)
 	})
 	if err != nil {
 		return nil, err
@@ -509,7 +500,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	return c, nil
 }
 
-// profName names a side's profile of a step (workerCPU): engine, step,
+// profName names a side's profile of a step (profileWorkers): engine, step,
 // side and the time of day, so that rounds do not overwrite each other.
 func profName(eng, step, side string) string {
 	return fmt.Sprintf("%s-%s-%s-%s", eng, step, side, time.Now().UTC().Format("150405"))
@@ -541,7 +532,7 @@ type replayRun struct {
 // the whole store first (warmStore; keyspaces are the store's), untimed.
 // With labelQueries, the streams that only read (a query step's
 // queriers) run under the label worker=query, as rumbench's query workers
-// do, so that a CPU profile of the replay (workerCPU) tells their CPU
+// do, so that a CPU profile of the replay (profileWorkers) tells their CPU
 // apart from the writers' beside them.
 //
 // With pace > 0 each stream makes its commits no sooner than at their

@@ -16,47 +16,56 @@ import (
 	"rumbench/internal/workload/ibench"
 )
 
-// profileHz is the rate workerCPU samples at: 2.5 times pprof's default,
+// profileHz is the rate profileWorkers samples at: 2.5 times pprof's default,
 // and the most a thread's CPU timer gives on a kernel ticking at 250 Hz
 // (Debian's): asked for 500 Hz, the kernel here fired half as often, and
 // the samples, counted at 2 ms each, added up to half of getrusage's CPU.
 const profileHz = 250
 
-// workerCPU runs fn under a CPU profile and returns, by the value of the
+// workerCPU is what a CPU profile of a run saw: by the value of the
 // ibench.WorkerLabel label of the goroutines sampled, their CPU µs, and
-// the CPU µs of every sample (labelled or not): the query step's workers
+// the CPU µs of every sample (labelled or not), beside getrusage's over
+// the same window. The figures are sample counts times the sampling
+// period: compare them with each other, and total with rusage for their
+// accuracy.
+type workerCPU struct {
+	byWorker      map[string]float64
+	total, rusage float64
+}
+
+// profileWorkers runs fn under a CPU profile: the query step's workers
 // (and what they start) carry the label in rumbench's run, the replay's
-// querier streams the same one. The figures are sample counts times the
-// sampling period, not getrusage's: compare them with each other, and
-// the total with getrusage's over the same window for their accuracy.
-// prof is false, and fn runs unprofiled, when a profile runs already (the
-// benchmark's -cpuprofile). With FLOOR_PROFILE_DIR set, the profile is
-// also written there, as name.pb.gz, for go tool pprof.
-func workerCPU(name string, fn func() error) (byWorker map[string]float64, total float64, prof bool, err error) {
+// querier streams the same one. It returns nil, and fn runs unprofiled,
+// when a profile runs already (the benchmark's -cpuprofile). With
+// FLOOR_PROFILE_DIR set, the profile is also written there, as
+// name.pb.gz, for go tool pprof.
+func profileWorkers(name string, fn func() error) (*workerCPU, error) {
 	var buf bytes.Buffer
 	// The rate must be set before StartCPUProfile, which asks for 100 Hz
 	// and (with a warning on stderr) keeps the rate already set. With a
 	// profile already running this does nothing but warn either.
 	runtime.SetCPUProfileRate(profileHz)
 	if err := pprof.StartCPUProfile(&buf); err != nil {
-		return nil, 0, false, fn()
+		return nil, fn()
 	}
-	err = fn()
+	cpu0 := cpuNow()
+	err := fn()
 	pprof.StopCPUProfile()
+	w := &workerCPU{rusage: cpuNow() - cpu0}
 	if err != nil {
-		return nil, 0, true, err
+		return nil, err
 	}
 	if dir := os.Getenv("FLOOR_PROFILE_DIR"); dir != "" {
 		if err := os.WriteFile(filepath.Join(dir, name+".pb.gz"), buf.Bytes(), 0o644); err != nil {
-			return nil, 0, true, fmt.Errorf("keep the CPU profile: %w", err)
+			return nil, fmt.Errorf("keep the CPU profile: %w", err)
 		}
 	}
-	p, perr := profile.Parse(&buf)
-	if perr != nil {
-		return nil, 0, true, fmt.Errorf("read the CPU profile: %w", perr)
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		return nil, fmt.Errorf("read the CPU profile: %w", err)
 	}
-	byWorker, total = labelledSamples(p, ibench.WorkerLabel, 1e6/profileHz)
-	return byWorker, total, true, nil
+	w.byWorker, w.total = labelledSamples(p, ibench.WorkerLabel, 1e6/profileHz)
+	return w, nil
 }
 
 // labelledSamples sums p's sample counts (its first value) by the value
@@ -100,7 +109,7 @@ func TestWorkerCPUSplitsByLabel(t *testing.T) {
 		return x
 	}
 	var sink [2]uint64
-	by, total, prof, err := workerCPU("split-by-label", func() error {
+	w, err := profileWorkers("split-by-label", func() error {
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
@@ -118,11 +127,11 @@ func TestWorkerCPUSplitsByLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !prof {
+	if w == nil {
 		t.Skip("a CPU profile runs already")
 	}
-	q, w := by[ibench.WorkerQuery], by["writer"]
-	if w <= 0 || q/w < 2 || q/w > 4.5 || q+w > total {
-		t.Errorf("query %.0f µs, writer %.0f µs, total %.0f µs (%v): want query about 3× writer, both within the total", q, w, total, sink)
+	q, wr := w.byWorker[ibench.WorkerQuery], w.byWorker["writer"]
+	if wr <= 0 || q/wr < 2 || q/wr > 4.5 || q+wr > w.total {
+		t.Errorf("query %.0f µs, writer %.0f µs, total %.0f µs (%v): want query about 3× writer, both within the total", q, wr, w.total, sink)
 	}
 }
