@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,6 +187,7 @@ type churnRound struct {
 	step         string
 	done         int64            // units (stepUnits) rumbench's run did: rows inserted (and deleted), queries, requests
 	recordedDone int64            // the same in the recorded run
+	replayDone   float64          // the same in the replay: recordedDone, times its querier streams' passes in a query step (replayRun.queryFactor)
 	streams      int              // streams replayed
 	calls        int64            // store calls replayed
 	model        loadRun          // rumbench without the recording
@@ -211,8 +213,9 @@ type churnRound struct {
 func (c *churnRound) profiled() bool { return c.prof != nil && c.replayProf != nil }
 
 // perUnit is the replay's us per unit: per row inserted (per query in a
-// query step) by the recorded run, whose calls the replay makes.
-func (c *churnRound) perUnit(us float64) float64 { return us / float64(c.recordedDone) }
+// query step) by the recorded run, whose calls the replay makes (a query
+// step's, over as many passes as it made).
+func (c *churnRound) perUnit(us float64) float64 { return us / c.replayDone }
 
 // unit names what the step's figures are per; units is its plural.
 func (c *churnRound) unit() string {
@@ -248,7 +251,31 @@ func (c *churnRound) queryShare() float64 {
 	return c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]) / (c.prof.byWorker[ibench.WorkerQuery] / float64(c.done))
 }
 
-func (c *churnRound) rawRate() float64    { return float64(c.recordedDone) / c.rawSecs }
+// playerPerUnit is the player's own CPU per unit, of one pass of the
+// recorded calls (playerCost).
+func (c *churnRound) playerPerUnit() float64 { return c.playerCPU / float64(c.recordedDone) }
+
+// kvCalls and storeCalls(eng) prefix the names of the functions a query
+// worker's samples are in when in the kv layer's model calls (its conn's
+// methods) and the replay's querier's when in the store's calls (eng's
+// store package).
+const kvCalls = "rumbench/internal/engine/kv.(*conn)."
+
+func storeCalls(eng string) string { return "rumbench/internal/engine/kv/" + eng + "." }
+
+// callShare is queryShare of the calls alone: the bare store's CPU in the
+// store's calls per query over rumbench's in the kv layer's model calls
+// (workerCPU.inCall), without the query worker's own loop (its clock
+// reads, histogram, next key) or the player's: the kv layer's cost over
+// the store's, as issue 50 asks. 0 when not profiled.
+func (c *churnRound) callShare() float64 {
+	if !c.timed || !c.profiled() || c.prof.inCall <= 0 {
+		return 0
+	}
+	return c.perUnit(c.replayProf.inCall) / (c.prof.inCall / float64(c.done))
+}
+
+func (c *churnRound) rawRate() float64    { return c.replayDone / c.rawSecs }
 func (c *churnRound) cpuShare() float64   { return c.perUnit(c.rawCPU) / c.model.cpu }
 func (c *churnRound) quietShare() float64 { return c.perUnit(c.rawQuietCPU) / c.model.quietCPU }
 
@@ -287,19 +314,20 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, by the query workers' profile samples: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
-				r+1, eng, step, c.done, c.units(), c.recordedDone, c.streams, float64(c.calls)/float64(c.recordedDone), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.perUnit(c.playerCPU), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+			b.Logf("round %d: %s %s: %d %s (%d recorded, %.0f replayed), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, by the query workers' profile samples: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+				r+1, eng, step, c.done, c.units(), c.recordedDone, c.replayDone, c.streams, float64(c.calls)/float64(c.recordedDone), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
+				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.playerPerUnit(), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
 			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
-				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(float64(c.recordedDone)))
+				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(c.replayDone))
 			if c.profiled() {
-				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
+				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; in the calls alone (the kv layer's model calls; the store's calls): rumbench %.2f, store %.2f, store/rumbench %.2f; of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
 					r+1, eng, step, profileHz, c.prof.byWorker[ibench.WorkerQuery]/float64(c.done), c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]),
+					c.prof.inCall/float64(c.done), c.perUnit(c.replayProf.inCall), c.callShare(),
 					c.prof.total/1e3, c.prof.rusage/1e3, c.replayProf.total/1e3, c.replayProf.rusage/1e3)
 			}
 			if c.model.ticks != nil && c.replayTicks != nil {
 				b.Logf("round %d: %s %s: the engine's tickers that differ the most per %s, rumbench/store: %s",
-					r+1, eng, step, u, tickersApart(c.model.ticks, float64(c.done), c.replayTicks, float64(c.recordedDone), 10))
+					r+1, eng, step, u, tickersApart(c.model.ticks, float64(c.done), c.replayTicks, c.replayDone, 10))
 			}
 		}
 		os.RemoveAll(work)
@@ -322,13 +350,17 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			median(col(func(c *churnRound) float64 { return c.model.quietCPU })), fmtList(col(func(c *churnRound) float64 { return c.model.quietCPU })),
 			median(col(func(c *churnRound) float64 { return c.perUnit(c.rawCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perUnit(c.rawCPU) })),
 			median(col(func(c *churnRound) float64 { return c.perUnit(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perUnit(c.rawQuietCPU) })),
-			median(col(func(c *churnRound) float64 { return c.perUnit(c.playerCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perUnit(c.playerCPU) })),
+			median(col(func(c *churnRound) float64 { return c.playerPerUnit() })), fmtList(col(func(c *churnRound) float64 { return c.playerPerUnit() })),
 			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), rs[0].units(), median(rate), fmtList(rate))
 		if rs[0].timed {
 			qs := col((*churnRound).queryShare)
 			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, queries alone (the query workers' profile samples): %.2f (%s)",
 				eng, step, len(rs), median(qs), fmtList(qs))
 			b.ReportMetric(median(qs), step+"-query-cpu-store/rumbench")
+			cs := col((*churnRound).callShare)
+			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, in the calls alone (the kv layer's model calls against the store's calls): %.2f (%s)",
+				eng, step, len(rs), median(cs), fmtList(cs))
+			b.ReportMetric(median(cs), step+"-call-cpu-store/rumbench")
 		}
 		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
 		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
@@ -432,7 +464,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 				lr, err = run(dirs[2], true, nil)
 				return
 			}
-			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), func() error {
+			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), kvCalls, func() error {
 				var err error
 				lr, err = run(dirs[2], true, nil)
 				return err
@@ -470,12 +502,13 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 			err = replay()
 			return
 		}
-		c.replayProf, err = profileWorkers(profName(eng, step, "store"), replay)
+		c.replayProf, err = profileWorkers(profName(eng, step, "store"), storeCalls(eng), replay)
 	})
 	if err != nil {
 		return nil, err
 	}
 	c.rawSecs, c.rawCPU, c.rawQuietCPU = rr.secs, rr.cpuUs, rr.quietUs
+	c.replayDone = float64(c.recordedDone) * rr.queryFactor
 	for _, n := range rr.skipped {
 		c.skipped += n
 	}
@@ -522,6 +555,9 @@ type replayRun struct {
 	// (nil: it has none).
 	proc  procStats
 	ticks map[string]int64
+	// queryFactor is, with queries, the querier streams' queries made over
+	// the recorded ones (their passes); 1 otherwise.
+	queryFactor float64
 }
 
 // replayStreams opens eng on dir, waits for it to be quiet (untimed), and
@@ -530,17 +566,23 @@ type replayRun struct {
 // after. wrap, when set, records the calls made (the test's recorder):
 // stream i's goroutine is bound to its i-th sequence. With warm, it reads
 // the whole store first (warmStore; keyspaces are the store's), untimed.
-// With labelQueries, the streams that only read (a query step's
+// With queries (a query step), the streams that only read (its
 // queriers) run under the label worker=query, as rumbench's query workers
 // do, so that a CPU profile of the replay (profileWorkers) tells their CPU
-// apart from the writers' beside them.
+// apart from the writers' beside them; and they make their recorded
+// queries again, pass after pass, until the writer streams have ended
+// (stopping at a query's start; one pass at least): the recorded run made
+// several times fewer queries than rumbench's, and played once they took
+// 2–5 s of a 20 s step, so that most of the replay's writes ran beside no
+// query, and the host's noise in those seconds weighed on the figure per
+// query. rr.queryFactor is the queries made over the recorded ones.
 //
 // With pace > 0 each stream makes its commits no sooner than at their
 // recorded times multiplied by pace (the replay at rumbench's rate, when
 // pace is rumbench's step's length over the recorded one's): a store's
 // group commit shares each log sync among the commits that arrive
 // together, so its cost per commit depends on their rate.
-func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, labelQueries bool, keyspaces [][]byte, pace float64) (rr replayRun, err error) {
+func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, queries bool, keyspaces [][]byte, pace float64) (rr replayRun, err error) {
 	db, raw := openBare(tb, eng, opts, dir)
 	defer db.Close()
 	if warm {
@@ -585,6 +627,22 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 			}
 		}
 	}
+	// The writer streams still running; the last to end stops the
+	// querier streams' repeated passes.
+	var writersLeft atomic.Int64
+	var writersDone atomic.Bool
+	var recordedViews int64
+	writer := make([]bool, len(streams))
+	for i, s := range streams {
+		if writer[i] = writes(s); writer[i] {
+			writersLeft.Add(1)
+		} else if queries {
+			recordedViews += int64(callKinds([][]tOp{s})[tView])
+		}
+	}
+	if writersLeft.Load() == 0 {
+		writersDone.Store(true)
+	}
 	// Every stream at once, on a goroutine of its own.
 	runtime.GC()
 	var wg sync.WaitGroup
@@ -596,19 +654,36 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 			if wrap != nil {
 				wrap.bind(i)
 			}
-			if labelQueries && !writes(s) {
+			p := players[i]
+			if queries && !writer[i] {
+				p.stop = &writersDone
 				pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
-					errs[i] = players[i].play(s)
+					for p.pass = 0; errs[i] == nil && !p.stopped && !(p.pass > 0 && writersDone.Load()); p.pass++ {
+						errs[i] = p.play(s)
+					}
 				})
 				return
 			}
-			errs[i] = players[i].play(s)
+			errs[i] = p.play(s)
+			if writer[i] && writersLeft.Add(-1) == 0 {
+				writersDone.Store(true)
+			}
 		})
 	}
 	wg.Wait()
 	rr.cpuUs = cpuNow() - cpuPlay
 	rr.proc = procStatsNow().since(p0)
 	rr.secs = time.Since(start).Seconds()
+	rr.queryFactor = 1
+	if recordedViews > 0 {
+		var made int64
+		for i := range streams {
+			if !writer[i] {
+				made += players[i].views
+			}
+		}
+		rr.queryFactor = float64(made) / float64(recordedViews)
+	}
 	// The replay's window, for a check of its CPU by a sampler outside
 	// the process (pidstat -p PID 1).
 	tb.Logf("replay from %s to %s UTC: %.0f ms of CPU (getrusage)", start.UTC().Format("15:04:05.000"), time.Now().UTC().Format("15:04:05.000"), rr.cpuUs/1e3)
@@ -886,6 +961,46 @@ func TestWarmStoreReadsEveryKey(t *testing.T) {
 			}
 			if keys != len(want) || values != len(want) {
 				t.Fatalf("warmStore read %d keys and %d values, the store holds %d", keys, values, len(want))
+			}
+		})
+	}
+}
+
+// TestQueryStreamsRepeatUntilTheWritersEnd: in a query step's replay the
+// querier streams make their queries again until the writer streams have
+// ended, whole queries only; without writers, or outside a query step,
+// once.
+func TestQueryStreamsRepeatUntilTheWritersEnd(t *testing.T) {
+	querier := []tOp{
+		{op: tView, h: 0}, {op: tGet, h: 0, k: []byte("k")}, {op: tViewClose, h: 0},
+		{op: tView, h: 0}, {op: tIter, h: 1, r: 0}, {op: tFirst, h: 1}, {op: tIterClose, h: 1}, {op: tViewClose, h: 0},
+	}
+	// A writer committing 0.3 s into the recording, replayed at its pace.
+	writer := []tOp{{op: tBatchSet, h: 0, k: []byte("k"), v: []byte("v")}, {op: tBatchCommit, h: 0, at: int64(300 * time.Millisecond)}}
+	for _, tc := range []struct {
+		name    string
+		streams [][]tOp
+		queries bool
+		more    bool // more than one pass
+	}{
+		{"a query step", [][]tOp{querier, writer}, true, true},
+		{"no writer", [][]tOp{querier}, true, false},
+		{"not a query step", [][]tOp{querier, writer}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rr, err := replayStreams(t, "pebble", nil, tc.streams, t.TempDir(), false, nil, false, tc.queries, nil, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			made := rr.queryFactor * 2 // the querier's 2 queries a pass
+			if made != float64(int64(made)) {
+				t.Errorf("%.2f queries made: not whole", made)
+			}
+			if tc.more && (rr.queryFactor < 2 || rr.secs < 0.3) {
+				t.Errorf("%.2f passes in %.2f s: want several, until the writer's commit at 0.3 s", rr.queryFactor, rr.secs)
+			}
+			if !tc.more && rr.queryFactor != 1 {
+				t.Errorf("%.2f passes, want 1", rr.queryFactor)
 			}
 		})
 	}

@@ -433,8 +433,16 @@ type player struct {
 	// pace, when set, is called before each commit with its recorded
 	// time (tOp.at), and waits until the replay is due to make it.
 	pace func(at int64)
-	buf  []byte
-	sink int
+	// stop, when set, ends a repeated pass (pass > 0) at its next view:
+	// a query step's querier stream replays its queries again until the
+	// writers beside it have ended (replayStreams). views counts the views
+	// made, i.e. the queries.
+	stop    *atomic.Bool
+	pass    int
+	stopped bool
+	views   int64
+	buf     []byte
+	sink    int
 }
 
 func newPlayer(st kv.Store) *player {
@@ -475,6 +483,11 @@ func (p *player) play(ops []tOp) error {
 		var err error
 		switch o.op {
 		case tView:
+			if p.pass > 0 && p.stop != nil && p.stop.Load() {
+				p.stopped = true
+				return nil
+			}
+			p.views++
 			var v kv.View
 			v, err = p.st.NewView()
 			p.rd[o.h], p.vw[o.h], p.tx[o.h] = v, v, nil

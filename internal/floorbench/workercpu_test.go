@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"testing"
 
@@ -31,15 +32,22 @@ const profileHz = 250
 type workerCPU struct {
 	byWorker      map[string]float64
 	total, rusage float64
+	// inCall is the query workers' CPU µs in the calls of call (the
+	// samples labelled worker=query with a frame of a function whose name
+	// starts with it): in rumbench's run the kv layer's model calls
+	// (Scan, Get), without the worker's own loop around them; in the
+	// replay the store's calls, without the player's.
+	inCall float64
 }
 
 // profileWorkers runs fn under a CPU profile: the query step's workers
 // (and what they start) carry the label in rumbench's run, the replay's
-// querier streams the same one. It returns nil, and fn runs unprofiled,
+// querier streams the same one. call names the functions whose samples
+// make inCall (a prefix of their names). It returns nil, and fn runs unprofiled,
 // when a profile runs already (the benchmark's -cpuprofile). With
 // FLOOR_PROFILE_DIR set, the profile is also written there, as
 // name.pb.gz, for go tool pprof.
-func profileWorkers(name string, fn func() error) (*workerCPU, error) {
+func profileWorkers(name, call string, fn func() error) (*workerCPU, error) {
 	var buf bytes.Buffer
 	// The rate must be set before StartCPUProfile, which asks for 100 Hz
 	// and (with a warning on stderr) keeps the rate already set. With a
@@ -65,6 +73,7 @@ func profileWorkers(name string, fn func() error) (*workerCPU, error) {
 		return nil, fmt.Errorf("read the CPU profile: %w", err)
 	}
 	w.byWorker, w.total = labelledSamples(p, ibench.WorkerLabel, 1e6/profileHz)
+	w.inCall = samplesIn(p, ibench.WorkerLabel, ibench.WorkerQuery, call, 1e6/profileHz)
 	return w, nil
 }
 
@@ -83,6 +92,30 @@ func labelledSamples(p *profile.Profile, label string, usPerSample float64) (map
 	return by, total
 }
 
+// samplesIn sums, in µs, p's samples labelled label=value whose stack
+// holds a function (inlined ones included) whose name starts with call.
+func samplesIn(p *profile.Profile, label, value, call string, usPerSample float64) float64 {
+	var us float64
+	for _, s := range p.Sample {
+		if v := s.Label[label]; len(v) == 0 || v[0] != value || !stackHas(s, call) {
+			continue
+		}
+		us += float64(s.Value[0]) * usPerSample
+	}
+	return us
+}
+
+func stackHas(s *profile.Sample, call string) bool {
+	for _, loc := range s.Location {
+		for _, l := range loc.Line {
+			if l.Function != nil && strings.HasPrefix(l.Function.Name, call) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestLabelledSamples: counts times the period, summed by the label's
 // value; unlabelled samples count in the total only.
 func TestLabelledSamples(t *testing.T) {
@@ -98,6 +131,33 @@ func TestLabelledSamples(t *testing.T) {
 	}
 }
 
+// TestSamplesIn: only the samples of the label's value with a frame of
+// the call count, inlined frames included.
+func TestSamplesIn(t *testing.T) {
+	fn := func(name string) *profile.Function { return &profile.Function{Name: name} }
+	scan, loop, store := fn("rumbench/internal/engine/kv.(*conn).Scan"), fn("rumbench/internal/workload/ibench.(*Bench).queryWorker"), fn("rumbench/internal/engine/kv/pebble.(*iter).Next")
+	at := func(fns ...*profile.Function) []*profile.Location {
+		loc := &profile.Location{}
+		for _, f := range fns {
+			loc.Line = append(loc.Line, profile.Line{Function: f})
+		}
+		return []*profile.Location{loc, {Line: []profile.Line{{Function: loop}}}}
+	}
+	q := map[string][]string{"worker": {"query"}}
+	p := &profile.Profile{Sample: []*profile.Sample{
+		{Value: []int64{3}, Label: q, Location: at(store, scan)},                                   // inlined into one location
+		{Value: []int64{2}, Label: q, Location: at(loop)},                                          // the loop alone
+		{Value: []int64{4}, Label: map[string][]string{"worker": {"writer"}}, Location: at(scan)}, // another worker
+		{Value: []int64{5}, Label: q, Location: append(at(store), &profile.Location{Line: []profile.Line{{Function: scan}}})},
+	}}
+	if got := samplesIn(p, "worker", "query", "rumbench/internal/engine/kv.(*conn).", 1000); got != 8000 {
+		t.Errorf("in the kv layer's calls: %v µs, want 8000", got)
+	}
+	if got := samplesIn(p, "worker", "query", "rumbench/internal/engine/kv/pebble.", 1000); got != 8000 {
+		t.Errorf("in the store's calls: %v µs, want 8000", got)
+	}
+}
+
 // TestWorkerCPUSplitsByLabel: of two goroutines spinning at once, the one
 // labelled worker=query doing three times the other's work gets about
 // three times its samples.
@@ -109,7 +169,7 @@ func TestWorkerCPUSplitsByLabel(t *testing.T) {
 		return x
 	}
 	var sink [2]uint64
-	w, err := profileWorkers("split-by-label", func() error {
+	w, err := profileWorkers("split-by-label", "", func() error {
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
