@@ -145,8 +145,8 @@ func TestSamplesIn(t *testing.T) {
 	}
 	q := map[string][]string{"worker": {"query"}}
 	p := &profile.Profile{Sample: []*profile.Sample{
-		{Value: []int64{3}, Label: q, Location: at(store, scan)},                                   // inlined into one location
-		{Value: []int64{2}, Label: q, Location: at(loop)},                                          // the loop alone
+		{Value: []int64{3}, Label: q, Location: at(store, scan)},                                  // inlined into one location
+		{Value: []int64{2}, Label: q, Location: at(loop)},                                         // the loop alone
 		{Value: []int64{4}, Label: map[string][]string{"worker": {"writer"}}, Location: at(scan)}, // another worker
 		{Value: []int64{5}, Label: q, Location: append(at(store), &profile.Location{Line: []profile.Line{{Function: scan}}})},
 	}}
