@@ -257,22 +257,43 @@ func (c *churnRound) playerPerUnit() float64 { return c.playerCPU / float64(c.re
 
 // kvCalls and storeCalls(eng) prefix the names of the functions a query
 // worker's samples are in when in the kv layer's model calls (its conn's
-// methods) and the replay's querier's when in the store's calls (eng's
-// store package).
-const kvCalls = "rumbench/internal/engine/kv.(*conn)."
+// methods), and a query worker's or the replay's querier's when in the
+// store's calls (eng's store package, and the store's library, whose
+// objects some stores hand out directly: pebble's iterators).
+var kvCalls = []string{"rumbench/internal/engine/kv.(*conn)."}
 
-func storeCalls(eng string) string { return "rumbench/internal/engine/kv/" + eng + "." }
+func storeCalls(eng string) []string {
+	lib := map[string]string{"pebble": "github.com/cockroachdb/pebble", "bbolt": "go.etcd.io/bbolt", "rocksdb": "github.com/linxGnu/grocksdb"}[eng]
+	p := []string{"rumbench/internal/engine/kv/" + eng + "."}
+	if lib != "" {
+		p = append(p, lib)
+	}
+	return p
+}
 
 // callShare is queryShare of the calls alone: the bare store's CPU in the
 // store's calls per query over rumbench's in the kv layer's model calls
-// (workerCPU.inCall), without the query worker's own loop (its clock
-// reads, histogram, next key) or the player's: the kv layer's cost over
-// the store's, as issue 50 asks. 0 when not profiled.
+// (workerCPU.in), without the query worker's own loop (its clock reads,
+// histogram, next key) or the player's: the kv layer's cost over the
+// store's, as issue 50 asks. 0 when not profiled.
 func (c *churnRound) callShare() float64 {
-	if !c.timed || !c.profiled() || c.prof.inCall <= 0 {
+	if !c.timed || !c.profiled() || c.prof.in["kv"] <= 0 {
 		return 0
 	}
-	return c.perUnit(c.replayProf.inCall) / (c.prof.inCall / float64(c.done))
+	return c.perUnit(c.replayProf.in["store"]) / (c.prof.in["kv"] / float64(c.done))
+}
+
+// callSplit is, per query, rumbench's CPU in the kv layer's model calls
+// split into the store's calls within them and the kv layer's own code,
+// beside the replay's in the same store calls: how much of callShare's
+// gap is the kv layer's code, and how much the same store calls costing
+// more in rumbench's run than in the replay.
+func (c *churnRound) callSplit() (kvOwn, storeInKV, storeReplay float64) {
+	if !c.profiled() {
+		return 0, 0, 0
+	}
+	storeInKV = c.prof.in["store"] / float64(c.done)
+	return c.prof.in["kv"]/float64(c.done) - storeInKV, storeInKV, c.perUnit(c.replayProf.in["store"])
 }
 
 func (c *churnRound) rawRate() float64    { return c.replayDone / c.rawSecs }
@@ -320,9 +341,10 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
 				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(c.replayDone))
 			if c.profiled() {
-				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; in the calls alone (the kv layer's model calls; the store's calls): rumbench %.2f, store %.2f, store/rumbench %.2f; of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
+				kvOwn, storeInKV, storeReplay := c.callSplit()
+				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; in the calls alone (the kv layer's model calls; the store's calls): rumbench %.2f, store %.2f, store/rumbench %.2f; rumbench's split: the kv layer's own code %.3f, the store's calls %.3f (the replay's same calls %.3f, rumbench/replay %.2f); of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
 					r+1, eng, step, profileHz, c.prof.byWorker[ibench.WorkerQuery]/float64(c.done), c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]),
-					c.prof.inCall/float64(c.done), c.perUnit(c.replayProf.inCall), c.callShare(),
+					c.prof.in["kv"]/float64(c.done), c.perUnit(c.replayProf.in["store"]), c.callShare(), kvOwn, storeInKV, storeReplay, storeInKV/storeReplay,
 					c.prof.total/1e3, c.prof.rusage/1e3, c.replayProf.total/1e3, c.replayProf.rusage/1e3)
 			}
 			if c.model.ticks != nil && c.replayTicks != nil {
@@ -361,6 +383,10 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, in the calls alone (the kv layer's model calls against the store's calls): %.2f (%s)",
 				eng, step, len(rs), median(cs), fmtList(cs))
 			b.ReportMetric(median(cs), step+"-call-cpu-store/rumbench")
+			own := col(func(c *churnRound) float64 { o, _, _ := c.callSplit(); return o })
+			dearer := col(func(c *churnRound) float64 { _, in, re := c.callSplit(); return in / re })
+			b.Logf("%s %s, medians of %d rounds: rumbench's kv layer's own code %.3f µs per query (%s); the store's calls cost rumbench's run %.2f× the replay's (%s)",
+				eng, step, len(rs), median(own), fmtList(own), median(dearer), fmtList(dearer))
 		}
 		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
 		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
@@ -464,7 +490,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 				lr, err = run(dirs[2], true, nil)
 				return
 			}
-			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), kvCalls, func() error {
+			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), map[string][]string{"kv": kvCalls, "store": storeCalls(eng)}, func() error {
 				var err error
 				lr, err = run(dirs[2], true, nil)
 				return err
@@ -502,7 +528,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 			err = replay()
 			return
 		}
-		c.replayProf, err = profileWorkers(profName(eng, step, "store"), storeCalls(eng), replay)
+		c.replayProf, err = profileWorkers(profName(eng, step, "store"), map[string][]string{"store": storeCalls(eng)}, replay)
 	})
 	if err != nil {
 		return nil, err

@@ -32,22 +32,24 @@ const profileHz = 250
 type workerCPU struct {
 	byWorker      map[string]float64
 	total, rusage float64
-	// inCall is the query workers' CPU µs in the calls of call (the
-	// samples labelled worker=query with a frame of a function whose name
-	// starts with it): in rumbench's run the kv layer's model calls
-	// (Scan, Get), without the worker's own loop around them; in the
-	// replay the store's calls, without the player's.
-	inCall float64
+	// in is, per name of the calls profileWorkers was given, the query
+	// workers' CPU µs in those calls (the samples labelled worker=query
+	// with a frame of a function whose name starts with one of the
+	// calls' prefixes): in rumbench's
+	// run the kv layer's model calls (Scan, Get) without the worker's own
+	// loop around them, and the store's calls within them; in the replay
+	// the store's calls without the player's.
+	in map[string]float64
 }
 
 // profileWorkers runs fn under a CPU profile: the query step's workers
 // (and what they start) carry the label in rumbench's run, the replay's
-// querier streams the same one. call names the functions whose samples
-// make inCall (a prefix of their names). It returns nil, and fn runs unprofiled,
+// querier streams the same one. calls name, by the prefixes of their
+// names, the functions whose samples make in. It returns nil, and fn runs unprofiled,
 // when a profile runs already (the benchmark's -cpuprofile). With
 // FLOOR_PROFILE_DIR set, the profile is also written there, as
 // name.pb.gz, for go tool pprof.
-func profileWorkers(name, call string, fn func() error) (*workerCPU, error) {
+func profileWorkers(name string, calls map[string][]string, fn func() error) (*workerCPU, error) {
 	var buf bytes.Buffer
 	// The rate must be set before StartCPUProfile, which asks for 100 Hz
 	// and (with a warning on stderr) keeps the rate already set. With a
@@ -73,7 +75,10 @@ func profileWorkers(name, call string, fn func() error) (*workerCPU, error) {
 		return nil, fmt.Errorf("read the CPU profile: %w", err)
 	}
 	w.byWorker, w.total = labelledSamples(p, ibench.WorkerLabel, 1e6/profileHz)
-	w.inCall = samplesIn(p, ibench.WorkerLabel, ibench.WorkerQuery, call, 1e6/profileHz)
+	w.in = map[string]float64{}
+	for name, prefixes := range calls {
+		w.in[name] = samplesIn(p, ibench.WorkerLabel, ibench.WorkerQuery, prefixes, 1e6/profileHz)
+	}
 	return w, nil
 }
 
@@ -93,11 +98,12 @@ func labelledSamples(p *profile.Profile, label string, usPerSample float64) (map
 }
 
 // samplesIn sums, in µs, p's samples labelled label=value whose stack
-// holds a function (inlined ones included) whose name starts with call.
-func samplesIn(p *profile.Profile, label, value, call string, usPerSample float64) float64 {
+// holds a function (inlined ones included) whose name starts with one of
+// prefixes.
+func samplesIn(p *profile.Profile, label, value string, prefixes []string, usPerSample float64) float64 {
 	var us float64
 	for _, s := range p.Sample {
-		if v := s.Label[label]; len(v) == 0 || v[0] != value || !stackHas(s, call) {
+		if v := s.Label[label]; len(v) == 0 || v[0] != value || !stackHas(s, prefixes) {
 			continue
 		}
 		us += float64(s.Value[0]) * usPerSample
@@ -105,11 +111,16 @@ func samplesIn(p *profile.Profile, label, value, call string, usPerSample float6
 	return us
 }
 
-func stackHas(s *profile.Sample, call string) bool {
+func stackHas(s *profile.Sample, prefixes []string) bool {
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {
-			if l.Function != nil && strings.HasPrefix(l.Function.Name, call) {
-				return true
+			if l.Function == nil {
+				continue
+			}
+			for _, p := range prefixes {
+				if strings.HasPrefix(l.Function.Name, p) {
+					return true
+				}
 			}
 		}
 	}
@@ -150,11 +161,14 @@ func TestSamplesIn(t *testing.T) {
 		{Value: []int64{4}, Label: map[string][]string{"worker": {"writer"}}, Location: at(scan)}, // another worker
 		{Value: []int64{5}, Label: q, Location: append(at(store), &profile.Location{Line: []profile.Line{{Function: scan}}})},
 	}}
-	if got := samplesIn(p, "worker", "query", "rumbench/internal/engine/kv.(*conn).", 1000); got != 8000 {
+	if got := samplesIn(p, "worker", "query", []string{"rumbench/internal/engine/kv.(*conn)."}, 1000); got != 8000 {
 		t.Errorf("in the kv layer's calls: %v µs, want 8000", got)
 	}
-	if got := samplesIn(p, "worker", "query", "rumbench/internal/engine/kv/pebble.", 1000); got != 8000 {
+	if got := samplesIn(p, "worker", "query", []string{"github.com/cockroachdb/pebble", "rumbench/internal/engine/kv/pebble."}, 1000); got != 8000 {
 		t.Errorf("in the store's calls: %v µs, want 8000", got)
+	}
+	if got := samplesIn(p, "worker", "query", []string{"rumbench/internal/workload/"}, 1000); got != 10000 {
+		t.Errorf("in the worker's loop: %v µs, want 10000 (every query sample)", got)
 	}
 }
 
@@ -169,7 +183,7 @@ func TestWorkerCPUSplitsByLabel(t *testing.T) {
 		return x
 	}
 	var sink [2]uint64
-	w, err := profileWorkers("split-by-label", "", func() error {
+	w, err := profileWorkers("split-by-label", nil, func() error {
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {

@@ -41,6 +41,9 @@ type tableState struct {
 	pk     indexState
 	ixs    []indexState // built and building secondary indexes
 	nonPK  []int        // columns stored in the PK entry's value
+	// strVal tells, per nonPK column, whether it is a String: the value's
+	// codec reads it here instead of from the schema's column.
+	strVal []bool
 	// tail bounds the table's primary keys for appending inserts
 	// (pktail.go); shared by every state of the table.
 	tail *pkTail
@@ -85,6 +88,7 @@ func newTableState(id uint32, t *model.Table, ids []byte, building []model.Index
 	for c := range t.Columns {
 		if !isPK[c] {
 			st.nonPK = append(st.nonPK, c)
+			st.strVal = append(st.strVal, t.Columns[c].Type == model.String)
 		}
 	}
 	for i, ix := range t.Indexes {
@@ -163,12 +167,14 @@ func (st *tableState) appendPKBound(dst []byte, from model.Row) ([]byte, error) 
 
 // appendValue appends the PK entry value of a full row.
 func (st *tableState) appendValue(dst []byte, row model.Row) []byte {
-	for _, c := range st.nonPK {
-		if st.schema.Columns[c].Type == model.String {
-			dst = binary.AppendUvarint(dst, uint64(len(row[c].Bytes)))
-			dst = append(dst, row[c].Bytes...)
+	str := st.strVal[:len(st.nonPK)]
+	for i, c := range st.nonPK {
+		v := &row[c]
+		if str[i] {
+			dst = binary.AppendUvarint(dst, uint64(len(v.Bytes)))
+			dst = append(dst, v.Bytes...)
 		} else {
-			dst = binary.AppendVarint(dst, row[c].Int)
+			dst = binary.AppendVarint(dst, v.Int)
 		}
 	}
 	return dst
@@ -177,25 +183,41 @@ func (st *tableState) appendValue(dst []byte, row model.Row) []byte {
 // decodeValue fills the non-PK columns of row from a PK entry value. String
 // values alias val.
 func (st *tableState) decodeValue(val []byte, row model.Row) error {
-	for _, c := range st.nonPK {
-		if st.schema.Columns[c].Type == model.String {
-			l, n := binary.Uvarint(val)
-			if n <= 0 || uint64(len(val)-n) < l {
-				return fmt.Errorf("table %s: corrupt value of column %s", st.schema.Name, st.schema.Columns[c].Name)
-			}
-			end := n + int(l)
-			row[c] = model.Value{Bytes: val[n:end:end]}
-			val = val[end:]
+	str := st.strVal[:len(st.nonPK)]
+	for i, c := range st.nonPK {
+		// binary.Uvarint, with the one-byte case (small ids, string
+		// lengths) first.
+		var u uint64
+		n := 1
+		if len(val) > 0 && val[0] < 0x80 {
+			u = uint64(val[0])
 		} else {
-			v, n := binary.Varint(val)
-			if n <= 0 {
-				return fmt.Errorf("table %s: corrupt value of column %s", st.schema.Name, st.schema.Columns[c].Name)
-			}
-			row[c] = model.Value{Int: v}
-			val = val[n:]
+			u, n = binary.Uvarint(val)
 		}
+		if n <= 0 {
+			return st.corruptValue(c)
+		}
+		val = val[n:]
+		if str[i] {
+			if uint64(len(val)) < u {
+				return st.corruptValue(c)
+			}
+			row[c] = model.Value{Bytes: val[:u:u]}
+			val = val[u:]
+			continue
+		}
+		// binary.Varint's zig-zag decoding, on the uvarint read above.
+		x := int64(u >> 1)
+		if u&1 != 0 {
+			x = ^x
+		}
+		row[c] = model.Value{Int: x}
 	}
 	return nil
+}
+
+func (st *tableState) corruptValue(c int) error {
+	return fmt.Errorf("table %s: corrupt value of column %s", st.schema.Name, st.schema.Columns[c].Name)
 }
 
 // decodeKey decodes the columns of an index (or PK) key into out, one value
