@@ -262,6 +262,12 @@ func (c *churnRound) playerPerUnit() float64 { return c.playerCPU / float64(c.re
 // objects some stores hand out directly: pebble's iterators).
 var kvCalls = []string{"rumbench/internal/engine/kv.(*conn)."}
 
+// kvDecode prefixes the kv layer's decoding of a row's value and of an
+// entry's key into the row the caller is handed: work the model asks for
+// (Get returns full rows; a scan the columns its spec names), which a
+// replay of the store's calls does not do.
+var kvDecode = []string{"rumbench/internal/engine/kv.(*tableState).decodeValue", "rumbench/internal/engine/kv.(*indexState).decode"}
+
 func storeCalls(eng string) []string {
 	lib := map[string]string{"pebble": "github.com/cockroachdb/pebble", "bbolt": "go.etcd.io/bbolt", "rocksdb": "github.com/linxGnu/grocksdb"}[eng]
 	p := []string{"rumbench/internal/engine/kv/" + eng + "."}
@@ -283,8 +289,18 @@ func (c *churnRound) callShare() float64 {
 	return c.perUnit(c.replayProf.in["store"]) / (c.prof.in["kv"] / float64(c.done))
 }
 
+// decodes is rumbench's CPU per query in decoding the rows it returns
+// (kvDecode), 0 when not profiled.
+func (c *churnRound) decodes() float64 {
+	if !c.profiled() {
+		return 0
+	}
+	return c.prof.in["decode"] / float64(c.done)
+}
+
 // callSplit is, per query, rumbench's CPU in the kv layer's model calls
-// split into the store's calls within them and the kv layer's own code,
+// split into the store's calls within them, the rows' decoding (decodes)
+// and the kv layer's own code besides,
 // beside the replay's in the same store calls: how much of callShare's
 // gap is the kv layer's code, and how much the same store calls costing
 // more in rumbench's run than in the replay.
@@ -292,6 +308,7 @@ func (c *churnRound) callSplit() (kvOwn, storeInKV, storeReplay float64) {
 	if !c.profiled() {
 		return 0, 0, 0
 	}
+	defer func() { kvOwn -= c.decodes() }()
 	storeInKV = c.prof.in["store"] / float64(c.done)
 	return c.prof.in["kv"]/float64(c.done) - storeInKV, storeInKV, c.perUnit(c.replayProf.in["store"])
 }
@@ -342,9 +359,9 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(c.replayDone))
 			if c.profiled() {
 				kvOwn, storeInKV, storeReplay := c.callSplit()
-				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; in the calls alone (the kv layer's model calls; the store's calls): rumbench %.2f, store %.2f, store/rumbench %.2f; rumbench's split: the kv layer's own code %.3f, the store's calls %.3f (the replay's same calls %.3f, rumbench/replay %.2f); of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
+				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; in the calls alone (the kv layer's model calls; the store's calls): rumbench %.2f, store %.2f, store/rumbench %.2f; rumbench's split: the kv layer's own code %.3f and the rows' decoding %.3f, the store's calls %.3f (the replay's same calls %.3f, rumbench/replay %.2f); of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
 					r+1, eng, step, profileHz, c.prof.byWorker[ibench.WorkerQuery]/float64(c.done), c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]),
-					c.prof.in["kv"]/float64(c.done), c.perUnit(c.replayProf.in["store"]), c.callShare(), kvOwn, storeInKV, storeReplay, storeInKV/storeReplay,
+					c.prof.in["kv"]/float64(c.done), c.perUnit(c.replayProf.in["store"]), c.callShare(), kvOwn, c.decodes(), storeInKV, storeReplay, storeInKV/storeReplay,
 					c.prof.total/1e3, c.prof.rusage/1e3, c.replayProf.total/1e3, c.replayProf.rusage/1e3)
 			}
 			if c.model.ticks != nil && c.replayTicks != nil {
@@ -385,8 +402,9 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			b.ReportMetric(median(cs), step+"-call-cpu-store/rumbench")
 			own := col(func(c *churnRound) float64 { o, _, _ := c.callSplit(); return o })
 			dearer := col(func(c *churnRound) float64 { _, in, re := c.callSplit(); return in / re })
-			b.Logf("%s %s, medians of %d rounds: rumbench's kv layer's own code %.3f µs per query (%s); the store's calls cost rumbench's run %.2f× the replay's (%s)",
-				eng, step, len(rs), median(own), fmtList(own), median(dearer), fmtList(dearer))
+			dec := col((*churnRound).decodes)
+			b.Logf("%s %s, medians of %d rounds: rumbench's kv layer's own code %.3f µs per query (%s), the rows' decoding %.3f (%s); the store's calls cost rumbench's run %.2f× the replay's (%s)",
+				eng, step, len(rs), median(own), fmtList(own), median(dec), fmtList(dec), median(dearer), fmtList(dearer))
 		}
 		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
 		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
@@ -490,7 +508,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 				lr, err = run(dirs[2], true, nil)
 				return
 			}
-			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), map[string][]string{"kv": kvCalls, "store": storeCalls(eng)}, func() error {
+			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), map[string][]string{"kv": kvCalls, "store": storeCalls(eng), "decode": kvDecode}, func() error {
 				var err error
 				lr, err = run(dirs[2], true, nil)
 				return err
