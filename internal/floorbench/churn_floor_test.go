@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -313,6 +314,20 @@ func (c *churnRound) callSplit() (kvOwn, storeInKV, storeReplay float64) {
 	return c.prof.in["kv"]/float64(c.done) - storeInKV, storeInKV, c.perUnit(c.replayProf.in["store"])
 }
 
+// ownShare is the kv layer's code alone against the store: the replay's
+// CPU per query in the store's calls over that plus rumbench's in the kv
+// layer's own code and its rows' decoding (callSplit), i.e. callShare
+// with the store's calls costing rumbench's run what they cost the
+// replay; and the same without the decoding, which the model asks for.
+// 0 when not profiled.
+func (c *churnRound) ownShare() (withDecode, withoutDecode float64) {
+	kvOwn, _, storeReplay := c.callSplit()
+	if !c.timed || storeReplay <= 0 {
+		return 0, 0
+	}
+	return storeReplay / (storeReplay + kvOwn + c.decodes()), storeReplay / (storeReplay + kvOwn)
+}
+
 func (c *churnRound) rawRate() float64    { return c.replayDone / c.rawSecs }
 func (c *churnRound) cpuShare() float64   { return c.perUnit(c.rawCPU) / c.model.cpu }
 func (c *churnRound) quietShare() float64 { return c.perUnit(c.rawQuietCPU) / c.model.quietCPU }
@@ -403,6 +418,11 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			own := col(func(c *churnRound) float64 { o, _, _ := c.callSplit(); return o })
 			dearer := col(func(c *churnRound) float64 { _, in, re := c.callSplit(); return in / re })
 			dec := col((*churnRound).decodes)
+			withDec := col(func(c *churnRound) float64 { w, _ := c.ownShare(); return w })
+			noDec := col(func(c *churnRound) float64 { _, w := c.ownShare(); return w })
+			b.Logf("%s %s, medians of %d rounds: the kv layer's code alone against the store, with the store's calls costing both runs the replay's: %.2f (%s); without the rows' decoding: %.2f (%s)",
+				eng, step, len(rs), median(withDec), fmtList(withDec), median(noDec), fmtList(noDec))
+			b.ReportMetric(median(withDec), step+"-own-cpu-store/kv")
 			b.Logf("%s %s, medians of %d rounds: rumbench's kv layer's own code %.3f µs per query (%s), the rows' decoding %.3f (%s); the store's calls cost rumbench's run %.2f× the replay's (%s)",
 				eng, step, len(rs), median(own), fmtList(own), median(dec), fmtList(dec), median(dearer), fmtList(dearer))
 		}
@@ -1007,6 +1027,26 @@ func TestWarmStoreReadsEveryKey(t *testing.T) {
 				t.Fatalf("warmStore read %d keys and %d values, the store holds %d", keys, values, len(want))
 			}
 		})
+	}
+}
+
+// TestCallSplitArithmetic: the query step's figures from known profile
+// sums: 1,000 queries by rumbench, 500 recorded and replayed twice.
+func TestCallSplitArithmetic(t *testing.T) {
+	c := &churnRound{timed: true, done: 1000, recordedDone: 500, replayDone: 1000,
+		prof:       &workerCPU{in: map[string]float64{"kv": 5000, "store": 4000, "decode": 400}},
+		replayProf: &workerCPU{in: map[string]float64{"store": 3800}},
+	}
+	own, storeIn, storeReplay := c.callSplit()
+	if own != 0.6 || storeIn != 4 || storeReplay != 3.8 || c.decodes() != 0.4 {
+		t.Errorf("split: own %v, store %v, replay %v, decode %v; want 0.6, 4, 3.8, 0.4", own, storeIn, storeReplay, c.decodes())
+	}
+	if got := c.callShare(); got != 0.76 {
+		t.Errorf("callShare %v, want 3.8/5 = 0.76", got)
+	}
+	with, without := c.ownShare()
+	if math.Abs(with-3.8/4.8) > 1e-12 || math.Abs(without-3.8/4.4) > 1e-12 {
+		t.Errorf("ownShare %v, %v; want 3.8/4.8, 3.8/4.4", with, without)
 	}
 }
 

@@ -211,7 +211,14 @@ func (st *tableState) decodeValue(val []byte, row model.Row) error {
 		if u&1 != 0 {
 			x = ^x
 		}
-		row[c] = model.Value{Int: x}
+		// The row is reused from row to row (a Get's, a scan's), so its
+		// Int columns' Bytes are nil already: set the Int alone, which
+		// spares a pointer write (and its write barrier while the
+		// collector runs) per column.
+		if row[c].Bytes != nil {
+			row[c].Bytes = nil
+		}
+		row[c].Int = x
 	}
 	return nil
 }
