@@ -8,7 +8,8 @@
 # (rows per client loaded by l.i0, 500000), FLOOR_CHURN_ROWS (--churn-rows
 # per client, 250000), FLOOR_CHURN_STEPS (l.i1,l.i2; the query steps, e.g.
 # qr100,qp100, run the same way and report per query), FLOOR_QUERY_SECONDS
-# (20), FLOOR_ROUNDS (3),
+# (20), FLOOR_QUERY_YIELD (0: the replay's queriers do not yield their
+# thread as rumbench's query workers do), FLOOR_ROUNDS (3),
 # FLOOR_KV_ENGINES (pebble,rocksdb,wiredtiger; with FLOOR_WORKLOAD=linkbench
 # also bbolt), FLOOR_ENGINE_OPTS,
 # FLOOR_TRACE_RUMBENCH=1 (records rumbench's run too and compares its

@@ -57,7 +57,9 @@ import (
 // the player does not step or read an iterator past its end (a handful of
 // calls in hundreds of thousands; counted). Their figures are per query:
 // rumbench's CPU per query of its own run, the replay's over the queries
-// of the recorded run.
+// it made (its queriers repeat the recorded queries until its writers
+// end, and yield their thread as rumbench's query workers do, unless
+// FLOOR_QUERY_YIELD=0).
 //
 // Beside the replay's CPU, the player's own: the same streams replayed
 // on a store that does nothing (nullStore), the share of the replay's
@@ -691,6 +693,13 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 			}
 		}
 	}
+	// The querier streams yield as rumbench's query workers do
+	// (player.yieldEvery): a yield moves a goroutine between threads and
+	// cores, and bbolt's calls cost 1.15–1.30× as much after it (5 rounds
+	// without it, against 0.94–1.11× with it). That is the workload's
+	// scheduling, not the kv layer's work. FLOOR_QUERY_YIELD=0 replays
+	// without it: the cheapest loop.
+	queryYield := os.Getenv("FLOOR_QUERY_YIELD") != "0"
 	// The writer streams still running; the last to end stops the
 	// querier streams' repeated passes.
 	var writersLeft atomic.Int64
@@ -721,6 +730,9 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 			p := players[i]
 			if queries && !writer[i] {
 				p.stop = &writersDone
+				if queryYield {
+					p.yieldEvery = ibench.QueryYield
+				}
 				pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
 					for p.pass = 0; errs[i] == nil && !p.stopped && !(p.pass > 0 && writersDone.Load()); p.pass++ {
 						errs[i] = p.play(s)

@@ -437,12 +437,18 @@ type player struct {
 	// a query step's querier stream replays its queries again until the
 	// writers beside it have ended (replayStreams). views counts the views
 	// made, i.e. the queries.
-	stop    *atomic.Bool
-	pass    int
-	stopped bool
-	views   int64
-	buf     []byte
-	sink    int
+	stop *atomic.Bool
+	// yieldEvery, when set, makes the player yield its thread
+	// (runtime.Gosched) at a view's start once that long has passed since
+	// its last yield, as rumbench's query workers on an in-process engine
+	// do (ibench.QueryYield).
+	yieldEvery time.Duration
+	lastYield  time.Time
+	pass       int
+	stopped    bool
+	views      int64
+	buf        []byte
+	sink       int
 }
 
 func newPlayer(st kv.Store) *player {
@@ -488,6 +494,12 @@ func (p *player) play(ops []tOp) error {
 				return nil
 			}
 			p.views++
+			if p.yieldEvery > 0 {
+				if now := time.Now(); now.Sub(p.lastYield) >= p.yieldEvery {
+					runtime.Gosched()
+					p.lastYield = now
+				}
+			}
 			var v kv.View
 			v, err = p.st.NewView()
 			p.rd[o.h], p.vw[o.h], p.tx[o.h] = v, v, nil

@@ -31,9 +31,9 @@ const (
 // point query fetches (design §4.1).
 const queryRows = 10
 
-// queryYield is how often a query worker on an in-process engine lets
+// QueryYield is how often a query worker on an in-process engine lets
 // other goroutines run (see queryWorker).
-const queryYield = 500 * time.Microsecond
+const QueryYield = 500 * time.Microsecond
 
 type queryKind int
 
@@ -565,8 +565,8 @@ func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, re
 		// A closed loop on every core would leave a writer that wakes on
 		// time waiting up to a scheduler time slice (10 ms) for a CPU, and
 		// miss its schedule for the client's sake, not the engine's: an
-		// in-process engine's worker yields every queryYield.
-		if yield && sent.Sub(lastYield) >= queryYield {
+		// in-process engine's worker yields every QueryYield.
+		if yield && sent.Sub(lastYield) >= QueryYield {
 			runtime.Gosched()
 			lastYield = sent
 		}
