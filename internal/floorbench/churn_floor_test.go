@@ -303,17 +303,17 @@ func (c *churnRound) decodes() float64 {
 
 // callSplit is, per query, rumbench's CPU in the kv layer's model calls
 // split into the store's calls within them, the rows' decoding (decodes)
-// and the kv layer's own code besides,
-// beside the replay's in the same store calls: how much of callShare's
+// and the kv layer's own code besides, beside the replay's in the same
+// store calls: how much of callShare's
 // gap is the kv layer's code, and how much the same store calls costing
 // more in rumbench's run than in the replay.
 func (c *churnRound) callSplit() (kvOwn, storeInKV, storeReplay float64) {
 	if !c.profiled() {
 		return 0, 0, 0
 	}
-	defer func() { kvOwn -= c.decodes() }()
 	storeInKV = c.prof.in["store"] / float64(c.done)
-	return c.prof.in["kv"]/float64(c.done) - storeInKV, storeInKV, c.perUnit(c.replayProf.in["store"])
+	kvOwn = c.prof.in["kv"]/float64(c.done) - storeInKV - c.decodes()
+	return kvOwn, storeInKV, c.perUnit(c.replayProf.in["store"])
 }
 
 // ownShare is the kv layer's code alone against the store: the replay's
@@ -621,8 +621,9 @@ type replayRun struct {
 	// (nil: it has none).
 	proc  procStats
 	ticks map[string]int64
-	// queryFactor is, with queries, the querier streams' queries made over
-	// the recorded ones (their passes); 1 otherwise.
+	// queryFactor is the read-only streams' queries made over the
+	// recorded ones (their passes: 1 unless queries); 1 without such
+	// streams.
 	queryFactor float64
 }
 
@@ -709,7 +710,7 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	for i, s := range streams {
 		if writer[i] = writes(s); writer[i] {
 			writersLeft.Add(1)
-		} else if queries {
+		} else {
 			recordedViews += int64(callKinds([][]tOp{s})[tView])
 		}
 	}

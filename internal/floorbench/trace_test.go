@@ -441,7 +441,8 @@ type player struct {
 	// yieldEvery, when set, makes the player yield its thread
 	// (runtime.Gosched) at a view's start once that long has passed since
 	// its last yield, as rumbench's query workers on an in-process engine
-	// do (ibench.QueryYield).
+	// do (ibench.QueryYield). Its clock read is the player's own, outside
+	// the store's calls that the query steps' calls-alone figure counts.
 	yieldEvery time.Duration
 	lastYield  time.Time
 	pass       int

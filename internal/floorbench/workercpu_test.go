@@ -35,18 +35,18 @@ type workerCPU struct {
 	// in is, per name of the calls profileWorkers was given, the query
 	// workers' CPU µs in those calls (the samples labelled worker=query
 	// with a frame of a function whose name starts with one of the
-	// calls' prefixes): in rumbench's
-	// run the kv layer's model calls (Scan, Get) without the worker's own
-	// loop around them, and the store's calls within them; in the replay
-	// the store's calls without the player's.
+	// calls' prefixes): in rumbench's run the kv layer's model calls
+	// (Scan, Get) without the worker's own loop around them, and the
+	// store's calls within them; in the replay the store's calls without
+	// the player's.
 	in map[string]float64
 }
 
 // profileWorkers runs fn under a CPU profile: the query step's workers
 // (and what they start) carry the label in rumbench's run, the replay's
 // querier streams the same one. calls name, by the prefixes of their
-// names, the functions whose samples make in. It returns nil, and fn runs unprofiled,
-// when a profile runs already (the benchmark's -cpuprofile). With
+// names, the functions whose samples make in. It returns nil, and fn runs
+// unprofiled, when a profile runs already (the benchmark's -cpuprofile). With
 // FLOOR_PROFILE_DIR set, the profile is also written there, as
 // name.pb.gz, for go tool pprof.
 func profileWorkers(name string, calls map[string][]string, fn func() error) (*workerCPU, error) {
@@ -76,8 +76,8 @@ func profileWorkers(name string, calls map[string][]string, fn func() error) (*w
 	}
 	w.byWorker, w.total = labelledSamples(p, ibench.WorkerLabel, 1e6/profileHz)
 	w.in = map[string]float64{}
-	for name, prefixes := range calls {
-		w.in[name] = samplesIn(p, ibench.WorkerLabel, ibench.WorkerQuery, prefixes, 1e6/profileHz)
+	for call, prefixes := range calls {
+		w.in[call] = samplesIn(p, ibench.WorkerLabel, ibench.WorkerQuery, prefixes, 1e6/profileHz)
 	}
 	return w, nil
 }
