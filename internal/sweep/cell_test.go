@@ -92,3 +92,24 @@ func TestRunCellsAtOnce(t *testing.T) {
 		t.Errorf("non-empty dir: %v", err)
 	}
 }
+
+// A cell that finds another's spec beside files sorting before it (the
+// other's write check, made once its spec was in place) compares with that
+// spec rather than calling the directory someone else's.
+func TestCreateSpecSeesAnotherCellsStart(t *testing.T) {
+	out := t.TempDir()
+	for _, n := range []string{".rumbench-write-check123", SpecFile, "x0-pad20-c1"} {
+		if err := os.WriteFile(filepath.Join(out, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	created, err := createSpec(out, filepath.Join(out, SpecFile), []byte("{}\n"))
+	if created || err != nil {
+		t.Fatalf("createSpec: created %v, %v; want neither (the other cell's spec is there)", created, err)
+	}
+	// Without the spec the same files are someone else's: refused.
+	os.Remove(filepath.Join(out, SpecFile))
+	if _, err := createSpec(out, filepath.Join(out, SpecFile), []byte("{}\n")); err == nil || !strings.Contains(err.Error(), "is not empty") {
+		t.Fatalf("createSpec without a spec: %v", err)
+	}
+}

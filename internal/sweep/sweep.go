@@ -327,10 +327,16 @@ func createSpec(out, path string, data []byte) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", out, err)
 	}
+	// The spec decides, whatever sorts before it: a cell started at once
+	// may have written it and begun its run (a write check, its cell's
+	// directory) while this one read.
+	for _, e := range entries {
+		if e.Name() == SpecFile {
+			return false, nil
+		}
+	}
 	for _, e := range entries {
 		switch n := e.Name(); {
-		case n == SpecFile:
-			return false, nil
 		case n == "lost+found" || strings.HasPrefix(n, specTempPrefix):
 			// A fresh ext4 volume's own directory; another process's spec
 			// being written.
