@@ -26,6 +26,11 @@ const (
 	IntervalsFile = "intervals.jsonl"
 )
 
+// WriteCheckPrefix begins the name of the file a run creates and removes at
+// once in --out (or the nearest directory above it) to learn that it may
+// write there.
+const WriteCheckPrefix = ".rumbench-write-check"
+
 // Writer writes one engine's bundle.
 type Writer struct {
 	dir string

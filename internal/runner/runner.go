@@ -322,7 +322,7 @@ func checkWritable(dir string) error {
 		}
 		probe = parent
 	}
-	f, err := os.CreateTemp(probe, ".rumbench-write-check*")
+	f, err := os.CreateTemp(probe, results.WriteCheckPrefix+"*")
 	if err != nil {
 		return badInput("--out %s is not writable: %v (choose a writable directory)", dir, errors.Unwrap(err))
 	}

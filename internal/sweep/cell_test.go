@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"rumbench/internal/results"
 )
 
 // Cells started at once in separate processes (here goroutines) on a fresh
@@ -98,7 +100,7 @@ func TestRunCellsAtOnce(t *testing.T) {
 // spec rather than calling the directory someone else's.
 func TestCreateSpecSeesAnotherCellsStart(t *testing.T) {
 	out := t.TempDir()
-	for _, n := range []string{".rumbench-write-check123", SpecFile, "x0-pad20-c1"} {
+	for _, n := range []string{results.WriteCheckPrefix + "123", SpecFile, "x0-pad20-c1"} {
 		if err := os.WriteFile(filepath.Join(out, n), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -107,9 +109,15 @@ func TestCreateSpecSeesAnotherCellsStart(t *testing.T) {
 	if created || err != nil {
 		t.Fatalf("createSpec: created %v, %v; want neither (the other cell's spec is there)", created, err)
 	}
-	// Without the spec the same files are someone else's: refused.
+	// Without the spec a cell's directory is someone else's: refused.
 	os.Remove(filepath.Join(out, SpecFile))
 	if _, err := createSpec(out, filepath.Join(out, SpecFile), []byte("{}\n")); err == nil || !strings.Contains(err.Error(), "is not empty") {
 		t.Fatalf("createSpec without a spec: %v", err)
+	}
+	// Another cell's write check alone (it checks --out before it writes
+	// its spec): this cell writes the spec.
+	os.Remove(filepath.Join(out, "x0-pad20-c1"))
+	if created, err := createSpec(out, filepath.Join(out, SpecFile), []byte("{}\n")); !created || err != nil {
+		t.Fatalf("createSpec beside a write check: created %v, %v", created, err)
 	}
 }

@@ -337,9 +337,10 @@ func createSpec(out, path string, data []byte) (bool, error) {
 	}
 	for _, e := range entries {
 		switch n := e.Name(); {
-		case n == "lost+found" || strings.HasPrefix(n, specTempPrefix):
+		case n == "lost+found" || strings.HasPrefix(n, specTempPrefix) || strings.HasPrefix(n, results.WriteCheckPrefix):
 			// A fresh ext4 volume's own directory; another process's spec
-			// being written.
+			// being written, or its check that it may write here (made
+			// before its spec).
 		default:
 			return false, fmt.Errorf("%s is not empty and holds no %s: choose another --out for the sweep", out, SpecFile)
 		}
