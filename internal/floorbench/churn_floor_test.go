@@ -686,7 +686,7 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	cpu0, start := cpuNow(), time.Now()
 	// The paced streams' wakeups, which the querier streams yield to as
 	// rumbench's query workers do.
-	wake := measure.NewWakeups(len(players), ibench.QueryYield)
+	wake := measure.NewWakeups(len(players))
 	if pace > 0 {
 		for i, p := range players {
 			timer := time.NewTimer(time.Hour)
@@ -698,13 +698,12 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		}
 	}
 	// The querier streams yield as rumbench's query workers do
-	// (player.wake: while a paced stream is due, and every QueryYield
-	// while one runs): a yield moves a goroutine between threads and
-	// cores, and bbolt's calls cost 1.15–1.30× as much when rumbench's
-	// workers yielded every 500 µs all the step (5 rounds without a yield
-	// in the replay, against 0.94–1.11× with one). That is the workload's
-	// scheduling, not the kv layer's work. FLOOR_QUERY_YIELD=0 replays
-	// without it: the cheapest loop.
+	// (player.wake): a yield moves a goroutine between threads and cores,
+	// and bbolt's calls cost 1.15–1.30× as much when rumbench's workers
+	// yielded every 500 µs (5 rounds without a yield in the replay,
+	// against 0.94–1.11× with one). That is the workload's scheduling, not
+	// the kv layer's work. FLOOR_QUERY_YIELD=0 replays without it: the
+	// cheapest loop.
 	queryYield := os.Getenv("FLOOR_QUERY_YIELD") != "0"
 	// The writer streams still running; the last to end stops the
 	// querier streams' repeated passes.
@@ -747,7 +746,6 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 				return
 			}
 			errs[i] = p.play(s)
-			wake.Done(i)
 			if writer[i] && writersLeft.Add(-1) == 0 {
 				writersDone.Store(true)
 			}

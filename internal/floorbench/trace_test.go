@@ -440,17 +440,16 @@ type player struct {
 	// made, i.e. the queries.
 	stop *atomic.Bool
 	// wake, when set, makes the player yield its thread (runtime.Gosched)
-	// at a view's start when wake.Yield says, as rumbench's query workers
-	// on an in-process engine do. Its clock read is the player's own,
-	// outside the store's calls that the query steps' calls-alone figure
-	// counts.
-	wake      *measure.Wakeups
-	lastYield time.Time
-	pass      int
-	stopped   bool
-	views     int64
-	buf       []byte
-	sink      int
+	// at a view's start while a paced stream is due, as rumbench's query
+	// workers on an in-process engine do. Its clock read is the player's
+	// own, outside the store's calls that the query steps' calls-alone
+	// figure counts.
+	wake    *measure.Wakeups
+	pass    int
+	stopped bool
+	views   int64
+	buf     []byte
+	sink    int
 }
 
 func newPlayer(st kv.Store) *player {
@@ -496,11 +495,8 @@ func (p *player) play(ops []tOp) error {
 				return nil
 			}
 			p.views++
-			if p.wake != nil {
-				if now := time.Now(); p.wake.Yield(now, p.lastYield) {
-					runtime.Gosched()
-					p.lastYield = now
-				}
+			if p.wake != nil && p.wake.Due(time.Now()) {
+				runtime.Gosched()
 			}
 			var v kv.View
 			v, err = p.st.NewView()

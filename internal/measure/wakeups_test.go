@@ -2,33 +2,32 @@ package measure
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 )
 
-// A closed loop yields to a worker from the time it sleeps until to its
-// wakeup, and every `every` while one runs; never while they all sleep
-// with time to go, nor once they are done. A nil board never yields.
-func TestWakeupsYield(t *testing.T) {
-	const every = 500 * time.Microsecond
-	w := NewWakeups(2, every)
+// A worker is due from the time it sleeps until to its wakeup's return,
+// and not before nor after; a nil board is never due.
+func TestWakeupsDue(t *testing.T) {
+	w := NewWakeups(2)
 	now := time.Now()
-	if w.Yield(now.Add(time.Hour), now) {
-		t.Fatal("yields with no worker started")
+	if w.Due(now.Add(time.Hour)) {
+		t.Fatal("due with nobody asleep")
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	at := now.Add(30 * time.Millisecond)
 	done := make(chan error)
 	go func() { done <- w.Sleep(context.Background(), 1, timer, at) }()
-	for w.state[1].Load() == wakeIdle {
+	for w.at[1].Load() == math.MaxInt64 {
 		time.Sleep(time.Millisecond) // until the worker has gone to sleep
 	}
-	if w.Yield(at.Add(-time.Microsecond), now.Add(-time.Hour)) {
-		t.Error("yields to a worker before its time")
+	if w.Due(at.Add(-time.Microsecond)) {
+		t.Error("due before its time")
 	}
-	if !w.Yield(at, at) || !w.Yield(at.Add(time.Second), at.Add(time.Second)) {
-		t.Error("no yield to a worker due")
+	if !w.Due(at) || !w.Due(at.Add(time.Second)) {
+		t.Error("not due at or after its time")
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -36,34 +35,27 @@ func TestWakeupsYield(t *testing.T) {
 	if time.Now().Before(at) {
 		t.Error("woke early")
 	}
-	// Running: a yield every `every`, not more often.
-	later := at.Add(time.Second)
-	if w.Yield(later, later.Add(-every/2)) {
-		t.Error("yields within `every` of the last yield while a worker runs")
-	}
-	if !w.Yield(later, later.Add(-every)) {
-		t.Error("no yield `every` after the last while a worker runs")
-	}
-	w.Done(1)
-	if w.Yield(later, later.Add(-time.Hour)) {
-		t.Error("yields once the worker is done")
+	if w.Due(at.Add(time.Second)) {
+		t.Error("still due once it has run")
 	}
 	var none *Wakeups
-	if none.Yield(now.Add(time.Hour), now.Add(-time.Hour)) {
-		t.Error("a nil board yields")
+	if none.Due(now.Add(time.Hour)) {
+		t.Error("a nil board is due")
 	}
-	none.Done(0)
 	if err := none.Sleep(context.Background(), 0, timer, time.Now().Add(time.Millisecond)); err != nil {
 		t.Error(err)
 	}
-	// Cancelled while asleep: the context's error.
+	// Cancelled while asleep: returns the context's error, not due.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { done <- w.Sleep(ctx, 0, timer, time.Now().Add(time.Hour)) }()
-	for w.state[0].Load() == wakeIdle {
+	for w.at[0].Load() == math.MaxInt64 {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
 	if err := <-done; err != context.Canceled {
 		t.Errorf("cancelled sleep: %v", err)
+	}
+	if w.Due(time.Now().Add(2 * time.Hour)) {
+		t.Error("due after a cancelled sleep")
 	}
 }

@@ -31,11 +31,6 @@ const (
 // point query fetches (design §4.1).
 const queryRows = 10
 
-// QueryYield is how often a query worker on an in-process engine lets
-// other goroutines run while a paced writer or deleter runs (see
-// queryWorker).
-const QueryYield = 500 * time.Microsecond
-
 type queryKind int
 
 const (
@@ -208,11 +203,11 @@ func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns,
 		writersLeft[i].Store(int64(b.tables[i].clients))
 		writersDone[i] = make(chan struct{})
 	}
-	// The writers' and deleters' wakeups and runs (worker k), for the
-	// query workers on an in-process engine.
+	// The writers' and deleters' wakeups (worker k), for the query
+	// workers on an in-process engine.
 	var wake *measure.Wakeups
 	if env.DB.Info().Kind != model.Server {
-		wake = measure.NewWakeups(nc+nt, QueryYield)
+		wake = measure.NewWakeups(nc + nt)
 	}
 	err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
 		if k < nc {
@@ -373,7 +368,6 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 		st.missedTxns = s.Missed()
 		st.missedRows = s.Missed() * int64(bs)
 	}()
-	defer wake.Done(w)
 	batch := NewBatch(bs, b.cfg.PadMax)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -418,7 +412,6 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 // ends the step with as many rows as it started with.
 func (b *Bench) pacedDeleter(ctx context.Context, conn model.Conn, rec *measure.Recorder, t *tableState, s *measure.Schedule, wake *measure.Wakeups, w int, bs int, inserted *atomic.Int64, writerDone <-chan struct{}, st *queryStats) error {
 	defer func() { st.delMissedTxns = s.Missed() }()
-	defer wake.Done(w)
 	from := make(model.Row, 1)
 	del := func(k int64, at time.Time) error {
 		from[0].Int = t.minPK.Load()
@@ -559,7 +552,6 @@ func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, wake *measure.
 	if sched != nil {
 		return b.pacedQueries(ctx, rec, run, sched, st)
 	}
-	var lastYield time.Time
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -571,15 +563,13 @@ func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, wake *measure.
 		// A closed loop on every core would leave a writer that wakes on
 		// time waiting up to a scheduler time slice (10 ms) for a CPU, and
 		// miss its schedule for the client's sake, not the engine's: an
-		// in-process engine's worker yields while one is due, and every
-		// QueryYield while one runs (its commit's system calls may leave
-		// it waiting for a thread): wake. A query on a server engine waits for the reply, parked or blocked
+		// in-process engine's worker yields while one is due (wake). A
+		// query on a server engine waits for the reply, parked or blocked
 		// in recv with a P to spare (blockconn), and the writer runs then
 		// (wake is nil); a yield per 500 µs cost a tenth of a MariaDB
 		// qr100 worker's CPU.
-		if wake.Yield(sent, lastYield) {
+		if wake.Due(sent) {
 			runtime.Gosched()
-			lastYield = sent
 		}
 		n, err := run(ctx)
 		rec.Record(opQuery, n, time.Since(sent), err != nil)

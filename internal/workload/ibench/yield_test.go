@@ -44,10 +44,7 @@ func (c *busyConn) Scan(ctx context.Context, t *model.Table, spec model.ScanSpec
 // workers of an in-process engine leave the paced writers on time: each
 // query worker yields when a writer or deleter is due, so a writer starts
 // within a query's time of its slot, not at the next preemption (up to
-// 10 ms; the medians read 12–15 ms without the yield). The yields while a
-// writer runs (measure.Wakeups) are not checked here: with one thread, Go
-// seldom hands the thread of a writer in a short system call to another
-// goroutine, so a test double's blocking call showed no difference.
+// 10 ms).
 func TestQueryWorkersLetDueWritersRun(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	b := newTestBench(t, 0, 2)
