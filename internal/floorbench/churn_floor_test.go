@@ -684,26 +684,22 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	var phase time.Time
 	tick0 := engineTickers(db)
 	cpu0, start := cpuNow(), time.Now()
-	// The paced streams' wakeups, which the querier streams yield to as
-	// rumbench's query workers do.
-	wake := measure.NewWakeups(len(players))
 	if pace > 0 {
-		for i, p := range players {
-			timer := time.NewTimer(time.Hour)
-			timer.Stop()
+		for _, p := range players {
 			p.pace = func(at int64) {
 				// By schedule: a stream behind it does not wait.
-				_ = wake.Sleep(context.Background(), i, timer, phase.Add(time.Duration(float64(at)*pace)))
+				if d := time.Until(phase.Add(time.Duration(float64(at) * pace))); d > 0 {
+					time.Sleep(d)
+				}
 			}
 		}
 	}
 	// The querier streams yield as rumbench's query workers do
-	// (player.wake): a yield moves a goroutine between threads and cores,
-	// and bbolt's calls cost 1.15–1.30× as much when rumbench's workers
-	// yielded every 500 µs (5 rounds without a yield in the replay,
-	// against 0.94–1.11× with one). That is the workload's scheduling, not
-	// the kv layer's work. FLOOR_QUERY_YIELD=0 replays without it: the
-	// cheapest loop.
+	// (player.yieldEvery): a yield moves a goroutine between threads and
+	// cores, and bbolt's calls cost 1.15–1.30× as much after it (5 rounds
+	// without it, against 0.94–1.11× with it). That is the workload's
+	// scheduling, not the kv layer's work. FLOOR_QUERY_YIELD=0 replays
+	// without it: the cheapest loop.
 	queryYield := os.Getenv("FLOOR_QUERY_YIELD") != "0"
 	// The writer streams still running; the last to end stops the
 	// querier streams' repeated passes.
@@ -736,7 +732,7 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 			if queries && !writer[i] {
 				p.stop = &writersDone
 				if queryYield {
-					p.wake = wake
+					p.yieldEvery = ibench.QueryYield
 				}
 				pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
 					for p.pass = 0; errs[i] == nil && !p.stopped && !(p.pass > 0 && writersDone.Load()); p.pass++ {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"rumbench/internal/engine/kv"
-	"rumbench/internal/measure"
 )
 
 // The read floor's recorder: a kv.Store wrapper that writes down every call
@@ -439,17 +438,18 @@ type player struct {
 	// writers beside it have ended (replayStreams). views counts the views
 	// made, i.e. the queries.
 	stop *atomic.Bool
-	// wake, when set, makes the player yield its thread (runtime.Gosched)
-	// at a view's start while a paced stream is due, as rumbench's query
-	// workers on an in-process engine do. Its clock read is the player's
-	// own, outside the store's calls that the query steps' calls-alone
-	// figure counts.
-	wake    *measure.Wakeups
-	pass    int
-	stopped bool
-	views   int64
-	buf     []byte
-	sink    int
+	// yieldEvery, when set, makes the player yield its thread
+	// (runtime.Gosched) at a view's start once that long has passed since
+	// its last yield, as rumbench's query workers on an in-process engine
+	// do (ibench.QueryYield). Its clock read is the player's own, outside
+	// the store's calls that the query steps' calls-alone figure counts.
+	yieldEvery time.Duration
+	lastYield  time.Time
+	pass       int
+	stopped    bool
+	views      int64
+	buf        []byte
+	sink       int
 }
 
 func newPlayer(st kv.Store) *player {
@@ -495,8 +495,11 @@ func (p *player) play(ops []tOp) error {
 				return nil
 			}
 			p.views++
-			if p.wake != nil && p.wake.Due(time.Now()) {
-				runtime.Gosched()
+			if p.yieldEvery > 0 {
+				if now := time.Now(); now.Sub(p.lastYield) >= p.yieldEvery {
+					runtime.Gosched()
+					p.lastYield = now
+				}
 			}
 			var v kv.View
 			v, err = p.st.NewView()

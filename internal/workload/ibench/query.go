@@ -31,6 +31,10 @@ const (
 // point query fetches (design §4.1).
 const queryRows = 10
 
+// QueryYield is how often a query worker on an in-process engine lets
+// other goroutines run (see queryWorker).
+const QueryYield = 500 * time.Microsecond
+
 type queryKind int
 
 const (
@@ -203,16 +207,10 @@ func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns,
 		writersLeft[i].Store(int64(b.tables[i].clients))
 		writersDone[i] = make(chan struct{})
 	}
-	// The writers' and deleters' wakeups (worker k), for the query
-	// workers on an in-process engine.
-	var wake *measure.Wakeups
-	if env.DB.Info().Kind != model.Server {
-		wake = measure.NewWakeups(nc + nt)
-	}
 	err := runAll(ctx, nc+nt, func(ctx context.Context, k int) error {
 		if k < nc {
 			i := b.clients[k].table
-			return b.queryClient(ctx, env, qc, k, kind, rate, bs, start, until, wake, &stats[k], &inserted[i], func() {
+			return b.queryClient(ctx, env, qc, k, kind, rate, bs, start, until, &stats[k], &inserted[i], func() {
 				if writersLeft[i].Add(-1) == 0 {
 					close(writersDone[i])
 				}
@@ -237,7 +235,7 @@ func (b *Bench) pacedRun(ctx context.Context, env *workload.Env, qc *queryConns,
 			WithArrivals(b.arrivals(), b.arrivalSeed(streamDeleter, i))
 		var err error
 		pprof.Do(ctx, workerLabels(workerDeleter), func(ctx context.Context) {
-			err = b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, wake, k, bs, &inserted[i], writersDone[i], &stats[k])
+			err = b.pacedDeleter(ctx, qc.deleters[i], env.Clock.Recorder(), t, del, bs, &inserted[i], writersDone[i], &stats[k])
 		})
 		return err
 	})
@@ -300,9 +298,8 @@ func (b *Bench) queryDetails(env *workload.Env, kind queryKind, rate float64, bs
 
 // queryClient runs one client's writer and query worker until the step's
 // end and waits for both. The writer adds its rows to inserted (its
-// table's count) and calls writerDone when it ends; it sleeps as worker c
-// of wake, which the query worker reads (nil: a server engine's).
-func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryConns, c int, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, wake *measure.Wakeups, st *queryStats, inserted *atomic.Int64, writerDone func()) error {
+// table's count) and calls writerDone when it ends.
+func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryConns, c int, kind queryKind, rate float64, bs int, start time.Time, until *measure.Deadline, st *queryStats, inserted *atomic.Int64, writerDone func()) error {
 	period := time.Duration(float64(bs) / rate * float64(time.Second))
 	// Stagger the clients' schedules across one period so their commits do
 	// not all land at the same instant.
@@ -316,7 +313,7 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 	errs := make(chan error, 2)
 	insRec, qRec := env.Clock.Recorder(), env.Clock.Recorder()
 	go pprof.Do(ctx, workerLabels(workerWriter), func(ctx context.Context) {
-		err := b.pacedWriter(ctx, qc.writers[c], insRec, b.clients[c], ins, wake, c, bs, inserted, st)
+		err := b.pacedWriter(ctx, qc.writers[c], insRec, b.clients[c], ins, bs, inserted, st)
 		writerDone()
 		errs <- err
 	})
@@ -324,6 +321,7 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 	if kind == noQuery {
 		workers = 1
 	}
+	yield := env.DB.Info().Kind != model.Server
 	var qs *measure.Schedule
 	if b.cfg.QueryRate > 0 {
 		qperiod := time.Duration(float64(time.Second) / b.cfg.QueryRate)
@@ -333,7 +331,7 @@ func (b *Bench) queryClient(ctx context.Context, env *workload.Env, qc *queryCon
 	}
 	if kind != noQuery {
 		go pprof.Do(ctx, workerLabels(WorkerQuery), func(ctx context.Context) {
-			errs <- b.queryWorker(ctx, qc.queriers[c], wake, qRec, c, kind, rate, until, qs, st)
+			errs <- b.queryWorker(ctx, qc.queriers[c], yield, qRec, c, kind, rate, until, qs, st)
 		})
 	}
 	// The first failure cancels the others, so it is the one to report.
@@ -358,8 +356,8 @@ func recordSkipped(rec *measure.Recorder, op measure.Op, s *measure.Schedule, sl
 
 // pacedWriter inserts bs rows at each slot of s, recording service time
 // (send to reply) under OpInsert and response time (intended start to
-// reply) under OpInsertResponse. It sleeps as worker w of wake.
-func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.Recorder, cl *clientState, s *measure.Schedule, wake *measure.Wakeups, w int, bs int, inserted *atomic.Int64, st *queryStats) error {
+// reply) under OpInsertResponse.
+func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.Recorder, cl *clientState, s *measure.Schedule, bs int, inserted *atomic.Int64, st *queryStats) error {
 	t := cl.t
 	defer func() {
 		// The schedule's length is final when the step ends (its deadline
@@ -379,7 +377,7 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 		if !ok {
 			return nil
 		}
-		if err := wake.Sleep(ctx, w, timer, at); err != nil {
+		if err := measure.SleepUntil(ctx, timer, at); err != nil {
 			return err
 		}
 		first := t.reserve(int64(bs))
@@ -410,7 +408,7 @@ func (b *Bench) pacedWriter(ctx context.Context, conn model.Conn, rec *measure.R
 // after the schedule ends and the writers are done it
 // deletes whatever is left (unscheduled, service time only), so the table
 // ends the step with as many rows as it started with.
-func (b *Bench) pacedDeleter(ctx context.Context, conn model.Conn, rec *measure.Recorder, t *tableState, s *measure.Schedule, wake *measure.Wakeups, w int, bs int, inserted *atomic.Int64, writerDone <-chan struct{}, st *queryStats) error {
+func (b *Bench) pacedDeleter(ctx context.Context, conn model.Conn, rec *measure.Recorder, t *tableState, s *measure.Schedule, bs int, inserted *atomic.Int64, writerDone <-chan struct{}, st *queryStats) error {
 	defer func() { st.delMissedTxns = s.Missed() }()
 	from := make(model.Row, 1)
 	del := func(k int64, at time.Time) error {
@@ -444,7 +442,7 @@ func (b *Bench) pacedDeleter(ctx context.Context, conn model.Conn, rec *measure.
 		if !ok {
 			break
 		}
-		if err := wake.Sleep(ctx, w, timer, at); err != nil {
+		if err := measure.SleepUntil(ctx, timer, at); err != nil {
 			return err
 		}
 		k := min(int64(bs), inserted.Load()-st.deleted, t.deletable())
@@ -541,7 +539,7 @@ func (q *querier) pointQuery(ctx context.Context) (int, error) {
 
 // queryWorker runs queries back to back (closed loop) until the deadline, recording
 // each under OpQuery with the rows it returned.
-func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, wake *measure.Wakeups, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, sched *measure.Schedule, st *queryStats) error {
+func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, yield bool, rec *measure.Recorder, c int, kind queryKind, rate float64, until *measure.Deadline, sched *measure.Schedule, st *queryStats) error {
 	t := b.clients[c].t
 	// Each step draws its own deterministic query stream.
 	q := newQuerier(t, conn, uint64(b.cfg.Seed), c, uint64(rate)<<1|uint64(kind))
@@ -552,6 +550,10 @@ func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, wake *measure.
 	if sched != nil {
 		return b.pacedQueries(ctx, rec, run, sched, st)
 	}
+	// A query on a server engine waits for the reply, parked or blocked
+	// in recv with a P to spare (blockconn), and the writer runs then; a
+	// yield per 500 µs cost a tenth of a MariaDB qr100 worker's CPU.
+	lastYield := time.Now()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -563,13 +565,10 @@ func (b *Bench) queryWorker(ctx context.Context, conn model.Conn, wake *measure.
 		// A closed loop on every core would leave a writer that wakes on
 		// time waiting up to a scheduler time slice (10 ms) for a CPU, and
 		// miss its schedule for the client's sake, not the engine's: an
-		// in-process engine's worker yields while one is due (wake). A
-		// query on a server engine waits for the reply, parked or blocked
-		// in recv with a P to spare (blockconn), and the writer runs then
-		// (wake is nil); a yield per 500 µs cost a tenth of a MariaDB
-		// qr100 worker's CPU.
-		if wake.Due(sent) {
+		// in-process engine's worker yields every QueryYield.
+		if yield && sent.Sub(lastYield) >= QueryYield {
 			runtime.Gosched()
+			lastYield = sent
 		}
 		n, err := run(ctx)
 		rec.Record(opQuery, n, time.Since(sent), err != nil)
