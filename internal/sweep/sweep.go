@@ -340,7 +340,7 @@ func createSpec(out, path string, data []byte) (bool, error) {
 		case n == "lost+found" || strings.HasPrefix(n, specTempPrefix) || strings.HasPrefix(n, results.WriteCheckPrefix):
 			// A fresh ext4 volume's own directory; another process's spec
 			// being written, or its check that it may write here (made
-			// before its spec).
+			// before its spec, and again after it).
 		default:
 			return false, fmt.Errorf("%s is not empty and holds no %s: choose another --out for the sweep", out, SpecFile)
 		}
