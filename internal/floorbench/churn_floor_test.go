@@ -695,11 +695,12 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		}
 	}
 	// The querier streams yield as rumbench's query workers do
-	// (player.yieldEvery): a yield moves a goroutine between threads and
-	// cores, and bbolt's calls cost 1.15–1.30× as much after it (5 rounds
-	// without it, against 0.94–1.11× with it). That is the workload's
-	// scheduling, not the kv layer's work. FLOOR_QUERY_YIELD=0 replays
-	// without it: the cheapest loop.
+	// (player.yieldEvery), so that both loops are scheduled alike: without
+	// it bbolt's store calls cost rumbench's run 1.15–1.30× the replay's
+	// (5 rounds), with it 0.94–1.11×. Why is not known (rumbench's own
+	// runs cost the same with the yield and with far fewer yields:
+	// docs/kv-floor.md). FLOOR_QUERY_YIELD=0 replays without it: the
+	// cheapest loop.
 	queryYield := os.Getenv("FLOOR_QUERY_YIELD") != "0"
 	// The writer streams still running; the last to end stops the
 	// querier streams' repeated passes.
