@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -26,12 +27,7 @@ func sortKeys(a *keyArena, scratch []keyWords, idx []int) []keyWords {
 	first := a.key(idx[0])
 	common := len(first)
 	for _, i := range idx[1:] {
-		k := a.key(i)
-		n := min(common, len(k))
-		common = 0
-		for common < n && k[common] == first[common] {
-			common++
-		}
+		common = commonPrefix(first[:common], a.key(i))
 	}
 	// The words, then room for the bucket pass's copy.
 	scratch = slices.Grow(scratch[:0], 2*len(idx))
@@ -50,13 +46,30 @@ func sortKeys(a *keyArena, scratch []keyWords, idx []int) []keyWords {
 	return scratch
 }
 
+// commonPrefix is the length of x's and y's common prefix, found 8 bytes
+// at a time.
+func commonPrefix(x, y []byte) int {
+	n := min(len(x), len(y))
+	j := 0
+	for ; j+8 <= n; j += 8 {
+		if d := binary.LittleEndian.Uint64(x[j:]) ^ binary.LittleEndian.Uint64(y[j:]); d != 0 {
+			return j + bits.TrailingZeros64(d)/8
+		}
+	}
+	for j < n && x[j] == y[j] {
+		j++
+	}
+	return j
+}
+
 // sortWords sorts ws by key, tmp (as long) as scratch. Batches are often
 // nearly in order once grouped by their first differing byte (a LinkBench
 // load batch: its links by type, each type's in id1 order with a node's
 // few id2 scattered): a stable pass distributes them into buckets by that
 // byte, and an insertion sort orders each bucket, which costs about one
 // move per key on such a batch. A bucket whose insertion sort needs more
-// than a few moves per key is sorted by comparisons instead.
+// than a few moves per key (a node with hundreds of links, their id2
+// scattered) is sorted by radix instead.
 func sortWords(a *keyArena, ws, tmp []keyWords) {
 	if len(ws) <= 32 {
 		insertionSortWords(a, ws, math.MaxInt)
@@ -78,10 +91,58 @@ func sortWords(a *keyArena, ws, tmp []keyWords) {
 	copy(ws, tmp)
 	start := int32(0)
 	for _, e := range end {
-		if b := ws[start:e]; len(b) > 1 && !insertionSortWords(a, b, 4*len(b)) {
-			slices.SortFunc(b, func(x, y keyWords) int { return compareWords(a, x, y) })
+		if b := ws[start:e]; len(b) > 1 && !insertionSortWords(a, b, 2*len(b)) {
+			radixSortWords(a, b, tmp[start:e])
 		}
 		start = e
+	}
+}
+
+// radixSortWords sorts ws by key, tmp (as long) as scratch: a stable
+// counting pass per byte of the words that is not the same in every key,
+// least significant first, then an insertion pass that orders the keys
+// whose words are equal by their whole keys, run by run (a long run by
+// comparisons).
+func radixSortWords(a *keyArena, ws, tmp []keyWords) {
+	var diff0, diff1 uint64
+	for _, w := range ws {
+		diff0 |= w.w0 ^ ws[0].w0
+		diff1 |= w.w1 ^ ws[0].w1
+	}
+	src, dst := ws, tmp
+	for shift := uint(0); shift < 128; shift += 8 {
+		if byteAt(diff0, diff1, shift) == 0 {
+			continue
+		}
+		var at [256]int32
+		for i := range src {
+			at[byteAt(src[i].w0, src[i].w1, shift)]++
+		}
+		n := int32(0)
+		for b := range at {
+			n, at[b] = n+at[b], n
+		}
+		for i := range src {
+			b := byteAt(src[i].w0, src[i].w1, shift)
+			dst[at[b]] = src[i]
+			at[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &ws[0] {
+		copy(ws, src)
+	}
+	for i := 0; i < len(ws); {
+		j := i + 1
+		for j < len(ws) && ws[j].w0 == ws[i].w0 && ws[j].w1 == ws[i].w1 {
+			j++
+		}
+		if tie := ws[i:j]; len(tie) > 32 {
+			slices.SortFunc(tie, func(x, y keyWords) int { return bytes.Compare(a.key(x.i), a.key(y.i)) })
+		} else if len(tie) > 1 {
+			insertionSortWords(a, tie, math.MaxInt)
+		}
+		i = j
 	}
 }
 
@@ -102,6 +163,14 @@ func insertionSortWords(a *keyArena, ws []keyWords, budget int) bool {
 		}
 	}
 	return true
+}
+
+// byteAt is the byte shift bits up the 128-bit integer w0:w1.
+func byteAt(w0, w1 uint64, shift uint) byte {
+	if shift >= 64 {
+		return byte(w0 >> (shift - 64))
+	}
+	return byte(w1 >> shift)
 }
 
 // compareWords orders x and y as bytes.Compare orders their keys.

@@ -11,7 +11,8 @@ import (
 
 // TestSortKeysOrder: sortKeys orders as bytes.Compare does, for keys with a
 // long common prefix, short keys, keys that are prefixes of others and keys
-// that differ only past their first 16 bytes after the common prefix.
+// that differ only past their first 16 bytes after the common prefix; in
+// order, shuffled (which takes the radix pass) and in a load batch's order.
 func TestSortKeysOrder(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	cases := map[string]func() []byte{
@@ -19,6 +20,11 @@ func TestSortKeysOrder(t *testing.T) {
 		"long": func() []byte { // differ only in the last bytes
 			k := append([]byte("t\x01\x02"), make([]byte, 30)...)
 			k[len(k)-1] = byte(rnd.IntN(5))
+			return k
+		},
+		"tail": func() []byte { // equal words, the rest deciding (ties by the hundred)
+			k := make([]byte, 24)
+			k[0], k[9], k[23] = byte(rnd.IntN(2)), byte(rnd.IntN(3)), byte(rnd.IntN(256))
 			return k
 		},
 		"short": func() []byte { // prefixes of each other, zeros at the end
@@ -69,46 +75,73 @@ func linkKey(typ, id1, id2 int) []byte {
 	return keyenc.AppendInt(k, int64(id2))
 }
 
-// BenchmarkSortKeys sorts the PK keys of a LinkBench load batch (1000
-// links of about 200 nodes, their 2 link types in turn, id2 scattered)
-// with sortKeys and with a bytes.Compare sort of the indexes.
+// BenchmarkSortKeys sorts the PK keys of LinkBench load batches with
+// sortKeys and with a bytes.Compare sort of the indexes: "few", 1000 links
+// of 200 nodes (5 each, the 2 link types in turn, id2 scattered); "load",
+// 64 batches of 1000 links as the load makes them (out-degrees with
+// P(d) ∝ 1/(d+1)² over [0, 1000], a node's links the types in turn, id2
+// stepping by a stride near n/φ over 10 million nodes), whose high-degree
+// nodes overrun the insertion sort. Times are per batch.
 func BenchmarkSortKeys(b *testing.B) {
-	var a keyArena
 	rnd := rand.New(rand.NewPCG(1, 2))
+	var few keyArena
 	for i := range 1000 {
-		a.add(append(a.buf, linkKey(1+i%2, 5000+i/5, rnd.IntN(1e6))...))
+		few.add(append(few.buf, linkKey(1+i%2, 5000+i/5, rnd.IntN(1e6))...))
 	}
-	idx := make([]int, a.len())
-	reset := func() {
-		for i := range idx {
-			idx[i] = i
-		}
-	}
-	b.Run("sortKeys", func(b *testing.B) {
-		var scratch []keyWords
-		for b.Loop() {
-			reset()
-			scratch = sortKeys(&a, scratch, idx)
-		}
-	})
-	// sortKeys' words sorted by comparisons alone, for the bucket pass's
-	// and insertion sort's share.
-	b.Run("words-comparisons", func(b *testing.B) {
-		var ws []keyWords
-		for b.Loop() {
-			reset()
-			ws = ws[:0]
-			for _, i := range idx {
-				k := a.key(i)[12:] // past the common prefix: keyspace and the type's first 7 bytes
-				ws = append(ws, keyWords{w0: word(k), w1: word(k[8:]), i: i})
+	batches := map[string][]*keyArena{"few": {&few}, "load": loadBatches(64, 1000)}
+	for _, name := range []string{"few", "load"} {
+		arenas := batches[name]
+		idx := make([]int, 1000)
+		reset := func(a *keyArena) []int {
+			idx = idx[:a.len()]
+			for i := range idx {
+				idx[i] = i
 			}
-			slices.SortFunc(ws, func(x, y keyWords) int { return compareWords(&a, x, y) })
+			return idx
 		}
-	})
-	b.Run("bytes", func(b *testing.B) {
-		for b.Loop() {
-			reset()
-			slices.SortFunc(idx, func(x, y int) int { return bytes.Compare(a.key(x), a.key(y)) })
+		b.Run(name+"/sortKeys", func(b *testing.B) {
+			var scratch []keyWords
+			for b.Loop() {
+				for _, a := range arenas {
+					scratch = sortKeys(a, scratch, reset(a))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(arenas)), "ns/batch")
+		})
+		b.Run(name+"/bytes", func(b *testing.B) {
+			for b.Loop() {
+				for _, a := range arenas {
+					slices.SortFunc(reset(a), func(x, y int) int { return bytes.Compare(a.key(x), a.key(y)) })
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(arenas)), "ns/batch")
+		})
+	}
+}
+
+// loadBatches returns n batches of per link keys in a LinkBench load's
+// order (see BenchmarkSortKeys).
+func loadBatches(n, per int) []*keyArena {
+	const nodes, maxDegree = 10_000_000, 1000
+	cdf := make([]float64, maxDegree+1)
+	sum := 0.0
+	for d := range cdf {
+		sum += 1 / float64((d+1)*(d+1))
+		cdf[d] = sum
+	}
+	stride := nodes * 618 / 1000
+	rnd := rand.New(rand.NewPCG(5, 6))
+	out := make([]*keyArena, 0, n)
+	a := new(keyArena)
+	for id1 := 1; len(out) < n; id1++ {
+		d, _ := slices.BinarySearch(cdf, rnd.Float64()*sum)
+		for k := 0; k < d && len(out) < n; k++ {
+			a.add(append(a.buf, linkKey(1+k%2, id1, 1+(id1-1+(k+1)*stride)%nodes)...))
+			if a.len() == per {
+				out = append(out, a)
+				a = new(keyArena)
+			}
 		}
-	})
+	}
+	return out
 }
