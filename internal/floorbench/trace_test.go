@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"rumbench/internal/engine/kv"
@@ -24,6 +26,11 @@ type tOp struct {
 	ro   bool   // Begin's readOwnWrites
 	k, v []byte // key or lower bound; value or upper bound
 	at   int64  // a commit's time, ns from the recording's start (streams)
+	// seq numbers the calls that fix what a read sees or what others
+	// see (numbered), across the streams in the recorded order from 1
+	// (streams; 0: not numbered): an ordered replay (orderTurn) makes
+	// them in that order.
+	seq uint32
 }
 
 const (
@@ -70,7 +77,8 @@ type tracer struct {
 	one       tseq
 	streams   bool
 	on        atomic.Bool
-	t0        atomic.Int64 // the recording's start (unix ns): commits' at
+	t0        atomic.Int64  // the recording's start (unix ns): commits' at
+	seq       atomic.Uint32 // the last tOp.seq given
 	mu        sync.Mutex
 	byG       map[uint64]*tseq
 	seqs      []*tseq
@@ -145,20 +153,50 @@ func (t *tracer) recorded() [][]tOp {
 	return out
 }
 
-func (s *tseq) rec(o tOp) {
+// rec records o; in a stream, a view's or transaction's start is numbered
+// (tOp.seq) as it is recorded, after the store's call. It returns o's
+// index in the stream (-1: not recorded there), for numberEnd.
+func (s *tseq) rec(o tOp) int {
 	if s.t != nil && s.t.streams {
 		if s.t.on.Load() {
-			if o.op == tCommit || o.op == tBatchCommit {
+			switch o.op {
+			case tCommit, tBatchCommit:
 				o.at = time.Now().UnixNano() - s.t.t0.Load()
+			case tView, tBegin, tBeginUpdate, tIter:
+				o.seq = s.t.seq.Add(1)
 			}
 			o.k, o.v = s.copy(o.k), s.copy(o.v)
 			s.own = append(s.own, o)
+			return len(s.own) - 1
 		}
-		return
+		return -1
 	}
 	if s.ops != nil {
 		o.k, o.v = clone(o.k), clone(o.v)
 		*s.ops = append(*s.ops, o)
+	}
+	return -1
+}
+
+// numbered reports whether calls of kind op are numbered (tOp.seq): a
+// view's or transaction's start, an iterator's creation (numbered once
+// made, when its snapshot was taken: a store's views may have none, as
+// RocksDB's, whose every read sees the latest commits) and a point read
+// or commit (numbered once returned: numberEnd).
+func numbered(op byte) bool {
+	switch op {
+	case tView, tBegin, tBeginUpdate, tIter, tGet, tGetForUpdate, tCommit, tBatchCommit:
+		return true
+	}
+	return false
+}
+
+// numberEnd numbers the stream's call i (recorded before the store's
+// call) once the store's call has returned: its end's place in the
+// recorded order.
+func (s *tseq) numberEnd(i int) {
+	if i >= 0 {
+		s.own[i].seq = s.t.seq.Add(1)
 	}
 }
 
@@ -272,8 +310,10 @@ type trReader struct {
 }
 
 func (r *trReader) Get(key, dst []byte) ([]byte, bool, error) {
-	r.t.rec(tOp{op: tGet, h: r.h, k: key})
-	return r.Reader.Get(key, dst)
+	i := r.t.rec(tOp{op: tGet, h: r.h, k: key})
+	v, ok, err := r.Reader.Get(key, dst)
+	r.t.numberEnd(i)
+	return v, ok, err
 }
 
 func (r *trReader) NewIter(lower, upper []byte) (kv.Iter, error) {
@@ -313,8 +353,10 @@ func (x *trTxn) Delete(key []byte) error {
 }
 
 func (x *trTxn) Commit() error {
-	x.t.rec(tOp{op: tCommit, h: x.h})
-	return x.x.Commit()
+	i := x.t.rec(tOp{op: tCommit, h: x.h})
+	err := x.x.Commit()
+	x.t.numberEnd(i)
+	return err
 }
 
 func (x *trTxn) Rollback() error {
@@ -328,8 +370,10 @@ type trUpdateTxn struct {
 }
 
 func (x *trUpdateTxn) GetForUpdate(key, dst []byte) ([]byte, bool, error) {
-	x.t.rec(tOp{op: tGetForUpdate, h: x.h, k: key})
-	return x.u.GetForUpdate(key, dst)
+	i := x.t.rec(tOp{op: tGetForUpdate, h: x.h, k: key})
+	v, ok, err := x.u.GetForUpdate(key, dst)
+	x.t.numberEnd(i)
+	return v, ok, err
 }
 
 type trIter struct {
@@ -391,9 +435,12 @@ func (b *trBatch) Delete(key []byte) error {
 }
 
 func (b *trBatch) Commit() error {
-	b.seq().rec(tOp{op: tBatchCommit, h: b.h})
+	q := b.seq()
+	i := q.rec(tOp{op: tBatchCommit, h: b.h})
 	b.q = nil
-	return b.Batch.Commit()
+	err := b.Batch.Commit()
+	q.numberEnd(i)
+	return err
 }
 
 func (b *trBatch) Reset() {
@@ -438,6 +485,9 @@ type player struct {
 	// writers beside it have ended (replayStreams). views counts the views
 	// made, i.e. the queries.
 	stop *atomic.Bool
+	// order, when set, makes the numbered calls (tOp.seq) in their
+	// recorded order across the streams that share it.
+	order *orderTurn
 	// yieldEvery, when set, makes the player yield its thread
 	// (runtime.Gosched) at a view's start once that long has passed since
 	// its last yield, as rumbench's query workers on an in-process engine
@@ -480,8 +530,19 @@ func (p *player) batchOf(h uint8) kv.Batch {
 func (p *player) play(ops []tOp) error {
 	for i := range ops {
 		o := &ops[i]
+		// An ordered replay's numbered call waits for its turn, and ends it
+		// when it returns (or is not made).
+		turn := p.order != nil && o.seq > 0
+		if turn {
+			if err := p.order.await(o.seq); err != nil {
+				return err
+			}
+		}
 		if p.skipRefused(o) {
 			p.refusedCalls++
+			if turn {
+				p.order.done(o.seq)
+			}
 			continue
 		}
 		if p.pace != nil && (o.op == tCommit || o.op == tBatchCommit) {
@@ -576,11 +637,73 @@ func (p *player) play(ops []tOp) error {
 		if err != nil && errors.Is(err, kv.ErrConflict) {
 			err = p.refuse(o)
 		}
+		if turn {
+			p.order.done(o.seq)
+		}
 		if err != nil {
+			if p.order != nil {
+				p.order.abort.Store(true)
+			}
 			return fmt.Errorf("replay call %d (op %d): %w", i, o.op, err)
 		}
 	}
 	return nil
+}
+
+// orderTurn gives the numbered calls of several streams (tOp.seq) their
+// turns: call n is made once call n-1 has returned. A call waits by
+// yielding its thread (waits counts the yields, waited their time). Call
+// n+2 is made anyway when call n+1 has not returned orderPatience after
+// the last call did (gaveUp), so that a recorded order the store cannot
+// follow (a commit numbered before the one whose row lock it waited for,
+// its thread having been descheduled between the call's return and its
+// number) slows the replay instead of stopping it; the calls after it
+// keep their order. The waits are the replay's: their CPU is in its
+// figures.
+type orderTurn struct {
+	next   atomic.Uint32 // the highest number whose call has returned
+	abort  atomic.Bool   // a stream failed: the others stop waiting
+	waits  atomic.Int64
+	waited atomic.Int64 // ns
+	gaveUp atomic.Int64
+	last   atomic.Int64 // when the last call returned (unix ns)
+}
+
+const orderPatience = 50 * time.Millisecond
+
+var errOrderAborted = errors.New("another stream of the ordered replay failed")
+
+func (t *orderTurn) await(seq uint32) error {
+	if t.next.Load() >= seq-1 {
+		return nil
+	}
+	start := time.Now()
+	n := int64(0)
+	defer func() { t.waits.Add(n); t.waited.Add(int64(time.Since(start))) }()
+	for t.next.Load() < seq-1 {
+		if t.abort.Load() {
+			return errOrderAborted
+		}
+		if n++; n%64 == 0 && t.next.Load() == seq-2 && time.Since(start) > orderPatience &&
+			time.Since(time.Unix(0, t.last.Load())) > orderPatience {
+			t.gaveUp.Add(1)
+			return nil
+		}
+		runtime.Gosched()
+	}
+	return nil
+}
+
+// done records that call seq has returned; a call made out of its turn
+// (gaveUp) never moves the count back.
+func (t *orderTurn) done(seq uint32) {
+	t.last.Store(time.Now().UnixNano())
+	for {
+		cur := t.next.Load()
+		if cur >= seq || t.next.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
 }
 
 // skipRefused reports whether o is a call on a transaction the replay's
@@ -689,4 +812,45 @@ func playerCost(streams [][]tOp) (float64, error) {
 	}
 	wg.Wait()
 	return cpuNow() - cpu0, errors.Join(errs...)
+}
+
+// TestOrderTurn: calls numbered across three goroutines are made in their
+// numbers' order; with a number missing (no call holds it), the next call
+// is made after orderPatience, counted as out of turn, and the rest follow
+// in order.
+func TestOrderTurn(t *testing.T) {
+	for _, missing := range []uint32{0, 5} {
+		var o orderTurn
+		var mu sync.Mutex
+		var made []uint32
+		var wg sync.WaitGroup
+		for g := range uint32(3) {
+			wg.Go(func() {
+				for seq := g + 1; seq <= 30; seq += 3 {
+					if seq == missing {
+						continue
+					}
+					if err := o.await(seq); err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					made = append(made, seq)
+					mu.Unlock()
+					o.done(seq)
+				}
+			})
+		}
+		wg.Wait()
+		want := 30
+		if missing > 0 {
+			want--
+		}
+		if len(made) != want || !slices.IsSorted(made) {
+			t.Fatalf("missing %d: calls made in the order %v", missing, made)
+		}
+		if got := o.gaveUp.Load(); (missing > 0) != (got == 1) {
+			t.Fatalf("missing %d: %d calls out of turn", missing, got)
+		}
+	}
 }
