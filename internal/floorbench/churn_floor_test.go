@@ -902,6 +902,12 @@ func TestChurnFloorReplaysTheCalls(t *testing.T) {
 					t.Skip(err)
 				}
 				if strings.HasSuffix(wl.name, "-ordered") {
+					// WiredTiger met a write conflict the recording did
+					// not in 2 of 10 runs: a transaction's snapshot is
+					// taken inside a call numbered once it returns.
+					if eng == "wiredtiger" {
+						t.Skip("the ordered replay is not exact on WiredTiger (docs/kv-floor.md)")
+					}
 					t.Setenv("FLOOR_ORDER", "1")
 				}
 				replaysTheCalls(t, eng, wl.w, wl.steps)

@@ -181,11 +181,12 @@ func (s *tseq) rec(o tOp) int {
 // numbered reports whether calls of kind op are numbered (tOp.seq): a
 // view's or transaction's start, an iterator's creation (numbered once
 // made, when its snapshot was taken: a store's views may have none, as
-// RocksDB's, whose every read sees the latest commits) and a point read
-// or commit (numbered once returned: numberEnd).
+// RocksDB's, whose every read sees the latest commits), and a point read,
+// a transaction's write (WiredTiger finds a write conflict there) or a
+// commit (numbered once returned: numberEnd).
 func numbered(op byte) bool {
 	switch op {
-	case tView, tBegin, tBeginUpdate, tIter, tGet, tGetForUpdate, tCommit, tBatchCommit:
+	case tView, tBegin, tBeginUpdate, tIter, tGet, tGetForUpdate, tSet, tDelete, tCommit, tBatchCommit:
 		return true
 	}
 	return false
@@ -343,13 +344,17 @@ type trTxn struct {
 }
 
 func (x *trTxn) Set(key, value []byte) error {
-	x.t.rec(tOp{op: tSet, h: x.h, k: key, v: value})
-	return x.x.Set(key, value)
+	i := x.t.rec(tOp{op: tSet, h: x.h, k: key, v: value})
+	err := x.x.Set(key, value)
+	x.t.numberEnd(i)
+	return err
 }
 
 func (x *trTxn) Delete(key []byte) error {
-	x.t.rec(tOp{op: tDelete, h: x.h, k: key})
-	return x.x.Delete(key)
+	i := x.t.rec(tOp{op: tDelete, h: x.h, k: key})
+	err := x.x.Delete(key)
+	x.t.numberEnd(i)
+	return err
 }
 
 func (x *trTxn) Commit() error {
