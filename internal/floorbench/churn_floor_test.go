@@ -104,7 +104,11 @@ func BenchmarkChurnFloor(b *testing.B) {
 // store's group commit shares a log sync among the commits that arrive
 // together, so a replay as fast as it can would pay fewer syncs per
 // request than rumbench's callers made it pay (FLOOR_PACE=0 replays
-// as fast as it can). Run (or scripts/churnfloor.sh with FLOOR_WORKLOAD=linkbench):
+// as fast as it can). FLOOR_ORDER=1 makes the streams' snapshot-fixing
+// calls and commits in their recorded order across the streams
+// (orderTurn), so that the store steps over the same dead versions as in
+// rumbench's run; its waits are in the replay's CPU. Run (or
+// scripts/churnfloor.sh with FLOOR_WORKLOAD=linkbench):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkRequestFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
 func BenchmarkRequestFloor(b *testing.B) {
@@ -683,11 +687,15 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	// Not for a query step's repeated passes, which have no recorded order.
 	var order *orderTurn
 	if os.Getenv("FLOOR_ORDER") == "1" && !queries {
-		order = &orderTurn{}
+		order = newOrderTurn(streams)
 	}
 	for i := range players {
 		players[i] = newPlayer(st)
-		players[i].order = order
+		if order != nil {
+			players[i].order, players[i].stream = order, i
+			players[i].orderTimer = time.NewTimer(time.Hour)
+			players[i].orderTimer.Stop()
+		}
 		defer players[i].close()
 	}
 	errs := make([]error, len(streams))
@@ -779,8 +787,8 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	tb.Logf("replay from %s to %s UTC: %.0f ms of CPU (getrusage)", start.UTC().Format("15:04:05.000"), time.Now().UTC().Format("15:04:05.000"), rr.cpuUs/1e3)
 	if order != nil {
 		rr.ordered, rr.outOfTurn = int64(order.next.Load()), order.gaveUp.Load()
-		tb.Logf("ordered replay: %d numbered calls; waits for a turn: %d yields, %.0f ms of the streams' time; %d calls made out of turn after %v",
-			order.next.Load(), order.waits.Load(), float64(order.waited.Load())/1e6, order.gaveUp.Load(), orderPatience)
+		tb.Logf("ordered replay: %d numbered calls; waits for a turn: %d yields, %d sleeps, %.0f ms of the streams' time; %d calls made out of turn after %v",
+			order.next.Load(), order.waits.Load(), order.blocks.Load(), float64(order.waited.Load())/1e6, order.gaveUp.Load(), orderPatience)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return rr, fmt.Errorf("replay: %w", err)

@@ -492,7 +492,9 @@ type player struct {
 	stop *atomic.Bool
 	// order, when set, makes the numbered calls (tOp.seq) in their
 	// recorded order across the streams that share it.
-	order *orderTurn
+	order      *orderTurn
+	stream     int         // the player's stream, for order
+	orderTimer *time.Timer // order's waits' timer
 	// yieldEvery, when set, makes the player yield its thread
 	// (runtime.Gosched) at a view's start once that long has passed since
 	// its last yield, as rumbench's query workers on an in-process engine
@@ -539,7 +541,7 @@ func (p *player) play(ops []tOp) error {
 		// when it returns (or is not made).
 		turn := p.order != nil && o.seq > 0
 		if turn {
-			if err := p.order.await(o.seq); err != nil {
+			if err := p.order.await(o.seq, p.stream, p.orderTimer); err != nil {
 				return err
 			}
 		}
@@ -657,56 +659,104 @@ func (p *player) play(ops []tOp) error {
 
 // orderTurn gives the numbered calls of several streams (tOp.seq) their
 // turns: call n is made once call n-1 has returned. A call waits by
-// yielding its thread (waits counts the yields, waited their time). Call
-// n+2 is made anyway when call n+1 has not returned orderPatience after
-// the last call did (gaveUp), so that a recorded order the store cannot
-// follow (a commit numbered before the one whose row lock it waited for,
-// its thread having been descheduled between the call's return and its
-// number) slows the replay instead of stopping it; the calls after it
-// keep their order. The waits are the replay's: their CPU is in its
-// figures.
+// yielding its thread a few times (waits), then by sleeping until the
+// call before it returns (blocks; done wakes the stream that holds the
+// next number), so that the waits cost little CPU; waited is their time.
+// Call n+2 is made anyway when call n+1 has not returned orderPatience
+// after the last call did (gaveUp), so that a recorded order the store
+// cannot follow (a commit numbered before the one whose row lock it
+// waited for, its thread having been descheduled between the call's
+// return and its number) slows the replay instead of stopping it; the
+// calls after it keep their order. The waits are the replay's: their CPU
+// is in its figures.
 type orderTurn struct {
 	next   atomic.Uint32 // the highest number whose call has returned
 	abort  atomic.Bool   // a stream failed: the others stop waiting
+	owner  []int32       // the stream that holds each number (-1: none)
+	wake   []chan struct{}
 	waits  atomic.Int64
+	blocks atomic.Int64
 	waited atomic.Int64 // ns
 	gaveUp atomic.Int64
 	last   atomic.Int64 // when the last call returned (unix ns)
 }
 
-const orderPatience = 50 * time.Millisecond
+const (
+	orderPatience = 50 * time.Millisecond
+	orderSpins    = 16
+)
 
 var errOrderAborted = errors.New("another stream of the ordered replay failed")
 
-func (t *orderTurn) await(seq uint32) error {
+func newOrderTurn(streams [][]tOp) *orderTurn {
+	t := &orderTurn{wake: make([]chan struct{}, len(streams))}
+	for i, s := range streams {
+		t.wake[i] = make(chan struct{}, 1)
+		for _, o := range s {
+			for int(o.seq) >= len(t.owner) {
+				t.owner = append(t.owner, -1)
+			}
+			if o.seq > 0 {
+				t.owner[o.seq] = int32(i)
+			}
+		}
+	}
+	return t
+}
+
+// await returns when it is call seq's turn; stream is the caller's, timer
+// a stopped timer of its own.
+func (t *orderTurn) await(seq uint32, stream int, timer *time.Timer) error {
 	if t.next.Load() >= seq-1 {
 		return nil
 	}
 	start := time.Now()
-	n := int64(0)
-	defer func() { t.waits.Add(n); t.waited.Add(int64(time.Since(start))) }()
+	spins, blocks := int64(0), int64(0)
+	defer func() {
+		t.waits.Add(spins)
+		t.blocks.Add(blocks)
+		t.waited.Add(int64(time.Since(start)))
+	}()
 	for t.next.Load() < seq-1 {
 		if t.abort.Load() {
 			return errOrderAborted
 		}
-		if n++; n%64 == 0 && t.next.Load() == seq-2 && time.Since(start) > orderPatience &&
+		if spins < orderSpins {
+			spins++
+			runtime.Gosched()
+			continue
+		}
+		if t.next.Load() == seq-2 && time.Since(start) > orderPatience &&
 			time.Since(time.Unix(0, t.last.Load())) > orderPatience {
 			t.gaveUp.Add(1)
 			return nil
 		}
-		runtime.Gosched()
+		blocks++
+		timer.Reset(orderPatience)
+		select {
+		case <-t.wake[stream]:
+		case <-timer.C:
+		}
+		timer.Stop()
 	}
 	return nil
 }
 
-// done records that call seq has returned; a call made out of its turn
-// (gaveUp) never moves the count back.
+// done records that call seq has returned, and wakes the stream that
+// holds the next number; a call made out of its turn (gaveUp) never moves
+// the count back.
 func (t *orderTurn) done(seq uint32) {
 	t.last.Store(time.Now().UnixNano())
 	for {
 		cur := t.next.Load()
 		if cur >= seq || t.next.CompareAndSwap(cur, seq) {
-			return
+			break
+		}
+	}
+	if n := int(seq) + 1; n < len(t.owner) && t.owner[n] >= 0 {
+		select {
+		case t.wake[t.owner[n]] <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -825,17 +875,23 @@ func playerCost(streams [][]tOp) (float64, error) {
 // in order.
 func TestOrderTurn(t *testing.T) {
 	for _, missing := range []uint32{0, 5} {
-		var o orderTurn
+		streams := make([][]tOp, 3)
+		for seq := uint32(1); seq <= 30; seq++ {
+			if seq != missing {
+				streams[(seq-1)%3] = append(streams[(seq-1)%3], tOp{op: tGet, seq: seq})
+			}
+		}
+		o := newOrderTurn(streams)
 		var mu sync.Mutex
 		var made []uint32
 		var wg sync.WaitGroup
 		for g := range uint32(3) {
 			wg.Go(func() {
-				for seq := g + 1; seq <= 30; seq += 3 {
-					if seq == missing {
-						continue
-					}
-					if err := o.await(seq); err != nil {
+				timer := time.NewTimer(time.Hour)
+				timer.Stop()
+				for _, op := range streams[g] {
+					seq := op.seq
+					if err := o.await(seq, int(g), timer); err != nil {
 						t.Error(err)
 						return
 					}
