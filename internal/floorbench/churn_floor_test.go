@@ -681,9 +681,10 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 		st = wrap.wrap(raw)
 	}
 	players := make([]*player, len(streams))
-	// FLOOR_ORDER=1 makes the streams' views, transactions and commits in
-	// their recorded order (orderTurn): the store then steps over the same
-	// dead versions as in the recording (RocksDB's deletes before a read).
+	// FLOOR_ORDER=1 makes the streams' numbered calls (numbered: what
+	// fixes what a read sees, writes and commits) in their recorded order
+	// (orderTurn): the store then steps over the same dead versions as in
+	// the recording (RocksDB's deletes before a read).
 	// Not for a query step's repeated passes, which have no recorded order.
 	var order *orderTurn
 	if os.Getenv("FLOOR_ORDER") == "1" && !queries {
