@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"rumbench/internal/engine/kv"
 )
@@ -22,15 +23,16 @@ import (
 // tOp is one recorded store call.
 type tOp struct {
 	op   byte
-	h, r uint8  // the iterator (or reader, transaction) handle; an iterator's reader
-	ro   bool   // Begin's readOwnWrites
-	k, v []byte // key or lower bound; value or upper bound
-	at   int64  // a commit's time, ns from the recording's start (streams)
+	h, r uint8 // the iterator (or reader, transaction) handle; an iterator's reader
+	ro   bool  // Begin's readOwnWrites
 	// seq numbers the calls that fix what a read sees or what others
 	// see (numbered), across the streams in the recorded order from 1
 	// (streams; 0: not numbered): an ordered replay (orderTurn) makes
-	// them in that order.
-	seq uint32
+	// them in that order. (Beside the bytes above, in what would be
+	// padding: a recorded call stays 64 bytes.)
+	seq  uint32
+	k, v []byte // key or lower bound; value or upper bound
+	at   int64  // a commit's time, ns from the recording's start (streams)
 }
 
 const (
@@ -153,17 +155,13 @@ func (t *tracer) recorded() [][]tOp {
 	return out
 }
 
-// rec records o; in a stream, a view's or transaction's start is numbered
-// (tOp.seq) as it is recorded, after the store's call. It returns o's
-// index in the stream (-1: not recorded there), for numberEnd.
+// rec records o. It returns o's index in the stream (-1: not recorded
+// there), for numberEnd.
 func (s *tseq) rec(o tOp) int {
 	if s.t != nil && s.t.streams {
 		if s.t.on.Load() {
-			switch o.op {
-			case tCommit, tBatchCommit:
+			if o.op == tCommit || o.op == tBatchCommit {
 				o.at = time.Now().UnixNano() - s.t.t0.Load()
-			case tView, tBegin, tBeginUpdate, tIter:
-				o.seq = s.t.seq.Add(1)
 			}
 			o.k, o.v = s.copy(o.k), s.copy(o.v)
 			s.own = append(s.own, o)
@@ -178,12 +176,12 @@ func (s *tseq) rec(o tOp) int {
 	return -1
 }
 
-// numbered reports whether calls of kind op are numbered (tOp.seq): a
-// view's or transaction's start, an iterator's creation (numbered once
-// made, when its snapshot was taken: a store's views may have none, as
-// RocksDB's, whose every read sees the latest commits), and a point read,
-// a transaction's write (WiredTiger finds a write conflict there) or a
-// commit (numbered once returned: numberEnd).
+// numbered reports whether calls of kind op are numbered (tOp.seq, by
+// numberEnd once the store's call has returned): a view's or
+// transaction's start, an iterator's creation (when its snapshot is
+// taken: a store's views may have none, as RocksDB's, whose every read
+// sees the latest commits), a point read, a transaction's write
+// (WiredTiger finds a write conflict there) and a commit.
 func numbered(op byte) bool {
 	switch op {
 	case tView, tBegin, tBeginUpdate, tIter, tGet, tGetForUpdate, tSet, tDelete, tCommit, tBatchCommit:
@@ -192,9 +190,8 @@ func numbered(op byte) bool {
 	return false
 }
 
-// numberEnd numbers the stream's call i (recorded before the store's
-// call) once the store's call has returned: its end's place in the
-// recorded order.
+// numberEnd numbers the stream's call i (numbered) once the store's call
+// has returned: its place in the recorded order.
 func (s *tseq) numberEnd(i int) {
 	if i >= 0 {
 		s.own[i].seq = s.t.seq.Add(1)
@@ -276,7 +273,7 @@ func (s *trStore) NewView() (kv.View, error) {
 	}
 	q := s.t.cur()
 	h := q.reader()
-	q.rec(tOp{op: tView, h: h})
+	q.numberEnd(q.rec(tOp{op: tView, h: h}))
 	return &trView{trReader{Reader: v, t: q, h: h}, v}, nil
 }
 
@@ -287,7 +284,7 @@ func (s *trStore) Begin(readOwnWrites bool) (kv.Txn, error) {
 	}
 	q := s.t.cur()
 	h := q.reader()
-	q.rec(tOp{op: tBegin, h: h, ro: readOwnWrites})
+	q.numberEnd(q.rec(tOp{op: tBegin, h: h, ro: readOwnWrites}))
 	return &trTxn{trReader{Reader: x, t: q, h: h}, x}, nil
 }
 
@@ -298,7 +295,7 @@ func (s *trStore) beginUpdate() (kv.UpdateTxn, error) {
 	}
 	q := s.t.cur()
 	h := q.reader()
-	q.rec(tOp{op: tBeginUpdate, h: h})
+	q.numberEnd(q.rec(tOp{op: tBeginUpdate, h: h}))
 	return &trUpdateTxn{trTxn{trReader{Reader: x, t: q, h: h}, x}, x}, nil
 }
 
@@ -324,7 +321,7 @@ func (r *trReader) NewIter(lower, upper []byte) (kv.Iter, error) {
 	}
 	h := r.t.ni % maxHandles
 	r.t.ni++
-	r.t.rec(tOp{op: tIter, h: h, r: r.h, k: lower, v: upper})
+	r.t.numberEnd(r.t.rec(tOp{op: tIter, h: h, r: r.h, k: lower, v: upper}))
 	return &trIter{Iter: it, t: r.t, h: h}, nil
 }
 
@@ -690,12 +687,19 @@ var errOrderAborted = errors.New("another stream of the ordered replay failed")
 
 func newOrderTurn(streams [][]tOp) *orderTurn {
 	t := &orderTurn{wake: make([]chan struct{}, len(streams))}
+	var last uint32
+	for _, s := range streams {
+		for _, o := range s {
+			last = max(last, o.seq)
+		}
+	}
+	t.owner = make([]int32, last+1)
+	for i := range t.owner {
+		t.owner[i] = -1
+	}
 	for i, s := range streams {
 		t.wake[i] = make(chan struct{}, 1)
 		for _, o := range s {
-			for int(o.seq) >= len(t.owner) {
-				t.owner = append(t.owner, -1)
-			}
 			if o.seq > 0 {
 				t.owner[o.seq] = int32(i)
 			}
@@ -913,5 +917,14 @@ func TestOrderTurn(t *testing.T) {
 		if got := o.gaveUp.Load(); (missing > 0) != (got == 1) {
 			t.Fatalf("missing %d: %d calls out of turn", missing, got)
 		}
+	}
+}
+
+// TestRecordedCallSize: a recorded call (tOp) stays 64 bytes, one cache
+// line, with its number (seq) in what would be padding: the replay reads
+// the recorded calls from memory, and that cost is the bare store's side's.
+func TestRecordedCallSize(t *testing.T) {
+	if n := unsafe.Sizeof(tOp{}); n != 64 {
+		t.Fatalf("tOp is %d bytes, want 64", n)
 	}
 }
