@@ -659,12 +659,14 @@ func (p *player) play(ops []tOp) error {
 // yielding its thread a few times (waits), then by sleeping until the
 // call before it returns (blocks; done wakes the stream that holds the
 // next number), so that the waits cost little CPU; waited is their time.
-// Call n+2 is made anyway when call n+1 has not returned orderPatience
-// after the last call did (gaveUp), so that a recorded order the store
-// cannot follow (a commit numbered before the one whose row lock it
-// waited for, its thread having been descheduled between the call's
-// return and its number) slows the replay instead of stopping it; the
-// calls after it keep their order. The waits are the replay's: their CPU
+// When no call has returned for orderPatience times k, the call k numbers
+// past the last returned one is made anyway (gaveUp), so that a recorded
+// order the store cannot follow slows the replay instead of stopping it:
+// a transaction numbered after the one whose lock it waited for, its
+// thread having been descheduled between the call's return and its
+// number (bbolt's single writer: a Begin blocks in the store until
+// another stream's transaction, whose next call waits for that Begin's
+// turn, commits). The calls after it keep their order. The waits are the replay's: their CPU
 // is in its figures.
 type orderTurn struct {
 	next   atomic.Uint32 // the highest number whose call has returned
@@ -730,10 +732,14 @@ func (t *orderTurn) await(seq uint32, stream int, timer *time.Timer) error {
 			runtime.Gosched()
 			continue
 		}
-		if t.next.Load() == seq-2 && time.Since(start) > orderPatience &&
-			time.Since(time.Unix(0, t.last.Load())) > orderPatience {
-			t.gaveUp.Add(1)
-			return nil
+		// The nearer the turn, the sooner: the call right after a
+		// stuck one goes first, and the others keep their order after it.
+		if n := t.next.Load(); n < seq-1 {
+			p := orderPatience * time.Duration(seq-1-n)
+			if time.Since(start) > p && time.Since(time.Unix(0, t.last.Load())) > p {
+				t.gaveUp.Add(1)
+				return nil
+			}
 		}
 		blocks++
 		timer.Reset(orderPatience)
