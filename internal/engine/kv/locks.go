@@ -52,8 +52,14 @@ type lockShard struct {
 
 type lockSlot struct {
 	h uint64
-	e *lockEntry // nil: empty
+	e *lockEntry // nil: empty; &heldPlain: held, no entry (hold)
 }
+
+// heldPlain is the entry of every slot held by an operation that is not a
+// Tx while nobody waits for it: an uncontended insert lock (the LinkBench
+// load takes one per row) then touches its shard's slot and nothing else.
+// The first waiter gives the slot an entry of its own (entryFor).
+var heldPlain lockEntry
 
 // lockEntry is one held lock: being in its shard's table is being held.
 // waiters count the goroutines waiting for it, and the entry stays in the
@@ -190,18 +196,39 @@ func (s *lockShard) find(h uint64) int {
 
 // add holds a new entry for h, which is not in s, and returns it locked.
 func (s *lockShard) add(h uint64) *lockEntry {
-	var e *lockEntry
-	if n := len(s.free); n > 0 {
-		e = s.free[n-1]
-		s.free = s.free[:n-1]
-	} else {
-		e = &lockEntry{}
-	}
+	e := s.newEntry()
+	s.put(h, e)
+	return e
+}
+
+// hold holds h, which is not in s, for an operation that is not a Tx.
+func (s *lockShard) hold(h uint64) { s.put(h, &heldPlain) }
+
+func (s *lockShard) put(h uint64, e *lockEntry) {
 	if 2*(s.n+1) > len(s.slots) {
 		s.grow()
 	}
 	s.slots[s.find(h)] = lockSlot{h, e}
 	s.n++
+}
+
+func (s *lockShard) newEntry() *lockEntry {
+	if n := len(s.free); n > 0 {
+		e := s.free[n-1]
+		s.free = s.free[:n-1]
+		return e
+	}
+	return &lockEntry{}
+}
+
+// entryFor returns the entry of the held slot i, giving it one of its own
+// if it has none (heldPlain), for a waiter to queue on.
+func (s *lockShard) entryFor(i int) *lockEntry {
+	e := s.slots[i].e
+	if e == &heldPlain {
+		e = s.newEntry()
+		s.slots[i].e = e
+	}
 	return e
 }
 
@@ -218,7 +245,9 @@ func (s *lockShard) grow() {
 // remove deletes the slot at i, shifting later slots of its probe run back.
 func (s *lockShard) remove(i int) {
 	mask := len(s.slots) - 1
-	s.free = append(s.free, s.slots[i].e)
+	if e := s.slots[i].e; e != &heldPlain {
+		s.free = append(s.free, e)
+	}
 	s.slots[i] = lockSlot{}
 	s.n--
 	for j := (i + 1) & mask; s.slots[j].e != nil; j = (j + 1) & mask {
@@ -242,10 +271,10 @@ func (t *lockTable) lockSet(hs []uint64) {
 			h := hs[i]
 			slot := sh.find(h)
 			if sh.slots[slot].e == nil {
-				sh.add(h)
+				sh.hold(h)
 				continue
 			}
-			e := sh.slots[slot].e
+			e := sh.entryFor(slot)
 			e.queue()
 			sh.mu.Unlock()
 			<-e.wake // handed over by the holder's unlock
@@ -263,7 +292,13 @@ func (t *lockTable) unlockSet(hs []uint64) {
 		for ; i < len(hs) && &t.shards[shardOf(hs[i])] == sh; i++ {
 			slot := sh.find(hs[i])
 			e := sh.slots[slot].e
-			e.owner.Store(nil)
+			if e == &heldPlain {
+				sh.remove(slot)
+				continue
+			}
+			if e.owner.Load() != nil {
+				e.owner.Store(nil)
+			}
 			if e.waiters == 0 {
 				sh.remove(slot)
 			} else {
@@ -356,12 +391,13 @@ func (deadlockError) Is(target error) bool {
 func (t *lockTable) lockFor(w *txWaits, h uint64, wait time.Duration) error {
 	sh := t.shard(h)
 	sh.mu.Lock()
-	e := sh.slots[sh.find(h)].e
-	if e == nil {
+	slot := sh.find(h)
+	if sh.slots[slot].e == nil {
 		sh.add(h).owner.Store(w)
 		sh.mu.Unlock()
 		return nil
 	}
+	e := sh.entryFor(slot)
 	e.queue()
 	sh.mu.Unlock()
 	err := w.wait(e, wait)
