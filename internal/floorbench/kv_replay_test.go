@@ -390,9 +390,8 @@ func replayKV(eng string, opts map[string]string, r *modelRecorder, dir string, 
 	// the kv layer finds them in the cache, as it does in rumbench's run
 	// (the generator has just written them), where the recording's rows
 	// come from memory; the CPU of that read, measured alone in a pass
-	// over the same streams first, is taken out. The read alone streams
-	// through the rows and is no dearer than the same read between the
-	// inserts, so what is taken out errs on the kv layer's side.
+	// over the same streams first, is taken out (perf's samples put the
+	// read between the inserts within 1% of the read alone, docs/kv-floor.md).
 	warm := envInt("FLOOR_KV_WARM", 0) != 0
 	var readUs float64
 	if warm {
