@@ -690,6 +690,15 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	if os.Getenv("FLOOR_ORDER") == "1" && !queries {
 		order = newOrderTurn(streams)
 	}
+	// FLOOR_ORDER=serial makes the same order on one goroutine (playSerial):
+	// no waits for a turn, which cost a fast store's replay more than
+	// its calls (docs/kv-floor.md). Only for pebble, none of whose calls
+	// waits for another stream's: elsewhere a call could wait for ever on
+	// a call to be made after it on the same goroutine.
+	serial := os.Getenv("FLOOR_ORDER") == "serial" && !queries
+	if serial && eng != "pebble" {
+		return rr, fmt.Errorf("FLOOR_ORDER=serial replays on one goroutine, which only pebble's calls allow (none waits for another stream's); use FLOOR_ORDER=1 for %s", eng)
+	}
 	for i := range players {
 		players[i] = newPlayer(st)
 		if order != nil {
@@ -746,6 +755,9 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	cpuPlay := cpuNow()
 	phase = time.Now()
 	for i, s := range streams {
+		if serial {
+			break
+		}
 		wg.Go(func() {
 			if wrap != nil {
 				wrap.bind(i)
@@ -769,6 +781,9 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 			}
 		})
 	}
+	if serial {
+		rr.ordered, errs[0] = playSerial(players, streams, wrap)
+	}
 	wg.Wait()
 	rr.cpuUs = cpuNow() - cpuPlay
 	rr.proc = procStatsNow().since(p0)
@@ -786,6 +801,9 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	// The replay's window, for a check of its CPU by a sampler outside
 	// the process (pidstat -p PID 1).
 	tb.Logf("replay from %s to %s UTC: %.0f ms of CPU (getrusage)", start.UTC().Format("15:04:05.000"), time.Now().UTC().Format("15:04:05.000"), rr.cpuUs/1e3)
+	if serial {
+		tb.Logf("serial replay: %d numbered calls made in the recorded order on one goroutine", rr.ordered)
+	}
 	if order != nil {
 		rr.ordered, rr.outOfTurn = int64(order.next.Load()), order.gaveUp.Load()
 		tb.Logf("ordered replay: %d numbered calls; waits for a turn: %d yields, %d sleeps, %.0f ms of the streams' time; %d calls made out of turn after %v",
@@ -812,6 +830,61 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 	// figures.
 	rr.ticks = tickerDelta(tick0, engineTickers(db))
 	return rr, nil
+}
+
+// playSerial makes every stream's calls on the calling goroutine: the
+// numbered ones (tOp.seq) in their recorded order, each stream's others
+// in their places between its numbered ones, and each stream's calls
+// after its last numbered one at the end. It returns how many numbered
+// calls it made. wrap, when set, records each call as its stream's.
+func playSerial(players []*player, streams [][]tOp, wrap *tracer) (int64, error) {
+	var last uint32
+	for _, s := range streams {
+		for i := range s {
+			last = max(last, s[i].seq)
+		}
+	}
+	owner := make([]int32, last+1) // the stream of each numbered call, -1: none
+	for i := range owner {
+		owner[i] = -1
+	}
+	for k, s := range streams {
+		for i := range s {
+			if q := s[i].seq; q > 0 {
+				owner[q] = int32(k)
+			}
+		}
+	}
+	pos := make([]int, len(streams)) // each stream's next call
+	play := func(k, end int) error {
+		if wrap != nil {
+			wrap.as(k)
+		}
+		err := players[k].play(streams[k][pos[k]:end])
+		pos[k] = end
+		return err
+	}
+	var made int64
+	for q, k := range owner {
+		if k < 0 {
+			continue
+		}
+		s := streams[k]
+		end := pos[k]
+		for s[end].seq != uint32(q) {
+			end++
+		}
+		if err := play(int(k), end+1); err != nil {
+			return made, err
+		}
+		made++
+	}
+	for k := range streams {
+		if err := play(k, len(streams[k])); err != nil {
+			return made, err
+		}
+	}
+	return made, nil
 }
 
 // callKinds counts the calls of streams by kind (tOp.op).
@@ -868,6 +941,28 @@ func (t *tracer) bind(i int) {
 	t.mu.Unlock()
 }
 
+// as makes the calling goroutine's calls stream i's from now on (bind),
+// each stream keeping its own sequence: playSerial makes every stream's
+// calls on one goroutine.
+func (t *tracer) as(i int) {
+	g := goid()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byG == nil {
+		t.byG = map[uint64]*tseq{}
+	}
+	for _, s := range t.seqs {
+		if s.idx == i {
+			t.byG[g] = s
+			return
+		}
+	}
+	s := &tseq{t: t, idx: i}
+	s.ops = &s.own
+	t.byG[g] = s
+	t.seqs = append(t.seqs, s)
+}
+
 // byIndex returns the sequences bound with bind, by their index.
 func (t *tracer) byIndex(n int) [][]tOp {
 	t.mu.Lock()
@@ -903,12 +998,19 @@ func TestChurnFloorReplaysTheCalls(t *testing.T) {
 		// Two requesters, replayed in the recorded order (FLOOR_ORDER=1):
 		// the last of two writes of a key is then the same in both runs.
 		{"linkbench-ordered", linkbenchFloor(2000, 2, 1500), []string{linkbench.StepRequest}},
+		{"linkbench-serial", linkbenchFloor(2000, 2, 1500), []string{linkbench.StepRequest}},
 	}
 	for _, eng := range []string{"pebble", "bbolt", "rocksdb", "wiredtiger"} {
 		for _, wl := range workloads {
 			t.Run(eng+"/"+wl.name, func(t *testing.T) {
 				if _, err := engine.Lookup(eng); err != nil {
 					t.Skip(err)
+				}
+				if strings.HasSuffix(wl.name, "-serial") {
+					if eng != "pebble" {
+						t.Skip("the serial replay is for pebble only")
+					}
+					t.Setenv("FLOOR_ORDER", "serial")
 				}
 				if strings.HasSuffix(wl.name, "-ordered") {
 					// WiredTiger met a write conflict the recording did
@@ -988,7 +1090,7 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 		// store cannot follow (orderTurn; bbolt's single writer, about one
 		// run in fifteen): allowed once in a hundred, the stores' contents
 		// still compared below.
-		if os.Getenv("FLOOR_ORDER") == "1" && (rr.outOfTurn*100 > rr.ordered || rr.ordered == 0) {
+		if os.Getenv("FLOOR_ORDER") != "" && (rr.outOfTurn*100 > rr.ordered || rr.ordered == 0) {
 			t.Fatalf("%s: ordered replay: %d calls made in turn, %d out of turn", step, rr.ordered, rr.outOfTurn)
 		}
 		got := tr2.byIndex(len(want))
