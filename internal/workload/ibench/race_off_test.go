@@ -1,0 +1,5 @@
+//go:build !race
+
+package ibench
+
+const raceEnabled = false
