@@ -639,16 +639,21 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 		name, eng string
 		opts      map[string]string
 		li0       bool // an l.i0 instead of the LinkBench load
+		warm      bool // FLOOR_KV_WARM: the kv replay reads the rows first
 	}{
-		{"pebble-l.i0", "pebble", nil, true},
-		{"pebble", "pebble", nil, false},
-		{"bbolt", "bbolt", nil, false},
-		{"rocksdb", "rocksdb", nil, false},
-		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}, false},
-		{"wiredtiger", "wiredtiger", nil, false},
+		{"pebble-l.i0", "pebble", nil, true, false},
+		{"pebble", "pebble", nil, false, false},
+		{"pebble-warm", "pebble", nil, false, true},
+		{"bbolt", "bbolt", nil, false, false},
+		{"rocksdb", "rocksdb", nil, false, false},
+		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}, false, false},
+		{"wiredtiger", "wiredtiger", nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := tc.eng
+			if tc.warm {
+				t.Setenv("FLOOR_KV_WARM", "1")
+			}
 			if _, err := engine.Lookup(eng); err != nil {
 				t.Skip(err)
 			}
@@ -670,6 +675,9 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 			l := recordLoad(t, eng, tc.opts, step, 64<<20, 64<<20, cfg, newW, modelDir, replayDir, kvDir, check)
 			if check.err != nil {
 				t.Fatalf("kv replay: %v", check.err)
+			}
+			if tc.warm != (l.kv.readUs > 0) {
+				t.Fatalf("FLOOR_KV_WARM %v: the rows' read took %.0f µs of CPU", tc.warm, l.kv.readUs)
 			}
 			want, got := storeContents(t, eng, tc.opts, modelDir, l.keyspaces), storeContents(t, eng, tc.opts, replayDir, l.keyspaces)
 			if l.rows == 0 || len(want) < int(l.rows) {
