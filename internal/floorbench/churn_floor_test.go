@@ -107,7 +107,9 @@ func BenchmarkChurnFloor(b *testing.B) {
 // as fast as it can). FLOOR_ORDER=1 makes the streams' snapshot-fixing
 // calls and commits in their recorded order across the streams
 // (orderTurn), so that the store steps over the same dead versions as in
-// rumbench's run; its waits are in the replay's CPU. Run (or
+// rumbench's run; its waits are in the replay's CPU. FLOOR_ORDER=serial
+// (pebble only) makes the same order on one goroutine, without waits
+// (playSerial). Run (or
 // scripts/churnfloor.sh with FLOOR_WORKLOAD=linkbench):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkRequestFloor -benchtime 1x -v -timeout 60m ./internal/floorbench
