@@ -840,23 +840,7 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 // after its last numbered one at the end. It returns how many numbered
 // calls it made. wrap, when set, records each call as its stream's.
 func playSerial(players []*player, streams [][]tOp, wrap *tracer) (int64, error) {
-	var last uint32
-	for _, s := range streams {
-		for i := range s {
-			last = max(last, s[i].seq)
-		}
-	}
-	owner := make([]int32, last+1) // the stream of each numbered call, -1: none
-	for i := range owner {
-		owner[i] = -1
-	}
-	for k, s := range streams {
-		for i := range s {
-			if q := s[i].seq; q > 0 {
-				owner[q] = int32(k)
-			}
-		}
-	}
+	owner := seqOwners(streams)
 	pos := make([]int, len(streams)) // each stream's next call
 	play := func(k, end int) error {
 		if wrap != nil {
@@ -950,19 +934,13 @@ func (t *tracer) as(i int) {
 	g := goid()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.byG == nil {
-		t.byG = map[uint64]*tseq{}
-	}
 	for _, s := range t.seqs {
 		if s.idx == i {
 			t.byG[g] = s
 			return
 		}
 	}
-	s := &tseq{t: t, idx: i}
-	s.ops = &s.own
-	t.byG[g] = s
-	t.seqs = append(t.seqs, s)
+	t.newSeq(g, i)
 }
 
 // byIndex returns the sequences bound with bind, by their index.
@@ -1009,10 +987,16 @@ func TestChurnFloorReplaysTheCalls(t *testing.T) {
 					t.Skip(err)
 				}
 				if strings.HasSuffix(wl.name, "-serial") {
-					if eng != "pebble" {
-						t.Skip("the serial replay is for pebble only")
-					}
 					t.Setenv("FLOOR_ORDER", "serial")
+					if eng != "pebble" {
+						// Refused before any call: on one goroutine a call
+						// here could wait for ever on one not yet made.
+						_, err := replayStreams(t, eng, nil, [][]tOp{nil}, t.TempDir(), false, nil, false, false, nil, 0)
+						if err == nil || !strings.Contains(err.Error(), "FLOOR_ORDER=serial") {
+							t.Fatalf("the serial replay on %s: %v, want its refusal", eng, err)
+						}
+						return
+					}
 				}
 				if strings.HasSuffix(wl.name, "-ordered") {
 					// WiredTiger met a write conflict the recording did
@@ -1111,6 +1095,13 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 			if n > 0 && lr.st.MainOp != ibench.OpQuery && os.Getenv("FLOOR_ORDER") != "1" {
 				t.Fatalf("%s, stream %d: %d calls of an iterator past its end not made", step, s, n)
 			}
+			if os.Getenv("FLOOR_ORDER") == "serial" {
+				// One goroutine makes the numbered calls in the recorded
+				// order, so the replay's own numbers are the recording's.
+				if w, g := seqsOf(want[s]), seqsOf(got[s]); !slices.Equal(w, g) || len(w) == 0 {
+					t.Fatalf("%s, stream %d: the serial replay numbered its calls %v, the recording %v", step, s, head(g), head(w))
+				}
+			}
 			calls, skipped = calls+len(want[s]), skipped+n
 		}
 		a, b := storeContents(t, eng, opts, dirs[0], keep.keyspaces), storeContents(t, eng, opts, dirs[1], keep.keyspaces)
@@ -1126,6 +1117,20 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 			step, stepUnits(lr.st), lr.st.MainOp, lr.st.Inserted, len(want), calls, skipped, len(a))
 	}
 }
+
+// seqsOf returns the numbers (tOp.seq) of ops' numbered calls, in order.
+func seqsOf(ops []tOp) []uint32 {
+	var out []uint32
+	for _, o := range ops {
+		if o.seq > 0 {
+			out = append(out, o.seq)
+		}
+	}
+	return out
+}
+
+// head is the start of seqs, for a failure's message.
+func head(seqs []uint32) []uint32 { return seqs[:min(len(seqs), 20)] }
 
 // checkNumbered: the recorded streams' numbered calls (numbered) are
 // numbered 1..n across the streams, each number once, and no other

@@ -113,14 +113,21 @@ func (t *tracer) cur() *tseq {
 	defer t.mu.Unlock()
 	s := t.byG[g]
 	if s == nil {
-		if t.byG == nil {
-			t.byG = map[uint64]*tseq{}
-		}
-		s = &tseq{t: t, idx: -1}
-		s.ops = &s.own
-		t.byG[g] = s
-		t.seqs = append(t.seqs, s)
+		s = t.newSeq(g, -1)
 	}
+	return s
+}
+
+// newSeq makes goroutine g's calls a new sequence of index idx (-1: not
+// bound); the caller holds t.mu.
+func (t *tracer) newSeq(g uint64, idx int) *tseq {
+	if t.byG == nil {
+		t.byG = map[uint64]*tseq{}
+	}
+	s := &tseq{t: t, idx: idx}
+	s.ops = &s.own
+	t.byG[g] = s
+	t.seqs = append(t.seqs, s)
 	return s
 }
 
@@ -688,26 +695,34 @@ const (
 var errOrderAborted = errors.New("another stream of the ordered replay failed")
 
 func newOrderTurn(streams [][]tOp) *orderTurn {
-	t := &orderTurn{wake: make([]chan struct{}, len(streams))}
+	t := &orderTurn{wake: make([]chan struct{}, len(streams)), owner: seqOwners(streams)}
+	for i := range streams {
+		t.wake[i] = make(chan struct{}, 1)
+	}
+	return t
+}
+
+// seqOwners returns the stream of each numbered call (tOp.seq), by number
+// (-1: no call has it).
+func seqOwners(streams [][]tOp) []int32 {
 	var last uint32
 	for _, s := range streams {
 		for _, o := range s {
 			last = max(last, o.seq)
 		}
 	}
-	t.owner = make([]int32, last+1)
-	for i := range t.owner {
-		t.owner[i] = -1
+	owner := make([]int32, last+1)
+	for i := range owner {
+		owner[i] = -1
 	}
 	for i, s := range streams {
-		t.wake[i] = make(chan struct{}, 1)
 		for _, o := range s {
 			if o.seq > 0 {
-				t.owner[o.seq] = int32(i)
+				owner[o.seq] = int32(i)
 			}
 		}
 	}
-	return t
+	return owner
 }
 
 // await returns when it is call seq's turn; stream is the caller's, timer
