@@ -212,6 +212,7 @@ type churnRound struct {
 	replayTicks  map[string]int64 // and the engine's own tickers (nil: none)
 	timed        bool             // the step runs for a time (a query step)
 	pace         float64          // the replay's pace (replayStreams), 0: as fast as it can
+	replayFirst  bool             // the replay ran before rumbench's run
 	recordedRate float64
 	// A timed step's queries alone: what the CPU profiles of rumbench's
 	// run and of the replay saw (nil when a -cpuprofile ran instead).
@@ -219,6 +220,14 @@ type churnRound struct {
 }
 
 // profiled reports whether both sides of a timed step were profiled.
+// first names the side that ran first in the round.
+func (c *churnRound) first() string {
+	if c.replayFirst {
+		return "the replay"
+	}
+	return "rumbench's run"
+}
+
 func (c *churnRound) profiled() bool { return c.prof != nil && c.replayProf != nil }
 
 // perUnit is the replay's us per unit: per row inserted (per query in a
@@ -367,6 +376,15 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 				b.Fatal(err)
 			}
 		}
+		// The copies (and the first round's build) leave the stores' bytes
+		// dirty in the page cache, and the kernel writes them back when
+		// they expire (30 s): in the middle of whichever side runs then,
+		// always rumbench's, which runs first. That side then pays for the
+		// writeback's interrupts and for its caches, in one round a third
+		// more system time. Write them back before any side runs.
+		if err := syncfs(work); err != nil {
+			b.Fatal(err)
+		}
 		for _, step := range steps {
 			c, err := churnStep(b, eng, opts, w, step, dirs, r%2 == 1, keep.keyspaces)
 			if err != nil {
@@ -375,9 +393,9 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded, %.0f replayed), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, by the query workers' profile samples: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s)",
+			b.Logf("round %d: %s %s: %d %s (%d recorded, %.0f replayed), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, by the query workers' profile samples: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s; %s ran first)",
 				r+1, eng, step, c.done, c.units(), c.recordedDone, c.replayDone, c.streams, float64(c.calls)/float64(c.recordedDone), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.playerPerUnit(), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg())
+				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.playerPerUnit(), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg(), c.first())
 			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
 				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(c.replayDone))
 			if c.profiled() {
@@ -516,6 +534,10 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	plain := func() error {
 		var lr *loadRun
 		var err error
+		if err := syncfs(dirs[2]); err != nil { // the runs before: their writes, written back now
+			return err
+		}
+		runtime.GC() // as before the replay: the runs before leave their garbage to neither side
 		// The side's label splits a CPU profile of the benchmark
 		// (-cpuprofile; pprof -tagfocus side=rumbench or side=store);
 		// the goroutines the run starts, the store's own, inherit it.
@@ -553,17 +575,29 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	// step's writers are always paced (beside the replay's queriers):
 	// rumbench's run commits at their pace, not as fast as it can.
 	paced := w.paced || warm
-	if plainFirst || paced {
+	// A timed step's runs all last its --query-seconds, so its replay can
+	// go first too, at the recorded times (pace 1), and its rounds take
+	// turns: what a run leaves the one after it (pages still to write
+	// back, a heap the collector has just shrunk and the next run faults
+	// in again) then falls on each side in turn, not always on rumbench's.
+	rumbenchFirst := plainFirst || (paced && !warm)
+	if rumbenchFirst {
 		if err := plain(); err != nil {
 			return nil, err
 		}
 	}
 	pace := 0.0
 	if paced {
-		pace = c.model.st.Seconds / rec.st.Seconds
+		pace = 1
+		if rumbenchFirst {
+			pace = c.model.st.Seconds / rec.st.Seconds
+		}
 	}
-	c.pace = pace
+	c.pace, c.replayFirst = pace, !rumbenchFirst
 	var rr replayRun
+	if err := syncfs(dirs[1]); err != nil {
+		return nil, err
+	}
 	pprof.Do(context.Background(), pprof.Labels("side", "store"), func(context.Context) {
 		replay := func() error {
 			var err error
@@ -592,7 +626,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
 	}
-	if !plainFirst && !paced {
+	if !rumbenchFirst {
 		if err := plain(); err != nil {
 			return nil, err
 		}
