@@ -367,6 +367,7 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 	}
 	b.Logf("%s: %s built in %.0f s (load average %s)", eng, strings.Join(w.build, " and "), time.Since(t0).Seconds(), loadAvg())
 	byStep := map[string][]*churnRound{}
+	lastSeconds := map[string]float64{} // rumbench's run of a step in the round before
 	for r := range envInt("FLOOR_ROUNDS", 3) {
 		work := b.TempDir()
 		dirs := make([]string, 3) // recorded, replayed, rumbench
@@ -386,10 +387,18 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			b.Fatal(err)
 		}
 		for _, step := range steps {
-			c, err := churnStep(b, eng, opts, w, step, dirs, r%2 == 1, keep.keyspaces)
+			// A paced step that runs for a count (LinkBench's requests)
+			// takes its pace from rumbench's run: rumbench's side goes
+			// first on the first round, then every other round.
+			first := r%2 == 1
+			if timed, _ := w.timed(step); w.paced && !timed {
+				first = r%2 == 0
+			}
+			c, err := churnStep(b, eng, opts, w, step, dirs, first, keep.keyspaces, lastSeconds[step])
 			if err != nil {
 				b.Fatalf("round %d, %s on %s: %v", r+1, step, eng, err)
 			}
+			lastSeconds[step] = c.model.st.Seconds
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
@@ -488,7 +497,7 @@ func buildChurnStore(tb testing.TB, eng string, opts map[string]string, w floorW
 // recorded run makes several times fewer queries than rumbench's, and the
 // replay repeats those, so a cold start would weigh several times more on
 // the replay's figure per query.
-func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload, step string, dirs []string, plainFirst bool, keyspaces [][]byte) (*churnRound, error) {
+func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload, step string, dirs []string, plainFirst bool, keyspaces [][]byte, lastSeconds float64) (*churnRound, error) {
 	cfg := w.config([]string{step})
 	newW := func() (workload.Workload, error) { return w.newW([]string{step}) }
 	warm, err := w.timed(step)
@@ -571,27 +580,35 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		b.Logf("rumbench's %s from %s to %s UTC", step, lr.start.UTC().Format("15:04:05.000"), lr.stop.UTC().Format("15:04:05.000"))
 		return nil
 	}
-	// A paced replay follows rumbench's run, whose rate it takes. A timed
-	// step's writers are always paced (beside the replay's queriers):
-	// rumbench's run commits at their pace, not as fast as it can.
+	// A paced replay takes rumbench's rate. A timed step's writers are
+	// always paced (beside the replay's queriers): rumbench's run commits
+	// at their pace, not as fast as it can.
 	paced := w.paced || warm
 	// A timed step's runs all last its --query-seconds, so its replay can
 	// go first too, at the recorded times (pace 1), and its rounds take
 	// turns: what a run leaves the one after it (pages still to write
 	// back, a heap the collector has just shrunk and the next run faults
 	// in again) then falls on each side in turn, not always on rumbench's.
-	rumbenchFirst := plainFirst || (paced && !warm)
+	// A paced step that runs for a count can go first too once rumbench's
+	// run of it has run in a round before (lastSeconds): the replay then
+	// takes that run's length: the same count of requests, at a rate the
+	// host may have moved since (the replay's rate is logged beside
+	// rumbench's).
+	rumbenchFirst := plainFirst || (paced && !warm && lastSeconds == 0)
 	if rumbenchFirst {
 		if err := plain(); err != nil {
 			return nil, err
 		}
 	}
 	pace := 0.0
-	if paced {
+	switch {
+	case !paced:
+	case rumbenchFirst:
+		pace = c.model.st.Seconds / rec.st.Seconds
+	case warm:
 		pace = 1
-		if rumbenchFirst {
-			pace = c.model.st.Seconds / rec.st.Seconds
-		}
+	default:
+		pace = lastSeconds / rec.st.Seconds
 	}
 	c.pace, c.replayFirst = pace, !rumbenchFirst
 	var rr replayRun
