@@ -219,7 +219,6 @@ type churnRound struct {
 	prof, replayProf *workerCPU
 }
 
-// profiled reports whether both sides of a timed step were profiled.
 // first names the side that ran first in the round.
 func (c *churnRound) first() string {
 	if c.replayFirst {
@@ -228,6 +227,7 @@ func (c *churnRound) first() string {
 	return "rumbench's run"
 }
 
+// profiled reports whether both sides of a timed step were profiled.
 func (c *churnRound) profiled() bool { return c.prof != nil && c.replayProf != nil }
 
 // perUnit is the replay's us per unit: per row inserted (per query in a
@@ -379,10 +379,10 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 		}
 		// The copies (and the first round's build) leave the stores' bytes
 		// dirty in the page cache, and the kernel writes them back when
-		// they expire (30 s): in the middle of whichever side runs then,
-		// always rumbench's, which runs first. That side then pays for the
-		// writeback's interrupts and for its caches, in one round a third
-		// more system time. Write them back before any side runs.
+		// they expire (30 s): in the middle of whichever side runs then
+		// (rumbench's, when it ran first every round). That side then paid
+		// for the write-back's interrupts and for its caches, in one round
+		// a third more system time. Write them back before any side runs.
 		if err := syncfs(work); err != nil {
 			b.Fatal(err)
 		}
