@@ -387,13 +387,11 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			b.Fatal(err)
 		}
 		for _, step := range steps {
-			// A paced step that runs for a count (LinkBench's requests)
-			// takes its pace from rumbench's run: rumbench's side goes
-			// first on the first round, then every other round.
-			first := r%2 == 1
-			if timed, _ := w.timed(step); w.paced && !timed {
-				first = r%2 == 0
+			timed, err := w.timed(step)
+			if err != nil {
+				b.Fatal(err)
 			}
+			first := rumbenchGoesFirst(r, w.paced || timed, timed, lastSeconds[step])
 			c, err := churnStep(b, eng, opts, w, step, dirs, first, keep.keyspaces, lastSeconds[step])
 			if err != nil {
 				b.Fatalf("round %d, %s on %s: %v", r+1, step, eng, err)
@@ -490,14 +488,31 @@ func buildChurnStore(tb testing.TB, eng string, opts map[string]string, w floorW
 	return err
 }
 
+// rumbenchGoesFirst reports whether rumbench's run goes before the replay in
+// round r (from 0) of a step. The rounds take turns, so that what a run
+// leaves the one after it (pages still to write back, a heap the
+// collector has just shrunk and the next run faults in again) falls on
+// each side in turn. A paced replay takes rumbench's rate: a timed step's
+// runs all last its --query-seconds, so its replay can go first at the
+// recorded times; a paced step that runs for a count (LinkBench's
+// requests) needs the length of rumbench's run (lastSeconds, 0: none
+// yet), so rumbench's goes first on the first round and every other
+// round after.
+func rumbenchGoesFirst(r int64, paced, timed bool, lastSeconds float64) bool {
+	if paced && !timed {
+		return r%2 == 0 || lastSeconds == 0
+	}
+	return r%2 == 1
+}
+
 // churnStep runs step on the three stores of dirs: recorded on the first,
 // replayed on the second, rumbench's run on the third (before the replay
-// when plainFirst). A step that runs for a time (a query step) starts on
+// when rumbenchFirst). A step that runs for a time (a query step) starts on
 // a warm store on each (warmStore; keyspaces are the store's): the
 // recorded run makes several times fewer queries than rumbench's, and the
 // replay repeats those, so a cold start would weigh several times more on
 // the replay's figure per query.
-func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload, step string, dirs []string, plainFirst bool, keyspaces [][]byte, lastSeconds float64) (*churnRound, error) {
+func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload, step string, dirs []string, rumbenchFirst bool, keyspaces [][]byte, lastSeconds float64) (*churnRound, error) {
 	cfg := w.config([]string{step})
 	newW := func() (workload.Workload, error) { return w.newW([]string{step}) }
 	warm, err := w.timed(step)
@@ -584,17 +599,11 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	// always paced (beside the replay's queriers): rumbench's run commits
 	// at their pace, not as fast as it can.
 	paced := w.paced || warm
-	// A timed step's runs all last its --query-seconds, so its replay can
-	// go first too, at the recorded times (pace 1), and its rounds take
-	// turns: what a run leaves the one after it (pages still to write
-	// back, a heap the collector has just shrunk and the next run faults
-	// in again) then falls on each side in turn, not always on rumbench's.
-	// A paced step that runs for a count can go first too once rumbench's
-	// run of it has run in a round before (lastSeconds): the replay then
-	// takes that run's length: the same count of requests, at a rate the
-	// host may have moved since (the replay's rate is logged beside
-	// rumbench's).
-	rumbenchFirst := plainFirst || (paced && !warm && lastSeconds == 0)
+	// A replay that goes first (rumbenchGoesFirst) takes the recorded
+	// times in a timed step and, in one that runs for a count, the length
+	// of rumbench's run in the round before: the same count of requests,
+	// at a rate the host may have moved since (the replay's rate is
+	// logged beside rumbench's).
 	if rumbenchFirst {
 		if err := plain(); err != nil {
 			return nil, err
@@ -1340,5 +1349,37 @@ func TestQueryStreamsRepeatUntilTheWritersEnd(t *testing.T) {
 				t.Errorf("%.2f passes, want 1", rr.queryFactor)
 			}
 		})
+	}
+}
+
+// The rounds take turns on which side runs first; a paced step that runs
+// for a count lets the replay go first only once rumbench's run has
+// given it a length.
+func TestRoundsTakeTurns(t *testing.T) {
+	order := func(paced, timed bool, last float64) string {
+		s := ""
+		for r := range int64(6) {
+			if rumbenchGoesFirst(r, paced, timed, last) {
+				s += "R"
+			} else {
+				s += "P"
+			}
+		}
+		return s
+	}
+	for _, c := range []struct {
+		name         string
+		paced, timed bool
+		last         float64
+		want         string
+	}{
+		{"a query step", true, true, 0, "PRPRPR"},
+		{"a step run for a count, unpaced", false, false, 0, "PRPRPR"},
+		{"requests, paced, a length known", true, false, 12.5, "RPRPRP"},
+		{"requests, paced, no length yet", true, false, 0, "RRRRRR"},
+	} {
+		if got := order(c.paced, c.timed, c.last); got != c.want {
+			t.Errorf("%s: rounds ran %s first (R: rumbench, P: the replay), want %s", c.name, got, c.want)
+		}
 	}
 }
