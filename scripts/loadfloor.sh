@@ -9,10 +9,12 @@
 # store/rumbench and store/kv-replay (pass -v for the per-round lines).
 # The churn steps: scripts/churnfloor.sh.
 # Sizes: FLOOR_NODES (default 1000000), FLOOR_ROUNDS (3), FLOOR_KV_ENGINES
-# (pebble,rocksdb,wiredtiger); FLOOR_ENGINE_OPTS (key=value,... for every
-# side, e.g. unique_check=false); FLOOR_KV_WARM=1 (the kv replay reads each
-# call's rows just before it, as rumbench's generator leaves them in the
-# cache, and takes that read's CPU out). See internal/floorbench/store_floor_test.go
+# (pebble,rocksdb,wiredtiger,bbolt); FLOOR_ENGINE_OPTS (key=value,... for
+# every side, e.g. unique_check=false); FLOOR_KV_WARM=1 (the kv replay reads
+# each call's rows just before it, as rumbench's generator leaves them in
+# the cache, and takes that read's CPU out); FLOOR_LOAD_SERIAL=1 (both
+# replays play the streams one after another on one goroutine: the
+# cheapest loop on a store with one writer at a time, bbolt). See internal/floorbench/store_floor_test.go
 # and docs/kv-floor.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -335,6 +336,14 @@ var rowSink atomic.Uint64
 // readRows reads every value of rows (each Int, and each string's bytes a
 // cache line apart), bringing them into the cache as rumbench's generator
 // leaves the rows it has just written.
+// loadSerial reports FLOOR_LOAD_SERIAL=1: the load floor's replays (the
+// store's and the kv layer's) play their streams one after the other on
+// one goroutine instead of all at once. On a store with one writer at a
+// time (bbolt) the streams' writes cannot overlap anyway, and two
+// streams ready back to back make a waiting writer spin on the lock:
+// CPU the floor would count as the store's cost of the rows.
+func loadSerial() bool { return os.Getenv("FLOOR_LOAD_SERIAL") == "1" }
+
 func readRows(rows []model.Row) {
 	var sum uint64
 	for _, row := range rows {
@@ -416,7 +425,7 @@ func replayKV(eng string, opts map[string]string, r *modelRecorder, dir string, 
 	cpu0, start := cpuNow(), time.Now()
 	out := &kvReplay{rows: r.rows(), from: start.UTC(), readUs: readUs}
 	for i, s := range r.streams {
-		wg.Go(func() {
+		play := func() {
 			for _, call := range s.calls {
 				if warm {
 					readRows(call.rows)
@@ -426,7 +435,12 @@ func replayKV(eng string, opts map[string]string, r *modelRecorder, dir string, 
 					return
 				}
 			}
-		})
+		}
+		if loadSerial() {
+			play()
+			continue
+		}
+		wg.Go(play)
 	}
 	wg.Wait()
 	out.cpuUs, out.to = cpuNow()-cpu0-readUs, time.Now().UTC()

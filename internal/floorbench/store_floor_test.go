@@ -66,8 +66,8 @@ import (
 //
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
-// FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger; engines not built
-// in are skipped); FLOOR_ENGINE_OPTS, engine options (key=value, comma
+// FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger,bbolt; engines not
+// built in are skipped); FLOOR_LOAD_SERIAL=1 (loadSerial); FLOOR_ENGINE_OPTS, engine options (key=value, comma
 // separated) for every side alike, e.g. unique_check=false to see what the
 // insert's duplicate-key check costs. The recordings take ~3.5 kB of
 // memory per node (LinkBench load; the rows as Insert takes them, ~2.5 kB,
@@ -76,7 +76,7 @@ import (
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkLoadFloor -benchtime 1x -timeout 60m ./internal/floorbench
 func BenchmarkLoadFloor(b *testing.B) {
-	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger") {
+	for _, eng := range envList("FLOOR_KV_ENGINES", "pebble,rocksdb,wiredtiger,bbolt") {
 		b.Run(eng, func(b *testing.B) { loadFloor(b, eng) })
 	}
 }
@@ -596,17 +596,23 @@ func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir
 	}
 	mb.Close()
 	// The rows: every stream at once, each in its order (a load writes
-	// each key once, so the streams' interleaving cannot change the result).
+	// each key once, so the streams' interleaving cannot change the
+	// result), or with FLOOR_LOAD_SERIAL=1 one after the other.
 	runtime.GC()
 	cpu0, start := cpuNow(), time.Now()
 	errs := make([]error, len(rec.streams))
 	var wg sync.WaitGroup
 	for i, s := range rec.streams {
-		wg.Go(func() {
+		play := func() {
 			batch := raw.NewBatch()
 			defer batch.Close()
 			errs[i] = s.replay(batch, func(r *recBatchRec) bool { return !r.meta })
-		})
+		}
+		if loadSerial() {
+			play()
+			continue
+		}
+		wg.Go(play)
 	}
 	wg.Wait()
 	secs, cpuUs = time.Since(start).Seconds(), cpuNow()-cpu0
@@ -640,19 +646,24 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 		opts      map[string]string
 		li0       bool // an l.i0 instead of the LinkBench load
 		warm      bool // FLOOR_KV_WARM: the kv replay reads the rows first
+		serial    bool // FLOOR_LOAD_SERIAL: the replays play one stream after another
 	}{
-		{"pebble-l.i0", "pebble", nil, true, false},
-		{"pebble", "pebble", nil, false, false},
-		{"pebble-warm", "pebble", nil, false, true},
-		{"bbolt", "bbolt", nil, false, false},
-		{"rocksdb", "rocksdb", nil, false, false},
-		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}, false, false},
-		{"wiredtiger", "wiredtiger", nil, false, false},
+		{"pebble-l.i0", "pebble", nil, true, false, false},
+		{"pebble", "pebble", nil, false, false, false},
+		{"pebble-warm", "pebble", nil, false, true, false},
+		{"bbolt", "bbolt", nil, false, false, false},
+		{"bbolt-serial", "bbolt", nil, false, false, true},
+		{"rocksdb", "rocksdb", nil, false, false, false},
+		{"rocksdb-cf-per-index", "rocksdb", map[string]string{"column_family_per_index": "true"}, false, false, false},
+		{"wiredtiger", "wiredtiger", nil, false, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eng := tc.eng
 			if tc.warm {
 				t.Setenv("FLOOR_KV_WARM", "1")
+			}
+			if tc.serial {
+				t.Setenv("FLOOR_LOAD_SERIAL", "1")
 			}
 			if _, err := engine.Lookup(eng); err != nil {
 				t.Skip(err)
