@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -267,12 +268,15 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
 	}
 	// Labels split a CPU profile of the benchmark by side (churnStep).
+	// Each side starts with the runs before it written back (writtenBack).
+	writtenBack(b, replayDir)
 	pprof.Do(context.Background(), pprof.Labels("side", "store", "step", step), func(context.Context) {
 		l.rawSecs, l.rawCPU, l.rawQuietCPU = replay(b, eng, opts, rec, replayDir)
 	})
 	if kvDir == "" {
 		kvDir = b.TempDir()
 	}
+	writtenBack(b, kvDir)
 	var wrap func(model.DB) model.DB
 	if check != nil {
 		wrap = check.rec.wrap
@@ -295,6 +299,20 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	return l
 }
 
+// writtenBack writes back the dirty pages of the filesystem holding dir
+// (the temporary directory when ""), before a side of the load floor runs:
+// a store that leaves its writes to the OS (bbolt with sync=false) would
+// otherwise have the runs before it written back, 30 s after, in the
+// middle of the side that runs then.
+func writtenBack(b testing.TB, dir string) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if err := syncfs(dir); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // kvReplayCheck asks recordLoad to record the kv replay's calls in rec
 // and to compare them with the recorded ones (err: how they differ).
 type kvReplayCheck struct {
@@ -307,6 +325,7 @@ type kvReplayCheck struct {
 func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, cfg any, newW func() (workload.Workload, error)) {
 	var lr *loadRun
 	var err error
+	writtenBack(b, "")
 	pprof.Do(context.Background(), pprof.Labels("side", "rumbench", "step", l.step), func(context.Context) {
 		lr, err = runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "", true)
 	})
