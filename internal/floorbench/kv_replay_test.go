@@ -333,9 +333,6 @@ type kvReplay struct {
 // rowSink keeps readRows' sums live.
 var rowSink atomic.Uint64
 
-// readRows reads every value of rows (each Int, and each string's bytes a
-// cache line apart), bringing them into the cache as rumbench's generator
-// leaves the rows it has just written.
 // loadSerial reports FLOOR_LOAD_SERIAL=1: the load floor's replays (the
 // store's and the kv layer's) play their streams one after the other on
 // one goroutine instead of all at once. On a store with one writer at a
@@ -344,6 +341,9 @@ var rowSink atomic.Uint64
 // CPU the floor would count as the store's cost of the rows.
 func loadSerial() bool { return os.Getenv("FLOOR_LOAD_SERIAL") == "1" }
 
+// readRows reads every value of rows (each Int, and each string's bytes a
+// cache line apart), bringing them into the cache as rumbench's generator
+// leaves the rows it has just written.
 func readRows(rows []model.Row) {
 	var sum uint64
 	for _, row := range rows {

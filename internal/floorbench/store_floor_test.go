@@ -68,8 +68,9 @@ import (
 // Sizes: FLOOR_NODES (LinkBench nodes, default 1000000; l.i0 loads as many
 // rows as the LinkBench load inserted), FLOOR_ROUNDS (default 3),
 // FLOOR_KV_ENGINES (default pebble,rocksdb,wiredtiger,bbolt; engines not
-// built in are skipped); FLOOR_LOAD_SERIAL=1 (loadSerial); FLOOR_ENGINE_OPTS, engine options (key=value, comma
-// separated) for every side alike, e.g. unique_check=false to see what the
+// built in are skipped); FLOOR_LOAD_SERIAL=1 (loadSerial);
+// FLOOR_ENGINE_OPTS, engine options (key=value, comma separated) for
+// every side alike, e.g. unique_check=false to see what the
 // insert's duplicate-key check costs. The recordings take ~3.5 kB of
 // memory per node (LinkBench load; the rows as Insert takes them, ~2.5 kB,
 // and the batches), mapped for the load and released after it. Run (or
