@@ -23,6 +23,7 @@ import (
 	"rumbench/internal/model"
 	"rumbench/internal/results"
 	"rumbench/internal/runner"
+	"rumbench/internal/sysmetrics"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/ibench"
 	"rumbench/internal/workload/linkbench"
@@ -379,11 +380,11 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 		}
 		// The copies (and the first round's build) leave the stores' bytes
 		// dirty in the page cache, and the kernel writes them back when
-		// they expire (30 s): in the middle of whichever side runs then
-		// (rumbench's, when it ran first every round). That side then paid
-		// for the write-back's interrupts and for its caches, in one round
-		// a third more system time. Write them back before any side runs.
-		if err := syncfs(work); err != nil {
+		// they expire (30 s): in the middle of whichever run goes then
+		// (rumbench's, when it ran first every round, which paid for the
+		// write-back's interrupts and its caches). Write them back before
+		// any run, the recorded one included: its length sets the pace.
+		if err := sysmetrics.SyncFilesystem(work); err != nil {
 			b.Fatal(err)
 		}
 		for _, step := range steps {
@@ -558,7 +559,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	plain := func() error {
 		var lr *loadRun
 		var err error
-		if err := syncfs(dirs[2]); err != nil { // the runs before: their writes, written back now
+		if err := sysmetrics.SyncFilesystem(dirs[2]); err != nil { // the runs before: their writes, written back now
 			return err
 		}
 		runtime.GC() // as before the replay: the runs before leave their garbage to neither side
@@ -621,7 +622,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	}
 	c.pace, c.replayFirst = pace, !rumbenchFirst
 	var rr replayRun
-	if err := syncfs(dirs[1]); err != nil {
+	if err := sysmetrics.SyncFilesystem(dirs[1]); err != nil {
 		return nil, err
 	}
 	pprof.Do(context.Background(), pprof.Labels("side", "store"), func(context.Context) {

@@ -23,7 +23,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"golang.org/x/sys/unix"
 
 	"rumbench/internal/engine"
 	"rumbench/internal/engine/dbserver"
@@ -721,22 +720,6 @@ func fmtList(v []float64) string {
 		s = append(s, strconv.FormatFloat(x, 'f', 2, 64))
 	}
 	return strings.Join(s, " ")
-}
-
-// syncfs writes back every dirty page of the filesystem holding dir
-// (syncfs(2)): between the floor's phases, so that one side's writes, or
-// the copies made before a round, are not written back while the next
-// side runs.
-func syncfs(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := unix.Syncfs(int(f.Fd())); err != nil {
-		return fmt.Errorf("syncfs %s: %w", dir, err)
-	}
-	return nil
 }
 
 func loadAvg() string {

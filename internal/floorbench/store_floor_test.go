@@ -309,7 +309,7 @@ func writtenBack(b testing.TB, dir string) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
-	if err := syncfs(dir); err != nil {
+	if err := sysmetrics.SyncFilesystem(dir); err != nil {
 		b.Fatal(err)
 	}
 }

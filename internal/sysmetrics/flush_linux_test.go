@@ -75,7 +75,7 @@ func TestEndFlushWritesOnlyTheEnginesFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := syncFilesystem(dataDir); err != nil {
+	if err := SyncFilesystem(dataDir); err != nil {
 		t.Fatal(err)
 	}
 	s := New(ctx, db, dataDir, NewOnceLog(nil))

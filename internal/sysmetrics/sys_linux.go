@@ -68,10 +68,11 @@ func AllocatedBytes(dir string) (int64, error) {
 	return total, nil
 }
 
-// syncFilesystem flushes the dirty pages of the filesystem holding dir
+// SyncFilesystem flushes the dirty pages of the filesystem holding dir
 // (syncfs(2)), so writes the OS still buffers are charged to the step that
-// made them rather than to the next one.
-func syncFilesystem(dir string) error {
+// made them rather than to the next one (and, in the floor benchmarks, so
+// one side's writes are not written back while the next side runs).
+func SyncFilesystem(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", dir, err)

@@ -11,7 +11,8 @@ func deviceNumber(string) (uint32, uint32, error) { return 0, 0, errNotLinux }
 // AllocatedBytes is only implemented on Linux.
 func AllocatedBytes(string) (int64, error) { return 0, errNotLinux }
 
-func syncFilesystem(string) error { return errNotLinux }
+// SyncFilesystem is only implemented on Linux.
+func SyncFilesystem(string) error { return errNotLinux }
 
 type procBuf struct{}
 

@@ -41,7 +41,7 @@ func (s *Sampler) flush() (scope string, err error) {
 			s.log.Printf("cannot flush the engine's files one by one (%v): the end-of-step flush syncs the data dir's whole filesystem, other processes' dirty pages on it included", err)
 		}
 	}
-	return flushFilesystem, syncFilesystem(s.dataDir)
+	return flushFilesystem, SyncFilesystem(s.dataDir)
 }
 
 var _ runner.TailObserver = (*Sampler)(nil)
