@@ -1,10 +1,14 @@
 package enginetest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"runtime/pprof"
 	"testing"
 	"time"
+
+	"github.com/google/pprof/profile"
 
 	"rumbench/internal/engine"
 	"rumbench/internal/figure"
@@ -132,4 +136,53 @@ func TestLinkBenchRequestConnectsInSetup(t *testing.T) {
 			t.Errorf("requests: %+v, want %d", tot, c.Requests*int64(c.Requesters))
 		}
 	}
+}
+
+// TestLinkBenchRequestersCarryLabel: while a paced request step runs with
+// 2 requesters, a goroutine profile finds them under the worker label
+// (--profile and the floor benchmark split the requesters' CPU by it).
+func TestLinkBenchRequestersCarryLabel(t *testing.T) {
+	c := LinkBenchConfig()
+	c.Requests, c.RequestSeconds, c.RequestRate, c.Requesters = 0, 1.5, 100, 2
+	got := make(chan map[string]int64, 1)
+	go func() {
+		// Well inside the request step's 1.5 s, after the small load.
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			by, err := goroutinesByLabel(workload.WorkerLabel)
+			if err != nil {
+				t.Error(err)
+				break
+			}
+			if by[linkbench.WorkerRequester] > 0 {
+				got <- by
+				return
+			}
+		}
+		got <- nil
+	}()
+	RunLinkBench(t, Target{Engine: "pebble", DataDir: t.TempDir()}, c)
+	if by := <-got; by[linkbench.WorkerRequester] < 2 {
+		t.Errorf("goroutines by worker label during the request step: %v; want at least 2 requesters", by)
+	}
+}
+
+// goroutinesByLabel counts the live goroutines by their value of label.
+func goroutinesByLabel(label string) (map[string]int64, error) {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 0); err != nil {
+		return nil, err
+	}
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]int64{}
+	for _, s := range p.Sample {
+		if v := s.Label[label]; len(v) > 0 {
+			by[v[0]] += s.Value[0]
+		}
+	}
+	return by, nil
 }

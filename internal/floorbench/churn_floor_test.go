@@ -215,9 +215,27 @@ type churnRound struct {
 	pace         float64          // the replay's pace (replayStreams), 0: as fast as it can
 	replayFirst  bool             // the replay ran before rumbench's run
 	recordedRate float64
-	// A timed step's queries alone: what the CPU profiles of rumbench's
-	// run and of the replay saw (nil when a -cpuprofile ran instead).
+	// worker is the label value (workload.WorkerLabel) of the workers
+	// whose CPU the profiles split apart (splitWorker): a timed step's
+	// query workers, LinkBench's requesters; "" for none.
+	worker string
+	// The split workers alone: what the CPU profiles of rumbench's run
+	// and of the replay saw (nil when a -cpuprofile ran instead).
 	prof, replayProf *workerCPU
+}
+
+// splitWorker names the workers whose CPU a step's profiles split apart
+// (churnRound.worker): a timed step's query workers, whose writers run
+// beside them at a pace of their own; LinkBench's requesters, every call
+// of the step; "" for a step whose workers' profiles are not split.
+func splitWorker(step string, timed bool) string {
+	switch {
+	case timed:
+		return ibench.WorkerQuery
+	case step == linkbench.StepRequest:
+		return linkbench.WorkerRequester
+	}
+	return ""
 }
 
 // first names the side that ran first in the round.
@@ -228,7 +246,7 @@ func (c *churnRound) first() string {
 	return "rumbench's run"
 }
 
-// profiled reports whether both sides of a timed step were profiled.
+// profiled reports whether both sides of the step were profiled.
 func (c *churnRound) profiled() bool { return c.prof != nil && c.replayProf != nil }
 
 // perUnit is the replay's us per unit: per row inserted (per query in a
@@ -254,32 +272,49 @@ func (c *churnRound) units() string {
 	}
 }
 
-// queryShare is, for a timed step, the bare store's CPU per query over
-// rumbench's, both of the queriers alone: the CPU profile's samples of the
-// goroutines labelled worker=query (the query workers in rumbench's run,
-// with what they start; the querier streams in the replay), per query of
-// each run. The writers' work is fixed by their pace, not by the queries
-// made, so over the recorded run's fewer queries it would weigh more on
-// the replay's figure per query; their own floor is the churn floor's.
-// Both runs' writers run beside their queriers, at the same pace. 0 for a
-// step run for a count, or without the profile.
-func (c *churnRound) queryShare() float64 {
-	if !c.timed || !c.profiled() || c.prof.byWorker[ibench.WorkerQuery] <= 0 {
+// workerShare is the bare store's CPU per unit over rumbench's, both of
+// the split workers alone: the CPU profile's samples of the goroutines
+// labelled worker=c.worker (in rumbench's run the query workers or the
+// requesters, with what they start; in the replay its streams), per unit
+// of each run. In a query step the writers' work is fixed by their pace,
+// not by the queries made, so over the recorded run's fewer queries it
+// would weigh more on the replay's figure per query; their own floor is
+// the churn floor's. Both runs' writers run beside their queriers, at the
+// same pace. 0 without the profiles.
+func (c *churnRound) workerShare() float64 {
+	if !c.profiled() || c.prof.byWorker[c.worker] <= 0 {
 		return 0
 	}
-	return c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]) / (c.prof.byWorker[ibench.WorkerQuery] / float64(c.done))
+	return c.perUnit(c.replayProf.byWorker[c.worker]) / (c.prof.byWorker[c.worker] / float64(c.done))
 }
 
 // playerPerUnit is the player's own CPU per unit, of one pass of the
 // recorded calls (playerCost).
 func (c *churnRound) playerPerUnit() float64 { return c.playerCPU / float64(c.recordedDone) }
 
-// kvCalls and storeCalls(eng) prefix the names of the functions a query
-// worker's samples are in when in the kv layer's model calls (its conn's
-// methods), and a query worker's or the replay's querier's when in the
-// store's calls (eng's store package, and the store's library, whose
-// objects some stores hand out directly: pebble's iterators).
-var kvCalls = []string{"rumbench/internal/engine/kv.(*conn)."}
+// kvCalls, storeCalls(eng) and playerCalls prefix the names of the
+// functions a split worker's samples are in when in the kv layer's model
+// calls (its conn's and its transactions' methods), when in the store's
+// calls (eng's store package, and the store's library, whose objects some
+// stores hand out directly: pebble's iterators), and when in the replay's
+// player.
+var (
+	kvCalls     = []string{"rumbench/internal/engine/kv.(*conn).", "rumbench/internal/engine/kv.(*tx)."}
+	playerCalls = []string{"rumbench/internal/floorbench.(*player)."}
+)
+
+// The calls each side's profile splits (workerCPU.in): in rumbench's run
+// the kv layer's model calls, the store's calls within them and the rows'
+// decoding; in the replay the store's calls the player makes. The store's
+// calls are counted within the caller's, not by the store's code alone:
+// a call may start a goroutine of the store's (a flush), which inherits
+// the worker's label.
+func rumbenchCalls(eng string) map[string]callsIn {
+	return map[string]callsIn{"kv": {kvCalls}, "store": {kvCalls, storeCalls(eng)}, "decode": {kvDecode}}
+}
+func replayCalls(eng string) map[string]callsIn {
+	return map[string]callsIn{"store": {playerCalls, storeCalls(eng)}}
+}
 
 // kvDecode prefixes the kv layer's decoding of a row's value and of an
 // entry's key into the row the caller is handed: work the model asks for
@@ -296,19 +331,19 @@ func storeCalls(eng string) []string {
 	return p
 }
 
-// callShare is queryShare of the calls alone: the bare store's CPU in the
-// store's calls per query over rumbench's in the kv layer's model calls
-// (workerCPU.in), without the query worker's own loop (its clock reads,
-// histogram, next key) or the player's: the kv layer's cost over the
-// store's, as issue 50 asks. 0 when not profiled.
+// callShare is workerShare of the calls alone: the bare store's CPU in the
+// store's calls per unit over rumbench's in the kv layer's model calls
+// (workerCPU.in), without the worker's own loop (its clock reads,
+// histogram, next key or request) or the player's: the kv layer's cost
+// over the store's, as issue 50 asks. 0 when not profiled.
 func (c *churnRound) callShare() float64 {
-	if !c.timed || !c.profiled() || c.prof.in["kv"] <= 0 {
+	if !c.profiled() || c.prof.in["kv"] <= 0 {
 		return 0
 	}
 	return c.perUnit(c.replayProf.in["store"]) / (c.prof.in["kv"] / float64(c.done))
 }
 
-// decodes is rumbench's CPU per query in decoding the rows it returns
+// decodes is rumbench's CPU per unit in decoding the rows it returns
 // (kvDecode), 0 when not profiled.
 func (c *churnRound) decodes() float64 {
 	if !c.profiled() {
@@ -317,7 +352,7 @@ func (c *churnRound) decodes() float64 {
 	return c.prof.in["decode"] / float64(c.done)
 }
 
-// callSplit is, per query, rumbench's CPU in the kv layer's model calls
+// callSplit is, per unit, rumbench's CPU in the kv layer's model calls
 // split into the store's calls within them, the rows' decoding (decodes)
 // and the kv layer's own code besides, beside the replay's in the same
 // store calls: how much of callShare's
@@ -333,14 +368,14 @@ func (c *churnRound) callSplit() (kvOwn, storeInKV, storeReplay float64) {
 }
 
 // ownShare is the kv layer's code alone against the store: the replay's
-// CPU per query in the store's calls over that plus rumbench's in the kv
+// CPU per unit in the store's calls over that plus rumbench's in the kv
 // layer's own code and its rows' decoding (callSplit), i.e. callShare
 // with the store's calls costing rumbench's run what they cost the
 // replay; and the same without the decoding, which the model asks for.
 // 0 when not profiled.
 func (c *churnRound) ownShare() (withDecode, withoutDecode float64) {
 	kvOwn, _, storeReplay := c.callSplit()
-	if !c.timed || storeReplay <= 0 {
+	if storeReplay <= 0 {
 		return 0, 0
 	}
 	return storeReplay / (storeReplay + kvOwn + c.decodes()), storeReplay / (storeReplay + kvOwn)
@@ -401,15 +436,15 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			byStep[step] = append(byStep[step], c)
 			m := &c.model
 			u := c.unit()
-			b.Logf("round %d: %s %s: %d %s (%d recorded, %.0f replayed), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; queries alone, by the query workers' profile samples: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s; %s ran first)",
+			b.Logf("round %d: %s %s: %d %s (%d recorded, %.0f replayed), %d streams, %.1f store calls per %s (%d past an iterator's end not replayed; %d transactions refused in the replay, %d calls not made for them); µs of CPU per %s: rumbench step %.2f (getrusage %.2f), until quiet %.2f; store to its last call %.2f, until quiet %.2f (paced at %.2f× the recorded times, 0: not; of which the player's own calls on a null store %.2f, the Go GC %.2f; the %s workers alone, by their profile samples: store/rumbench %.2f); store/rumbench: to last call vs step %.2f, until quiet vs until quiet %.2f; %s/s rumbench %.0f (recorded %.0f), store %.0f: rumbench/store %.2f (load average %s; %s ran first)",
 				r+1, eng, step, c.done, c.units(), c.recordedDone, c.replayDone, c.streams, float64(c.calls)/float64(c.recordedDone), u, c.skipped, c.refused, c.refusedCalls, u, m.cpu, m.ownCPU, m.quietCPU,
-				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.playerPerUnit(), c.perUnit(c.gcCPU), c.queryShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg(), c.first())
+				c.perUnit(c.rawCPU), c.perUnit(c.rawQuietCPU), c.pace, c.playerPerUnit(), c.perUnit(c.gcCPU), c.worker, c.workerShare(), c.cpuShare(), c.quietShare(), c.units(), stepRate(m.st), c.recordedRate, c.rawRate(), stepRate(m.st)/c.rawRate(), loadAvg(), c.first())
 			b.Logf("round %d: %s %s: per %s, rumbench's step: %s; the store's replay to its last call: %s",
 				r+1, eng, step, u, c.model.proc.per(float64(c.done)), c.replayProc.per(c.replayDone))
 			if c.profiled() {
 				kvOwn, storeInKV, storeReplay := c.callSplit()
-				b.Logf("round %d: %s %s: the query workers' CPU by profile samples (%d Hz): rumbench %.2f µs per query, store %.2f; in the calls alone (the kv layer's model calls; the store's calls): rumbench %.2f, store %.2f, store/rumbench %.2f; rumbench's split: the kv layer's own code %.3f and the rows' decoding %.3f, the store's calls %.3f (the replay's same calls %.3f, rumbench/replay %.2f); of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
-					r+1, eng, step, profileHz, c.prof.byWorker[ibench.WorkerQuery]/float64(c.done), c.perUnit(c.replayProf.byWorker[ibench.WorkerQuery]),
+				b.Logf("round %d: %s %s: the %s workers' CPU by profile samples (%d Hz): rumbench %.2f µs per %s, store %.2f; in the calls alone (the kv layer's model calls; the store's calls): rumbench %.2f, store %.2f, store/rumbench %.2f; rumbench's split: the kv layer's own code %.3f and the rows' decoding %.3f, the store's calls %.3f (the replay's same calls %.3f, rumbench/replay %.2f); of the whole run's CPU the profile saw: rumbench %.0f of %.0f ms (getrusage), store %.0f of %.0f",
+					r+1, eng, step, c.worker, profileHz, c.prof.byWorker[c.worker]/float64(c.done), u, c.perUnit(c.replayProf.byWorker[c.worker]),
 					c.prof.in["kv"]/float64(c.done), c.perUnit(c.replayProf.in["store"]), c.callShare(), kvOwn, c.decodes(), storeInKV, storeReplay, storeInKV/storeReplay,
 					c.prof.total/1e3, c.prof.rusage/1e3, c.replayProf.total/1e3, c.replayProf.rusage/1e3)
 			}
@@ -440,14 +475,15 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			median(col(func(c *churnRound) float64 { return c.perUnit(c.rawQuietCPU) })), fmtList(col(func(c *churnRound) float64 { return c.perUnit(c.rawQuietCPU) })),
 			median(col(func(c *churnRound) float64 { return c.playerPerUnit() })), fmtList(col(func(c *churnRound) float64 { return c.playerPerUnit() })),
 			u, median(cpu), fmtList(cpu), median(quiet), fmtList(quiet), rs[0].units(), median(rate), fmtList(rate))
-		if rs[0].timed {
-			qs := col((*churnRound).queryShare)
-			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, queries alone (the query workers' profile samples): %.2f (%s)",
-				eng, step, len(rs), median(qs), fmtList(qs))
-			b.ReportMetric(median(qs), step+"-query-cpu-store/rumbench")
+		if rs[0].profiled() {
+			wk := rs[0].worker
+			qs := col((*churnRound).workerShare)
+			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per %s, the %s workers alone (their profile samples): %.2f (%s)",
+				eng, step, len(rs), u, wk, median(qs), fmtList(qs))
+			b.ReportMetric(median(qs), step+"-"+wk+"-cpu-store/rumbench")
 			cs := col((*churnRound).callShare)
-			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per query, in the calls alone (the kv layer's model calls against the store's calls): %.2f (%s)",
-				eng, step, len(rs), median(cs), fmtList(cs))
+			b.Logf("%s %s, medians of %d rounds: store/rumbench in CPU per %s, in the calls alone (the kv layer's model calls against the store's calls): %.2f (%s)",
+				eng, step, len(rs), u, median(cs), fmtList(cs))
 			b.ReportMetric(median(cs), step+"-call-cpu-store/rumbench")
 			own := col(func(c *churnRound) float64 { o, _, _ := c.callSplit(); return o })
 			dearer := col(func(c *churnRound) float64 { _, in, re := c.callSplit(); return in / re })
@@ -457,8 +493,8 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 			b.Logf("%s %s, medians of %d rounds: the kv layer's code alone against the store, with the store's calls costing both runs the replay's: %.2f (%s); without the rows' decoding: %.2f (%s)",
 				eng, step, len(rs), median(withDec), fmtList(withDec), median(noDec), fmtList(noDec))
 			b.ReportMetric(median(withDec), step+"-own-cpu-store/kv")
-			b.Logf("%s %s, medians of %d rounds: rumbench's kv layer's own code %.3f µs per query (%s), the rows' decoding %.3f (%s); the store's calls cost rumbench's run %.2f× the replay's (%s)",
-				eng, step, len(rs), median(own), fmtList(own), median(dec), fmtList(dec), median(dearer), fmtList(dearer))
+			b.Logf("%s %s, medians of %d rounds: rumbench's kv layer's own code %.3f µs per %s (%s), the rows' decoding %.3f (%s); the store's calls cost rumbench's run %.2f× the replay's (%s)",
+				eng, step, len(rs), median(own), u, fmtList(own), median(dec), fmtList(dec), median(dearer), fmtList(dearer))
 		}
 		b.ReportMetric(median(cpu), step+"-cpu-store/rumbench")
 		b.ReportMetric(median(quiet), step+"-quiet-cpu-store/rumbench")
@@ -544,7 +580,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		}
 		return runLoad(ctx, b, eng, opts, step, cfg, newW, dir, quiesce, obs...)
 	}
-	c := &churnRound{step: step}
+	c := &churnRound{step: step, worker: splitWorker(step, warm)}
 	tr := &tracer{streams: true}
 	rec, err := run(dirs[0], false, tr.wrap, tr.observer(step))
 	if err != nil {
@@ -579,11 +615,11 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 				b.Logf("calls by kind (tView ... tBatchReset), the recorded run: %v; rumbench's, recorded too (its CPU figures include the recording's): %v", callKinds(streams), callKinds(tr2.recorded()))
 				return
 			}
-			if !warm {
+			if c.worker == "" {
 				lr, err = run(dirs[2], true, nil)
 				return
 			}
-			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), map[string][]string{"kv": kvCalls, "store": storeCalls(eng), "decode": kvDecode}, func() error {
+			c.prof, err = profileWorkers(profName(eng, step, "rumbench"), c.worker, rumbenchCalls(eng), func() error {
 				var err error
 				lr, err = run(dirs[2], true, nil)
 				return err
@@ -628,14 +664,19 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	pprof.Do(context.Background(), pprof.Labels("side", "store"), func(context.Context) {
 		replay := func() error {
 			var err error
-			rr, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, keyspaces, pace)
+			// A query step's replay labels its querier streams itself.
+			streamWorker := c.worker
+			if warm {
+				streamWorker = ""
+			}
+			rr, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, streamWorker, keyspaces, pace)
 			return err
 		}
-		if !warm {
+		if c.worker == "" {
 			err = replay()
 			return
 		}
-		c.replayProf, err = profileWorkers(profName(eng, step, "store"), map[string][]string{"store": storeCalls(eng)}, replay)
+		c.replayProf, err = profileWorkers(profName(eng, step, "store"), c.worker, replayCalls(eng), replay)
 	})
 	if err != nil {
 		return nil, err
@@ -664,6 +705,15 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 		return nil, fmt.Errorf("rumbench inserted %d rows, %d while recording", c.done, c.recordedDone)
 	}
 	return c, nil
+}
+
+// labelled runs fn under the label worker=worker, or as it is when "".
+func labelled(worker string, fn func()) {
+	if worker == "" {
+		fn()
+		return
+	}
+	pprof.Do(context.Background(), pprof.Labels(workload.WorkerLabel, worker), func(context.Context) { fn() })
 }
 
 // profName names a side's profile of a step (profileWorkers): engine, step,
@@ -713,13 +763,15 @@ type replayRun struct {
 // 2–5 s of a 20 s step, so that most of the replay's writes ran beside no
 // query, and the host's noise in those seconds weighed on the figure per
 // query. rr.queryFactor is the queries made over the recorded ones.
+// With worker set, every other stream runs under the label worker=worker
+// (LinkBench's requesters: rumbench's run splits its requesters' CPU so).
 //
 // With pace > 0 each stream makes its commits no sooner than at their
 // recorded times multiplied by pace (the replay at rumbench's rate, when
 // pace is rumbench's step's length over the recorded one's): a store's
 // group commit shares each log sync among the commits that arrive
 // together, so its cost per commit depends on their rate.
-func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, queries bool, keyspaces [][]byte, pace float64) (rr replayRun, err error) {
+func replayStreams(tb testing.TB, eng string, opts map[string]string, streams [][]tOp, dir string, quiesce bool, wrap *tracer, warm, queries bool, worker string, keyspaces [][]byte, pace float64) (rr replayRun, err error) {
 	db, raw := openBare(tb, eng, opts, dir)
 	defer db.Close()
 	if warm {
@@ -831,21 +883,21 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 				if queryYield {
 					p.yieldEvery = ibench.QueryYield
 				}
-				pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
+				pprof.Do(context.Background(), pprof.Labels(workload.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
 					for p.pass = 0; errs[i] == nil && !p.stopped && !(p.pass > 0 && writersDone.Load()); p.pass++ {
 						errs[i] = p.play(s)
 					}
 				})
 				return
 			}
-			errs[i] = p.play(s)
+			labelled(worker, func() { errs[i] = p.play(s) })
 			if writer[i] && writersLeft.Add(-1) == 0 {
 				writersDone.Store(true)
 			}
 		})
 	}
 	if serial {
-		rr.ordered, errs[0] = playSerial(players, streams, wrap)
+		labelled(worker, func() { rr.ordered, errs[0] = playSerial(players, streams, wrap) })
 	}
 	wg.Wait()
 	rr.cpuUs = cpuNow() - cpuPlay
@@ -1052,7 +1104,7 @@ func TestChurnFloorReplaysTheCalls(t *testing.T) {
 					if eng != "pebble" {
 						// Refused before any call: on one goroutine a call
 						// here could wait for ever on one not yet made.
-						_, err := replayStreams(t, eng, nil, [][]tOp{nil}, t.TempDir(), false, nil, false, false, nil, 0)
+						_, err := replayStreams(t, eng, nil, [][]tOp{nil}, t.TempDir(), false, nil, false, false, "", nil, 0)
 						if err == nil || !strings.Contains(err.Error(), "FLOOR_ORDER=serial") {
 							t.Fatalf("the serial replay on %s: %v, want its refusal", eng, err)
 						}
@@ -1123,7 +1175,7 @@ func replaysTheCalls(t *testing.T, eng string, w floorWorkload, steps []string) 
 		}
 		tr2 := &tracer{streams: true}
 		tr2.on.Store(true)
-		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, false, nil, 0)
+		rr, err := replayStreams(t, eng, opts, want, dirs[1], false, tr2, false, false, "", nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1296,9 +1348,12 @@ func TestWarmStoreReadsEveryKey(t *testing.T) {
 // TestCallSplitArithmetic: the query step's figures from known profile
 // sums: 1,000 queries by rumbench, 500 recorded and replayed twice.
 func TestCallSplitArithmetic(t *testing.T) {
-	c := &churnRound{timed: true, done: 1000, recordedDone: 500, replayDone: 1000,
-		prof:       &workerCPU{in: map[string]float64{"kv": 5000, "store": 4000, "decode": 400}},
-		replayProf: &workerCPU{in: map[string]float64{"store": 3800}},
+	c := &churnRound{timed: true, worker: ibench.WorkerQuery, done: 1000, recordedDone: 500, replayDone: 1000,
+		prof:       &workerCPU{in: map[string]float64{"kv": 5000, "store": 4000, "decode": 400}, byWorker: map[string]float64{"query": 6000, "writer": 900}},
+		replayProf: &workerCPU{in: map[string]float64{"store": 3800}, byWorker: map[string]float64{"query": 4500, "writer": 700}},
+	}
+	if got := c.workerShare(); got != 0.75 {
+		t.Errorf("workerShare %v, want 4.5/6 = 0.75 (the query workers' alone)", got)
 	}
 	own, storeIn, storeReplay := c.callSplit()
 	if own != 0.6 || storeIn != 4 || storeReplay != 3.8 || c.decodes() != 0.4 {
@@ -1310,6 +1365,25 @@ func TestCallSplitArithmetic(t *testing.T) {
 	with, without := c.ownShare()
 	if math.Abs(with-3.8/4.8) > 1e-12 || math.Abs(without-3.8/4.4) > 1e-12 {
 		t.Errorf("ownShare %v, %v; want 3.8/4.8, 3.8/4.4", with, without)
+	}
+}
+
+// TestSplitWorker: a query step's query workers and LinkBench's
+// requesters are split apart; the other steps' workers are not.
+func TestSplitWorker(t *testing.T) {
+	for _, c := range []struct {
+		step  string
+		timed bool
+		want  string
+	}{
+		{ibench.StepQR100, true, ibench.WorkerQuery},
+		{linkbench.StepRequest, false, linkbench.WorkerRequester},
+		{ibench.StepChurnBig, false, ""},
+		{linkbench.StepLoad, false, ""},
+	} {
+		if got := splitWorker(c.step, c.timed); got != c.want {
+			t.Errorf("splitWorker(%s, %v) = %q, want %q", c.step, c.timed, got, c.want)
+		}
 	}
 }
 
@@ -1335,7 +1409,7 @@ func TestQueryStreamsRepeatUntilTheWritersEnd(t *testing.T) {
 		{"not a query step", [][]tOp{querier, writer}, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rr, err := replayStreams(t, "pebble", nil, tc.streams, t.TempDir(), false, nil, false, tc.queries, nil, 1)
+			rr, err := replayStreams(t, "pebble", nil, tc.streams, t.TempDir(), false, nil, false, tc.queries, "", nil, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"rumbench/internal/workload/ibench"
+	"rumbench/internal/workload"
+	"rumbench/internal/workload/linkbench"
 )
 
 // profileHz is the rate profileWorkers samples at: 2.5 times pprof's default,
@@ -24,7 +25,7 @@ import (
 const profileHz = 250
 
 // workerCPU is what a CPU profile of a run saw: by the value of the
-// ibench.WorkerLabel label of the goroutines sampled, their CPU µs, and
+// workload.WorkerLabel label of the goroutines sampled, their CPU µs, and
 // the CPU µs of every sample (labelled or not), beside getrusage's over
 // the same window. The figures are sample counts times the sampling
 // period: compare them with each other, and total with rusage for their
@@ -32,24 +33,29 @@ const profileHz = 250
 type workerCPU struct {
 	byWorker      map[string]float64
 	total, rusage float64
-	// in is, per name of the calls profileWorkers was given, the query
-	// workers' CPU µs in those calls (the samples labelled worker=query
-	// with a frame of a function whose name starts with one of the
-	// calls' prefixes): in rumbench's run the kv layer's model calls
-	// (Scan, Get) without the worker's own loop around them, and the
-	// store's calls within them; in the replay the store's calls without
-	// the player's.
+	// in is, per name of the calls profileWorkers was given, the split
+	// workers' CPU µs in those calls (the samples labelled worker=NAME
+	// whose stack matches the calls, callsIn): in rumbench's run the kv
+	// layer's model calls (Scan, Get, a transaction's) without the
+	// worker's own loop around them, and the store's calls within them;
+	// in the replay the store's calls made by the player.
 	in map[string]float64
 }
 
-// profileWorkers runs fn under a CPU profile: the query step's workers
-// (and what they start) carry the label in rumbench's run, the replay's
-// querier streams the same one. calls name, by the prefixes of their
-// names, the functions whose samples make in. It returns nil, and fn runs
-// unprofiled, when a profile runs already (the benchmark's -cpuprofile). With
-// FLOOR_PROFILE_DIR set, the profile is also written there, as
-// name.pb.gz, for go tool pprof.
-func profileWorkers(name string, calls map[string][]string, fn func() error) (*workerCPU, error) {
+// callsIn names calls by the prefixes of their functions' names: a sample
+// is in them when its stack holds a frame (inlined ones included) of each
+// list, e.g. {kvCalls, storeCalls(eng)}: the store's calls made from
+// within the kv layer's model calls, and not the store's own goroutines'
+// work, which inherit the worker's label when a call starts them.
+type callsIn [][]string
+
+// profileWorkers runs fn under a CPU profile: the split step's workers
+// (and what they start) carry the label worker=worker in rumbench's run,
+// the replay's streams the same one. calls name the calls whose samples
+// make in. It returns nil, and fn runs unprofiled, when a profile runs
+// already (the benchmark's -cpuprofile). With FLOOR_PROFILE_DIR set, the
+// profile is also written there, as name.pb.gz, for go tool pprof.
+func profileWorkers(name, worker string, calls map[string]callsIn, fn func() error) (*workerCPU, error) {
 	// FLOOR_CPUPROFILE=0 leaves the profile out (nil): for a run under a
 	// tool that counts instructions, whose signal handling the profiler's
 	// SIGPROF breaks (valgrind's callgrind).
@@ -80,10 +86,10 @@ func profileWorkers(name string, calls map[string][]string, fn func() error) (*w
 	if err != nil {
 		return nil, fmt.Errorf("read the CPU profile: %w", err)
 	}
-	w.byWorker, w.total = labelledSamples(p, ibench.WorkerLabel, 1e6/profileHz)
+	w.byWorker, w.total = labelledSamples(p, workload.WorkerLabel, 1e6/profileHz)
 	w.in = map[string]float64{}
 	for call, prefixes := range calls {
-		w.in[call] = samplesIn(p, ibench.WorkerLabel, ibench.WorkerQuery, prefixes, 1e6/profileHz)
+		w.in[call] = samplesIn(p, workload.WorkerLabel, worker, prefixes, 1e6/profileHz)
 	}
 	return w, nil
 }
@@ -103,18 +109,26 @@ func labelledSamples(p *profile.Profile, label string, usPerSample float64) (map
 	return by, total
 }
 
-// samplesIn sums, in µs, p's samples labelled label=value whose stack
-// holds a function (inlined ones included) whose name starts with one of
-// prefixes.
-func samplesIn(p *profile.Profile, label, value string, prefixes []string, usPerSample float64) float64 {
+// samplesIn sums, in µs, p's samples labelled label=value whose stack is
+// in the calls (callsIn).
+func samplesIn(p *profile.Profile, label, value string, calls callsIn, usPerSample float64) float64 {
 	var us float64
 	for _, s := range p.Sample {
-		if v := s.Label[label]; len(v) == 0 || v[0] != value || !stackHas(s, prefixes) {
+		if v := s.Label[label]; len(v) == 0 || v[0] != value || !stackIn(s, calls) {
 			continue
 		}
 		us += float64(s.Value[0]) * usPerSample
 	}
 	return us
+}
+
+func stackIn(s *profile.Sample, calls callsIn) bool {
+	for _, prefixes := range calls {
+		if !stackHas(s, prefixes) {
+			return false
+		}
+	}
+	return true
 }
 
 func stackHas(s *profile.Sample, prefixes []string) bool {
@@ -148,11 +162,12 @@ func TestLabelledSamples(t *testing.T) {
 	}
 }
 
-// TestSamplesIn: only the samples of the label's value with a frame of
-// the call count, inlined frames included.
+// TestSamplesIn: only the samples of the label's value whose stack has a
+// frame of each of the calls' lists count, inlined frames included.
 func TestSamplesIn(t *testing.T) {
 	fn := func(name string) *profile.Function { return &profile.Function{Name: name} }
 	scan, loop, store := fn("rumbench/internal/engine/kv.(*conn).Scan"), fn("rumbench/internal/workload/ibench.(*Bench).queryWorker"), fn("rumbench/internal/engine/kv/pebble.(*iter).Next")
+	flush := fn("github.com/cockroachdb/pebble.(*DB).flush")
 	at := func(fns ...*profile.Function) []*profile.Location {
 		loc := &profile.Location{}
 		for _, f := range fns {
@@ -166,21 +181,29 @@ func TestSamplesIn(t *testing.T) {
 		{Value: []int64{2}, Label: q, Location: at(loop)},                                         // the loop alone
 		{Value: []int64{4}, Label: map[string][]string{"worker": {"writer"}}, Location: at(scan)}, // another worker
 		{Value: []int64{5}, Label: q, Location: append(at(store), &profile.Location{Line: []profile.Line{{Function: scan}}})},
+		// The store's goroutine a query started: the label, not the call.
+		{Value: []int64{7}, Label: q, Location: []*profile.Location{{Line: []profile.Line{{Function: flush}}}}},
 	}}
-	if got := samplesIn(p, "worker", "query", []string{"rumbench/internal/engine/kv.(*conn)."}, 1000); got != 8000 {
+	kvCall := []string{"rumbench/internal/engine/kv.(*conn)."}
+	storeCall := []string{"github.com/cockroachdb/pebble", "rumbench/internal/engine/kv/pebble."}
+	if got := samplesIn(p, "worker", "query", callsIn{kvCall}, 1000); got != 8000 {
 		t.Errorf("in the kv layer's calls: %v µs, want 8000", got)
 	}
-	if got := samplesIn(p, "worker", "query", []string{"github.com/cockroachdb/pebble", "rumbench/internal/engine/kv/pebble."}, 1000); got != 8000 {
-		t.Errorf("in the store's calls: %v µs, want 8000", got)
+	if got := samplesIn(p, "worker", "query", callsIn{storeCall}, 1000); got != 15000 {
+		t.Errorf("in the store's code: %v µs, want 15000 (its goroutine's too)", got)
 	}
-	if got := samplesIn(p, "worker", "query", []string{"rumbench/internal/workload/"}, 1000); got != 10000 {
+	if got := samplesIn(p, "worker", "query", callsIn{kvCall, storeCall}, 1000); got != 8000 {
+		t.Errorf("in the store's calls within the kv layer's: %v µs, want 8000", got)
+	}
+	if got := samplesIn(p, "worker", "query", callsIn{{"rumbench/internal/workload/"}}, 1000); got != 10000 {
 		t.Errorf("in the worker's loop: %v µs, want 10000 (every query sample)", got)
 	}
 }
 
 // TestWorkerCPUSplitsByLabel: of two goroutines spinning at once, the one
-// labelled worker=query doing three times the other's work gets about
-// three times its samples.
+// labelled worker=requester doing three times the other's work gets about
+// three times its samples, and the calls split are the split worker's
+// alone.
 func TestWorkerCPUSplitsByLabel(t *testing.T) {
 	spin := func(n int) (x uint64) {
 		for i := range n {
@@ -189,15 +212,17 @@ func TestWorkerCPUSplitsByLabel(t *testing.T) {
 		return x
 	}
 	var sink [2]uint64
-	w, err := profileWorkers("split-by-label", nil, func() error {
+	split := linkbench.WorkerRequester
+	calls := map[string]callsIn{"spin": {{"rumbench/internal/floorbench.TestWorkerCPUSplitsByLabel"}}}
+	w, err := profileWorkers("split-by-label", split, calls, func() error {
 		var wg sync.WaitGroup
 		wg.Go(func() {
-			pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
+			pprof.Do(context.Background(), pprof.Labels(workload.WorkerLabel, split), func(context.Context) {
 				sink[0] = spin(600_000_000)
 			})
 		})
 		wg.Go(func() {
-			pprof.Do(context.Background(), pprof.Labels(ibench.WorkerLabel, "writer"), func(context.Context) {
+			pprof.Do(context.Background(), pprof.Labels(workload.WorkerLabel, "writer"), func(context.Context) {
 				sink[1] = spin(200_000_000)
 			})
 		})
@@ -210,8 +235,12 @@ func TestWorkerCPUSplitsByLabel(t *testing.T) {
 	if w == nil {
 		t.Skip("a CPU profile runs already")
 	}
-	q, wr := w.byWorker[ibench.WorkerQuery], w.byWorker["writer"]
+	q, wr := w.byWorker[split], w.byWorker["writer"]
 	if wr <= 0 || q/wr < 2 || q/wr > 4.5 || q+wr > w.total {
-		t.Errorf("query %.0f µs, writer %.0f µs, total %.0f µs (%v): want query about 3× writer, both within the total", q, wr, w.total, sink)
+		t.Errorf("requester %.0f µs, writer %.0f µs, total %.0f µs (%v): want the requester about 3× the writer, both within the total", q, wr, w.total, sink)
+	}
+	// Every sample of the requester's is in its spin; the writer's are not counted.
+	if in := w.in["spin"]; in < 0.9*q || in > q {
+		t.Errorf("in the spin: %.0f µs, want the requester's %.0f", in, q)
 	}
 }

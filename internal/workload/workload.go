@@ -159,6 +159,15 @@ const (
 // an engine failure.
 var ErrNotPrepared = errors.New("data dir is not ready for these steps")
 
+// WorkerLabel is the profiler label a step's workers run under,
+// worker=NAME (each workload names its own: ibench's query, writer and
+// deleter, LinkBench's requester), which the goroutines they start (an
+// in-process store's) inherit: a CPU profile of the step (--profile)
+// splits by worker with pprof -tagfocus worker=NAME, and the floor
+// benchmark reads the workers' CPU apart from the rest that way. A label
+// is set once per worker, not per operation.
+const WorkerLabel = "worker"
+
 // Parallel runs fn on n goroutines (i = 0..n-1) and returns the first real
 // error; the others are cancelled through ctx, and a real failure is
 // preferred over the cancellations it caused.

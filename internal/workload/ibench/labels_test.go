@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+
+	"rumbench/internal/workload"
 )
 
 // TestQueryStepWorkersCarryLabels: while qr100 runs with 2 clients on 2
@@ -40,7 +42,7 @@ func TestQueryStepWorkersCarryLabels(t *testing.T) {
 		}
 		by := map[string]int64{}
 		for _, s := range p.Sample {
-			if v := s.Label[WorkerLabel]; len(v) > 0 {
+			if v := s.Label[workload.WorkerLabel]; len(v) > 0 {
 				by[v[0]] += s.Value[0]
 			}
 		}

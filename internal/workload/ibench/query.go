@@ -64,19 +64,14 @@ var querySteps = map[string]struct {
 	StepQP1000: {pointQuery, 1000},
 }
 
-// The query step's workers run under a profiler label, worker=NAME, which
-// the goroutines they start (an in-process store's) inherit: a CPU profile
-// of the step (--profile) splits by worker with pprof -tagfocus
-// worker=query, and the floor benchmark reads the queries' CPU apart from
-// the writers' that way. A label is set once per worker, not per query.
+// The query step's workers' names under workload.WorkerLabel.
 const (
-	WorkerLabel   = "worker"
 	WorkerQuery   = "query"
 	workerWriter  = "writer"
 	workerDeleter = "deleter"
 )
 
-func workerLabels(name string) pprof.LabelSet { return pprof.Labels(WorkerLabel, name) }
+func workerLabels(name string) pprof.LabelSet { return pprof.Labels(workload.WorkerLabel, name) }
 
 // queryStats is one client's (writer, query worker) or one table's (deleter)
 // outcome of a query step. Each field is written by one worker only and read

@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"rumbench/internal/ratesearch"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
 	"rumbench/internal/gen"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
+	"rumbench/internal/ratesearch"
 	"rumbench/internal/workload"
 	"rumbench/internal/workload/retry"
 )
@@ -154,10 +155,24 @@ func pickType(r *gen.Rand, cum *[len(Mix{})]float64) int {
 	return len(cum) - 1
 }
 
-// run issues requests until stop is set (time-bounded), or Requests of them.
-// rate paces it (requests/s; 0: as fast as possible); w, when set, is its
-// record of a search probe's window.
-func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time, until *measure.Deadline, rate float64, w *ratesearch.Window) error {
+// WorkerRequester names the request step's requesters under
+// workload.WorkerLabel: a CPU profile splits their CPU (and that of what
+// they start) from the rest with pprof -tagfocus worker=requester.
+const WorkerRequester = "requester"
+
+var requesterLabels = pprof.Labels(workload.WorkerLabel, WorkerRequester)
+
+// run issues requests until stop is set (time-bounded), or Requests of them,
+// under the requesters' profiler label. rate paces it (requests/s; 0: as
+// fast as possible); w, when set, is its record of a search probe's window.
+func (q *requester) run(ctx context.Context, stop *atomic.Bool, start time.Time, until *measure.Deadline, rate float64, w *ratesearch.Window) (err error) {
+	pprof.Do(ctx, requesterLabels, func(ctx context.Context) {
+		err = q.requests(ctx, stop, start, until, rate, w)
+	})
+	return err
+}
+
+func (q *requester) requests(ctx context.Context, stop *atomic.Bool, start time.Time, until *measure.Deadline, rate float64, w *ratesearch.Window) error {
 	cfg := &q.b.cfg
 	var sched *measure.Schedule
 	var timer *time.Timer
