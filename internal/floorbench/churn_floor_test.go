@@ -110,7 +110,10 @@ func BenchmarkChurnFloor(b *testing.B) {
 // (orderTurn), so that the store steps over the same dead versions as in
 // rumbench's run; its waits are in the replay's CPU. FLOOR_ORDER=serial
 // (pebble only) makes the same order on one goroutine, without waits
-// (playSerial). Run (or
+// (playSerial). Both sides run under the CPU profile, split as a query
+// step's (churnRound.callSplit): the requesters (worker=requester) and the
+// replay's streams, the kv layer's calls and the store's within them.
+// Run (or
 // scripts/churnfloor.sh with FLOOR_WORKLOAD=linkbench):
 //
 //	go test -tags rocksdb,wiredtiger -run '^$' -bench BenchmarkRequestFloor -benchtime 1x -v -timeout 60m ./internal/floorbench

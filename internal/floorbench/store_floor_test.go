@@ -112,15 +112,32 @@ func loadFloor(b *testing.B, eng string) {
 	for r := range envInt("FLOOR_ROUNDS", 3) {
 		// ~130 B of keys and values per row, 5.2 rows per node; the rows
 		// as Insert takes them, ~350 B (model.Value is 32 B).
-		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc.Nodes*2500, lc, func() (workload.Workload, error) { return linkbench.New(lc) }, "", b.TempDir(), "", nil)
-		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
-			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, lb.rows*320, ic, func() (workload.Workload, error) { return ibench.New(ic) }, "", b.TempDir(), "", nil)
 		// rumbench's own figures come from each load run again without the
 		// recording, which copies every key and value: the harness's
-		// bookkeeping is not rumbench's cost.
-		plainLoad(b, eng, opts, lb, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
-		plainLoad(b, eng, opts, li0, ic, func() (workload.Workload, error) { return ibench.New(ic) })
+		// bookkeeping is not rumbench's cost. The rounds take turns on
+		// which runs first after the recording: rumbench's run (odd
+		// rounds) or the two replays (even), so that neither side always
+		// has the runs before it in the page cache, the heap and the
+		// disk's queue.
+		first := r%2 == 1
+		sides := func(cfg any, newW func() (workload.Workload, error)) (func(*floorLoad), func(*floorLoad)) {
+			plain := func(l *floorLoad) { plainLoad(b, eng, opts, l, cfg, newW) }
+			if first {
+				return plain, func(*floorLoad) {}
+			}
+			return nil, plain
+		}
+		lbW := func() (workload.Workload, error) { return linkbench.New(lc) }
+		before, after := sides(lc, lbW)
+		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc.Nodes*2500, lc, lbW, "", b.TempDir(), "", nil, before)
+		after(lb)
+		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
+			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
+		icW := func() (workload.Workload, error) { return ibench.New(ic) }
+		before, after = sides(ic, icW)
+		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, lb.rows*320, ic, icW, "", b.TempDir(), "", nil, before)
+		after(li0)
+		b.Logf("round %d: %s: %s ran first after each recording", r+1, eng, map[bool]string{true: "rumbench's run", false: "the replays"}[first])
 		for _, l := range []*floorLoad{lb, li0} {
 			b.Logf("round %d: %s %s: µs of CPU per row, rumbench: step %.2f (getrusage %.2f), until quiet %.2f; store: to last commit %.2f, until quiet %.2f; store/rumbench: to last commit vs step %.2f, until quiet vs until quiet %.2f",
 				r+1, eng, l.step, l.modelCPU, l.modelOwnCPU, l.modelQuietCPU, l.rawCPU/float64(l.rows), l.rawQuietCPU/float64(l.rows), l.cpuShare(), l.bothQuietShare())
@@ -234,7 +251,9 @@ func (l *floorLoad) bothQuietShare() float64 {
 // modelDir and kvDir: a temporary one); arenaBytes and rowArenaBytes the
 // sizes of the two recordings' arenas. check, when set, records the kv
 // replay's calls and compares them with rumbench's (check.err).
-func recordLoad(b testing.TB, eng string, opts map[string]string, step string, arenaBytes, rowArenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir, kvDir string, check *kvReplayCheck) *floorLoad {
+// beforeReplays, when set, runs between the recording and the replays
+// (rumbench's own run, when it goes first).
+func recordLoad(b testing.TB, eng string, opts map[string]string, step string, arenaBytes, rowArenaBytes int64, cfg any, newW func() (workload.Workload, error), modelDir, replayDir, kvDir string, check *kvReplayCheck, beforeReplays func(*floorLoad)) *floorLoad {
 	a, err := newArena(arenaBytes)
 	if err != nil {
 		b.Fatal(err)
@@ -267,6 +286,9 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	}
 	if l.writes < l.rows {
 		b.Fatalf("%s on %s: %d store writes recorded for %d rows", step, eng, l.writes, l.rows)
+	}
+	if beforeReplays != nil {
+		beforeReplays(l)
 	}
 	// Labels split a CPU profile of the benchmark by side (churnStep).
 	// Each side starts with the runs before it written back (writtenBack).
@@ -327,6 +349,7 @@ func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, c
 	var lr *loadRun
 	var err error
 	writtenBack(b, "")
+	runtime.GC() // as before the replays: the runs before leave their garbage to neither side
 	pprof.Do(context.Background(), pprof.Labels("side", "rumbench", "step", l.step), func(context.Context) {
 		lr, err = runLoad(context.Background(), b, eng, opts, l.step, cfg, newW, "", true)
 	})
@@ -703,7 +726,7 @@ func TestReplayWritesWhatRumbenchWrote(t *testing.T) {
 			}
 			defer ca.free()
 			check := &kvReplayCheck{rec: newModelRecorder(ca)}
-			l := recordLoad(t, eng, tc.opts, step, 64<<20, 64<<20, cfg, newW, modelDir, replayDir, kvDir, check)
+			l := recordLoad(t, eng, tc.opts, step, 64<<20, 64<<20, cfg, newW, modelDir, replayDir, kvDir, check, nil)
 			if check.err != nil {
 				t.Fatalf("kv replay: %v", check.err)
 			}
