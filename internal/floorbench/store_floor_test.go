@@ -115,28 +115,27 @@ func loadFloor(b *testing.B, eng string) {
 		// rumbench's own figures come from each load run again without the
 		// recording, which copies every key and value: the harness's
 		// bookkeeping is not rumbench's cost. The rounds take turns on
-		// which runs first after the recording: rumbench's run (odd
-		// rounds) or the two replays (even), so that neither side always
-		// has the runs before it in the page cache, the heap and the
-		// disk's queue.
+		// which runs first after the recording: the two replays on the
+		// odd rounds as logged (1, 3, ...), rumbench's run on the even
+		// ones, so that neither side always has the runs before it in
+		// the page cache, the heap and the disk's queue.
 		first := r%2 == 1
-		sides := func(cfg any, newW func() (workload.Workload, error)) (func(*floorLoad), func(*floorLoad)) {
+		load := func(step string, arenaBytes, rowArenaBytes int64, cfg any, newW func() (workload.Workload, error)) *floorLoad {
 			plain := func(l *floorLoad) { plainLoad(b, eng, opts, l, cfg, newW) }
+			var before func(*floorLoad)
 			if first {
-				return plain, func(*floorLoad) {}
+				before = plain
 			}
-			return nil, plain
+			l := recordLoad(b, eng, opts, step, arenaBytes, rowArenaBytes, cfg, newW, "", b.TempDir(), "", nil, before)
+			if !first {
+				plain(l)
+			}
+			return l
 		}
-		lbW := func() (workload.Workload, error) { return linkbench.New(lc) }
-		before, after := sides(lc, lbW)
-		lb := recordLoad(b, eng, opts, linkbench.StepLoad, lc.Nodes*1000, lc.Nodes*2500, lc, lbW, "", b.TempDir(), "", nil, before)
-		after(lb)
+		lb := load(linkbench.StepLoad, lc.Nodes*1000, lc.Nodes*2500, lc, func() (workload.Workload, error) { return linkbench.New(lc) })
 		ic := ibench.Config{Clients: 2, Rows: (lb.rows + 1) / 2, Indexes: 3, PadMin: 10, PadMax: 20, PadRandomPct: 50,
 			Seed: lc.Seed, Steps: []string{ibench.StepLoad}}
-		icW := func() (workload.Workload, error) { return ibench.New(ic) }
-		before, after = sides(ic, icW)
-		li0 := recordLoad(b, eng, opts, ibench.StepLoad, lb.rows*80, lb.rows*320, ic, icW, "", b.TempDir(), "", nil, before)
-		after(li0)
+		li0 := load(ibench.StepLoad, lb.rows*80, lb.rows*320, ic, func() (workload.Workload, error) { return ibench.New(ic) })
 		b.Logf("round %d: %s: %s ran first after each recording", r+1, eng, map[bool]string{true: "rumbench's run", false: "the replays"}[first])
 		for _, l := range []*floorLoad{lb, li0} {
 			b.Logf("round %d: %s %s: µs of CPU per row, rumbench: step %.2f (getrusage %.2f), until quiet %.2f; store: to last commit %.2f, until quiet %.2f; store/rumbench: to last commit vs step %.2f, until quiet vs until quiet %.2f",
