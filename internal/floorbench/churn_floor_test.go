@@ -214,7 +214,6 @@ type churnRound struct {
 	gcCPU        float64          // the Go GC's CPU µs in the replay (the recording's heap)
 	replayProc   procStats        // what the process counted in the replay, to its last call
 	replayTicks  map[string]int64 // and the engine's own tickers (nil: none)
-	timed        bool             // the step runs for a time (a query step)
 	pace         float64          // the replay's pace (replayStreams), 0: as fast as it can
 	replayFirst  bool             // the replay ran before rumbench's run
 	recordedRate float64
@@ -667,12 +666,7 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	pprof.Do(context.Background(), pprof.Labels("side", "store"), func(context.Context) {
 		replay := func() error {
 			var err error
-			// A query step's replay labels its querier streams itself.
-			streamWorker := c.worker
-			if warm {
-				streamWorker = ""
-			}
-			rr, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, streamWorker, keyspaces, pace)
+			rr, err = replayStreams(b, eng, opts, streams, dirs[1], true, nil, warm, warm, c.worker, keyspaces, pace)
 			return err
 		}
 		if c.worker == "" {
@@ -693,7 +687,6 @@ func churnStep(b *testing.B, eng string, opts map[string]string, w floorWorkload
 	// The collector's CPU in the replay's measured phases (the forced
 	// collection before each is left out, as it is from the CPU figure).
 	c.gcCPU, c.replayProc, c.replayTicks = rr.proc.gcUs, rr.proc, rr.ticks
-	c.timed = warm
 	if c.playerCPU, err = playerCost(streams); err != nil {
 		return nil, fmt.Errorf("the player on a null store: %w", err)
 	}
@@ -757,17 +750,19 @@ type replayRun struct {
 // stream i's goroutine is bound to its i-th sequence. With warm, it reads
 // the whole store first (warmStore; keyspaces are the store's), untimed.
 // With queries (a query step), the streams that only read (its
-// queriers) run under the label worker=query, as rumbench's query workers
-// do, so that a CPU profile of the replay (profileWorkers) tells their CPU
-// apart from the writers' beside them; and they make their recorded
+// queriers) run under the label worker=worker (ibench.WorkerQuery), as
+// rumbench's query workers do, so that a CPU profile of the replay
+// (profileWorkers) tells their CPU apart from the writers' beside them,
+// which run unlabelled; and they make their recorded
 // queries again, pass after pass, until the writer streams have ended
 // (stopping at a query's start; one pass at least): the recorded run made
 // several times fewer queries than rumbench's, and played once they took
 // 2–5 s of a 20 s step, so that most of the replay's writes ran beside no
 // query, and the host's noise in those seconds weighed on the figure per
 // query. rr.queryFactor is the queries made over the recorded ones.
-// With worker set, every other stream runs under the label worker=worker
-// (LinkBench's requesters: rumbench's run splits its requesters' CPU so).
+// Outside a query step, every stream runs under the label worker=worker
+// (LinkBench's requesters: rumbench's run splits its requesters' CPU so;
+// "": none).
 //
 // With pace > 0 each stream makes its commits no sooner than at their
 // recorded times multiplied by pace (the replay at rumbench's rate, when
@@ -886,14 +881,18 @@ func replayStreams(tb testing.TB, eng string, opts map[string]string, streams []
 				if queryYield {
 					p.yieldEvery = ibench.QueryYield
 				}
-				pprof.Do(context.Background(), pprof.Labels(workload.WorkerLabel, ibench.WorkerQuery), func(context.Context) {
+				labelled(worker, func() {
 					for p.pass = 0; errs[i] == nil && !p.stopped && !(p.pass > 0 && writersDone.Load()); p.pass++ {
 						errs[i] = p.play(s)
 					}
 				})
 				return
 			}
-			labelled(worker, func() { errs[i] = p.play(s) })
+			if queries { // a query step's writers: their own floor is the churn floor's
+				errs[i] = p.play(s)
+			} else {
+				labelled(worker, func() { errs[i] = p.play(s) })
+			}
 			if writer[i] && writersLeft.Add(-1) == 0 {
 				writersDone.Store(true)
 			}
@@ -1352,7 +1351,7 @@ func TestWarmStoreReadsEveryKey(t *testing.T) {
 // TestCallSplitArithmetic: the query step's figures from known profile
 // sums: 1,000 queries by rumbench, 500 recorded and replayed twice.
 func TestCallSplitArithmetic(t *testing.T) {
-	c := &churnRound{timed: true, worker: ibench.WorkerQuery, done: 1000, recordedDone: 500, replayDone: 1000,
+	c := &churnRound{worker: ibench.WorkerQuery, done: 1000, recordedDone: 500, replayDone: 1000,
 		prof:       &workerCPU{in: map[string]float64{"kv": 5000, "store": 4000, "decode": 400}, byWorker: map[string]float64{"query": 6000, "writer": 900}},
 		replayProf: &workerCPU{in: map[string]float64{"store": 3800}, byWorker: map[string]float64{"query": 4500, "writer": 700}},
 	}
