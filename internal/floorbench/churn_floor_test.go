@@ -451,7 +451,7 @@ func churnFloor(b *testing.B, eng string, w floorWorkload, steps []string) {
 					c.prof.total/1e3, c.prof.rusage/1e3, c.replayProf.total/1e3, c.replayProf.rusage/1e3)
 			}
 			if c.model.ticks != nil && c.replayTicks != nil {
-				b.Logf("round %d: %s %s: the engine's tickers that differ the most per %s, rumbench/store: %s",
+				b.Logf("round %d: %s %s: the engine's own counters that differ the most per %s, rumbench/store: %s",
 					r+1, eng, step, u, tickersApart(c.model.ticks, float64(c.done), c.replayTicks, c.replayDone, 10))
 			}
 		}

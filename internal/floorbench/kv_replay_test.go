@@ -325,9 +325,15 @@ type kvReplay struct {
 	// more often than a larger one (rumbench's).
 	allocBytes, allocs int64
 	gcs                uint32
+	// proc is what the process counted to the last insert (procStats:
+	// the same, with the system CPU and the collector's).
+	proc procStats
 	// readUs is the CPU µs of reading every recorded row alone, once
 	// (FLOOR_KV_WARM): taken out of cpuUs and quietUs, 0 without.
 	readUs float64
+	// ticks is what the engine's own counters counted over the replay,
+	// until quiet (engineTickers; nil: it has none).
+	ticks map[string]int64
 }
 
 // rowSink keeps readRows' sums live.
@@ -422,6 +428,8 @@ func replayKV(eng string, opts map[string]string, r *modelRecorder, dir string, 
 	var wg sync.WaitGroup
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
+	tick0 := engineTickers(db)
+	p0 := procStatsNow()
 	cpu0, start := cpuNow(), time.Now()
 	out := &kvReplay{rows: r.rows(), from: start.UTC(), readUs: readUs}
 	for i, s := range r.streams {
@@ -443,7 +451,7 @@ func replayKV(eng string, opts map[string]string, r *modelRecorder, dir string, 
 		wg.Go(play)
 	}
 	wg.Wait()
-	out.cpuUs, out.to = cpuNow()-cpu0-readUs, time.Now().UTC()
+	out.cpuUs, out.to, out.proc = cpuNow()-cpu0-readUs, time.Now().UTC(), procStatsNow().since(p0)
 	out.secs = out.to.Sub(start).Seconds()
 	runtime.ReadMemStats(&m1)
 	out.allocBytes, out.allocs, out.gcs = int64(m1.TotalAlloc-m0.TotalAlloc), int64(m1.Mallocs-m0.Mallocs), m1.NumGC-m0.NumGC
@@ -459,6 +467,7 @@ func replayKV(eng string, opts map[string]string, r *modelRecorder, dir string, 
 		}
 		out.quietUs, out.to = cpuNow()-cpu0-readUs, time.Now().UTC()
 	}
+	out.ticks = tickerDelta(tick0, engineTickers(db))
 	return out, nil
 }
 

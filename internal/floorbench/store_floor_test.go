@@ -147,6 +147,13 @@ func loadFloor(b *testing.B, eng string) {
 				r+1, eng, l.step, l.streams, l.kv.cpuUs/float64(l.rows), l.kv.quietUs/float64(l.rows), float64(l.rows)/l.kv.secs,
 				float64(l.kv.allocBytes)/float64(l.rows), float64(l.kv.allocs)/float64(l.rows), l.kv.gcs, l.kvShare(), l.kvEndShare(), l.kvModelShare(),
 				l.kv.from.Format("15:04:05.000"), l.kv.to.Format("15:04:05.000"), l.kv.quietUs/1e3, loadAvg())
+			b.Logf("round %d: %s %s: per row to the last write, rumbench (%s): %s; store (%s): %s; kv replay: %s",
+				r+1, eng, l.step, utcWindow(l.modelWindow), l.modelProc.per(float64(l.rows)), utcWindow(l.rawWindow), l.rawProc.per(float64(l.rows)), l.kv.proc.per(float64(l.rows)))
+			if l.modelTicks != nil && l.kv.ticks != nil && l.rawTicks != nil {
+				n := float64(l.rows) / 1000 // per 1,000 rows: a commit's pages are shared by its rows
+				b.Logf("round %d: %s %s: the engine's own counters per 1,000 rows that differ most, kv replay/rumbench: %s; store/rumbench: %s",
+					r+1, eng, l.step, tickersApart(l.kv.ticks, n, l.modelTicks, n, 8), tickersApart(l.rawTicks, n, l.modelTicks, n, 8))
+			}
 			if l.kv.readUs > 0 {
 				b.Logf("round %d: %s %s: the kv replay read each call's rows just before it (FLOOR_KV_WARM); the read alone, %.3f µs of CPU per row, is taken out of its figures above",
 					r+1, eng, l.step, l.kv.readUs/float64(l.rows))
@@ -212,9 +219,19 @@ type floorLoad struct {
 	// cost of the writes, where rawCPU leaves what still runs after the
 	// last commit out (0: the engine cannot tell, model.Quiescer).
 	rawQuietCPU float64
-	keyspaces   [][]byte  // the prefixes of the keyspaces created (kv.Keyspaces stores)
-	kv          *kvReplay // the kv replay (the kv layer alone)
-	streams     int       // the connections' streams it replayed
+	// modelTicks and rawTicks are the engine's own counters (engineTickers)
+	// over rumbench's step and over the store's replay, each until quiet.
+	modelTicks, rawTicks map[string]int64
+	// modelProc and rawProc are what the process counted (procStats) over
+	// rumbench's step and over the store's replay to its last commit.
+	modelProc, rawProc procStats
+	// modelWindow and rawWindow are rumbench's step and the store's replay
+	// to its last commit, in UTC, for a check by a sampler outside the
+	// process.
+	modelWindow, rawWindow [2]time.Time
+	keyspaces              [][]byte  // the prefixes of the keyspaces created (kv.Keyspaces stores)
+	kv                     *kvReplay // the kv replay (the kv layer alone)
+	streams                int       // the connections' streams it replayed
 }
 
 func (l *floorLoad) rawRate() float64 { return float64(l.rows) / l.rawSecs }
@@ -278,7 +295,8 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	}
 	st, cpu := lr.st, lr.cpu
 	l := &floorLoad{step: step, rows: st.Inserted, recordedRate: st.IPSAvg, recordedCPU: cpu, modelRate: st.IPSAvg, modelCPU: cpu,
-		modelOwnCPU: lr.ownCPU, modelQuietCPU: lr.quietCPU}
+		modelOwnCPU: lr.ownCPU, modelQuietCPU: lr.quietCPU, modelTicks: lr.ticks, modelProc: lr.proc,
+		modelWindow: [2]time.Time{lr.start, lr.stop}}
 	l.writes, l.bytes = rec.totals()
 	for _, k := range rec.keyspaces {
 		l.keyspaces = append(l.keyspaces, k.prefix)
@@ -293,7 +311,9 @@ func recordLoad(b testing.TB, eng string, opts map[string]string, step string, a
 	// Each side starts with the runs before it written back (writtenBack).
 	writtenBack(b, replayDir)
 	pprof.Do(context.Background(), pprof.Labels("side", "store", "step", step), func(context.Context) {
-		l.rawSecs, l.rawCPU, l.rawQuietCPU = replay(b, eng, opts, rec, replayDir)
+		sr := replay(b, eng, opts, rec, replayDir)
+		l.rawSecs, l.rawCPU, l.rawQuietCPU, l.rawTicks, l.rawProc = sr.secs, sr.cpuUs, sr.quietUs, sr.ticks, sr.proc
+		l.rawWindow = [2]time.Time{sr.from, sr.to}
 	})
 	if kvDir == "" {
 		kvDir = b.TempDir()
@@ -359,6 +379,7 @@ func plainLoad(b testing.TB, eng string, opts map[string]string, l *floorLoad, c
 		b.Fatalf("%s on %s: %d rows without recording, %d with", l.step, eng, lr.st.Inserted, l.rows)
 	}
 	l.modelRate, l.modelCPU, l.modelOwnCPU, l.modelQuietCPU = lr.st.IPSAvg, lr.cpu, lr.ownCPU, lr.quietCPU
+	l.modelTicks, l.modelProc, l.modelWindow = lr.ticks, lr.proc, [2]time.Time{lr.start, lr.stop}
 }
 
 // loadRun is a step run by rumbench: its summary and its CPU µs per row
@@ -607,9 +628,11 @@ func stepUnits(st *results.Step) int64 {
 
 // replay writes the recorded batches into a fresh store of eng, each
 // stream in a goroutine of its own, and returns the seconds and process CPU
-// (µs) from the first write to the last commit, and the CPU until the
-// store's background work has finished too (0 when it cannot tell).
-func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir string) (secs, cpuUs, quietUs float64) {
+// (µs) from the first write to the last commit, the CPU until the
+// store's background work has finished too (0 when it cannot tell), what
+// the engine's own counters counted until then (engineTickers), and what
+// the process counted to the last commit (procStats).
+func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir string) storeReplay {
 	db, raw := openBare(b, eng, opts, dir)
 	defer db.Close()
 	if ks, ok := raw.(kv.Keyspaces); ok {
@@ -641,6 +664,9 @@ func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir
 	// each key once, so the streams' interleaving cannot change the
 	// result), or with FLOOR_LOAD_SERIAL=1 one after the other.
 	runtime.GC()
+	tick0 := engineTickers(db)
+	var out storeReplay
+	p0 := procStatsNow()
 	cpu0, start := cpuNow(), time.Now()
 	errs := make([]error, len(rec.streams))
 	var wg sync.WaitGroup
@@ -657,7 +683,8 @@ func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir
 		wg.Go(play)
 	}
 	wg.Wait()
-	secs, cpuUs = time.Since(start).Seconds(), cpuNow()-cpu0
+	out.secs, out.cpuUs, out.proc = time.Since(start).Seconds(), cpuNow()-cpu0, procStatsNow().since(p0)
+	out.from, out.to = start.UTC(), start.Add(time.Duration(out.secs*float64(time.Second))).UTC()
 	if err := errors.Join(errs...); err != nil {
 		b.Fatalf("replay on %s: %v", eng, err)
 	}
@@ -668,9 +695,23 @@ func replay(b testing.TB, eng string, opts map[string]string, rec *recorder, dir
 		if err != nil {
 			b.Fatalf("replay on %s: quiesce: %v", eng, err)
 		}
-		quietUs = cpuNow() - cpu0
+		out.quietUs = cpuNow() - cpu0
 	}
-	return secs, cpuUs, quietUs
+	out.ticks = tickerDelta(tick0, engineTickers(db))
+	return out
+}
+
+// utcWindow formats w as "15:04:05.000 to 15:04:05.000 UTC".
+func utcWindow(w [2]time.Time) string {
+	return w[0].UTC().Format("15:04:05.000") + " to " + w[1].UTC().Format("15:04:05.000") + " UTC"
+}
+
+// storeReplay is what replay measured.
+type storeReplay struct {
+	secs, cpuUs, quietUs float64
+	from, to             time.Time // to the last commit, for a check by a sampler outside the process
+	ticks                map[string]int64
+	proc                 procStats
 }
 
 // TestReplayWritesWhatRumbenchWrote: a LinkBench load recorded on each kv

@@ -1,6 +1,9 @@
 package kv
 
 import (
+	"bytes"
+	"encoding/binary"
+	"math"
 	"testing"
 
 	"rumbench/internal/model"
@@ -99,6 +102,38 @@ func TestRowValueRoundTrip(t *testing.T) {
 			if st.decodeValue(val[:n], got) == nil {
 				t.Fatalf("row %d: the value cut to %d of %d bytes decoded", i, n, len(val))
 			}
+		}
+	}
+}
+
+// TestRowValueFormat: the value's bytes are the stored format, zig-zag
+// varints for Ints and uvarint-length-prefixed Strings in non-PK column
+// order, for Ints at the varint lengths' edges and a long string; a value
+// appended to bytes already there leaves them as they were.
+func TestRowValueFormat(t *testing.T) {
+	st, err := newTableState(7, ibench.Table("pi1", 3, 20), []byte{1, 2, 3}, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ints := []int64{0, 1, -1, 63, -64, 64, -65, 1<<13 - 1, 1 << 13, 1<<62 - 1, 1 << 62, -1 << 62, -1<<62 - 1, math.MaxInt64, math.MinInt64}
+	long := bytes.Repeat([]byte("x"), 300)
+	for i, v := range ints {
+		row := ibenchRows(1)[0]
+		for _, c := range st.nonPK {
+			row[c].Int = v
+		}
+		row[ibench.ColData].Bytes = long[:i*20]
+		want := []byte("prefix")
+		for _, c := range st.nonPK {
+			if st.schema.Columns[c].Type == model.String {
+				want = binary.AppendUvarint(want, uint64(len(row[c].Bytes)))
+				want = append(want, row[c].Bytes...)
+			} else {
+				want = binary.AppendVarint(want, row[c].Int)
+			}
+		}
+		if got := st.appendValue([]byte("prefix"), row); !bytes.Equal(got, want) {
+			t.Fatalf("Int %d, string of %d bytes: got %x, want %x", v, i*20, got, want)
 		}
 	}
 }
