@@ -29,6 +29,7 @@ import (
 	sqleng "rumbench/internal/engine/sql"
 	mysqleng "rumbench/internal/engine/sql/mysql"
 	pgeng "rumbench/internal/engine/sql/postgres"
+	"rumbench/internal/enginetest"
 	"rumbench/internal/measure"
 	"rumbench/internal/model"
 	"rumbench/internal/testdb"
@@ -1039,7 +1040,7 @@ func TestEngineTickersFromInternals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tbl := ibench.Table("pi1", 0, 20)
+	tbl := enginetest.IbenchTable("pi1")
 	if err := db.CreateTable(ctx, tbl); err != nil {
 		t.Fatal(err)
 	}
@@ -1054,9 +1055,7 @@ func TestEngineTickersFromInternals(t *testing.T) {
 	}
 	rows := make([]model.Row, 100)
 	for i := range rows {
-		rows[i] = make(model.Row, len(tbl.Columns))
-		rows[i][ibench.ColTransactionID].Int = int64(i + 1)
-		rows[i][ibench.ColData].Bytes = []byte("pad")
+		rows[i] = enginetest.IbenchRow(nil, int64(i+1))
 	}
 	if err := c.Insert(ctx, tbl, rows); err != nil {
 		t.Fatal(err)
